@@ -1,0 +1,13 @@
+//! Link settings for the shared library: a SONAME, and an export list that
+//! holds only `nvtxr_` symbols (rustc already hides everything that is not
+//! `#[no_mangle]`, and every `#[no_mangle]` item is `nvtxr_`-prefixed; a test
+//! reads the dynamic symbol table to keep it so).
+
+fn main() {
+    let major = std::env::var("CARGO_PKG_VERSION_MAJOR").unwrap();
+    let target_os = std::env::var("CARGO_CFG_TARGET_OS").unwrap();
+    if target_os == "linux" {
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libnvtxr.so.{major}");
+    }
+    println!("cargo:rerun-if-changed=build.rs");
+}

@@ -1,0 +1,351 @@
+//! The safe Rust API. The C ABI in [`crate::ffi`] is a thin layer over the
+//! same internals.
+
+use crate::attributes::{Color, Event, Payload, RawMessage};
+use crate::domain::{DomainState, StringState};
+use crate::events;
+use crate::loader;
+use crate::naming::{self, CudaObject};
+use std::borrow::Cow;
+use std::ffi::{CStr, CString};
+use std::marker::PhantomData;
+use std::sync::LazyLock;
+
+/// Runs `f` with `text` as a NUL-terminated C string: copied to the stack when
+/// short, to the heap when long. Interior NUL bytes become U+FFFD, so nothing
+/// after them is lost.
+fn with_c_str<R>(text: &str, f: impl FnOnce(&CStr) -> R) -> R {
+    const STACK: usize = 256;
+    let bytes = text.as_bytes();
+    if bytes.len() < STACK && !bytes.contains(&0) {
+        let mut buf = [0u8; STACK];
+        buf[..bytes.len()].copy_from_slice(bytes);
+        // SAFETY: no interior NUL, and buf[len] is 0.
+        return f(unsafe { CStr::from_bytes_with_nul_unchecked(&buf[..=bytes.len()]) });
+    }
+    let owned = CString::new(text.replace('\0', "\u{FFFD}")).expect("NULs were replaced");
+    f(&owned)
+}
+
+/// A message: text (copied to a C string for the call only when a tool is
+/// attached), a C string (passed as is), or a registered string (a handle).
+#[derive(Clone, Copy)]
+pub enum Message<'a> {
+    Text(&'a str),
+    CText(&'a CStr),
+    Registered(&'a RegisteredString<'a>),
+}
+
+impl<'a> From<&'a str> for Message<'a> {
+    fn from(s: &'a str) -> Self {
+        Message::Text(s)
+    }
+}
+
+impl<'a> From<&'a String> for Message<'a> {
+    fn from(s: &'a String) -> Self {
+        Message::Text(s)
+    }
+}
+
+impl<'a> From<&'a CStr> for Message<'a> {
+    fn from(s: &'a CStr) -> Self {
+        Message::CText(s)
+    }
+}
+
+impl<'a> From<&'a RegisteredString<'a>> for Message<'a> {
+    fn from(s: &'a RegisteredString<'a>) -> Self {
+        Message::Registered(s)
+    }
+}
+
+/// An event's attributes: message, color, category, payload.
+///
+/// ```
+/// use nvtxr::{Color, EventAttributes, Payload};
+/// let attrs = EventAttributes::new("step")
+///     .color(Color::rgb(0, 128, 255))
+///     .category(2)
+///     .payload(Payload::F64(0.25));
+/// nvtxr::mark(attrs);
+/// ```
+#[derive(Clone, Copy)]
+pub struct EventAttributes<'a> {
+    message: Option<Message<'a>>,
+    color: Option<Color>,
+    category: u32,
+    payload: Option<Payload>,
+}
+
+impl<'a> EventAttributes<'a> {
+    /// Attributes with a message and nothing else.
+    pub fn new(message: impl Into<Message<'a>>) -> Self {
+        EventAttributes {
+            message: Some(message.into()),
+            color: None,
+            category: 0,
+            payload: None,
+        }
+    }
+
+    /// Attributes with no message.
+    pub fn empty() -> Self {
+        EventAttributes {
+            message: None,
+            color: None,
+            category: 0,
+            payload: None,
+        }
+    }
+
+    pub fn color(mut self, color: Color) -> Self {
+        self.color = Some(color);
+        self
+    }
+
+    /// Category id (0 means none); name it with [`Domain::name_category`].
+    pub fn category(mut self, category: u32) -> Self {
+        self.category = category;
+        self
+    }
+
+    pub fn payload(mut self, payload: Payload) -> Self {
+        self.payload = Some(payload);
+        self
+    }
+
+    /// Runs `f` with the internal event (text made NUL-terminated for the call).
+    fn with_event<R>(&self, f: impl FnOnce(&Event) -> R) -> R {
+        let plain = self.color.is_none() && self.category == 0 && self.payload.is_none();
+        let build = |message: RawMessage| {
+            if plain {
+                if let RawMessage::Text(p) = message {
+                    return Event::text(p);
+                }
+            }
+            Event::with_attributes(message, self.color, self.category, self.payload)
+        };
+        match self.message {
+            None => f(&build(RawMessage::None)),
+            Some(Message::Text(s)) => with_c_str(s, |c| f(&build(RawMessage::Text(c.as_ptr())))),
+            Some(Message::CText(c)) => f(&build(RawMessage::Text(c.as_ptr()))),
+            Some(Message::Registered(r)) => f(&build(RawMessage::Registered(r.state))),
+        }
+    }
+}
+
+impl<'a, M: Into<Message<'a>>> From<M> for EventAttributes<'a> {
+    fn from(message: M) -> Self {
+        EventAttributes::new(message)
+    }
+}
+
+/// An NVTX domain: a named group of events, categories and registered strings.
+///
+/// Dropping a `Domain` releases it; creating the same name twice gives one
+/// domain that lives until both are dropped.
+///
+/// ```
+/// let domain = nvtxr::Domain::new("my library");
+/// let forward = domain.register("forward");
+/// {
+///     let _r = domain.push(&forward);
+///     domain.mark("inside");
+/// }
+/// ```
+pub struct Domain {
+    state: &'static DomainState,
+}
+
+static GLOBAL: LazyLock<Domain> = LazyLock::new(|| Domain {
+    state: DomainState::default_domain(),
+});
+
+impl Domain {
+    /// Creates (or shares) the domain `name`. Valid with or without a tool.
+    pub fn new(name: &str) -> Domain {
+        with_c_str(name, |c| Domain {
+            state: DomainState::create(c),
+        })
+    }
+
+    /// The default domain, which the crate-level functions use.
+    pub fn global() -> &'static Domain {
+        &GLOBAL
+    }
+
+    /// The domain's name; `None` for the default domain.
+    pub fn name(&self) -> Option<&CStr> {
+        self.state.name()
+    }
+
+    /// Registers `text` in this domain once; later calls return the same string.
+    pub fn register(&self, text: &str) -> RegisteredString<'_> {
+        let state = with_c_str(text, |c| self.state.register_string(c))
+            .expect("a Domain value keeps its domain alive");
+        RegisteredString {
+            state,
+            _domain: PhantomData,
+        }
+    }
+
+    /// Names category `id` in this domain.
+    pub fn name_category(&self, id: u32, name: &str) {
+        if loader::tool_attached() {
+            // SAFETY: the pointer is a valid C string for the call.
+            with_c_str(name, |c| unsafe { self.state.name_category(id, c.as_ptr()) }).ok();
+        }
+    }
+
+    /// An instantaneous event.
+    pub fn mark<'a>(&self, attributes: impl Into<EventAttributes<'a>>) {
+        if loader::tool_attached() {
+            attributes.into().with_event(|e| events::mark(self.state, e)).ok();
+        }
+    }
+
+    /// Opens a range on this thread, closed when the guard drops.
+    pub fn push<'a>(&self, attributes: impl Into<EventAttributes<'a>>) -> LocalRange<'_> {
+        if loader::tool_attached() {
+            attributes.into().with_event(|e| events::push(self.state, e)).ok();
+        }
+        LocalRange {
+            domain: self.state,
+            _lifetime: PhantomData,
+        }
+    }
+
+    /// Starts a range that may end on any thread, when the guard drops or
+    /// [`Range::end`] is called.
+    pub fn start<'a>(&self, attributes: impl Into<EventAttributes<'a>>) -> Range<'_> {
+        let id = if loader::tool_attached() {
+            attributes.into().with_event(|e| events::start(self.state, e)).unwrap_or(0)
+        } else {
+            0
+        };
+        Range {
+            domain: self.state,
+            id,
+            _lifetime: PhantomData,
+        }
+    }
+}
+
+impl Drop for Domain {
+    fn drop(&mut self) {
+        // Each Domain value holds one count, so this cannot fail.
+        let _ = self.state.destroy();
+    }
+}
+
+/// A string registered once in a domain, passed to the tool by handle.
+/// It borrows its domain.
+#[derive(Clone, Copy)]
+pub struct RegisteredString<'d> {
+    state: &'static StringState,
+    _domain: PhantomData<&'d Domain>,
+}
+
+impl RegisteredString<'_> {
+    /// The registered text.
+    pub fn text(&self) -> &CStr {
+        self.state.text()
+    }
+}
+
+/// A push/pop range: popped when dropped, on the thread that pushed it
+/// (it is `!Send`).
+#[must_use = "the range closes when this guard is dropped; bind it to a named variable"]
+pub struct LocalRange<'d> {
+    domain: &'static DomainState,
+    _lifetime: PhantomData<(&'d Domain, *const ())>,
+}
+
+impl Drop for LocalRange<'_> {
+    fn drop(&mut self) {
+        events::pop(self.domain).ok();
+    }
+}
+
+/// A start/end range: may be moved to and ended on another thread.
+#[must_use = "the range ends when this guard is dropped; bind it to a named variable"]
+pub struct Range<'d> {
+    domain: &'static DomainState,
+    id: u64,
+    _lifetime: PhantomData<&'d Domain>,
+}
+
+impl Range<'_> {
+    /// The tool's range id (0 with no tool).
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Ends the range now.
+    pub fn end(self) {}
+}
+
+impl Drop for Range<'_> {
+    fn drop(&mut self) {
+        events::end(self.domain, self.id).ok();
+    }
+}
+
+/// Loads and attaches the tool now (otherwise the first call does it);
+/// returns whether a tool is attached.
+pub fn initialize() -> bool {
+    crate::ffi::initialize_and_forward()
+}
+
+/// Whether a tool is attached (initializes first if needed).
+pub fn is_tool_attached() -> bool {
+    loader::tool_attached()
+}
+
+/// Why the tool named in `NVTX_INJECTION64_PATH` did not attach, if it did not.
+pub fn load_error() -> Option<Cow<'static, str>> {
+    loader::tool_attached();
+    loader::load_error().map(|e| e.to_string_lossy())
+}
+
+/// A mark in the default domain.
+pub fn mark<'a>(attributes: impl Into<EventAttributes<'a>>) {
+    Domain::global().mark(attributes)
+}
+
+/// A push/pop range in the default domain.
+pub fn push<'a>(attributes: impl Into<EventAttributes<'a>>) -> LocalRange<'static> {
+    Domain::global().push(attributes)
+}
+
+/// A start/end range in the default domain.
+pub fn start<'a>(attributes: impl Into<EventAttributes<'a>>) -> Range<'static> {
+    Domain::global().start(attributes)
+}
+
+/// Names a category of the default domain.
+pub fn name_category(id: u32, name: &str) {
+    Domain::global().name_category(id, name)
+}
+
+/// Names the calling OS thread.
+pub fn name_current_thread(name: &str) {
+    name_os_thread(naming::current_os_thread_id(), name)
+}
+
+/// Names an OS thread by its id (Linux `gettid`).
+pub fn name_os_thread(tid: u32, name: &str) {
+    if loader::tool_attached() {
+        // SAFETY: the pointer is a valid C string for the call.
+        with_c_str(name, |c| unsafe { naming::name_os_thread(tid, c.as_ptr()) })
+    }
+}
+
+/// Names a CUDA device (by ordinal) or a CUDA object (by handle value).
+pub fn name_cuda(object: CudaObject, id: usize, name: &str) {
+    if loader::tool_attached() {
+        // SAFETY: the pointer is a valid C string for the call.
+        with_c_str(name, |c| unsafe { naming::name_cuda(object, id, c.as_ptr()) })
+    }
+}

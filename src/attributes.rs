@@ -1,0 +1,157 @@
+//! Event attributes: message, color, category and payload, and their
+//! translation into NVTX's 48-byte `nvtxEventAttributes_t`.
+
+use crate::domain::StringState;
+use crate::loader::protocol::{attr, EventAttributes};
+use std::ffi::{c_char, c_void};
+use std::ptr;
+
+/// A color as `0xAARRGGBB`.
+///
+/// ```
+/// use nvtxr::Color;
+/// assert_eq!(Color::rgb(0x12, 0x34, 0x56).argb(), 0xFF123456);
+/// assert_eq!(Color::GREEN.argb(), 0xFF00FF00);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Color(u32);
+
+impl Color {
+    pub const BLACK: Color = Color(0xFF000000);
+    pub const WHITE: Color = Color(0xFFFFFFFF);
+    pub const RED: Color = Color(0xFFFF0000);
+    pub const GREEN: Color = Color(0xFF00FF00);
+    pub const BLUE: Color = Color(0xFF0000FF);
+    pub const YELLOW: Color = Color(0xFFFFFF00);
+    pub const CYAN: Color = Color(0xFF00FFFF);
+    pub const MAGENTA: Color = Color(0xFFFF00FF);
+
+    /// From an `0xAARRGGBB` value.
+    pub const fn from_argb(argb: u32) -> Color {
+        Color(argb)
+    }
+
+    /// Opaque color from red, green and blue.
+    pub const fn rgb(r: u8, g: u8, b: u8) -> Color {
+        Color::argb_parts(0xFF, r, g, b)
+    }
+
+    /// From alpha, red, green and blue.
+    pub const fn argb_parts(a: u8, r: u8, g: u8, b: u8) -> Color {
+        Color((a as u32) << 24 | (r as u32) << 16 | (g as u32) << 8 | b as u32)
+    }
+
+    /// The `0xAARRGGBB` value.
+    pub const fn argb(self) -> u32 {
+        self.0
+    }
+}
+
+/// A numeric payload attached to an event.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Payload {
+    U64(u64),
+    I64(i64),
+    F64(f64),
+    U32(u32),
+    I32(i32),
+    F32(f32),
+}
+
+impl Payload {
+    /// NVTX's payload type code and the payload union's bits.
+    pub(crate) fn to_raw(self) -> (i32, u64) {
+        match self {
+            Payload::U64(v) => (1, v),
+            Payload::I64(v) => (2, v as u64),
+            Payload::F64(v) => (3, v.to_bits()),
+            Payload::U32(v) => (4, u64::from(v)),
+            Payload::I32(v) => (5, u64::from(v as u32)),
+            Payload::F32(v) => (6, u64::from(v.to_bits())),
+        }
+    }
+}
+
+/// An event's message, as nvtxr forwards it.
+#[derive(Clone, Copy)]
+pub(crate) enum RawMessage {
+    None,
+    /// A NUL-terminated byte string, forwarded byte for byte.
+    Text(*const c_char),
+    Registered(&'static StringState),
+}
+
+/// Everything an event can carry, before translation for the tool.
+#[derive(Clone, Copy)]
+pub(crate) struct Event {
+    pub message: RawMessage,
+    pub color: Option<Color>,
+    pub category: u32,
+    pub payload: Option<Payload>,
+    /// Made by [`Event::text`]: forwarded through the text-only (`...A`) slots.
+    plain: bool,
+}
+
+impl Event {
+    pub fn text(message: *const c_char) -> Self {
+        Event {
+            message: RawMessage::Text(message),
+            color: None,
+            category: 0,
+            payload: None,
+            plain: true,
+        }
+    }
+
+    /// An event with attributes (forwarded through the `...Ex` slots).
+    pub fn with_attributes(message: RawMessage, color: Option<Color>, category: u32, payload: Option<Payload>) -> Self {
+        Event {
+            message,
+            color,
+            category,
+            payload,
+            plain: false,
+        }
+    }
+
+    /// The registered string this event names, if any.
+    pub fn registered(&self) -> Option<&'static StringState> {
+        match self.message {
+            RawMessage::Registered(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// NVTX's attribute struct for this event.
+    pub fn to_raw(&self) -> EventAttributes {
+        let (message_type, message) = match self.message {
+            RawMessage::None => (0, ptr::null()),
+            RawMessage::Text(p) => (attr::MESSAGE_ASCII, p as *const c_void),
+            RawMessage::Registered(s) => (attr::MESSAGE_REGISTERED, s.tool_handle() as *const c_void),
+        };
+        let (payload_type, payload) = self.payload.map_or((0, 0), Payload::to_raw);
+        EventAttributes {
+            version: attr::VERSION,
+            size: std::mem::size_of::<EventAttributes>() as u16,
+            category: self.category,
+            color_type: if self.color.is_some() { attr::COLOR_ARGB } else { 0 },
+            color: self.color.map_or(0, Color::argb),
+            payload_type,
+            reserved0: 0,
+            payload,
+            message_type,
+            padding: 0,
+            message,
+        }
+    }
+}
+
+impl Event {
+    /// The text, if the event is a text message and nothing else.
+    pub fn plain_text(&self) -> Option<*const c_char> {
+        match self.message {
+            RawMessage::Text(p) if self.plain => Some(p),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! Marks and ranges: each call checks for a tool (one atomic load), then picks
+//! the slot NVIDIA's own API would use for the same call:
+//! - default domain, text message only: `nvtxMarkA` / `nvtxRangePushA` / `nvtxRangeStartA`;
+//! - default domain with attributes: `nvtxMarkEx` / `nvtxRangePushEx` / `nvtxRangeStartEx`;
+//! - a created domain, or a registered string: `nvtxDomainMarkEx` and friends
+//!   (the default domain's handle is NULL there).
+
+use crate::attributes::Event;
+use crate::domain::DomainState;
+use crate::error::Error;
+use crate::loader::protocol::{core, core2, EventAttributes, NO_PUSH_POP_TRACKING};
+use crate::loader::{slots, tool_attached};
+use std::ffi::{c_char, c_void};
+
+type TextFn<R> = unsafe extern "C" fn(*const c_char) -> R;
+type ExFn<R> = unsafe extern "C" fn(*const EventAttributes) -> R;
+type DomainExFn<R> = unsafe extern "C" fn(*mut c_void, *const EventAttributes) -> R;
+
+/// Where an event goes.
+enum Target {
+    Text(*const c_char),
+    Ex,
+    Domain(*mut c_void),
+}
+
+/// The three slots (text, Ex, domain Ex) of one kind of event.
+struct Slots3 {
+    text: usize,
+    ex: usize,
+    domain_ex: usize,
+}
+
+const MARK: Slots3 = Slots3 { text: core::MARK_A, ex: core::MARK_EX, domain_ex: core2::DOMAIN_MARK_EX };
+const PUSH: Slots3 = Slots3 {
+    text: core::RANGE_PUSH_A,
+    ex: core::RANGE_PUSH_EX,
+    domain_ex: core2::DOMAIN_RANGE_PUSH_EX,
+};
+const START: Slots3 = Slots3 {
+    text: core::RANGE_START_A,
+    ex: core::RANGE_START_EX,
+    domain_ex: core2::DOMAIN_RANGE_START_EX,
+};
+
+fn target(domain: &DomainState, event: &Event) -> Result<Target, Error> {
+    if let Some(s) = event.registered() {
+        if !std::ptr::eq(s.domain(), domain) {
+            return Err(Error::InvalidArgument("registered string belongs to another domain"));
+        }
+    } else if domain.is_default() {
+        return Ok(match event.plain_text() {
+            Some(text) => Target::Text(text),
+            None => Target::Ex,
+        });
+    }
+    domain.tool_handle().map(Target::Domain)
+}
+
+/// Forwards `event` to the tool's slot for its kind; `none` if the slot is empty.
+#[inline]
+fn emit<R: Copy>(kind: &Slots3, domain: &DomainState, event: &Event, none: R) -> Result<R, Error> {
+    let target = target(domain, event)?;
+    // SAFETY: each slot's type is fixed by the protocol; pointers in the
+    // event are valid for the call (the caller's contract).
+    unsafe {
+        Ok(match target {
+            Target::Text(text) => slots::CORE.get::<TextFn<R>>(kind.text).map_or(none, |f| f(text)),
+            Target::Ex => {
+                let raw = event.to_raw();
+                slots::CORE.get::<ExFn<R>>(kind.ex).map_or(none, |f| f(&raw))
+            }
+            Target::Domain(handle) => {
+                let raw = event.to_raw();
+                slots::CORE2.get::<DomainExFn<R>>(kind.domain_ex).map_or(none, |f| f(handle, &raw))
+            }
+        })
+    }
+}
+
+/// An instantaneous event.
+#[inline]
+pub(crate) fn mark(domain: &DomainState, event: &Event) -> Result<(), Error> {
+    if !tool_attached() {
+        return Ok(());
+    }
+    emit(&MARK, domain, event, ())
+}
+
+/// Opens a range on this thread; returns the tool's depth, or -2.
+#[inline]
+pub(crate) fn push(domain: &DomainState, event: &Event) -> Result<i32, Error> {
+    if !tool_attached() {
+        return Ok(NO_PUSH_POP_TRACKING);
+    }
+    emit(&PUSH, domain, event, NO_PUSH_POP_TRACKING)
+}
+
+/// Closes this thread's innermost range; returns the tool's depth, or -2.
+#[inline]
+pub(crate) fn pop(domain: &DomainState) -> Result<i32, Error> {
+    if !tool_attached() {
+        return Ok(NO_PUSH_POP_TRACKING);
+    }
+    // SAFETY: slot types fixed by the protocol.
+    unsafe {
+        Ok(if domain.is_default() {
+            slots::CORE.get::<unsafe extern "C" fn() -> i32>(core::RANGE_POP).map_or(NO_PUSH_POP_TRACKING, |f| f())
+        } else {
+            let handle = domain.tool_handle()?;
+            slots::CORE2
+                .get::<unsafe extern "C" fn(*mut c_void) -> i32>(core2::DOMAIN_RANGE_POP)
+                .map_or(NO_PUSH_POP_TRACKING, |f| f(handle))
+        })
+    }
+}
+
+/// Starts a range that any thread may end; returns its id, 0 with no tool.
+#[inline]
+pub(crate) fn start(domain: &DomainState, event: &Event) -> Result<u64, Error> {
+    if !tool_attached() {
+        return Ok(0);
+    }
+    emit(&START, domain, event, 0)
+}
+
+/// Ends range `id`. Id 0 (what `start` gives with no tool) is ignored; any
+/// other id is forwarded as it is, as NVIDIA's API does.
+#[inline]
+pub(crate) fn end(domain: &DomainState, id: u64) -> Result<(), Error> {
+    if id == 0 || !tool_attached() {
+        return Ok(());
+    }
+    // SAFETY: slot types fixed by the protocol.
+    unsafe {
+        if domain.is_default() {
+            if let Some(f) = slots::CORE.get::<unsafe extern "C" fn(u64)>(core::RANGE_END) {
+                f(id);
+            }
+        } else {
+            let handle = domain.tool_handle()?;
+            if let Some(f) = slots::CORE2.get::<unsafe extern "C" fn(*mut c_void, u64)>(core2::DOMAIN_RANGE_END) {
+                f(handle, id);
+            }
+        }
+    }
+    Ok(())
+}

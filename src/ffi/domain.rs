@@ -1,0 +1,113 @@
+//! Domains, registered strings and category names.
+
+use super::panic::guard;
+use super::{status, NVTXR_ERROR_INTERNAL, NVTXR_OK};
+use crate::domain::{DomainState, StringState};
+use crate::error::Error;
+use crate::loader;
+use std::ffi::{c_char, CStr};
+use std::ptr;
+
+/// A domain handle. NULL stands for the default domain everywhere.
+/// Owned by nvtxr; never freed (see `nvtxr_domain_destroy`).
+pub struct nvtxr_domain_t {
+    _opaque: [u8; 0],
+}
+
+/// A registered-string handle, valid while its domain is not destroyed.
+/// Owned by nvtxr; never freed.
+pub struct nvtxr_string_t {
+    _opaque: [u8; 0],
+}
+
+/// The domain behind a handle; NULL is the default domain.
+///
+/// # Safety
+/// A non-NULL `domain` must come from `nvtxr_domain_create`.
+pub(crate) unsafe fn domain_ref(domain: *const nvtxr_domain_t) -> &'static DomainState {
+    if domain.is_null() {
+        DomainState::default_domain()
+    } else {
+        &*domain.cast::<DomainState>()
+    }
+}
+
+/// The registered string behind a non-NULL handle.
+///
+/// # Safety
+/// A non-NULL `string` must come from `nvtxr_string_register`.
+pub(crate) unsafe fn string_ref(string: *const nvtxr_string_t) -> Option<&'static StringState> {
+    string.cast::<StringState>().as_ref()
+}
+
+/// Creates the domain `name` (UTF-8, copied), or takes one more reference on
+/// it if it exists: the same name gives the same handle, and the domain is
+/// destroyed when `nvtxr_domain_destroy` has been called once per create.
+///
+/// Returns NULL only when `name` is NULL (or on an internal error). The handle
+/// is valid with or without a tool. Thread-safe.
+#[no_mangle]
+pub unsafe extern "C" fn nvtxr_domain_create(name: *const c_char) -> *mut nvtxr_domain_t {
+    guard(ptr::null_mut(), || {
+        if name.is_null() {
+            return ptr::null_mut();
+        }
+        let state = DomainState::create(CStr::from_ptr(name));
+        (state as *const DomainState).cast_mut().cast()
+    })
+}
+
+/// Releases one reference taken by `nvtxr_domain_create`; the last one
+/// destroys the domain in the tool.
+///
+/// Returns `NVTXR_OK`; `NVTXR_OK` for NULL (the default domain is never
+/// destroyed); `NVTXR_ERROR_DESTROYED` when the domain is already destroyed.
+/// After destruction, calls with the handle or its strings return
+/// `NVTXR_ERROR_DESTROYED` and forward nothing; creating the name again
+/// revives the same handle. Thread-safe.
+#[no_mangle]
+pub unsafe extern "C" fn nvtxr_domain_destroy(domain: *mut nvtxr_domain_t) -> i32 {
+    guard(NVTXR_ERROR_INTERNAL, || status(domain_ref(domain).destroy()))
+}
+
+/// Registers `text` (UTF-8, copied) in `domain` (NULL: the default domain).
+/// Registering the same text again in the same domain returns the same handle
+/// and does not call the tool again.
+///
+/// Returns NULL when `text` is NULL or the domain is destroyed. The handle
+/// lives as long as the domain. Thread-safe.
+#[no_mangle]
+pub unsafe extern "C" fn nvtxr_string_register(
+    domain: *const nvtxr_domain_t,
+    text: *const c_char,
+) -> *const nvtxr_string_t {
+    guard(ptr::null(), || {
+        if text.is_null() {
+            return ptr::null();
+        }
+        domain_ref(domain)
+            .register_string(CStr::from_ptr(text))
+            .map_or(ptr::null(), |s| (s as *const StringState).cast())
+    })
+}
+
+/// Names category `category` of `domain` (NULL: the default domain).
+///
+/// Returns `NVTXR_OK`, `NVTXR_ERROR_NULL_ARGUMENT` (NULL name) or
+/// `NVTXR_ERROR_DESTROYED`. Thread-safe.
+#[no_mangle]
+pub unsafe extern "C" fn nvtxr_name_category(
+    domain: *const nvtxr_domain_t,
+    category: u32,
+    name: *const c_char,
+) -> i32 {
+    guard(NVTXR_ERROR_INTERNAL, || {
+        if !loader::tool_attached() {
+            return NVTXR_OK;
+        }
+        if name.is_null() {
+            return status(Err(Error::NullArgument));
+        }
+        status(domain_ref(domain).name_category(category, name))
+    })
+}

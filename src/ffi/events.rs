@@ -1,0 +1,234 @@
+//! Marks, push/pop ranges and start/end ranges.
+
+use super::domain::{domain_ref, nvtxr_domain_t, nvtxr_string_t, string_ref};
+use super::panic::guard;
+use super::{error_code, status, NVTXR_ERROR_INTERNAL, NVTXR_NO_PUSH_POP_TRACKING, NVTXR_OK};
+use crate::attributes::{Color, Event, Payload, RawMessage};
+use crate::error::Error;
+use crate::events;
+use crate::loader::tool_attached;
+use std::ffi::c_char;
+
+/// `nvtxr_event_t.color_type`: no color.
+pub const NVTXR_COLOR_NONE: u32 = 0;
+/// `nvtxr_event_t.color_type`: `color` is `0xAARRGGBB`.
+pub const NVTXR_COLOR_ARGB: u32 = 1;
+
+/// `nvtxr_event_t.payload_type`: no payload.
+pub const NVTXR_PAYLOAD_NONE: u32 = 0;
+/// `nvtxr_event_t.payload_type`: `payload.as_u64`.
+pub const NVTXR_PAYLOAD_U64: u32 = 1;
+/// `nvtxr_event_t.payload_type`: `payload.as_i64`.
+pub const NVTXR_PAYLOAD_I64: u32 = 2;
+/// `nvtxr_event_t.payload_type`: `payload.as_f64`.
+pub const NVTXR_PAYLOAD_F64: u32 = 3;
+/// `nvtxr_event_t.payload_type`: `payload.as_u32`.
+pub const NVTXR_PAYLOAD_U32: u32 = 4;
+/// `nvtxr_event_t.payload_type`: `payload.as_i32`.
+pub const NVTXR_PAYLOAD_I32: u32 = 5;
+/// `nvtxr_event_t.payload_type`: `payload.as_f32`.
+pub const NVTXR_PAYLOAD_F32: u32 = 6;
+
+/// A payload value; `nvtxr_event_t.payload_type` says which member is set.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union nvtxr_payload_t {
+    pub as_u64: u64,
+    pub as_i64: i64,
+    pub as_f64: f64,
+    pub as_u32: u32,
+    pub as_i32: i32,
+    pub as_f32: f32,
+}
+
+/// An event's attributes. Zero-initialize it (`nvtxr_event_t e = {0};`), then
+/// set what you need: all-zero is "no message, no color, no category, no
+/// payload". Set at most one of `message` and `registered_message`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct nvtxr_event_t {
+    /// UTF-8 text, or NULL. Read during the call only.
+    pub message: *const c_char,
+    /// A registered string of the same domain, or NULL.
+    pub registered_message: *const nvtxr_string_t,
+    /// Category id; 0 means none.
+    pub category: u32,
+    /// `NVTXR_COLOR_NONE` or `NVTXR_COLOR_ARGB`.
+    pub color_type: u32,
+    /// `0xAARRGGBB` when `color_type` is `NVTXR_COLOR_ARGB`.
+    pub color: u32,
+    /// One of `NVTXR_PAYLOAD_*`.
+    pub payload_type: u32,
+    pub payload: nvtxr_payload_t,
+}
+
+/// Validates a C event and translates it.
+///
+/// # Safety
+/// Pointers inside `e` must be valid as documented on `nvtxr_event_t`.
+unsafe fn event_from(e: *const nvtxr_event_t) -> Result<Event, Error> {
+    let e = e.as_ref().ok_or(Error::NullArgument)?;
+    let message = match (e.message.is_null(), string_ref(e.registered_message)) {
+        (true, None) => RawMessage::None,
+        (false, None) => RawMessage::Text(e.message),
+        (true, Some(s)) => RawMessage::Registered(s),
+        (false, Some(_)) => return Err(Error::InvalidArgument("both message and registered_message are set")),
+    };
+    let color = match e.color_type {
+        NVTXR_COLOR_NONE => None,
+        NVTXR_COLOR_ARGB => Some(Color::from_argb(e.color)),
+        _ => return Err(Error::InvalidArgument("unknown color_type")),
+    };
+    let p = e.payload;
+    let payload = match e.payload_type {
+        NVTXR_PAYLOAD_NONE => None,
+        NVTXR_PAYLOAD_U64 => Some(Payload::U64(p.as_u64)),
+        NVTXR_PAYLOAD_I64 => Some(Payload::I64(p.as_i64)),
+        NVTXR_PAYLOAD_F64 => Some(Payload::F64(p.as_f64)),
+        NVTXR_PAYLOAD_U32 => Some(Payload::U32(p.as_u32)),
+        NVTXR_PAYLOAD_I32 => Some(Payload::I32(p.as_i32)),
+        NVTXR_PAYLOAD_F32 => Some(Payload::F32(p.as_f32)),
+        _ => return Err(Error::InvalidArgument("unknown payload_type")),
+    };
+    Ok(Event::with_attributes(message, color, e.category, payload))
+}
+
+fn text_event(message: *const c_char) -> Result<Event, Error> {
+    if message.is_null() {
+        Err(Error::NullArgument)
+    } else {
+        Ok(Event::text(message))
+    }
+}
+
+unsafe fn string_event(string: *const nvtxr_string_t) -> Result<Event, Error> {
+    let s = string_ref(string).ok_or(Error::NullArgument)?;
+    Ok(Event::with_attributes(RawMessage::Registered(s), None, 0, None))
+}
+
+/// Emits a mark. Shared by the three mark entry points.
+#[inline(always)]
+unsafe fn mark_with(domain: *const nvtxr_domain_t, event: impl FnOnce() -> Result<Event, Error>) -> i32 {
+    guard(NVTXR_ERROR_INTERNAL, || {
+        if !tool_attached() {
+            return NVTXR_OK;
+        }
+        status(event().and_then(|e| events::mark(domain_ref(domain), &e)))
+    })
+}
+
+#[inline(always)]
+unsafe fn push_with(domain: *const nvtxr_domain_t, event: impl FnOnce() -> Result<Event, Error>) -> i32 {
+    guard(NVTXR_ERROR_INTERNAL, || {
+        if !tool_attached() {
+            return NVTXR_NO_PUSH_POP_TRACKING;
+        }
+        event()
+            .and_then(|e| events::push(domain_ref(domain), &e))
+            .unwrap_or_else(error_code)
+    })
+}
+
+#[inline(always)]
+unsafe fn start_with(domain: *const nvtxr_domain_t, event: impl FnOnce() -> Result<Event, Error>) -> u64 {
+    guard(0, || {
+        if !tool_attached() {
+            return 0;
+        }
+        event().and_then(|e| events::start(domain_ref(domain), &e)).unwrap_or(0)
+    })
+}
+
+/// Marks an instant with a text message in `domain` (NULL: default domain).
+///
+/// Returns `NVTXR_OK`, or with a tool attached `NVTXR_ERROR_NULL_ARGUMENT`
+/// (NULL message) or `NVTXR_ERROR_DESTROYED`. Thread-safe.
+#[no_mangle]
+pub unsafe extern "C" fn nvtxr_mark(domain: *const nvtxr_domain_t, message: *const c_char) -> i32 {
+    mark_with(domain, || text_event(message))
+}
+
+/// Marks an instant with a registered string as its message.
+///
+/// Returns as `nvtxr_mark`, and `NVTXR_ERROR_INVALID_ARGUMENT` when the string
+/// belongs to another domain.
+#[no_mangle]
+pub unsafe extern "C" fn nvtxr_mark_string(domain: *const nvtxr_domain_t, string: *const nvtxr_string_t) -> i32 {
+    mark_with(domain, || string_event(string))
+}
+
+/// Marks an instant with full attributes.
+///
+/// Returns as `nvtxr_mark_string`, and `NVTXR_ERROR_INVALID_ARGUMENT` for an
+/// unknown color or payload type or both messages set.
+#[no_mangle]
+pub unsafe extern "C" fn nvtxr_mark_ex(domain: *const nvtxr_domain_t, event: *const nvtxr_event_t) -> i32 {
+    mark_with(domain, || event_from(event))
+}
+
+/// Opens a push/pop range on the calling OS thread.
+///
+/// Returns the depth the tool reports (0-based), `NVTXR_NO_PUSH_POP_TRACKING`
+/// (-2) with no tool, or a negative `NVTXR_ERROR_*` code (nothing forwarded).
+#[no_mangle]
+pub unsafe extern "C" fn nvtxr_range_push(domain: *const nvtxr_domain_t, message: *const c_char) -> i32 {
+    push_with(domain, || text_event(message))
+}
+
+/// `nvtxr_range_push` with a registered string as the message.
+#[no_mangle]
+pub unsafe extern "C" fn nvtxr_range_push_string(domain: *const nvtxr_domain_t, string: *const nvtxr_string_t) -> i32 {
+    push_with(domain, || string_event(string))
+}
+
+/// `nvtxr_range_push` with full attributes.
+#[no_mangle]
+pub unsafe extern "C" fn nvtxr_range_push_ex(domain: *const nvtxr_domain_t, event: *const nvtxr_event_t) -> i32 {
+    push_with(domain, || event_from(event))
+}
+
+/// Closes the calling thread's innermost push/pop range of `domain`.
+///
+/// Returns the tool's result (an unbalanced pop is forwarded and the tool
+/// decides; NVIDIA's tools return a negative value), -2 with no tool, or
+/// `NVTXR_ERROR_DESTROYED`.
+#[no_mangle]
+pub unsafe extern "C" fn nvtxr_range_pop(domain: *const nvtxr_domain_t) -> i32 {
+    guard(NVTXR_ERROR_INTERNAL, || {
+        if !tool_attached() {
+            return NVTXR_NO_PUSH_POP_TRACKING;
+        }
+        events::pop(domain_ref(domain)).unwrap_or_else(error_code)
+    })
+}
+
+/// Starts a range that any thread may end with `nvtxr_range_end`.
+///
+/// Returns the tool's 64-bit range id; 0 with no tool or on invalid input
+/// (ending id 0 is a no-op, so callers never need to branch).
+#[no_mangle]
+pub unsafe extern "C" fn nvtxr_range_start(domain: *const nvtxr_domain_t, message: *const c_char) -> u64 {
+    start_with(domain, || text_event(message))
+}
+
+/// `nvtxr_range_start` with a registered string as the message.
+#[no_mangle]
+pub unsafe extern "C" fn nvtxr_range_start_string(domain: *const nvtxr_domain_t, string: *const nvtxr_string_t) -> u64 {
+    start_with(domain, || string_event(string))
+}
+
+/// `nvtxr_range_start` with full attributes.
+#[no_mangle]
+pub unsafe extern "C" fn nvtxr_range_start_ex(domain: *const nvtxr_domain_t, event: *const nvtxr_event_t) -> u64 {
+    start_with(domain, || event_from(event))
+}
+
+/// Ends range `id` of `domain`. Id 0 is a no-op; any other id is forwarded
+/// as is (ending an unknown or already-ended id is the tool's to judge, as
+/// with NVIDIA's API).
+///
+/// Returns `NVTXR_OK` or `NVTXR_ERROR_DESTROYED`. Thread-safe.
+#[no_mangle]
+pub unsafe extern "C" fn nvtxr_range_end(domain: *const nvtxr_domain_t, id: u64) -> i32 {
+    guard(NVTXR_ERROR_INTERNAL, || status(events::end(domain_ref(domain), id)))
+}

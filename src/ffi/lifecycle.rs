@@ -1,0 +1,73 @@
+//! Initialization, tool status and version.
+
+use super::panic::guard;
+use crate::loader::{self, protocol::core2, slots};
+use std::ffi::{c_char, c_void};
+use std::ptr;
+
+/// Initializes and, with a tool, forwards `nvtxInitialize(NULL)` to it.
+pub(crate) fn initialize_and_forward() -> bool {
+    let attached = loader::tool_attached();
+    if attached {
+        // SAFETY: slot type fixed by the protocol.
+        if let Some(f) = unsafe { slots::CORE2.get::<unsafe extern "C" fn(*const c_void)>(core2::INITIALIZE) } {
+            unsafe { f(ptr::null()) };
+        }
+    }
+    attached
+}
+
+/// Loads and attaches the tool named by `NVTX_INJECTION64_PATH` now, instead of
+/// on the first call, and forwards `nvtxInitialize(NULL)` to it.
+///
+/// Returns whether a tool is attached. May block while a tool initializes
+/// (on this or another thread). Thread-safe; initialization runs once.
+#[no_mangle]
+pub extern "C" fn nvtxr_initialize() -> bool {
+    guard(false, initialize_and_forward)
+}
+
+/// Whether a tool is attached (initializing first if nobody has yet).
+#[no_mangle]
+pub extern "C" fn nvtxr_tool_attached() -> bool {
+    guard(false, loader::tool_attached)
+}
+
+/// Why the tool named by `NVTX_INJECTION64_PATH` failed to attach, as one line
+/// of UTF-8 text, or NULL if it attached or none was named.
+///
+/// The string is owned by nvtxr and valid for the life of the process.
+#[no_mangle]
+pub extern "C" fn nvtxr_load_error() -> *const c_char {
+    guard(ptr::null(), || {
+        loader::tool_attached();
+        loader::load_error().map_or(ptr::null(), |e| e.as_ptr())
+    })
+}
+
+/// nvtxr's version as `major * 1000000 + minor * 1000 + patch`; equal to
+/// `NVTXR_VERSION` of the header it was built with.
+#[no_mangle]
+pub extern "C" fn nvtxr_version() -> u32 {
+    const fn parse(s: &str) -> u32 {
+        let b = s.as_bytes();
+        let mut n = 0;
+        let mut i = 0;
+        while i < b.len() {
+            n = n * 10 + (b[i] - b'0') as u32;
+            i += 1;
+        }
+        n
+    }
+    const VERSION: u32 = parse(env!("CARGO_PKG_VERSION_MAJOR")) * 1_000_000
+        + parse(env!("CARGO_PKG_VERSION_MINOR")) * 1_000
+        + parse(env!("CARGO_PKG_VERSION_PATCH"));
+    guard(VERSION, || VERSION)
+}
+
+/// nvtxr's version as text (`"MAJOR.MINOR.PATCH"`); static storage.
+#[no_mangle]
+pub extern "C" fn nvtxr_version_string() -> *const c_char {
+    const TEXT: &str = concat!(env!("CARGO_PKG_VERSION"), "\0");
+    guard(TEXT.as_ptr().cast(), || TEXT.as_ptr().cast())
+}

@@ -1,0 +1,106 @@
+//! The function-pointer slots a tool fills in, one array per callback module,
+//! and the tables of slot addresses handed to the tool.
+//!
+//! A slot holds NULL until the tool writes its function there; NULL means
+//! "no-op". Slots are written by the tool during initialization (published to
+//! other threads by the loader's release store of its state) and read with
+//! relaxed loads afterwards.
+
+use super::protocol::module;
+use std::ffi::c_void;
+use std::ptr;
+use std::sync::atomic::{AtomicPtr, Ordering};
+
+/// One function-pointer slot; same layout as `void (*)(void)`.
+pub type Slot = AtomicPtr<c_void>;
+
+/// A module's slots. Index 0 is never used, as in NVIDIA's tables.
+pub struct Slots<const N: usize>([Slot; N]);
+
+impl<const N: usize> Slots<N> {
+    const fn new() -> Self {
+        Self([const { AtomicPtr::new(ptr::null_mut()) }; N])
+    }
+
+    /// The tool's function in slot `index`, typed as `F`, or `None`.
+    ///
+    /// # Safety
+    /// `F` must be the function-pointer type the protocol gives that slot.
+    #[inline(always)]
+    pub unsafe fn get<F: Copy>(&self, index: usize) -> Option<F> {
+        const { assert!(std::mem::size_of::<F>() == std::mem::size_of::<*mut c_void>()) };
+        let f = self.0[index].load(Ordering::Relaxed);
+        if f.is_null() {
+            None
+        } else {
+            Some(std::mem::transmute_copy::<*mut c_void, F>(&f))
+        }
+    }
+
+    fn clear(&self) {
+        for slot in &self.0 {
+            slot.store(ptr::null_mut(), Ordering::Relaxed);
+        }
+    }
+}
+
+/// A table handed to the tool: `[NULL, &slot[1], ..., &slot[N-1], NULL]`.
+#[repr(transparent)]
+pub struct Table<const M: usize>([*mut c_void; M]);
+
+// SAFETY: the table only holds addresses of statics and is never written.
+unsafe impl<const M: usize> Sync for Table<M> {}
+
+impl<const M: usize> Table<M> {
+    /// `M` must be `N + 1`.
+    const fn new<const N: usize>(slots: &'static Slots<N>) -> Self {
+        assert!(M == N + 1);
+        let mut table = [ptr::null_mut(); M];
+        let mut i = 1;
+        while i < N {
+            table[i] = &slots.0[i] as *const Slot as *mut c_void;
+            i += 1;
+        }
+        Self(table)
+    }
+}
+
+pub static CORE: Slots<{ module::CORE_SIZE }> = Slots::new();
+pub static CUDA: Slots<{ module::CUDA_SIZE }> = Slots::new();
+pub static OPENCL: Slots<{ module::OPENCL_SIZE }> = Slots::new();
+pub static CUDART: Slots<{ module::CUDART_SIZE }> = Slots::new();
+pub static CORE2: Slots<{ module::CORE2_SIZE }> = Slots::new();
+pub static SYNC: Slots<{ module::SYNC_SIZE }> = Slots::new();
+
+static CORE_TABLE: Table<{ module::CORE_SIZE + 1 }> = Table::new(&CORE);
+static CUDA_TABLE: Table<{ module::CUDA_SIZE + 1 }> = Table::new(&CUDA);
+static OPENCL_TABLE: Table<{ module::OPENCL_SIZE + 1 }> = Table::new(&OPENCL);
+static CUDART_TABLE: Table<{ module::CUDART_SIZE + 1 }> = Table::new(&CUDART);
+static CORE2_TABLE: Table<{ module::CORE2_SIZE + 1 }> = Table::new(&CORE2);
+static SYNC_TABLE: Table<{ module::SYNC_SIZE + 1 }> = Table::new(&SYNC);
+
+/// The table and size for a module id, or `None` for an unknown module.
+pub fn table(module_id: i32) -> Option<(*const *mut c_void, usize)> {
+    fn entry<const M: usize>(t: &'static Table<M>) -> (*const *mut c_void, usize) {
+        (t.0.as_ptr(), M - 1)
+    }
+    Some(match module_id {
+        module::CORE => entry(&CORE_TABLE),
+        module::CUDA => entry(&CUDA_TABLE),
+        module::OPENCL => entry(&OPENCL_TABLE),
+        module::CUDART => entry(&CUDART_TABLE),
+        module::CORE2 => entry(&CORE2_TABLE),
+        module::SYNC => entry(&SYNC_TABLE),
+        _ => return None,
+    })
+}
+
+/// Back to "every slot a no-op" (after a tool failed to attach).
+pub fn clear_all() {
+    CORE.clear();
+    CUDA.clear();
+    OPENCL.clear();
+    CUDART.clear();
+    CORE2.clear();
+    SYNC.clear();
+}

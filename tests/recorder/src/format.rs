@@ -1,0 +1,135 @@
+//! Canonical text for what the tool receives.
+
+use std::ffi::{c_char, c_void, CStr};
+use std::fmt::Write;
+
+/// A domain handle the recorder gave out (a leaked box holding the name).
+pub struct Domain {
+    pub name: String,
+}
+
+/// A registered-string handle the recorder gave out.
+pub struct Registered {
+    pub domain: *const c_void,
+    pub text: String,
+}
+
+/// `nvtxEventAttributes_t` as the tool reads it.
+#[repr(C)]
+pub struct EventAttributes {
+    pub version: u16,
+    pub size: u16,
+    pub category: u32,
+    pub color_type: i32,
+    pub color: u32,
+    pub payload_type: i32,
+    pub reserved0: i32,
+    pub payload: u64,
+    pub message_type: i32,
+    pub padding: i32,
+    pub message: *const c_void,
+}
+
+/// Quoted text; bytes that are not printable UTF-8 are shown as `\xNN`.
+pub fn quote_bytes(bytes: &[u8]) -> String {
+    let mut out = String::from("\"");
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                c if c.is_control() => write!(out, "\\u{{{:x}}}", c as u32).unwrap(),
+                c => out.push(c),
+            }
+        }
+        for b in chunk.invalid() {
+            write!(out, "\\x{b:02x}").unwrap();
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A C string argument, quoted; `NULL` for a null pointer.
+///
+/// # Safety
+/// `p` is NULL or a NUL-terminated string.
+pub unsafe fn c_str(p: *const c_char) -> String {
+    if p.is_null() {
+        "NULL".into()
+    } else {
+        quote_bytes(CStr::from_ptr(p).to_bytes())
+    }
+}
+
+/// A `wchar_t` (UTF-32 on Linux) string argument, as `w"..."`.
+///
+/// # Safety
+/// `p` is NULL or a NUL-terminated wide string.
+pub unsafe fn w_str(p: *const u32) -> String {
+    if p.is_null() {
+        return "NULL".into();
+    }
+    let mut s = String::new();
+    let mut i = 0;
+    while *p.add(i) != 0 {
+        s.push(char::from_u32(*p.add(i)).unwrap_or('\u{FFFD}'));
+        i += 1;
+    }
+    format!("w{}", quote_bytes(s.as_bytes()))
+}
+
+/// A domain handle: `default` for NULL, else its name.
+///
+/// # Safety
+/// `d` is NULL or a handle from `DomainCreateA/W`.
+pub unsafe fn domain(d: *const c_void) -> String {
+    if d.is_null() {
+        "default".into()
+    } else {
+        format!("domain={}", quote_bytes((*d.cast::<Domain>()).name.as_bytes()))
+    }
+}
+
+/// Decoded attributes: `{msg=... color=... category=... payload=...}`.
+///
+/// # Safety
+/// `a` is NULL or points to a valid attribute struct whose message is valid.
+pub unsafe fn attributes(a: *const EventAttributes) -> String {
+    let Some(a) = a.as_ref() else { return "{NULL}".into() };
+    let mut parts = Vec::new();
+    if a.version != 3 || a.size != 48 {
+        parts.push(format!("version={} size={}", a.version, a.size));
+    }
+    match a.message_type {
+        0 => {}
+        1 => parts.push(format!("msg={}", c_str(a.message.cast()))),
+        2 => parts.push(format!("msg={}", w_str(a.message.cast()))),
+        3 if a.message.is_null() => parts.push("msg=reg:NULL".into()),
+        3 => {
+            let r = &*a.message.cast::<Registered>();
+            parts.push(format!("msg=reg:{}", quote_bytes(r.text.as_bytes())));
+        }
+        t => parts.push(format!("msgtype={t}")),
+    }
+    match a.color_type {
+        0 => {}
+        1 => parts.push(format!("color=0x{:08x}", a.color)),
+        t => parts.push(format!("colortype={t} color=0x{:08x}", a.color)),
+    }
+    if a.category != 0 {
+        parts.push(format!("category={}", a.category));
+    }
+    let p = a.payload;
+    match a.payload_type {
+        0 => {}
+        1 => parts.push(format!("payload=u64:{p}")),
+        2 => parts.push(format!("payload=i64:{}", p as i64)),
+        3 => parts.push(format!("payload=f64:{}", f64::from_bits(p))),
+        4 => parts.push(format!("payload=u32:{}", p as u32)),
+        5 => parts.push(format!("payload=i32:{}", p as u32 as i32)),
+        6 => parts.push(format!("payload=f32:{}", f32::from_bits(p as u32))),
+        t => parts.push(format!("payloadtype={t} payload=0x{p:x}")),
+    }
+    format!("{{{}}}", parts.join(" "))
+}

@@ -1,0 +1,306 @@
+//! The functions the recorder writes into the producer's slots.
+
+use crate::format::{attributes, c_str, domain, w_str, Domain, EventAttributes, Registered};
+use crate::record;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ffi::{c_char, c_int, c_void};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+type Attr = *const EventAttributes;
+type Handle = *const c_void;
+
+static NEXT_RANGE_ID: AtomicU64 = AtomicU64::new(1);
+
+thread_local! {
+    /// Push/pop depth per domain handle, per thread.
+    static DEPTH: RefCell<HashMap<usize, i32>> = RefCell::new(HashMap::new());
+}
+
+extern "C" {
+    fn gettid() -> i32;
+}
+
+fn push_depth(d: Handle) -> i32 {
+    DEPTH.with(|m| {
+        let mut m = m.borrow_mut();
+        let depth = m.entry(d as usize).or_insert(0);
+        *depth += 1;
+        *depth - 1
+    })
+}
+
+fn pop_depth(d: Handle) -> i32 {
+    DEPTH.with(|m| {
+        let mut m = m.borrow_mut();
+        let depth = m.entry(d as usize).or_insert(0);
+        if *depth == 0 {
+            return -1; // unbalanced pop
+        }
+        *depth -= 1;
+        *depth
+    })
+}
+
+fn new_range_id() -> u64 {
+    NEXT_RANGE_ID.fetch_add(1, Ordering::Relaxed)
+}
+
+fn thread(tid: u32) -> String {
+    if tid == unsafe { gettid() } as u32 {
+        "tid=self".into()
+    } else {
+        format!("tid={tid}")
+    }
+}
+
+fn new_domain(name: String) -> Handle {
+    Box::into_raw(Box::new(Domain { name })).cast()
+}
+
+fn new_string(d: Handle, text: String) -> Handle {
+    Box::into_raw(Box::new(Registered { domain: d, text })).cast()
+}
+
+unsafe fn text(p: *const c_char) -> String {
+    if p.is_null() {
+        String::new()
+    } else {
+        std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned()
+    }
+}
+
+unsafe fn wtext(p: *const u32) -> String {
+    let quoted = w_str(p);
+    quoted.trim_start_matches("w\"").trim_end_matches('"').to_string()
+}
+
+// CORE
+unsafe extern "C" fn mark_ex(a: Attr) {
+    record(format!("MarkEx {}", attributes(a)));
+}
+unsafe extern "C" fn mark_a(m: *const c_char) {
+    record(format!("MarkA {}", c_str(m)));
+}
+unsafe extern "C" fn mark_w(m: *const u32) {
+    record(format!("MarkW {}", w_str(m)));
+}
+unsafe extern "C" fn range_start_ex(a: Attr) -> u64 {
+    let id = new_range_id();
+    record(format!("RangeStartEx {} -> {id}", attributes(a)));
+    id
+}
+unsafe extern "C" fn range_start_a(m: *const c_char) -> u64 {
+    let id = new_range_id();
+    record(format!("RangeStartA {} -> {id}", c_str(m)));
+    id
+}
+unsafe extern "C" fn range_start_w(m: *const u32) -> u64 {
+    let id = new_range_id();
+    record(format!("RangeStartW {} -> {id}", w_str(m)));
+    id
+}
+unsafe extern "C" fn range_end(id: u64) {
+    record(format!("RangeEnd {id}"));
+}
+unsafe extern "C" fn range_push_ex(a: Attr) -> c_int {
+    let depth = push_depth(std::ptr::null());
+    record(format!("RangePushEx {} -> {depth}", attributes(a)));
+    depth
+}
+unsafe extern "C" fn range_push_a(m: *const c_char) -> c_int {
+    let depth = push_depth(std::ptr::null());
+    record(format!("RangePushA {} -> {depth}", c_str(m)));
+    depth
+}
+unsafe extern "C" fn range_push_w(m: *const u32) -> c_int {
+    let depth = push_depth(std::ptr::null());
+    record(format!("RangePushW {} -> {depth}", w_str(m)));
+    depth
+}
+unsafe extern "C" fn range_pop() -> c_int {
+    let depth = pop_depth(std::ptr::null());
+    record(format!("RangePop -> {depth}"));
+    depth
+}
+unsafe extern "C" fn name_category_a(id: u32, n: *const c_char) {
+    record(format!("NameCategoryA {id} {}", c_str(n)));
+}
+unsafe extern "C" fn name_category_w(id: u32, n: *const u32) {
+    record(format!("NameCategoryW {id} {}", w_str(n)));
+}
+unsafe extern "C" fn name_os_thread_a(tid: u32, n: *const c_char) {
+    record(format!("NameOsThreadA {} {}", thread(tid), c_str(n)));
+}
+unsafe extern "C" fn name_os_thread_w(tid: u32, n: *const u32) {
+    record(format!("NameOsThreadW {} {}", thread(tid), w_str(n)));
+}
+
+// CORE2
+unsafe extern "C" fn domain_mark_ex(d: Handle, a: Attr) {
+    record(format!("DomainMarkEx {} {}", domain(d), attributes(a)));
+}
+unsafe extern "C" fn domain_range_start_ex(d: Handle, a: Attr) -> u64 {
+    let id = new_range_id();
+    record(format!("DomainRangeStartEx {} {} -> {id}", domain(d), attributes(a)));
+    id
+}
+unsafe extern "C" fn domain_range_end(d: Handle, id: u64) {
+    record(format!("DomainRangeEnd {} {id}", domain(d)));
+}
+unsafe extern "C" fn domain_range_push_ex(d: Handle, a: Attr) -> c_int {
+    let depth = push_depth(d);
+    record(format!("DomainRangePushEx {} {} -> {depth}", domain(d), attributes(a)));
+    depth
+}
+unsafe extern "C" fn domain_range_pop(d: Handle) -> c_int {
+    let depth = pop_depth(d);
+    record(format!("DomainRangePop {} -> {depth}", domain(d)));
+    depth
+}
+unsafe extern "C" fn domain_resource_create(d: Handle, _attr: *const c_void) -> Handle {
+    record(format!("DomainResourceCreate {}", domain(d)));
+    std::ptr::null()
+}
+unsafe extern "C" fn domain_resource_destroy(_r: Handle) {
+    record("DomainResourceDestroy".into());
+}
+unsafe extern "C" fn domain_name_category_a(d: Handle, id: u32, n: *const c_char) {
+    record(format!("DomainNameCategoryA {} {id} {}", domain(d), c_str(n)));
+}
+unsafe extern "C" fn domain_name_category_w(d: Handle, id: u32, n: *const u32) {
+    record(format!("DomainNameCategoryW {} {id} {}", domain(d), w_str(n)));
+}
+unsafe extern "C" fn domain_register_string_a(d: Handle, s: *const c_char) -> Handle {
+    record(format!("DomainRegisterStringA {} {}", domain(d), c_str(s)));
+    new_string(d, text(s))
+}
+unsafe extern "C" fn domain_register_string_w(d: Handle, s: *const u32) -> Handle {
+    record(format!("DomainRegisterStringW {} {}", domain(d), w_str(s)));
+    new_string(d, wtext(s))
+}
+unsafe extern "C" fn domain_create_a(n: *const c_char) -> Handle {
+    record(format!("DomainCreateA {}", c_str(n)));
+    new_domain(text(n))
+}
+unsafe extern "C" fn domain_create_w(n: *const u32) -> Handle {
+    record(format!("DomainCreateW {}", w_str(n)));
+    new_domain(wtext(n))
+}
+unsafe extern "C" fn domain_destroy(d: Handle) {
+    record(format!("DomainDestroy {}", domain(d)));
+}
+unsafe extern "C" fn initialize(_reserved: *const c_void) {
+    record("Initialize".into());
+}
+
+// CUDA and CUDART naming.
+macro_rules! name_fns {
+    ($($f:ident: $label:literal, $id:ty, $str:ty, $show:ident;)*) => {$(
+        unsafe extern "C" fn $f(id: $id, n: *const $str) {
+            record(format!(concat!($label, " {:?} {}"), id, $show(n)));
+        }
+    )*};
+}
+name_fns! {
+    name_cu_device_a: "NameCuDeviceA", c_int, c_char, c_str;
+    name_cu_device_w: "NameCuDeviceW", c_int, u32, w_str;
+    name_cu_context_a: "NameCuContextA", Handle, c_char, c_str;
+    name_cu_context_w: "NameCuContextW", Handle, u32, w_str;
+    name_cu_stream_a: "NameCuStreamA", Handle, c_char, c_str;
+    name_cu_stream_w: "NameCuStreamW", Handle, u32, w_str;
+    name_cu_event_a: "NameCuEventA", Handle, c_char, c_str;
+    name_cu_event_w: "NameCuEventW", Handle, u32, w_str;
+    name_cuda_device_a: "NameCudaDeviceA", c_int, c_char, c_str;
+    name_cuda_device_w: "NameCudaDeviceW", c_int, u32, w_str;
+    name_cuda_stream_a: "NameCudaStreamA", Handle, c_char, c_str;
+    name_cuda_stream_w: "NameCudaStreamW", Handle, u32, w_str;
+    name_cuda_event_a: "NameCudaEventA", Handle, c_char, c_str;
+    name_cuda_event_w: "NameCudaEventW", Handle, u32, w_str;
+}
+
+/// Writes `f` into slot `index` of a producer's table.
+unsafe fn set(table: *mut *mut *const c_void, index: usize, f: *const c_void) {
+    **table.add(index) = f;
+}
+
+/// Fills a module's slots with the recording functions.
+///
+/// # Safety
+/// `table` is a valid table of the module's size.
+pub unsafe fn fill(module: c_int, table: *mut *mut *const c_void) {
+    let fns: &[*const c_void] = match module {
+        1 => &[
+            mark_ex as _, mark_a as _, mark_w as _, range_start_ex as _, range_start_a as _, range_start_w as _,
+            range_end as _, range_push_ex as _, range_push_a as _, range_push_w as _, range_pop as _,
+            name_category_a as _, name_category_w as _, name_os_thread_a as _, name_os_thread_w as _,
+        ],
+        2 => &[
+            name_cu_device_a as _, name_cu_device_w as _, name_cu_context_a as _, name_cu_context_w as _,
+            name_cu_stream_a as _, name_cu_stream_w as _, name_cu_event_a as _, name_cu_event_w as _,
+        ],
+        4 => &[
+            name_cuda_device_a as _, name_cuda_device_w as _, name_cuda_stream_a as _, name_cuda_stream_w as _,
+            name_cuda_event_a as _, name_cuda_event_w as _,
+        ],
+        5 => &[
+            domain_mark_ex as _, domain_range_start_ex as _, domain_range_end as _, domain_range_push_ex as _,
+            domain_range_pop as _, domain_resource_create as _, domain_resource_destroy as _,
+            domain_name_category_a as _, domain_name_category_w as _, domain_register_string_a as _,
+            domain_register_string_w as _, domain_create_a as _, domain_create_w as _, domain_destroy as _,
+            initialize as _,
+        ],
+        _ => &[],
+    };
+    for (i, f) in fns.iter().enumerate() {
+        set(table, i + 1, *f);
+    }
+}
+
+// The do-nothing tool: slots filled, nothing recorded.
+unsafe extern "C" fn null_void_1(_: usize) {}
+unsafe extern "C" fn null_void_2(_: usize, _: usize) {}
+unsafe extern "C" fn null_int_0() -> c_int {
+    0
+}
+unsafe extern "C" fn null_int_1(_: usize) -> c_int {
+    0
+}
+unsafe extern "C" fn null_int_2(_: usize, _: usize) -> c_int {
+    0
+}
+unsafe extern "C" fn null_u64_1(_: usize) -> u64 {
+    1
+}
+unsafe extern "C" fn null_u64_2(_: usize, _: usize) -> u64 {
+    1
+}
+unsafe extern "C" fn null_handle_1(_: usize) -> usize {
+    1
+}
+unsafe extern "C" fn null_handle_2(_: usize, _: usize) -> usize {
+    1
+}
+
+/// Fills CORE and CORE2 with do-nothing functions of matching shapes.
+///
+/// # Safety
+/// `table` is a valid table of the module's size.
+pub unsafe fn fill_null(module: c_int, table: *mut *mut *const c_void) {
+    let fns: &[*const c_void] = match module {
+        1 => &[
+            null_void_1 as _, null_void_1 as _, null_void_1 as _, null_u64_1 as _, null_u64_1 as _, null_u64_1 as _,
+            null_void_1 as _, null_int_1 as _, null_int_1 as _, null_int_1 as _, null_int_0 as _, null_void_2 as _,
+            null_void_2 as _, null_void_2 as _, null_void_2 as _,
+        ],
+        5 => &[
+            null_void_2 as _, null_u64_2 as _, null_void_2 as _, null_int_2 as _, null_int_1 as _,
+            null_handle_2 as _, null_void_1 as _, null_void_2 as _, null_void_2 as _, null_handle_2 as _,
+            null_handle_2 as _, null_handle_1 as _, null_handle_1 as _, null_void_1 as _, null_void_1 as _,
+        ],
+        _ => &[],
+    };
+    for (i, f) in fns.iter().enumerate() {
+        set(table, i + 1, *f);
+    }
+}
