@@ -1,1 +1,261 @@
-//! placeholder
+//! Test and benchmark harness: builds nvtxr (shared and static) and the
+//! recording tool, compiles the C programs in `bindings/c`, fetches NVIDIA's
+//! reference producers from PyPI, and runs programs under the recorder.
+//!
+//! Everything it builds goes under `target/harness/`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::OnceLock;
+
+/// NVIDIA's wheel with the NVTX3 headers and `libnvtx3interop.so.1`.
+pub const NVIDIA_NVTX_WHEEL: &str = "nvidia-nvtx==13.5.25";
+
+/// Link flags the static library needs (what `rustc --print native-static-libs` reports on Linux).
+pub const STATIC_LINK_FLAGS: &[&str] = &["-lgcc_s", "-lutil", "-lrt", "-lpthread", "-lm", "-ldl", "-lc"];
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+/// `target/harness`, where the harness builds and runs things.
+pub fn work_dir() -> PathBuf {
+    let dir = root().join("target/harness");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn check(what: &str, output: Output) -> Output {
+    assert!(
+        output.status.success(),
+        "{what} failed ({}):\n{}{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// The built libraries.
+pub struct Artifacts {
+    /// Folder with `libnvtxr.so`, `libnvtxr.so.0`, `libnvtxr.a`.
+    pub lib_dir: PathBuf,
+    pub static_lib: PathBuf,
+    /// The recording tool, `libnvtxr_recorder.so`.
+    pub recorder: PathBuf,
+}
+
+/// Builds nvtxr and the recorder (release profile) once per process.
+pub fn artifacts() -> &'static Artifacts {
+    static ONCE: OnceLock<Artifacts> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        let target = work_dir().join("cargo");
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        check(
+            "cargo build",
+            Command::new(cargo)
+                .current_dir(root())
+                .args(["build", "--release", "-p", "nvtxr", "-p", "nvtxr-recorder", "--target-dir"])
+                .arg(&target)
+                .stdout(Stdio::inherit())
+                .stderr(Stdio::inherit())
+                .output()
+                .unwrap(),
+        );
+        let lib_dir = target.join("release");
+        // The SONAME is libnvtxr.so.<major>; programs linked with -lnvtxr look for it.
+        let soname = lib_dir.join(format!("libnvtxr.so.{}", env!("CARGO_PKG_VERSION_MAJOR")));
+        let _ = std::fs::remove_file(&soname);
+        std::os::unix::fs::symlink("libnvtxr.so", &soname).unwrap();
+        Artifacts {
+            static_lib: lib_dir.join("libnvtxr.a"),
+            recorder: lib_dir.join("libnvtxr_recorder.so"),
+            lib_dir,
+        }
+    })
+}
+
+/// NVIDIA's reference material, from the `nvidia-nvtx` wheel.
+pub struct Nvidia {
+    /// Folder holding `nvtx3/`.
+    pub include_dir: PathBuf,
+    /// Folder holding `libnvtx3interop.so.1`.
+    pub lib_dir: PathBuf,
+}
+
+/// Downloads and unpacks NVIDIA's wheel once (kept under `target/harness/nvidia`).
+pub fn nvidia() -> &'static Nvidia {
+    static ONCE: OnceLock<Nvidia> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        let dir = work_dir().join("nvidia");
+        let base = dir.join("nvidia/cu13");
+        if !base.join("lib/libnvtx3interop.so.1").exists() {
+            let tmp = work_dir().join(format!("nvidia-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&tmp);
+            let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+            check(
+                "pip download nvidia-nvtx",
+                Command::new(&python)
+                    .args(["-m", "pip", "download", "-q", "--no-deps", "-d"])
+                    .arg(&tmp)
+                    .arg(NVIDIA_NVTX_WHEEL)
+                    .output()
+                    .unwrap(),
+            );
+            let wheel = std::fs::read_dir(&tmp).unwrap().next().unwrap().unwrap().path();
+            check(
+                "unpack wheel",
+                Command::new(&python)
+                    .args(["-m", "zipfile", "-e"])
+                    .arg(&wheel)
+                    .arg(&tmp)
+                    .output()
+                    .unwrap(),
+            );
+            let _ = std::fs::remove_dir_all(&dir);
+            // Another process may have won the race; either copy is complete.
+            let _ = std::fs::rename(&tmp, &dir);
+            let _ = std::fs::remove_dir_all(&tmp);
+        }
+        Nvidia {
+            include_dir: base.join("include"),
+            lib_dir: base.join("lib"),
+        }
+    })
+}
+
+/// How a C program gets its NVTX producer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Producer {
+    /// nvtxr's shared library.
+    NvtxrShared,
+    /// nvtxr's static library.
+    NvtxrStatic,
+    /// NVIDIA's header-only NVTX3 (compiled in, `-DUSE_NVIDIA`).
+    NvidiaHeader,
+    /// NVIDIA's `libnvtx3interop.so.1` (`-DUSE_NVIDIA -DNVTX_NO_IMPL`).
+    NvidiaInterop,
+}
+
+impl Producer {
+    pub fn label(self) -> &'static str {
+        match self {
+            Producer::NvtxrShared => "nvtxr shared",
+            Producer::NvtxrStatic => "nvtxr static",
+            Producer::NvidiaHeader => "NVIDIA header",
+            Producer::NvidiaInterop => "NVIDIA interop",
+        }
+    }
+}
+
+static UNIQUE: AtomicU32 = AtomicU32::new(0);
+
+fn unique(stem: &str) -> PathBuf {
+    let dir = work_dir().join("bin");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(format!("{stem}-{}-{}", std::process::id(), UNIQUE.fetch_add(1, Ordering::Relaxed)))
+}
+
+/// Compiles `bindings/c/<source>` with `-Wall -Wextra -Werror` against the
+/// given producer; returns the executable.
+pub fn compile_c(source: &str, producer: Producer, extra: &[&str]) -> PathBuf {
+    let a = artifacts();
+    let stem = Path::new(source).file_stem().unwrap().to_str().unwrap();
+    let exe = unique(&format!("{stem}-{producer:?}"));
+    let mut cc = Command::new(std::env::var("CC").unwrap_or_else(|_| "gcc".into()));
+    cc.args(["-std=c11", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-pthread"])
+        .arg("-I")
+        .arg(root().join("include"))
+        .arg(root().join("bindings/c").join(source))
+        .args(extra)
+        .arg("-o")
+        .arg(&exe);
+    match producer {
+        Producer::NvtxrShared => {
+            cc.arg("-L").arg(&a.lib_dir).arg("-lnvtxr").arg(format!("-Wl,-rpath,{}", a.lib_dir.display()));
+        }
+        Producer::NvtxrStatic => {
+            cc.arg(&a.static_lib).args(STATIC_LINK_FLAGS);
+        }
+        Producer::NvidiaHeader | Producer::NvidiaInterop => {
+            let n = nvidia();
+            cc.arg("-DUSE_NVIDIA").arg("-I").arg(&n.include_dir).arg("-ldl");
+            if producer == Producer::NvidiaInterop {
+                cc.arg("-DNVTX_NO_IMPL")
+                    .arg(n.lib_dir.join("libnvtx3interop.so.1"))
+                    .arg(format!("-Wl,-rpath,{}", n.lib_dir.display()));
+            }
+        }
+    }
+    check(&format!("compiling {source}"), cc.output().unwrap());
+    exe
+}
+
+/// Which tool a run gets.
+#[derive(Debug, Clone, Copy)]
+pub enum Tool<'a> {
+    /// `NVTX_INJECTION64_PATH` unset.
+    None,
+    /// The recorder, in a `NVTXR_RECORDER_MODE` ("record", "slow", ...).
+    Recorder(&'a str),
+    /// `NVTX_INJECTION64_PATH` set to this value.
+    Path(&'a str),
+}
+
+/// What a run printed and what the tool received.
+#[derive(Debug)]
+pub struct Run {
+    pub success: bool,
+    pub stdout: String,
+    pub stderr: String,
+    /// The recorder's lines, in order.
+    pub events: Vec<String>,
+}
+
+impl Run {
+    /// The events without the `init ...` line.
+    pub fn calls(&self) -> Vec<&str> {
+        self.events.iter().map(String::as_str).filter(|l| !l.starts_with("init ")).collect()
+    }
+
+    /// The stdout lines.
+    pub fn lines(&self) -> Vec<&str> {
+        self.stdout.lines().collect()
+    }
+}
+
+/// Runs `exe args` with `tool` attached; `env` adds variables.
+pub fn run(exe: &Path, args: &[&str], tool: Tool, env: &[(&str, &str)]) -> Run {
+    let out = unique("events").with_extension("log");
+    let mut cmd = Command::new(exe);
+    cmd.args(args)
+        .env_remove("NVTX_INJECTION64_PATH")
+        .env_remove("NVTXR_QUIET")
+        .env("NVTXR_RECORDER_OUT", &out)
+        .stdin(Stdio::null());
+    match tool {
+        Tool::None => {}
+        Tool::Recorder(mode) => {
+            cmd.env("NVTX_INJECTION64_PATH", &artifacts().recorder).env("NVTXR_RECORDER_MODE", mode);
+        }
+        Tool::Path(p) => {
+            cmd.env("NVTX_INJECTION64_PATH", p);
+        }
+    }
+    cmd.envs(env.iter().copied());
+    let output = cmd.output().unwrap();
+    let events = std::fs::read_to_string(&out).unwrap_or_default().lines().map(str::to_owned).collect();
+    let _ = std::fs::remove_file(&out);
+    Run {
+        success: output.status.success(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        events,
+    }
+}
+
+/// The `init` line the recorder writes when the producer's tables are right.
+pub const INIT_OK: &str =
+    "init callbacks=16 versioninfo=24 version=3 sizes=16,9,15,7,16,7 tables=ok unknown_module=0 other_etids=null";

@@ -91,11 +91,12 @@ pub unsafe fn domain(d: *const c_void) -> String {
     }
 }
 
-/// Decoded attributes: `{msg=... color=... category=... payload=...}`.
+/// Decoded attributes of an event in domain `d`: `{msg=... color=... category=... payload=...}`.
+/// A registered string of another domain is flagged.
 ///
 /// # Safety
 /// `a` is NULL or points to a valid attribute struct whose message is valid.
-pub unsafe fn attributes(a: *const EventAttributes) -> String {
+pub unsafe fn attributes(d: *const c_void, a: *const EventAttributes) -> String {
     let Some(a) = a.as_ref() else { return "{NULL}".into() };
     let mut parts = Vec::new();
     if a.version != 3 || a.size != 48 {
@@ -108,7 +109,8 @@ pub unsafe fn attributes(a: *const EventAttributes) -> String {
         3 if a.message.is_null() => parts.push("msg=reg:NULL".into()),
         3 => {
             let r = &*a.message.cast::<Registered>();
-            parts.push(format!("msg=reg:{}", quote_bytes(r.text.as_bytes())));
+            let foreign = if r.domain == d { "" } else { "(FOREIGN DOMAIN)" };
+            parts.push(format!("msg=reg{foreign}:{}", quote_bytes(r.text.as_bytes())));
         }
         t => parts.push(format!("msgtype={t}")),
     }

@@ -77,7 +77,7 @@ unsafe fn wtext(p: *const u32) -> String {
 
 // CORE
 unsafe extern "C" fn mark_ex(a: Attr) {
-    record(format!("MarkEx {}", attributes(a)));
+    record(format!("MarkEx {}", attributes(std::ptr::null(), a)));
 }
 unsafe extern "C" fn mark_a(m: *const c_char) {
     record(format!("MarkA {}", c_str(m)));
@@ -87,7 +87,7 @@ unsafe extern "C" fn mark_w(m: *const u32) {
 }
 unsafe extern "C" fn range_start_ex(a: Attr) -> u64 {
     let id = new_range_id();
-    record(format!("RangeStartEx {} -> {id}", attributes(a)));
+    record(format!("RangeStartEx {} -> {id}", attributes(std::ptr::null(), a)));
     id
 }
 unsafe extern "C" fn range_start_a(m: *const c_char) -> u64 {
@@ -105,7 +105,7 @@ unsafe extern "C" fn range_end(id: u64) {
 }
 unsafe extern "C" fn range_push_ex(a: Attr) -> c_int {
     let depth = push_depth(std::ptr::null());
-    record(format!("RangePushEx {} -> {depth}", attributes(a)));
+    record(format!("RangePushEx {} -> {depth}", attributes(std::ptr::null(), a)));
     depth
 }
 unsafe extern "C" fn range_push_a(m: *const c_char) -> c_int {
@@ -138,11 +138,11 @@ unsafe extern "C" fn name_os_thread_w(tid: u32, n: *const u32) {
 
 // CORE2
 unsafe extern "C" fn domain_mark_ex(d: Handle, a: Attr) {
-    record(format!("DomainMarkEx {} {}", domain(d), attributes(a)));
+    record(format!("DomainMarkEx {} {}", domain(d), attributes(d, a)));
 }
 unsafe extern "C" fn domain_range_start_ex(d: Handle, a: Attr) -> u64 {
     let id = new_range_id();
-    record(format!("DomainRangeStartEx {} {} -> {id}", domain(d), attributes(a)));
+    record(format!("DomainRangeStartEx {} {} -> {id}", domain(d), attributes(d, a)));
     id
 }
 unsafe extern "C" fn domain_range_end(d: Handle, id: u64) {
@@ -150,7 +150,7 @@ unsafe extern "C" fn domain_range_end(d: Handle, id: u64) {
 }
 unsafe extern "C" fn domain_range_push_ex(d: Handle, a: Attr) -> c_int {
     let depth = push_depth(d);
-    record(format!("DomainRangePushEx {} {} -> {depth}", domain(d), attributes(a)));
+    record(format!("DomainRangePushEx {} {} -> {depth}", domain(d), attributes(d, a)));
     depth
 }
 unsafe extern "C" fn domain_range_pop(d: Handle) -> c_int {

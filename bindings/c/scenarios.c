@@ -1,0 +1,239 @@
+/* Test scenarios for nvtxr's C ABI. `scenarios NAME` runs one; return values
+ * are printed to stdout so tests can assert them next to what the tool got. */
+#include <nvtxr.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void basic(void) {
+    nvtxr_mark(NULL, "hello");
+    printf("push -> %d\n", nvtxr_range_push(NULL, "outer"));
+    printf("push -> %d\n", nvtxr_range_push(NULL, "inner"));
+    printf("pop -> %d\n", nvtxr_range_pop(NULL));
+    printf("pop -> %d\n", nvtxr_range_pop(NULL));
+    uint64_t id = nvtxr_range_start(NULL, "async");
+    printf("start -> %llu\n", (unsigned long long)id);
+    printf("end -> %d\n", nvtxr_range_end(NULL, id));
+}
+
+static void attributes(void) {
+    nvtxr_event_t e = {0};
+    e.message = "colored";
+    e.color_type = NVTXR_COLOR_ARGB;
+    e.color = 0xFF00FF00u;
+    e.category = 7;
+    nvtxr_mark_ex(NULL, &e);
+
+    nvtxr_event_t p = {0};
+    p.message = "payload";
+    p.payload_type = NVTXR_PAYLOAD_U64; p.payload.as_u64 = 18446744073709551615ull; nvtxr_mark_ex(NULL, &p);
+    p.payload_type = NVTXR_PAYLOAD_I64; p.payload.as_i64 = -42; nvtxr_mark_ex(NULL, &p);
+    p.payload_type = NVTXR_PAYLOAD_F64; p.payload.as_f64 = 0.5; nvtxr_mark_ex(NULL, &p);
+    p.payload_type = NVTXR_PAYLOAD_U32; p.payload.as_u32 = 4000000000u; nvtxr_mark_ex(NULL, &p);
+    p.payload_type = NVTXR_PAYLOAD_I32; p.payload.as_i32 = -7; nvtxr_mark_ex(NULL, &p);
+    p.payload_type = NVTXR_PAYLOAD_F32; p.payload.as_f32 = 1.25f; nvtxr_mark_ex(NULL, &p);
+
+    nvtxr_event_t none = {0};
+    nvtxr_mark_ex(NULL, &none);
+    printf("push_ex -> %d\n", nvtxr_range_push_ex(NULL, &e));
+    printf("pop -> %d\n", nvtxr_range_pop(NULL));
+    uint64_t id = nvtxr_range_start_ex(NULL, &e);
+    printf("end -> %d\n", nvtxr_range_end(NULL, id));
+
+    /* Registered strings of the default domain go through the domain API. */
+    const nvtxr_string_t *s = nvtxr_string_register(NULL, "registered");
+    nvtxr_mark_string(NULL, s);
+    nvtxr_event_t r = {0};
+    r.registered_message = s;
+    r.payload_type = NVTXR_PAYLOAD_I32;
+    r.payload.as_i32 = 3;
+    nvtxr_mark_ex(NULL, &r);
+}
+
+static void domains(void) {
+    nvtxr_domain_t *d = nvtxr_domain_create("trainer");
+    nvtxr_domain_t *again = nvtxr_domain_create("trainer");
+    printf("same handle: %d\n", d == again);
+    const nvtxr_string_t *s1 = nvtxr_string_register(d, "step");
+    const nvtxr_string_t *s2 = nvtxr_string_register(d, "step");
+    printf("same string: %d\n", s1 == s2);
+    printf("name category -> %d\n", nvtxr_name_category(d, 1, "io"));
+    nvtxr_mark(d, "domain mark");
+    nvtxr_mark_string(d, s1);
+    printf("push -> %d\n", nvtxr_range_push_string(d, s1));
+    printf("pop -> %d\n", nvtxr_range_pop(d));
+    uint64_t id = nvtxr_range_start_string(d, s1);
+    printf("end -> %d\n", nvtxr_range_end(d, id));
+    nvtxr_event_t e = {0};
+    e.registered_message = s1;
+    e.category = 1;
+    e.color_type = NVTXR_COLOR_ARGB;
+    e.color = 0x80123456u;
+    nvtxr_mark_ex(d, &e);
+    printf("destroy -> %d\n", nvtxr_domain_destroy(d)); /* one of two references */
+    printf("mark after first destroy -> %d\n", nvtxr_mark(d, "still alive"));
+    printf("destroy -> %d\n", nvtxr_domain_destroy(again)); /* the last one: tool destroys */
+    printf("destroy again -> %d\n", nvtxr_domain_destroy(d));
+    printf("mark after destroy -> %d\n", nvtxr_mark(d, "dropped"));
+    printf("push after destroy -> %d\n", nvtxr_range_push(d, "dropped"));
+    printf("pop after destroy -> %d\n", nvtxr_range_pop(d));
+    printf("start after destroy -> %llu\n", (unsigned long long)nvtxr_range_start(d, "dropped"));
+    printf("end after destroy -> %d\n", nvtxr_range_end(d, 5));
+    printf("string after destroy -> %d\n", nvtxr_mark_string(d, s1));
+    printf("register after destroy -> %s\n", nvtxr_string_register(d, "late") ? "handle" : "NULL");
+    printf("category after destroy -> %d\n", nvtxr_name_category(d, 2, "late"));
+    printf("destroy default -> %d\n", nvtxr_domain_destroy(NULL));
+    nvtxr_domain_t *revived = nvtxr_domain_create("trainer");
+    printf("revived same handle: %d\n", revived == d);
+    printf("string after revive -> %d\n", nvtxr_mark_string(revived, s1));
+    nvtxr_domain_t *other = nvtxr_domain_create("other");
+    printf("foreign string -> %d\n", nvtxr_mark_string(other, s1));
+}
+
+static void naming(void) {
+    printf("name thread -> %d\n", nvtxr_name_current_thread("main thread"));
+    printf("name tid -> %d\n", nvtxr_name_os_thread(4242, "worker 4242"));
+    nvtxr_name_category(NULL, 3, "default-domain category");
+    nvtxr_name_cu_device(0, "cu device 0");
+    nvtxr_name_cu_context((void *)0x1000, "cu context");
+    nvtxr_name_cu_stream((void *)0x2000, "cu stream");
+    nvtxr_name_cu_event((void *)0x3000, "cu event");
+    nvtxr_name_cuda_device(1, "cuda device 1");
+    nvtxr_name_cuda_stream((void *)0x4000, "cuda stream");
+    nvtxr_name_cuda_event((void *)0x5000, "cuda event");
+}
+
+static void bad_input(void) {
+    nvtxr_domain_t *d = nvtxr_domain_create("bad");
+    nvtxr_domain_t *other = nvtxr_domain_create("other");
+    const nvtxr_string_t *s = nvtxr_string_register(other, "elsewhere");
+    nvtxr_event_t e = {0};
+    printf("mark NULL message -> %d\n", nvtxr_mark(NULL, NULL));
+    printf("mark_ex NULL event -> %d\n", nvtxr_mark_ex(d, NULL));
+    printf("mark_string NULL -> %d\n", nvtxr_mark_string(d, NULL));
+    e.payload_type = 99;
+    printf("bad payload type -> %d\n", nvtxr_mark_ex(d, &e));
+    e.payload_type = 0;
+    e.color_type = 7;
+    printf("bad color type -> %d\n", nvtxr_mark_ex(d, &e));
+    e.color_type = 0;
+    e.message = "text";
+    e.registered_message = s;
+    printf("both messages -> %d\n", nvtxr_mark_ex(d, &e));
+    printf("foreign string -> %d\n", nvtxr_mark_string(d, s));
+    printf("push NULL -> %d\n", nvtxr_range_push(NULL, NULL));
+    printf("start NULL -> %llu\n", (unsigned long long)nvtxr_range_start(NULL, NULL));
+    printf("unbalanced pop -> %d\n", nvtxr_range_pop(NULL));
+    printf("end 0 -> %d\n", nvtxr_range_end(NULL, 0));
+    printf("end unknown -> %d\n", nvtxr_range_end(NULL, 0x123456789abcull));
+    uint64_t id = nvtxr_range_start(NULL, "twice");
+    printf("end -> %d\n", nvtxr_range_end(NULL, id));
+    printf("end again -> %d\n", nvtxr_range_end(NULL, id));
+    printf("invalid utf8 -> %d\n", nvtxr_mark(NULL, "bad \xff\xfe utf8"));
+    printf("domain NULL name -> %s\n", nvtxr_domain_create(NULL) ? "handle" : "NULL");
+    printf("register NULL -> %s\n", nvtxr_string_register(d, NULL) ? "handle" : "NULL");
+    printf("name thread NULL -> %d\n", nvtxr_name_current_thread(NULL));
+    printf("name category NULL -> %d\n", nvtxr_name_category(d, 1, NULL));
+    printf("cuda NULL name -> %d\n", nvtxr_name_cuda_device(0, NULL));
+    nvtxr_mark(NULL, "still working");
+}
+
+static void version(void) {
+    printf("header %s %d\n", NVTXR_VERSION_STRING, NVTXR_VERSION);
+    printf("runtime %s %u\n", nvtxr_version_string(), nvtxr_version());
+}
+
+static void status(void) {
+    bool attached = nvtxr_initialize();
+    const char *err = nvtxr_load_error();
+    printf("attached %d\n", attached);
+    printf("tool_attached %d\n", nvtxr_tool_attached());
+    printf("error %s\n", err ? err : "(none)");
+    nvtxr_mark(NULL, "after init");
+}
+
+/* 16 threads make their first NVTX call at once, 3 events each. */
+#define RACERS 16
+static pthread_barrier_t barrier;
+static void *racer(void *arg) {
+    char msg[32];
+    snprintf(msg, sizeof msg, "racer %d", (int)(intptr_t)arg);
+    pthread_barrier_wait(&barrier);
+    nvtxr_mark(NULL, msg);
+    nvtxr_range_push(NULL, msg);
+    nvtxr_range_pop(NULL);
+    return NULL;
+}
+static void race(void) {
+    pthread_t t[RACERS];
+    pthread_barrier_init(&barrier, NULL, RACERS);
+    for (int i = 0; i < RACERS; i++) pthread_create(&t[i], NULL, racer, (void *)(intptr_t)i);
+    for (int i = 0; i < RACERS; i++) pthread_join(t[i], NULL);
+    printf("all joined\n");
+}
+
+static int wait_child(pid_t pid) {
+    int st = 0;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Initialize, then fork: the child keeps the attached tool. */
+static void fork_after_init(void) {
+    nvtxr_mark(NULL, "parent before fork");
+    pid_t pid = fork();
+    if (pid == 0) {
+        nvtxr_mark(NULL, "child");
+        _exit(0);
+    }
+    printf("child exit %d\n", wait_child(pid));
+    nvtxr_mark(NULL, "parent after fork");
+}
+
+/* Fork while another thread is inside the tool's (slow) initialization. */
+static void *first_call(void *arg) {
+    (void)arg;
+    nvtxr_mark(NULL, "parent thread");
+    return NULL;
+}
+static void fork_during_init(void) {
+    pthread_t t;
+    pthread_create(&t, NULL, first_call, NULL);
+    usleep(100 * 1000); /* the tool sleeps 300 ms in its init */
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(10); /* a hang fails the test instead of blocking it */
+        nvtxr_mark(NULL, "child during parent init");
+        _exit(0);
+    }
+    printf("child exit %d\n", wait_child(pid));
+    pthread_join(t, NULL);
+}
+
+static void reenter(void) {
+    alarm(10);
+    nvtxr_mark(NULL, "first");
+    nvtxr_mark(NULL, "second");
+    printf("returned\n");
+}
+
+int main(int argc, char **argv) {
+    static const struct { const char *name; void (*run)(void); } scenarios[] = {
+        {"basic", basic}, {"attributes", attributes}, {"domains", domains}, {"naming", naming},
+        {"bad_input", bad_input}, {"version", version}, {"status", status}, {"race", race},
+        {"fork_after_init", fork_after_init}, {"fork_during_init", fork_during_init}, {"reenter", reenter},
+    };
+    for (size_t i = 0; argc > 1 && i < sizeof scenarios / sizeof scenarios[0]; i++) {
+        if (strcmp(argv[1], scenarios[i].name) == 0) {
+            scenarios[i].run();
+            fflush(stdout);
+            return 0;
+        }
+    }
+    fprintf(stderr, "usage: %s SCENARIO\n", argv[0]);
+    return 2;
+}
