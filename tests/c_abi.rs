@@ -1,0 +1,222 @@
+//! The C ABI, driven by `bindings/c/scenarios.c` linked to nvtxr shared and
+//! static, recorded by the recording tool: exact event sequences and return
+//! values, with and without a tool.
+
+use nvtxr_harness::{compile_c, run, Producer, Run, Tool, INIT_OK};
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+fn exe(producer: Producer) -> PathBuf {
+    static SHARED: OnceLock<PathBuf> = OnceLock::new();
+    static STATIC: OnceLock<PathBuf> = OnceLock::new();
+    let cell = if producer == Producer::NvtxrShared { &SHARED } else { &STATIC };
+    cell.get_or_init(|| compile_c("scenarios.c", producer, &[])).clone()
+}
+
+/// Runs a scenario with the recorder, linked both ways; both must agree.
+fn recorded(scenario: &str) -> Run {
+    let shared = run(&exe(Producer::NvtxrShared), &[scenario], Tool::Recorder("record"), &[]);
+    let stat = run(&exe(Producer::NvtxrStatic), &[scenario], Tool::Recorder("record"), &[]);
+    assert!(shared.success, "{shared:?}");
+    assert_eq!(shared.events, stat.events, "static and shared builds differ");
+    assert_eq!(shared.stdout, stat.stdout, "static and shared builds differ");
+    assert_eq!(shared.events.first().map(String::as_str), Some(INIT_OK), "{shared:?}");
+    shared
+}
+
+#[test]
+fn basic_marks_and_ranges() {
+    let r = recorded("basic");
+    assert_eq!(
+        r.calls(),
+        [
+            "MarkA \"hello\"",
+            "RangePushA \"outer\" -> 0",
+            "RangePushA \"inner\" -> 1",
+            "RangePop -> 1",
+            "RangePop -> 0",
+            "RangeStartA \"async\" -> 1",
+            "RangeEnd 1",
+        ]
+    );
+    assert_eq!(r.lines(), ["push -> 0", "push -> 1", "pop -> 1", "pop -> 0", "start -> 1", "end -> 0"]);
+}
+
+#[test]
+fn attributes_colors_categories_payloads_registered_strings() {
+    let r = recorded("attributes");
+    assert_eq!(
+        r.calls(),
+        [
+            "MarkEx {msg=\"colored\" color=0xff00ff00 category=7}",
+            "MarkEx {msg=\"payload\" payload=u64:18446744073709551615}",
+            "MarkEx {msg=\"payload\" payload=i64:-42}",
+            "MarkEx {msg=\"payload\" payload=f64:0.5}",
+            "MarkEx {msg=\"payload\" payload=u32:4000000000}",
+            "MarkEx {msg=\"payload\" payload=i32:-7}",
+            "MarkEx {msg=\"payload\" payload=f32:1.25}",
+            "MarkEx {}",
+            "RangePushEx {msg=\"colored\" color=0xff00ff00 category=7} -> 0",
+            "RangePop -> 0",
+            "RangeStartEx {msg=\"colored\" color=0xff00ff00 category=7} -> 1",
+            "RangeEnd 1",
+            "DomainRegisterStringA default \"registered\"",
+            "DomainMarkEx default {msg=reg:\"registered\"}",
+            "DomainMarkEx default {msg=reg:\"registered\" payload=i32:3}",
+        ]
+    );
+}
+
+#[test]
+fn domains_strings_and_lifecycle() {
+    let r = recorded("domains");
+    assert_eq!(
+        r.calls(),
+        [
+            // Two creates of one name: one tool domain. Two registrations: one tool call.
+            "DomainCreateA \"trainer\"",
+            "DomainRegisterStringA domain=\"trainer\" \"step\"",
+            "DomainNameCategoryA domain=\"trainer\" 1 \"io\"",
+            "DomainMarkEx domain=\"trainer\" {msg=\"domain mark\"}",
+            "DomainMarkEx domain=\"trainer\" {msg=reg:\"step\"}",
+            "DomainRangePushEx domain=\"trainer\" {msg=reg:\"step\"} -> 0",
+            "DomainRangePop domain=\"trainer\" -> 0",
+            "DomainRangeStartEx domain=\"trainer\" {msg=reg:\"step\"} -> 1",
+            "DomainRangeEnd domain=\"trainer\" 1",
+            "DomainMarkEx domain=\"trainer\" {msg=reg:\"step\" color=0x80123456 category=1}",
+            "DomainMarkEx domain=\"trainer\" {msg=\"still alive\"}",
+            // The second destroy is the last reference: the tool destroys once.
+            "DomainDestroy domain=\"trainer\"",
+            // Re-creating revives the handle and re-registers its strings.
+            "DomainCreateA \"trainer\"",
+            "DomainRegisterStringA domain=\"trainer\" \"step\"",
+            "DomainMarkEx domain=\"trainer\" {msg=reg:\"step\"}",
+            "DomainCreateA \"other\"",
+        ]
+    );
+    assert_eq!(
+        r.lines(),
+        [
+            "same handle: 1",
+            "same string: 1",
+            "name category -> 0",
+            "push -> 0",
+            "pop -> 0",
+            "end -> 0",
+            "destroy -> 0",
+            "mark after first destroy -> 0",
+            "destroy -> 0",
+            "destroy again -> -103",
+            "mark after destroy -> -103",
+            "push after destroy -> -103",
+            "pop after destroy -> -103",
+            "start after destroy -> 0",
+            "end after destroy -> -103",
+            "string after destroy -> -103",
+            "register after destroy -> NULL",
+            "category after destroy -> -103",
+            "destroy default -> 0",
+            "revived same handle: 1",
+            "string after revive -> 0",
+            "foreign string -> -102",
+        ]
+    );
+}
+
+#[test]
+fn thread_and_cuda_naming() {
+    let r = recorded("naming");
+    assert_eq!(
+        r.calls(),
+        [
+            "NameOsThreadA tid=self \"main thread\"",
+            "NameOsThreadA tid=4242 \"worker 4242\"",
+            "NameCategoryA 3 \"default-domain category\"",
+            "NameCuDeviceA 0 \"cu device 0\"",
+            "NameCuContextA 0x1000 \"cu context\"",
+            "NameCuStreamA 0x2000 \"cu stream\"",
+            "NameCuEventA 0x3000 \"cu event\"",
+            "NameCudaDeviceA 1 \"cuda device 1\"",
+            "NameCudaStreamA 0x4000 \"cuda stream\"",
+            "NameCudaEventA 0x5000 \"cuda event\"",
+        ]
+    );
+}
+
+#[test]
+fn bad_input_is_refused_with_a_code_and_forwards_nothing() {
+    let r = recorded("bad_input");
+    assert_eq!(
+        r.calls(),
+        [
+            "DomainCreateA \"bad\"",
+            "DomainCreateA \"other\"",
+            "DomainRegisterStringA domain=\"other\" \"elsewhere\"",
+            // Unbalanced pops and unknown ids are the tool's to judge, as in NVIDIA's API.
+            "RangePop -> -1",
+            "RangeEnd 20015998343868",
+            "RangeStartA \"twice\" -> 1",
+            "RangeEnd 1",
+            "RangeEnd 1",
+            // Bytes are forwarded as they are.
+            "MarkA \"bad \\xff\\xfe utf8\"",
+            "MarkA \"still working\"",
+        ]
+    );
+    assert_eq!(
+        r.lines(),
+        [
+            "mark NULL message -> -101",
+            "mark_ex NULL event -> -101",
+            "mark_string NULL -> -101",
+            "bad payload type -> -102",
+            "bad color type -> -102",
+            "both messages -> -102",
+            "foreign string -> -102",
+            "push NULL -> -101",
+            "start NULL -> 0",
+            "unbalanced pop -> -1",
+            "end 0 -> 0",
+            "end unknown -> 0",
+            "end -> 0",
+            "end again -> 0",
+            "invalid utf8 -> 0",
+            "domain NULL name -> NULL",
+            "register NULL -> NULL",
+            "name thread NULL -> -101",
+            "name category NULL -> -101",
+            "cuda NULL name -> -101",
+        ]
+    );
+}
+
+#[test]
+fn without_a_tool_every_call_is_a_no_op_with_the_documented_result() {
+    for producer in [Producer::NvtxrShared, Producer::NvtxrStatic] {
+        let r = run(&exe(producer), &["basic"], Tool::None, &[]);
+        assert!(r.success && r.events.is_empty(), "{r:?}");
+        assert_eq!(r.lines(), ["push -> -2", "push -> -2", "pop -> -2", "pop -> -2", "start -> 0", "end -> 0"]);
+
+        let d = run(&exe(producer), &["domains"], Tool::None, &[]);
+        assert!(d.success && d.events.is_empty(), "{d:?}");
+        // Handles work without a tool; lifecycle errors are still reported.
+        assert!(d.stdout.contains("same handle: 1\nsame string: 1\n"), "{}", d.stdout);
+        assert!(d.stdout.contains("destroy again -> -103\n"), "{}", d.stdout);
+        assert!(d.stdout.contains("register after destroy -> NULL\n"), "{}", d.stdout);
+
+        let b = run(&exe(producer), &["bad_input"], Tool::None, &[]);
+        assert!(b.success && b.events.is_empty(), "{b:?}");
+        assert!(b.stdout.contains("mark NULL message -> 0\n"), "no tool: arguments are not read");
+        assert!(b.stdout.contains("domain NULL name -> NULL\n"));
+    }
+}
+
+#[test]
+fn header_version_matches_runtime_and_cargo() {
+    let r = run(&exe(Producer::NvtxrShared), &["version"], Tool::None, &[]);
+    let v = env!("CARGO_PKG_VERSION");
+    let packed: u32 = env!("CARGO_PKG_VERSION_MAJOR").parse::<u32>().unwrap() * 1_000_000
+        + env!("CARGO_PKG_VERSION_MINOR").parse::<u32>().unwrap() * 1_000
+        + env!("CARGO_PKG_VERSION_PATCH").parse::<u32>().unwrap();
+    assert_eq!(r.lines(), [format!("header {v} {packed}"), format!("runtime {v} {packed}")]);
+}

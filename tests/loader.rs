@@ -1,0 +1,125 @@
+//! The tool loader: every way a tool can fail to attach, races, re-entry and fork.
+
+use nvtxr_harness::{artifacts, compile_c, run, Producer, Tool, INIT_OK};
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+fn exe() -> PathBuf {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| compile_c("scenarios.c", Producer::NvtxrShared, &[])).clone()
+}
+
+/// Runs the `status` scenario with `NVTX_INJECTION64_PATH=path`.
+fn status_with(path: &str) -> nvtxr_harness::Run {
+    let r = run(&exe(), &["status"], Tool::Path(path), &[]);
+    assert!(r.success, "{r:?}");
+    r
+}
+
+#[test]
+fn no_tool_configured() {
+    let r = run(&exe(), &["status"], Tool::None, &[]);
+    assert_eq!(r.lines(), ["attached 0", "tool_attached 0", "error (none)"]);
+    assert_eq!(r.stderr, "");
+}
+
+#[test]
+fn explicit_no_tool() {
+    let r = status_with("./.");
+    assert_eq!(r.lines(), ["attached 0", "tool_attached 0", "error (none)"]);
+    assert_eq!(r.stderr, "");
+}
+
+#[test]
+fn missing_file_is_reported_once() {
+    let r = status_with("/nonexistent/libtool.so");
+    assert_eq!(r.lines()[..2], ["attached 0", "tool_attached 0"]);
+    assert!(r.lines()[2].starts_with("error could not load NVTX tool \"/nonexistent/libtool.so\": "), "{r:?}");
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    assert!(r.stderr.starts_with("nvtxr: could not load NVTX tool \"/nonexistent/libtool.so\""));
+}
+
+#[test]
+fn quiet_variable_silences_the_report_but_not_the_api() {
+    let r = run(&exe(), &["status"], Tool::Path("/nonexistent/libtool.so"), &[("NVTXR_QUIET", "1")]);
+    assert_eq!(r.stderr, "");
+    assert!(r.lines()[2].starts_with("error could not load NVTX tool"), "{r:?}");
+}
+
+#[test]
+fn file_that_is_not_a_library() {
+    let path = nvtxr_harness::work_dir().join("not-a-library.so");
+    std::fs::write(&path, "this is text, not ELF\n").unwrap();
+    let r = status_with(path.to_str().unwrap());
+    assert_eq!(r.lines()[0], "attached 0");
+    assert!(r.lines()[2].starts_with("error could not load NVTX tool"), "{r:?}");
+    assert!(r.stderr.contains("not-a-library.so"), "{}", r.stderr);
+}
+
+#[test]
+fn library_without_the_entry_point() {
+    // nvtxr's own shared library is a real library with no InitializeInjectionNvtx2.
+    let lib = artifacts().lib_dir.join("libnvtxr.so");
+    let r = status_with(lib.to_str().unwrap());
+    assert_eq!(r.lines()[0], "attached 0");
+    assert_eq!(
+        r.lines()[2],
+        format!("error NVTX tool {:?} has no InitializeInjectionNvtx2 entry point", lib.to_str().unwrap())
+    );
+}
+
+#[test]
+fn entry_point_returning_zero_gets_no_events() {
+    // The recorder fills every slot, then declines: nvtxr must clear them.
+    let r = run(&exe(), &["status"], Tool::Recorder("decline"), &[]);
+    assert!(r.success, "{r:?}");
+    assert_eq!(r.events, [INIT_OK], "no event may reach a tool that declined");
+    assert_eq!(r.lines()[0], "attached 0");
+    assert!(r.lines()[2].ends_with("InitializeInjectionNvtx2 returned 0 (the tool declined to attach)"), "{r:?}");
+}
+
+#[test]
+fn sixteen_threads_race_the_first_call_against_a_slow_tool() {
+    let r = run(&exe(), &["race"], Tool::Recorder("slow"), &[]);
+    assert!(r.success, "{r:?}");
+    let inits = r.events.iter().filter(|l| l.starts_with("init")).count();
+    assert_eq!(inits, 1, "initialized once");
+    let calls = r.calls();
+    assert_eq!(calls.len(), 48, "all 48 events arrive: {calls:?}");
+    for i in 0..16 {
+        let n = |prefix: &str| calls.iter().filter(|l| l.starts_with(prefix)).count();
+        assert_eq!(n(&format!("MarkA \"racer {i}\"")), 1);
+        assert_eq!(n(&format!("RangePushA \"racer {i}\" -> 0")), 1);
+    }
+    assert_eq!(calls.iter().filter(|l| **l == "RangePop -> 0").count(), 16);
+}
+
+#[test]
+fn tool_calling_back_during_its_init_does_not_hang() {
+    let r = run(&exe(), &["reenter"], Tool::Recorder("reenter"), &[]);
+    assert!(r.success, "hung or crashed: {r:?}");
+    assert_eq!(r.lines(), ["returned"]);
+    // The re-entrant call is dropped (status OK); the triggering call is forwarded.
+    assert_eq!(r.events, [INIT_OK, "reenter: nvtxr_mark returned 0", "MarkA \"first\"", "MarkA \"second\""]);
+}
+
+#[test]
+fn fork_after_init_keeps_the_tool_in_the_child() {
+    let r = run(&exe(), &["fork_after_init"], Tool::Recorder("record"), &[]);
+    assert!(r.success, "{r:?}");
+    assert_eq!(r.lines(), ["child exit 0"]);
+    assert_eq!(r.events, [INIT_OK, "MarkA \"parent before fork\"", "MarkA \"child\"", "MarkA \"parent after fork\""]);
+}
+
+#[test]
+fn fork_while_another_thread_initializes_does_not_leave_the_child_stuck() {
+    let r = run(&exe(), &["fork_during_init"], Tool::Recorder("slow"), &[]);
+    assert!(r.success, "{r:?}");
+    // 0: the child finished (a hang would end in SIGALRM, 142).
+    assert_eq!(r.lines(), ["child exit 0"]);
+    // The child initialized on its own and its event arrived; so did the parent's.
+    let calls = r.calls();
+    assert!(calls.contains(&"MarkA \"child during parent init\""), "{r:?}");
+    assert!(calls.contains(&"MarkA \"parent thread\""), "{r:?}");
+    assert_eq!(r.events.iter().filter(|l| l.starts_with("init")).count(), 2, "parent and child each init once");
+}
