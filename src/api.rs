@@ -194,21 +194,30 @@ impl Domain {
     pub fn name_category(&self, id: u32, name: &str) {
         if loader::tool_attached() {
             // SAFETY: the pointer is a valid C string for the call.
-            with_c_str(name, |c| unsafe { self.state.name_category(id, c.as_ptr()) }).ok();
+            with_c_str(name, |c| unsafe {
+                self.state.name_category(id, c.as_ptr())
+            })
+            .ok();
         }
     }
 
     /// An instantaneous event.
     pub fn mark<'a>(&self, attributes: impl Into<EventAttributes<'a>>) {
         if loader::tool_attached() {
-            attributes.into().with_event(|e| events::mark(self.state, e)).ok();
+            attributes
+                .into()
+                .with_event(|e| events::mark(self.state, e))
+                .ok();
         }
     }
 
     /// Opens a range on this thread, closed when the guard drops.
     pub fn push<'a>(&self, attributes: impl Into<EventAttributes<'a>>) -> LocalRange<'_> {
         if loader::tool_attached() {
-            attributes.into().with_event(|e| events::push(self.state, e)).ok();
+            attributes
+                .into()
+                .with_event(|e| events::push(self.state, e))
+                .ok();
         }
         LocalRange {
             domain: self.state,
@@ -220,7 +229,10 @@ impl Domain {
     /// [`Range::end`] is called.
     pub fn start<'a>(&self, attributes: impl Into<EventAttributes<'a>>) -> Range<'_> {
         let id = if loader::tool_attached() {
-            attributes.into().with_event(|e| events::start(self.state, e)).unwrap_or(0)
+            attributes
+                .into()
+                .with_event(|e| events::start(self.state, e))
+                .unwrap_or(0)
         } else {
             0
         };
@@ -254,8 +266,13 @@ impl RegisteredString<'_> {
     }
 }
 
-/// A push/pop range: popped when dropped, on the thread that pushed it
-/// (it is `!Send`).
+/// A push/pop range: popped when dropped, on the thread that pushed it.
+///
+/// It is `!Send`, because NVTX push/pop ranges belong to an OS thread:
+/// ```compile_fail
+/// let range = nvtxr::push("x");
+/// std::thread::spawn(move || drop(range));
+/// ```
 #[must_use = "the range closes when this guard is dropped; bind it to a named variable"]
 pub struct LocalRange<'d> {
     domain: &'static DomainState,
@@ -346,6 +363,8 @@ pub fn name_os_thread(tid: u32, name: &str) {
 pub fn name_cuda(object: CudaObject, id: usize, name: &str) {
     if loader::tool_attached() {
         // SAFETY: the pointer is a valid C string for the call.
-        with_c_str(name, |c| unsafe { naming::name_cuda(object, id, c.as_ptr()) })
+        with_c_str(name, |c| unsafe {
+            naming::name_cuda(object, id, c.as_ptr())
+        })
     }
 }

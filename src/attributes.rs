@@ -104,7 +104,12 @@ impl Event {
     }
 
     /// An event with attributes (forwarded through the `...Ex` slots).
-    pub fn with_attributes(message: RawMessage, color: Option<Color>, category: u32, payload: Option<Payload>) -> Self {
+    pub fn with_attributes(
+        message: RawMessage,
+        color: Option<Color>,
+        category: u32,
+        payload: Option<Payload>,
+    ) -> Self {
         Event {
             message,
             color,
@@ -123,18 +128,24 @@ impl Event {
     }
 
     /// NVTX's attribute struct for this event.
-    pub fn to_raw(&self) -> EventAttributes {
+    pub fn nvtx_attributes(&self) -> EventAttributes {
         let (message_type, message) = match self.message {
             RawMessage::None => (0, ptr::null()),
             RawMessage::Text(p) => (attr::MESSAGE_ASCII, p as *const c_void),
-            RawMessage::Registered(s) => (attr::MESSAGE_REGISTERED, s.tool_handle() as *const c_void),
+            RawMessage::Registered(s) => {
+                (attr::MESSAGE_REGISTERED, s.tool_handle() as *const c_void)
+            }
         };
         let (payload_type, payload) = self.payload.map_or((0, 0), Payload::to_raw);
         EventAttributes {
             version: attr::VERSION,
             size: std::mem::size_of::<EventAttributes>() as u16,
             category: self.category,
-            color_type: if self.color.is_some() { attr::COLOR_ARGB } else { 0 },
+            color_type: if self.color.is_some() {
+                attr::COLOR_ARGB
+            } else {
+                0
+            },
             color: self.color.map_or(0, Color::argb),
             payload_type,
             reserved0: 0,

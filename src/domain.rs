@@ -109,7 +109,8 @@ impl DomainState {
             let handle = self.tool_handle.swap(ptr::null_mut(), Ordering::Relaxed);
             if loader::tool_attached() {
                 // SAFETY: slot type fixed by the protocol.
-                if let Some(f) = unsafe { slots::CORE2.get::<DomainDestroy>(core2::DOMAIN_DESTROY) } {
+                if let Some(f) = unsafe { slots::CORE2.get::<DomainDestroy>(core2::DOMAIN_DESTROY) }
+                {
                     unsafe { f(handle) };
                 }
             }
@@ -167,7 +168,9 @@ impl DomainState {
             if let Some(f) = slots::CORE.get::<NameCategoryA>(core::NAME_CATEGORY_A) {
                 f(id, name);
             }
-        } else if let Some(f) = slots::CORE2.get::<DomainNameCategoryA>(core2::DOMAIN_NAME_CATEGORY_A) {
+        } else if let Some(f) =
+            slots::CORE2.get::<DomainNameCategoryA>(core2::DOMAIN_NAME_CATEGORY_A)
+        {
             f(handle, id, name);
         }
         Ok(())
@@ -177,8 +180,11 @@ impl DomainState {
 impl StringState {
     fn register_with_tool(&self, domain_handle: *mut c_void) {
         // SAFETY: slot type fixed by the protocol; text is NUL-terminated.
-        let handle = unsafe { slots::CORE2.get::<DomainRegisterStringA>(core2::DOMAIN_REGISTER_STRING_A) }
-            .map_or(ptr::null_mut(), |f| unsafe { f(domain_handle, self.text.as_ptr()) });
+        let handle =
+            unsafe { slots::CORE2.get::<DomainRegisterStringA>(core2::DOMAIN_REGISTER_STRING_A) }
+                .map_or(ptr::null_mut(), |f| unsafe {
+                    f(domain_handle, self.text.as_ptr())
+                });
         self.tool_handle.store(handle, Ordering::Relaxed);
     }
 

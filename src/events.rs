@@ -30,7 +30,11 @@ struct Slots3 {
     domain_ex: usize,
 }
 
-const MARK: Slots3 = Slots3 { text: core::MARK_A, ex: core::MARK_EX, domain_ex: core2::DOMAIN_MARK_EX };
+const MARK: Slots3 = Slots3 {
+    text: core::MARK_A,
+    ex: core::MARK_EX,
+    domain_ex: core2::DOMAIN_MARK_EX,
+};
 const PUSH: Slots3 = Slots3 {
     text: core::RANGE_PUSH_A,
     ex: core::RANGE_PUSH_EX,
@@ -45,7 +49,9 @@ const START: Slots3 = Slots3 {
 fn target(domain: &DomainState, event: &Event) -> Result<Target, Error> {
     if let Some(s) = event.registered() {
         if !std::ptr::eq(s.domain(), domain) {
-            return Err(Error::InvalidArgument("registered string belongs to another domain"));
+            return Err(Error::InvalidArgument(
+                "registered string belongs to another domain",
+            ));
         }
     } else if domain.is_default() {
         return Ok(match event.plain_text() {
@@ -64,14 +70,20 @@ fn emit<R: Copy>(kind: &Slots3, domain: &DomainState, event: &Event, none: R) ->
     // event are valid for the call (the caller's contract).
     unsafe {
         Ok(match target {
-            Target::Text(text) => slots::CORE.get::<TextFn<R>>(kind.text).map_or(none, |f| f(text)),
+            Target::Text(text) => slots::CORE
+                .get::<TextFn<R>>(kind.text)
+                .map_or(none, |f| f(text)),
             Target::Ex => {
-                let raw = event.to_raw();
-                slots::CORE.get::<ExFn<R>>(kind.ex).map_or(none, |f| f(&raw))
+                let raw = event.nvtx_attributes();
+                slots::CORE
+                    .get::<ExFn<R>>(kind.ex)
+                    .map_or(none, |f| f(&raw))
             }
             Target::Domain(handle) => {
-                let raw = event.to_raw();
-                slots::CORE2.get::<DomainExFn<R>>(kind.domain_ex).map_or(none, |f| f(handle, &raw))
+                let raw = event.nvtx_attributes();
+                slots::CORE2
+                    .get::<DomainExFn<R>>(kind.domain_ex)
+                    .map_or(none, |f| f(handle, &raw))
             }
         })
     }
@@ -104,7 +116,9 @@ pub(crate) fn pop(domain: &DomainState) -> Result<i32, Error> {
     // SAFETY: slot types fixed by the protocol.
     unsafe {
         Ok(if domain.is_default() {
-            slots::CORE.get::<unsafe extern "C" fn() -> i32>(core::RANGE_POP).map_or(NO_PUSH_POP_TRACKING, |f| f())
+            slots::CORE
+                .get::<unsafe extern "C" fn() -> i32>(core::RANGE_POP)
+                .map_or(NO_PUSH_POP_TRACKING, |f| f())
         } else {
             let handle = domain.tool_handle()?;
             slots::CORE2
@@ -138,7 +152,9 @@ pub(crate) fn end(domain: &DomainState, id: u64) -> Result<(), Error> {
             }
         } else {
             let handle = domain.tool_handle()?;
-            if let Some(f) = slots::CORE2.get::<unsafe extern "C" fn(*mut c_void, u64)>(core2::DOMAIN_RANGE_END) {
+            if let Some(f) =
+                slots::CORE2.get::<unsafe extern "C" fn(*mut c_void, u64)>(core2::DOMAIN_RANGE_END)
+            {
                 f(handle, id);
             }
         }

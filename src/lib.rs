@@ -16,7 +16,9 @@
 //! let domain = nvtxr::Domain::new("trainer");
 //! let step = domain.register("step");                  // registered once, passed by handle
 //! let cross_thread = domain.start(&step);              // Send: may end on another thread
-//! std::thread::spawn(move || drop(cross_thread)).join().unwrap();
+//! std::thread::scope(|s| {
+//!     s.spawn(move || cross_thread.end());
+//! });
 //! ```
 //!
 //! The C ABI (`include/nvtxr.h`) is in [`ffi`]; the loader, with every number
@@ -32,8 +34,9 @@ mod loader;
 mod naming;
 
 pub use api::{
-    initialize, is_tool_attached, load_error, mark, name_category, name_cuda, name_current_thread, name_os_thread,
-    push, start, Domain, EventAttributes, LocalRange, Message, Range, RegisteredString,
+    initialize, is_tool_attached, load_error, mark, name_category, name_cuda, name_current_thread,
+    name_os_thread, push, start, Domain, EventAttributes, LocalRange, Message, Range,
+    RegisteredString,
 };
 pub use attributes::{Color, Payload};
 pub use error::Error;

@@ -18,7 +18,9 @@ pub fn current_os_thread_id() -> u32 {
 /// `name` must be a valid NUL-terminated string.
 pub(crate) unsafe fn name_os_thread(tid: u32, name: *const c_char) {
     if tool_attached() {
-        if let Some(f) = slots::CORE.get::<unsafe extern "C" fn(u32, *const c_char)>(core::NAME_OS_THREAD_A) {
+        if let Some(f) =
+            slots::CORE.get::<unsafe extern "C" fn(u32, *const c_char)>(core::NAME_OS_THREAD_A)
+        {
             f(tid, name);
         }
     }

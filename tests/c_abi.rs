@@ -9,18 +9,43 @@ use std::sync::OnceLock;
 fn exe(producer: Producer) -> PathBuf {
     static SHARED: OnceLock<PathBuf> = OnceLock::new();
     static STATIC: OnceLock<PathBuf> = OnceLock::new();
-    let cell = if producer == Producer::NvtxrShared { &SHARED } else { &STATIC };
-    cell.get_or_init(|| compile_c("scenarios.c", producer, &[])).clone()
+    let cell = if producer == Producer::NvtxrShared {
+        &SHARED
+    } else {
+        &STATIC
+    };
+    cell.get_or_init(|| compile_c("scenarios.c", producer, &[]))
+        .clone()
 }
 
 /// Runs a scenario with the recorder, linked both ways; both must agree.
 fn recorded(scenario: &str) -> Run {
-    let shared = run(&exe(Producer::NvtxrShared), &[scenario], Tool::Recorder("record"), &[]);
-    let stat = run(&exe(Producer::NvtxrStatic), &[scenario], Tool::Recorder("record"), &[]);
+    let shared = run(
+        &exe(Producer::NvtxrShared),
+        &[scenario],
+        Tool::Recorder("record"),
+        &[],
+    );
+    let stat = run(
+        &exe(Producer::NvtxrStatic),
+        &[scenario],
+        Tool::Recorder("record"),
+        &[],
+    );
     assert!(shared.success, "{shared:?}");
-    assert_eq!(shared.events, stat.events, "static and shared builds differ");
-    assert_eq!(shared.stdout, stat.stdout, "static and shared builds differ");
-    assert_eq!(shared.events.first().map(String::as_str), Some(INIT_OK), "{shared:?}");
+    assert_eq!(
+        shared.events, stat.events,
+        "static and shared builds differ"
+    );
+    assert_eq!(
+        shared.stdout, stat.stdout,
+        "static and shared builds differ"
+    );
+    assert_eq!(
+        shared.events.first().map(String::as_str),
+        Some(INIT_OK),
+        "{shared:?}"
+    );
     shared
 }
 
@@ -39,7 +64,17 @@ fn basic_marks_and_ranges() {
             "RangeEnd 1",
         ]
     );
-    assert_eq!(r.lines(), ["push -> 0", "push -> 1", "pop -> 1", "pop -> 0", "start -> 1", "end -> 0"]);
+    assert_eq!(
+        r.lines(),
+        [
+            "push -> 0",
+            "push -> 1",
+            "pop -> 1",
+            "pop -> 0",
+            "start -> 1",
+            "end -> 0"
+        ]
+    );
 }
 
 #[test]
@@ -195,18 +230,39 @@ fn without_a_tool_every_call_is_a_no_op_with_the_documented_result() {
     for producer in [Producer::NvtxrShared, Producer::NvtxrStatic] {
         let r = run(&exe(producer), &["basic"], Tool::None, &[]);
         assert!(r.success && r.events.is_empty(), "{r:?}");
-        assert_eq!(r.lines(), ["push -> -2", "push -> -2", "pop -> -2", "pop -> -2", "start -> 0", "end -> 0"]);
+        assert_eq!(
+            r.lines(),
+            [
+                "push -> -2",
+                "push -> -2",
+                "pop -> -2",
+                "pop -> -2",
+                "start -> 0",
+                "end -> 0"
+            ]
+        );
 
         let d = run(&exe(producer), &["domains"], Tool::None, &[]);
         assert!(d.success && d.events.is_empty(), "{d:?}");
         // Handles work without a tool; lifecycle errors are still reported.
-        assert!(d.stdout.contains("same handle: 1\nsame string: 1\n"), "{}", d.stdout);
+        assert!(
+            d.stdout.contains("same handle: 1\nsame string: 1\n"),
+            "{}",
+            d.stdout
+        );
         assert!(d.stdout.contains("destroy again -> -103\n"), "{}", d.stdout);
-        assert!(d.stdout.contains("register after destroy -> NULL\n"), "{}", d.stdout);
+        assert!(
+            d.stdout.contains("register after destroy -> NULL\n"),
+            "{}",
+            d.stdout
+        );
 
         let b = run(&exe(producer), &["bad_input"], Tool::None, &[]);
         assert!(b.success && b.events.is_empty(), "{b:?}");
-        assert!(b.stdout.contains("mark NULL message -> 0\n"), "no tool: arguments are not read");
+        assert!(
+            b.stdout.contains("mark NULL message -> 0\n"),
+            "no tool: arguments are not read"
+        );
         assert!(b.stdout.contains("domain NULL name -> NULL\n"));
     }
 }
@@ -218,5 +274,11 @@ fn header_version_matches_runtime_and_cargo() {
     let packed: u32 = env!("CARGO_PKG_VERSION_MAJOR").parse::<u32>().unwrap() * 1_000_000
         + env!("CARGO_PKG_VERSION_MINOR").parse::<u32>().unwrap() * 1_000
         + env!("CARGO_PKG_VERSION_PATCH").parse::<u32>().unwrap();
-    assert_eq!(r.lines(), [format!("header {v} {packed}"), format!("runtime {v} {packed}")]);
+    assert_eq!(
+        r.lines(),
+        [
+            format!("header {v} {packed}"),
+            format!("runtime {v} {packed}")
+        ]
+    );
 }

@@ -10,19 +10,31 @@ fn nvtxr_matches_nvidia_interop() {
     let expected = run(&reference, &[], Tool::Recorder("record"), &[]);
     assert!(expected.success, "{expected:?}");
     assert_eq!(expected.events[0], INIT_OK);
-    assert!(expected.events.len() > 25, "the reference recorded too little: {expected:?}");
+    assert!(
+        expected.events.len() > 25,
+        "the reference recorded too little: {expected:?}"
+    );
     let expected_plain = run(&reference, &[], Tool::None, &[]);
 
     for producer in [Producer::NvtxrShared, Producer::NvtxrStatic] {
         let exe = compile_c("differential.c", producer, &[]);
         let got = run(&exe, &[], Tool::Recorder("record"), &[]);
         assert!(got.success, "{got:?}");
-        assert_eq!(got.events, expected.events, "{producer:?}: events differ from NVIDIA's");
-        assert_eq!(got.stdout, expected.stdout, "{producer:?}: return values differ from NVIDIA's");
+        assert_eq!(
+            got.events, expected.events,
+            "{producer:?}: events differ from NVIDIA's"
+        );
+        assert_eq!(
+            got.stdout, expected.stdout,
+            "{producer:?}: return values differ from NVIDIA's"
+        );
 
         let plain = run(&exe, &[], Tool::None, &[]);
         assert!(plain.events.is_empty());
-        assert_eq!(plain.stdout, expected_plain.stdout, "{producer:?}: no-tool results differ");
+        assert_eq!(
+            plain.stdout, expected_plain.stdout,
+            "{producer:?}: no-tool results differ"
+        );
     }
 }
 

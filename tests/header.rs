@@ -5,7 +5,8 @@ use std::path::Path;
 
 fn generate() -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut config = cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("cbindgen.toml");
+    let mut config =
+        cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("cbindgen.toml");
     config.after_includes = Some(format!(
         "\n/* nvtxr's version, from Cargo.toml; nvtxr_version() returns NVTXR_VERSION. */\n\
          #define NVTXR_VERSION_MAJOR {major}\n\

@@ -6,7 +6,8 @@ use std::sync::OnceLock;
 
 fn exe() -> PathBuf {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
-    EXE.get_or_init(|| compile_c("scenarios.c", Producer::NvtxrShared, &[])).clone()
+    EXE.get_or_init(|| compile_c("scenarios.c", Producer::NvtxrShared, &[]))
+        .clone()
 }
 
 /// Runs the `status` scenario with `NVTX_INJECTION64_PATH=path`.
@@ -34,16 +35,29 @@ fn explicit_no_tool() {
 fn missing_file_is_reported_once() {
     let r = status_with("/nonexistent/libtool.so");
     assert_eq!(r.lines()[..2], ["attached 0", "tool_attached 0"]);
-    assert!(r.lines()[2].starts_with("error could not load NVTX tool \"/nonexistent/libtool.so\": "), "{r:?}");
+    assert!(
+        r.lines()[2].starts_with("error could not load NVTX tool \"/nonexistent/libtool.so\": "),
+        "{r:?}"
+    );
     assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
-    assert!(r.stderr.starts_with("nvtxr: could not load NVTX tool \"/nonexistent/libtool.so\""));
+    assert!(r
+        .stderr
+        .starts_with("nvtxr: could not load NVTX tool \"/nonexistent/libtool.so\""));
 }
 
 #[test]
 fn quiet_variable_silences_the_report_but_not_the_api() {
-    let r = run(&exe(), &["status"], Tool::Path("/nonexistent/libtool.so"), &[("NVTXR_QUIET", "1")]);
+    let r = run(
+        &exe(),
+        &["status"],
+        Tool::Path("/nonexistent/libtool.so"),
+        &[("NVTXR_QUIET", "1")],
+    );
     assert_eq!(r.stderr, "");
-    assert!(r.lines()[2].starts_with("error could not load NVTX tool"), "{r:?}");
+    assert!(
+        r.lines()[2].starts_with("error could not load NVTX tool"),
+        "{r:?}"
+    );
 }
 
 #[test]
@@ -52,7 +66,10 @@ fn file_that_is_not_a_library() {
     std::fs::write(&path, "this is text, not ELF\n").unwrap();
     let r = status_with(path.to_str().unwrap());
     assert_eq!(r.lines()[0], "attached 0");
-    assert!(r.lines()[2].starts_with("error could not load NVTX tool"), "{r:?}");
+    assert!(
+        r.lines()[2].starts_with("error could not load NVTX tool"),
+        "{r:?}"
+    );
     assert!(r.stderr.contains("not-a-library.so"), "{}", r.stderr);
 }
 
@@ -64,7 +81,10 @@ fn library_without_the_entry_point() {
     assert_eq!(r.lines()[0], "attached 0");
     assert_eq!(
         r.lines()[2],
-        format!("error NVTX tool {:?} has no InitializeInjectionNvtx2 entry point", lib.to_str().unwrap())
+        format!(
+            "error NVTX tool {:?} has no InitializeInjectionNvtx2 entry point",
+            lib.to_str().unwrap()
+        )
     );
 }
 
@@ -73,9 +93,16 @@ fn entry_point_returning_zero_gets_no_events() {
     // The recorder fills every slot, then declines: nvtxr must clear them.
     let r = run(&exe(), &["status"], Tool::Recorder("decline"), &[]);
     assert!(r.success, "{r:?}");
-    assert_eq!(r.events, [INIT_OK], "no event may reach a tool that declined");
+    assert_eq!(
+        r.events,
+        [INIT_OK],
+        "no event may reach a tool that declined"
+    );
     assert_eq!(r.lines()[0], "attached 0");
-    assert!(r.lines()[2].ends_with("InitializeInjectionNvtx2 returned 0 (the tool declined to attach)"), "{r:?}");
+    assert!(
+        r.lines()[2].ends_with("InitializeInjectionNvtx2 returned 0 (the tool declined to attach)"),
+        "{r:?}"
+    );
 }
 
 #[test]
@@ -100,7 +127,15 @@ fn tool_calling_back_during_its_init_does_not_hang() {
     assert!(r.success, "hung or crashed: {r:?}");
     assert_eq!(r.lines(), ["returned"]);
     // The re-entrant call is dropped (status OK); the triggering call is forwarded.
-    assert_eq!(r.events, [INIT_OK, "reenter: nvtxr_mark returned 0", "MarkA \"first\"", "MarkA \"second\""]);
+    assert_eq!(
+        r.events,
+        [
+            INIT_OK,
+            "reenter: nvtxr_mark returned 0",
+            "MarkA \"first\"",
+            "MarkA \"second\""
+        ]
+    );
 }
 
 #[test]
@@ -108,7 +143,15 @@ fn fork_after_init_keeps_the_tool_in_the_child() {
     let r = run(&exe(), &["fork_after_init"], Tool::Recorder("record"), &[]);
     assert!(r.success, "{r:?}");
     assert_eq!(r.lines(), ["child exit 0"]);
-    assert_eq!(r.events, [INIT_OK, "MarkA \"parent before fork\"", "MarkA \"child\"", "MarkA \"parent after fork\""]);
+    assert_eq!(
+        r.events,
+        [
+            INIT_OK,
+            "MarkA \"parent before fork\"",
+            "MarkA \"child\"",
+            "MarkA \"parent after fork\""
+        ]
+    );
 }
 
 #[test]
@@ -119,7 +162,14 @@ fn fork_while_another_thread_initializes_does_not_leave_the_child_stuck() {
     assert_eq!(r.lines(), ["child exit 0"]);
     // The child initialized on its own and its event arrived; so did the parent's.
     let calls = r.calls();
-    assert!(calls.contains(&"MarkA \"child during parent init\""), "{r:?}");
+    assert!(
+        calls.contains(&"MarkA \"child during parent init\""),
+        "{r:?}"
+    );
     assert!(calls.contains(&"MarkA \"parent thread\""), "{r:?}");
-    assert_eq!(r.events.iter().filter(|l| l.starts_with("init")).count(), 2, "parent and child each init once");
+    assert_eq!(
+        r.events.iter().filter(|l| l.starts_with("init")).count(),
+        2,
+        "parent and child each init once"
+    );
 }

@@ -67,7 +67,9 @@ pub unsafe extern "C" fn nvtxr_domain_create(name: *const c_char) -> *mut nvtxr_
 /// revives the same handle. Thread-safe.
 #[no_mangle]
 pub unsafe extern "C" fn nvtxr_domain_destroy(domain: *mut nvtxr_domain_t) -> i32 {
-    guard(NVTXR_ERROR_INTERNAL, || status(domain_ref(domain).destroy()))
+    guard(NVTXR_ERROR_INTERNAL, || {
+        status(domain_ref(domain).destroy())
+    })
 }
 
 /// Registers `text` (UTF-8, copied) in `domain` (NULL: the default domain).

@@ -72,7 +72,11 @@ unsafe fn event_from(e: *const nvtxr_event_t) -> Result<Event, Error> {
         (true, None) => RawMessage::None,
         (false, None) => RawMessage::Text(e.message),
         (true, Some(s)) => RawMessage::Registered(s),
-        (false, Some(_)) => return Err(Error::InvalidArgument("both message and registered_message are set")),
+        (false, Some(_)) => {
+            return Err(Error::InvalidArgument(
+                "both message and registered_message are set",
+            ))
+        }
     };
     let color = match e.color_type {
         NVTXR_COLOR_NONE => None,
@@ -103,12 +107,20 @@ fn text_event(message: *const c_char) -> Result<Event, Error> {
 
 unsafe fn string_event(string: *const nvtxr_string_t) -> Result<Event, Error> {
     let s = string_ref(string).ok_or(Error::NullArgument)?;
-    Ok(Event::with_attributes(RawMessage::Registered(s), None, 0, None))
+    Ok(Event::with_attributes(
+        RawMessage::Registered(s),
+        None,
+        0,
+        None,
+    ))
 }
 
 /// Emits a mark. Shared by the three mark entry points.
 #[inline(always)]
-unsafe fn mark_with(domain: *const nvtxr_domain_t, event: impl FnOnce() -> Result<Event, Error>) -> i32 {
+unsafe fn mark_with(
+    domain: *const nvtxr_domain_t,
+    event: impl FnOnce() -> Result<Event, Error>,
+) -> i32 {
     guard(NVTXR_ERROR_INTERNAL, || {
         if !tool_attached() {
             return NVTXR_OK;
@@ -118,7 +130,10 @@ unsafe fn mark_with(domain: *const nvtxr_domain_t, event: impl FnOnce() -> Resul
 }
 
 #[inline(always)]
-unsafe fn push_with(domain: *const nvtxr_domain_t, event: impl FnOnce() -> Result<Event, Error>) -> i32 {
+unsafe fn push_with(
+    domain: *const nvtxr_domain_t,
+    event: impl FnOnce() -> Result<Event, Error>,
+) -> i32 {
     guard(NVTXR_ERROR_INTERNAL, || {
         if !tool_attached() {
             return NVTXR_NO_PUSH_POP_TRACKING;
@@ -130,12 +145,17 @@ unsafe fn push_with(domain: *const nvtxr_domain_t, event: impl FnOnce() -> Resul
 }
 
 #[inline(always)]
-unsafe fn start_with(domain: *const nvtxr_domain_t, event: impl FnOnce() -> Result<Event, Error>) -> u64 {
+unsafe fn start_with(
+    domain: *const nvtxr_domain_t,
+    event: impl FnOnce() -> Result<Event, Error>,
+) -> u64 {
     guard(0, || {
         if !tool_attached() {
             return 0;
         }
-        event().and_then(|e| events::start(domain_ref(domain), &e)).unwrap_or(0)
+        event()
+            .and_then(|e| events::start(domain_ref(domain), &e))
+            .unwrap_or(0)
     })
 }
 
@@ -153,7 +173,10 @@ pub unsafe extern "C" fn nvtxr_mark(domain: *const nvtxr_domain_t, message: *con
 /// Returns as `nvtxr_mark`, and `NVTXR_ERROR_INVALID_ARGUMENT` when the string
 /// belongs to another domain.
 #[no_mangle]
-pub unsafe extern "C" fn nvtxr_mark_string(domain: *const nvtxr_domain_t, string: *const nvtxr_string_t) -> i32 {
+pub unsafe extern "C" fn nvtxr_mark_string(
+    domain: *const nvtxr_domain_t,
+    string: *const nvtxr_string_t,
+) -> i32 {
     mark_with(domain, || string_event(string))
 }
 
@@ -162,7 +185,10 @@ pub unsafe extern "C" fn nvtxr_mark_string(domain: *const nvtxr_domain_t, string
 /// Returns as `nvtxr_mark_string`, and `NVTXR_ERROR_INVALID_ARGUMENT` for an
 /// unknown color or payload type or both messages set.
 #[no_mangle]
-pub unsafe extern "C" fn nvtxr_mark_ex(domain: *const nvtxr_domain_t, event: *const nvtxr_event_t) -> i32 {
+pub unsafe extern "C" fn nvtxr_mark_ex(
+    domain: *const nvtxr_domain_t,
+    event: *const nvtxr_event_t,
+) -> i32 {
     mark_with(domain, || event_from(event))
 }
 
@@ -171,19 +197,28 @@ pub unsafe extern "C" fn nvtxr_mark_ex(domain: *const nvtxr_domain_t, event: *co
 /// Returns the depth the tool reports (0-based), `NVTXR_NO_PUSH_POP_TRACKING`
 /// (-2) with no tool, or a negative `NVTXR_ERROR_*` code (nothing forwarded).
 #[no_mangle]
-pub unsafe extern "C" fn nvtxr_range_push(domain: *const nvtxr_domain_t, message: *const c_char) -> i32 {
+pub unsafe extern "C" fn nvtxr_range_push(
+    domain: *const nvtxr_domain_t,
+    message: *const c_char,
+) -> i32 {
     push_with(domain, || text_event(message))
 }
 
 /// `nvtxr_range_push` with a registered string as the message.
 #[no_mangle]
-pub unsafe extern "C" fn nvtxr_range_push_string(domain: *const nvtxr_domain_t, string: *const nvtxr_string_t) -> i32 {
+pub unsafe extern "C" fn nvtxr_range_push_string(
+    domain: *const nvtxr_domain_t,
+    string: *const nvtxr_string_t,
+) -> i32 {
     push_with(domain, || string_event(string))
 }
 
 /// `nvtxr_range_push` with full attributes.
 #[no_mangle]
-pub unsafe extern "C" fn nvtxr_range_push_ex(domain: *const nvtxr_domain_t, event: *const nvtxr_event_t) -> i32 {
+pub unsafe extern "C" fn nvtxr_range_push_ex(
+    domain: *const nvtxr_domain_t,
+    event: *const nvtxr_event_t,
+) -> i32 {
     push_with(domain, || event_from(event))
 }
 
@@ -207,19 +242,28 @@ pub unsafe extern "C" fn nvtxr_range_pop(domain: *const nvtxr_domain_t) -> i32 {
 /// Returns the tool's 64-bit range id; 0 with no tool or on invalid input
 /// (ending id 0 is a no-op, so callers never need to branch).
 #[no_mangle]
-pub unsafe extern "C" fn nvtxr_range_start(domain: *const nvtxr_domain_t, message: *const c_char) -> u64 {
+pub unsafe extern "C" fn nvtxr_range_start(
+    domain: *const nvtxr_domain_t,
+    message: *const c_char,
+) -> u64 {
     start_with(domain, || text_event(message))
 }
 
 /// `nvtxr_range_start` with a registered string as the message.
 #[no_mangle]
-pub unsafe extern "C" fn nvtxr_range_start_string(domain: *const nvtxr_domain_t, string: *const nvtxr_string_t) -> u64 {
+pub unsafe extern "C" fn nvtxr_range_start_string(
+    domain: *const nvtxr_domain_t,
+    string: *const nvtxr_string_t,
+) -> u64 {
     start_with(domain, || string_event(string))
 }
 
 /// `nvtxr_range_start` with full attributes.
 #[no_mangle]
-pub unsafe extern "C" fn nvtxr_range_start_ex(domain: *const nvtxr_domain_t, event: *const nvtxr_event_t) -> u64 {
+pub unsafe extern "C" fn nvtxr_range_start_ex(
+    domain: *const nvtxr_domain_t,
+    event: *const nvtxr_event_t,
+) -> u64 {
     start_with(domain, || event_from(event))
 }
 
@@ -230,5 +274,7 @@ pub unsafe extern "C" fn nvtxr_range_start_ex(domain: *const nvtxr_domain_t, eve
 /// Returns `NVTXR_OK` or `NVTXR_ERROR_DESTROYED`. Thread-safe.
 #[no_mangle]
 pub unsafe extern "C" fn nvtxr_range_end(domain: *const nvtxr_domain_t, id: u64) -> i32 {
-    guard(NVTXR_ERROR_INTERNAL, || status(events::end(domain_ref(domain), id)))
+    guard(NVTXR_ERROR_INTERNAL, || {
+        status(events::end(domain_ref(domain), id))
+    })
 }

@@ -10,7 +10,9 @@ pub(crate) fn initialize_and_forward() -> bool {
     let attached = loader::tool_attached();
     if attached {
         // SAFETY: slot type fixed by the protocol.
-        if let Some(f) = unsafe { slots::CORE2.get::<unsafe extern "C" fn(*const c_void)>(core2::INITIALIZE) } {
+        if let Some(f) =
+            unsafe { slots::CORE2.get::<unsafe extern "C" fn(*const c_void)>(core2::INITIALIZE) }
+        {
             unsafe { f(ptr::null()) };
         }
     }

@@ -18,8 +18,16 @@
 //!   destroyed returns `NVTXR_ERROR_DESTROYED`.
 //! - **Threads**: every function may be called from any thread at any time.
 //!   Push/pop ranges belong to the calling OS thread; start/end ranges do not.
+//!
+//! # Safety
+//! The one contract of every `unsafe` function here: each pointer argument is
+//! NULL or valid for the documented use: strings NUL-terminated, domain and
+//! string handles as returned by nvtxr, `nvtxr_event_t` readable. nvtxr checks
+//! NULL; it cannot check a dangling pointer.
 
 #![allow(non_camel_case_types)]
+// The module's "Safety" section above covers every exported function.
+#![allow(clippy::missing_safety_doc)]
 
 mod domain;
 mod events;

@@ -32,7 +32,9 @@ fn name_with(name: *const c_char, f: impl FnOnce()) -> i32 {
 /// Returns `NVTXR_OK` or `NVTXR_ERROR_NULL_ARGUMENT`. Thread-safe.
 #[no_mangle]
 pub unsafe extern "C" fn nvtxr_name_current_thread(name: *const c_char) -> i32 {
-    name_with(name, || naming::name_os_thread(naming::current_os_thread_id(), name))
+    name_with(name, || {
+        naming::name_os_thread(naming::current_os_thread_id(), name)
+    })
 }
 
 /// Names the OS thread `tid` (a Linux `gettid` value).
@@ -44,41 +46,55 @@ pub unsafe extern "C" fn nvtxr_name_os_thread(tid: u32, name: *const c_char) -> 
 /// Names a CUDA driver device (`CUdevice` ordinal).
 #[no_mangle]
 pub unsafe extern "C" fn nvtxr_name_cu_device(device: c_int, name: *const c_char) -> i32 {
-    name_with(name, || naming::name_cuda(CudaObject::CuDevice, device as usize, name))
+    name_with(name, || {
+        naming::name_cuda(CudaObject::CuDevice, device as usize, name)
+    })
 }
 
 /// Names a CUDA driver context (`CUcontext`); the handle is not dereferenced.
 #[no_mangle]
 pub unsafe extern "C" fn nvtxr_name_cu_context(context: *mut c_void, name: *const c_char) -> i32 {
-    name_with(name, || naming::name_cuda(CudaObject::CuContext, context as usize, name))
+    name_with(name, || {
+        naming::name_cuda(CudaObject::CuContext, context as usize, name)
+    })
 }
 
 /// Names a CUDA driver stream (`CUstream`).
 #[no_mangle]
 pub unsafe extern "C" fn nvtxr_name_cu_stream(stream: *mut c_void, name: *const c_char) -> i32 {
-    name_with(name, || naming::name_cuda(CudaObject::CuStream, stream as usize, name))
+    name_with(name, || {
+        naming::name_cuda(CudaObject::CuStream, stream as usize, name)
+    })
 }
 
 /// Names a CUDA driver event (`CUevent`).
 #[no_mangle]
 pub unsafe extern "C" fn nvtxr_name_cu_event(event: *mut c_void, name: *const c_char) -> i32 {
-    name_with(name, || naming::name_cuda(CudaObject::CuEvent, event as usize, name))
+    name_with(name, || {
+        naming::name_cuda(CudaObject::CuEvent, event as usize, name)
+    })
 }
 
 /// Names a CUDA runtime device (ordinal).
 #[no_mangle]
 pub unsafe extern "C" fn nvtxr_name_cuda_device(device: c_int, name: *const c_char) -> i32 {
-    name_with(name, || naming::name_cuda(CudaObject::CudaDevice, device as usize, name))
+    name_with(name, || {
+        naming::name_cuda(CudaObject::CudaDevice, device as usize, name)
+    })
 }
 
 /// Names a CUDA runtime stream (`cudaStream_t`).
 #[no_mangle]
 pub unsafe extern "C" fn nvtxr_name_cuda_stream(stream: *mut c_void, name: *const c_char) -> i32 {
-    name_with(name, || naming::name_cuda(CudaObject::CudaStream, stream as usize, name))
+    name_with(name, || {
+        naming::name_cuda(CudaObject::CudaStream, stream as usize, name)
+    })
 }
 
 /// Names a CUDA runtime event (`cudaEvent_t`).
 #[no_mangle]
 pub unsafe extern "C" fn nvtxr_name_cuda_event(event: *mut c_void, name: *const c_char) -> i32 {
-    name_with(name, || naming::name_cuda(CudaObject::CudaEvent, event as usize, name))
+    name_with(name, || {
+        naming::name_cuda(CudaObject::CudaEvent, event as usize, name)
+    })
 }

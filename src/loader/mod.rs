@@ -125,7 +125,9 @@ enum AttachError {
     Load { path: OsString, reason: String },
     #[error("NVTX tool {path:?} has no InitializeInjectionNvtx2 entry point")]
     NoEntryPoint { path: OsString },
-    #[error("NVTX tool {path:?}: InitializeInjectionNvtx2 returned 0 (the tool declined to attach)")]
+    #[error(
+        "NVTX tool {path:?}: InitializeInjectionNvtx2 returned 0 (the tool declined to attach)"
+    )]
     Declined { path: OsString },
 }
 

@@ -13,11 +13,22 @@ use std::sync::OnceLock;
 pub const NVIDIA_NVTX_WHEEL: &str = "nvidia-nvtx==13.5.25";
 
 /// Link flags the static library needs (what `rustc --print native-static-libs` reports on Linux).
-pub const STATIC_LINK_FLAGS: &[&str] = &["-lgcc_s", "-lutil", "-lrt", "-lpthread", "-lm", "-ldl", "-lc"];
+pub const STATIC_LINK_FLAGS: &[&str] = &[
+    "-lgcc_s",
+    "-lutil",
+    "-lrt",
+    "-lpthread",
+    "-lm",
+    "-ldl",
+    "-lc",
+];
 
 /// The workspace root.
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
 }
 
 /// `target/harness`, where the harness builds and runs things.
@@ -57,7 +68,15 @@ pub fn artifacts() -> &'static Artifacts {
             "cargo build",
             Command::new(cargo)
                 .current_dir(root())
-                .args(["build", "--release", "-p", "nvtxr", "-p", "nvtxr-recorder", "--target-dir"])
+                .args([
+                    "build",
+                    "--release",
+                    "-p",
+                    "nvtxr",
+                    "-p",
+                    "nvtxr-recorder",
+                    "--target-dir",
+                ])
                 .arg(&target)
                 .stdout(Stdio::inherit())
                 .stderr(Stdio::inherit())
@@ -104,7 +123,12 @@ pub fn nvidia() -> &'static Nvidia {
                     .output()
                     .unwrap(),
             );
-            let wheel = std::fs::read_dir(&tmp).unwrap().next().unwrap().unwrap().path();
+            let wheel = std::fs::read_dir(&tmp)
+                .unwrap()
+                .next()
+                .unwrap()
+                .unwrap()
+                .path();
             check(
                 "unpack wheel",
                 Command::new(&python)
@@ -155,7 +179,11 @@ static UNIQUE: AtomicU32 = AtomicU32::new(0);
 fn unique(stem: &str) -> PathBuf {
     let dir = work_dir().join("bin");
     std::fs::create_dir_all(&dir).unwrap();
-    dir.join(format!("{stem}-{}-{}", std::process::id(), UNIQUE.fetch_add(1, Ordering::Relaxed)))
+    dir.join(format!(
+        "{stem}-{}-{}",
+        std::process::id(),
+        UNIQUE.fetch_add(1, Ordering::Relaxed)
+    ))
 }
 
 /// Compiles `bindings/c/<source>` with `-Wall -Wextra -Werror` against the
@@ -165,23 +193,38 @@ pub fn compile_c(source: &str, producer: Producer, extra: &[&str]) -> PathBuf {
     let stem = Path::new(source).file_stem().unwrap().to_str().unwrap();
     let exe = unique(&format!("{stem}-{producer:?}"));
     let mut cc = Command::new(std::env::var("CC").unwrap_or_else(|_| "gcc".into()));
-    cc.args(["-std=c11", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-pthread"])
-        .arg("-I")
-        .arg(root().join("include"))
-        .arg(root().join("bindings/c").join(source))
-        .args(extra)
-        .arg("-o")
-        .arg(&exe);
+    cc.args([
+        "-std=c11",
+        "-O2",
+        "-g",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-D_GNU_SOURCE",
+        "-pthread",
+    ])
+    .arg("-I")
+    .arg(root().join("include"))
+    .arg(root().join("bindings/c").join(source))
+    .args(extra)
+    .arg("-o")
+    .arg(&exe);
     match producer {
         Producer::NvtxrShared => {
-            cc.arg("-L").arg(&a.lib_dir).arg("-lnvtxr").arg(format!("-Wl,-rpath,{}", a.lib_dir.display()));
+            cc.arg("-L")
+                .arg(&a.lib_dir)
+                .arg("-lnvtxr")
+                .arg(format!("-Wl,-rpath,{}", a.lib_dir.display()));
         }
         Producer::NvtxrStatic => {
             cc.arg(&a.static_lib).args(STATIC_LINK_FLAGS);
         }
         Producer::NvidiaHeader | Producer::NvidiaInterop => {
             let n = nvidia();
-            cc.arg("-DUSE_NVIDIA").arg("-I").arg(&n.include_dir).arg("-ldl");
+            cc.arg("-DUSE_NVIDIA")
+                .arg("-I")
+                .arg(&n.include_dir)
+                .arg("-ldl");
             if producer == Producer::NvidiaInterop {
                 cc.arg("-DNVTX_NO_IMPL")
                     .arg(n.lib_dir.join("libnvtx3interop.so.1"))
@@ -217,7 +260,11 @@ pub struct Run {
 impl Run {
     /// The events without the `init ...` line.
     pub fn calls(&self) -> Vec<&str> {
-        self.events.iter().map(String::as_str).filter(|l| !l.starts_with("init ")).collect()
+        self.events
+            .iter()
+            .map(String::as_str)
+            .filter(|l| !l.starts_with("init "))
+            .collect()
     }
 
     /// The stdout lines.
@@ -238,7 +285,8 @@ pub fn run(exe: &Path, args: &[&str], tool: Tool, env: &[(&str, &str)]) -> Run {
     match tool {
         Tool::None => {}
         Tool::Recorder(mode) => {
-            cmd.env("NVTX_INJECTION64_PATH", &artifacts().recorder).env("NVTXR_RECORDER_MODE", mode);
+            cmd.env("NVTX_INJECTION64_PATH", &artifacts().recorder)
+                .env("NVTXR_RECORDER_MODE", mode);
         }
         Tool::Path(p) => {
             cmd.env("NVTX_INJECTION64_PATH", p);
@@ -246,7 +294,11 @@ pub fn run(exe: &Path, args: &[&str], tool: Tool, env: &[(&str, &str)]) -> Run {
     }
     cmd.envs(env.iter().copied());
     let output = cmd.output().unwrap();
-    let events = std::fs::read_to_string(&out).unwrap_or_default().lines().map(str::to_owned).collect();
+    let events = std::fs::read_to_string(&out)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect();
     let _ = std::fs::remove_file(&out);
     Run {
         success: output.status.success(),

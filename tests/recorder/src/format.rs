@@ -87,7 +87,10 @@ pub unsafe fn domain(d: *const c_void) -> String {
     if d.is_null() {
         "default".into()
     } else {
-        format!("domain={}", quote_bytes((*d.cast::<Domain>()).name.as_bytes()))
+        format!(
+            "domain={}",
+            quote_bytes((*d.cast::<Domain>()).name.as_bytes())
+        )
     }
 }
 
@@ -97,7 +100,9 @@ pub unsafe fn domain(d: *const c_void) -> String {
 /// # Safety
 /// `a` is NULL or points to a valid attribute struct whose message is valid.
 pub unsafe fn attributes(d: *const c_void, a: *const EventAttributes) -> String {
-    let Some(a) = a.as_ref() else { return "{NULL}".into() };
+    let Some(a) = a.as_ref() else {
+        return "{NULL}".into();
+    };
     let mut parts = Vec::new();
     if a.version != 3 || a.size != 48 {
         parts.push(format!("version={} size={}", a.version, a.size));
@@ -109,8 +114,15 @@ pub unsafe fn attributes(d: *const c_void, a: *const EventAttributes) -> String 
         3 if a.message.is_null() => parts.push("msg=reg:NULL".into()),
         3 => {
             let r = &*a.message.cast::<Registered>();
-            let foreign = if r.domain == d { "" } else { "(FOREIGN DOMAIN)" };
-            parts.push(format!("msg=reg{foreign}:{}", quote_bytes(r.text.as_bytes())));
+            let foreign = if r.domain == d {
+                ""
+            } else {
+                "(FOREIGN DOMAIN)"
+            };
+            parts.push(format!(
+                "msg=reg{foreign}:{}",
+                quote_bytes(r.text.as_bytes())
+            ));
         }
         t => parts.push(format!("msgtype={t}")),
     }

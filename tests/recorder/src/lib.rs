@@ -27,7 +27,11 @@ static OUT: OnceLock<Mutex<Option<File>>> = OnceLock::new();
 pub(crate) fn record(line: String) {
     let out = OUT.get_or_init(|| {
         Mutex::new(std::env::var_os("NVTXR_RECORDER_OUT").and_then(|p| {
-            std::fs::OpenOptions::new().create(true).append(true).open(p).ok()
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)
+                .ok()
         }))
     });
     let mut bytes = line.into_bytes();
@@ -40,7 +44,8 @@ pub(crate) fn record(line: String) {
 }
 
 type GetExportTable = unsafe extern "C" fn(u32) -> *const c_void;
-type GetModuleFunctionTable = unsafe extern "C" fn(c_int, *mut *mut *mut *const c_void, *mut c_uint) -> c_int;
+type GetModuleFunctionTable =
+    unsafe extern "C" fn(c_int, *mut *mut *mut *const c_void, *mut c_uint) -> c_int;
 
 #[repr(C)]
 struct Callbacks {
@@ -79,7 +84,10 @@ pub unsafe extern "C" fn InitializeInjectionNvtx2(get_export_table: GetExportTab
         record("init error: CALLBACKS or VERSIONINFO table missing".into());
         return 0;
     }
-    let others: Vec<u32> = [0u32, 2, 4, 5, 99].into_iter().filter(|&id| !get_export_table(id).is_null()).collect();
+    let others: Vec<u32> = [0u32, 2, 4, 5, 99]
+        .into_iter()
+        .filter(|&id| !get_export_table(id).is_null())
+        .collect();
     ((*version).set_injection_nvtx_version)(3);
     let get_table = (*callbacks).get_module_function_table;
     let mut sizes = Vec::new();
@@ -125,7 +133,8 @@ pub unsafe extern "C" fn InitializeInjectionNvtx2(get_export_table: GetExportTab
             if f.is_null() {
                 record("reenter: nvtxr_mark not found".into());
             } else {
-                let mark: unsafe extern "C" fn(*const c_void, *const c_char) -> c_int = std::mem::transmute(f);
+                let mark: unsafe extern "C" fn(*const c_void, *const c_char) -> c_int =
+                    std::mem::transmute(f);
                 let status = mark(std::ptr::null(), c"from inside init".as_ptr());
                 record(format!("reenter: nvtxr_mark returned {status}"));
             }

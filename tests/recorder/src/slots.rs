@@ -72,7 +72,10 @@ unsafe fn text(p: *const c_char) -> String {
 
 unsafe fn wtext(p: *const u32) -> String {
     let quoted = w_str(p);
-    quoted.trim_start_matches("w\"").trim_end_matches('"').to_string()
+    quoted
+        .trim_start_matches("w\"")
+        .trim_end_matches('"')
+        .to_string()
 }
 
 // CORE
@@ -87,7 +90,10 @@ unsafe extern "C" fn mark_w(m: *const u32) {
 }
 unsafe extern "C" fn range_start_ex(a: Attr) -> u64 {
     let id = new_range_id();
-    record(format!("RangeStartEx {} -> {id}", attributes(std::ptr::null(), a)));
+    record(format!(
+        "RangeStartEx {} -> {id}",
+        attributes(std::ptr::null(), a)
+    ));
     id
 }
 unsafe extern "C" fn range_start_a(m: *const c_char) -> u64 {
@@ -105,7 +111,10 @@ unsafe extern "C" fn range_end(id: u64) {
 }
 unsafe extern "C" fn range_push_ex(a: Attr) -> c_int {
     let depth = push_depth(std::ptr::null());
-    record(format!("RangePushEx {} -> {depth}", attributes(std::ptr::null(), a)));
+    record(format!(
+        "RangePushEx {} -> {depth}",
+        attributes(std::ptr::null(), a)
+    ));
     depth
 }
 unsafe extern "C" fn range_push_a(m: *const c_char) -> c_int {
@@ -142,7 +151,11 @@ unsafe extern "C" fn domain_mark_ex(d: Handle, a: Attr) {
 }
 unsafe extern "C" fn domain_range_start_ex(d: Handle, a: Attr) -> u64 {
     let id = new_range_id();
-    record(format!("DomainRangeStartEx {} {} -> {id}", domain(d), attributes(d, a)));
+    record(format!(
+        "DomainRangeStartEx {} {} -> {id}",
+        domain(d),
+        attributes(d, a)
+    ));
     id
 }
 unsafe extern "C" fn domain_range_end(d: Handle, id: u64) {
@@ -150,7 +163,11 @@ unsafe extern "C" fn domain_range_end(d: Handle, id: u64) {
 }
 unsafe extern "C" fn domain_range_push_ex(d: Handle, a: Attr) -> c_int {
     let depth = push_depth(d);
-    record(format!("DomainRangePushEx {} {} -> {depth}", domain(d), attributes(d, a)));
+    record(format!(
+        "DomainRangePushEx {} {} -> {depth}",
+        domain(d),
+        attributes(d, a)
+    ));
     depth
 }
 unsafe extern "C" fn domain_range_pop(d: Handle) -> c_int {
@@ -166,10 +183,18 @@ unsafe extern "C" fn domain_resource_destroy(_r: Handle) {
     record("DomainResourceDestroy".into());
 }
 unsafe extern "C" fn domain_name_category_a(d: Handle, id: u32, n: *const c_char) {
-    record(format!("DomainNameCategoryA {} {id} {}", domain(d), c_str(n)));
+    record(format!(
+        "DomainNameCategoryA {} {id} {}",
+        domain(d),
+        c_str(n)
+    ));
 }
 unsafe extern "C" fn domain_name_category_w(d: Handle, id: u32, n: *const u32) {
-    record(format!("DomainNameCategoryW {} {id} {}", domain(d), w_str(n)));
+    record(format!(
+        "DomainNameCategoryW {} {id} {}",
+        domain(d),
+        w_str(n)
+    ));
 }
 unsafe extern "C" fn domain_register_string_a(d: Handle, s: *const c_char) -> Handle {
     record(format!("DomainRegisterStringA {} {}", domain(d), c_str(s)));
@@ -231,23 +256,55 @@ unsafe fn set(table: *mut *mut *const c_void, index: usize, f: *const c_void) {
 pub unsafe fn fill(module: c_int, table: *mut *mut *const c_void) {
     let fns: &[*const c_void] = match module {
         1 => &[
-            mark_ex as _, mark_a as _, mark_w as _, range_start_ex as _, range_start_a as _, range_start_w as _,
-            range_end as _, range_push_ex as _, range_push_a as _, range_push_w as _, range_pop as _,
-            name_category_a as _, name_category_w as _, name_os_thread_a as _, name_os_thread_w as _,
+            mark_ex as _,
+            mark_a as _,
+            mark_w as _,
+            range_start_ex as _,
+            range_start_a as _,
+            range_start_w as _,
+            range_end as _,
+            range_push_ex as _,
+            range_push_a as _,
+            range_push_w as _,
+            range_pop as _,
+            name_category_a as _,
+            name_category_w as _,
+            name_os_thread_a as _,
+            name_os_thread_w as _,
         ],
         2 => &[
-            name_cu_device_a as _, name_cu_device_w as _, name_cu_context_a as _, name_cu_context_w as _,
-            name_cu_stream_a as _, name_cu_stream_w as _, name_cu_event_a as _, name_cu_event_w as _,
+            name_cu_device_a as _,
+            name_cu_device_w as _,
+            name_cu_context_a as _,
+            name_cu_context_w as _,
+            name_cu_stream_a as _,
+            name_cu_stream_w as _,
+            name_cu_event_a as _,
+            name_cu_event_w as _,
         ],
         4 => &[
-            name_cuda_device_a as _, name_cuda_device_w as _, name_cuda_stream_a as _, name_cuda_stream_w as _,
-            name_cuda_event_a as _, name_cuda_event_w as _,
+            name_cuda_device_a as _,
+            name_cuda_device_w as _,
+            name_cuda_stream_a as _,
+            name_cuda_stream_w as _,
+            name_cuda_event_a as _,
+            name_cuda_event_w as _,
         ],
         5 => &[
-            domain_mark_ex as _, domain_range_start_ex as _, domain_range_end as _, domain_range_push_ex as _,
-            domain_range_pop as _, domain_resource_create as _, domain_resource_destroy as _,
-            domain_name_category_a as _, domain_name_category_w as _, domain_register_string_a as _,
-            domain_register_string_w as _, domain_create_a as _, domain_create_w as _, domain_destroy as _,
+            domain_mark_ex as _,
+            domain_range_start_ex as _,
+            domain_range_end as _,
+            domain_range_push_ex as _,
+            domain_range_pop as _,
+            domain_resource_create as _,
+            domain_resource_destroy as _,
+            domain_name_category_a as _,
+            domain_name_category_w as _,
+            domain_register_string_a as _,
+            domain_register_string_w as _,
+            domain_create_a as _,
+            domain_create_w as _,
+            domain_destroy as _,
             initialize as _,
         ],
         _ => &[],
@@ -289,14 +346,38 @@ unsafe extern "C" fn null_handle_2(_: usize, _: usize) -> usize {
 pub unsafe fn fill_null(module: c_int, table: *mut *mut *const c_void) {
     let fns: &[*const c_void] = match module {
         1 => &[
-            null_void_1 as _, null_void_1 as _, null_void_1 as _, null_u64_1 as _, null_u64_1 as _, null_u64_1 as _,
-            null_void_1 as _, null_int_1 as _, null_int_1 as _, null_int_1 as _, null_int_0 as _, null_void_2 as _,
-            null_void_2 as _, null_void_2 as _, null_void_2 as _,
+            null_void_1 as _,
+            null_void_1 as _,
+            null_void_1 as _,
+            null_u64_1 as _,
+            null_u64_1 as _,
+            null_u64_1 as _,
+            null_void_1 as _,
+            null_int_1 as _,
+            null_int_1 as _,
+            null_int_1 as _,
+            null_int_0 as _,
+            null_void_2 as _,
+            null_void_2 as _,
+            null_void_2 as _,
+            null_void_2 as _,
         ],
         5 => &[
-            null_void_2 as _, null_u64_2 as _, null_void_2 as _, null_int_2 as _, null_int_1 as _,
-            null_handle_2 as _, null_void_1 as _, null_void_2 as _, null_void_2 as _, null_handle_2 as _,
-            null_handle_2 as _, null_handle_1 as _, null_handle_1 as _, null_void_1 as _, null_void_1 as _,
+            null_void_2 as _,
+            null_u64_2 as _,
+            null_void_2 as _,
+            null_int_2 as _,
+            null_int_1 as _,
+            null_handle_2 as _,
+            null_void_1 as _,
+            null_void_2 as _,
+            null_void_2 as _,
+            null_handle_2 as _,
+            null_handle_2 as _,
+            null_handle_1 as _,
+            null_handle_1 as _,
+            null_void_1 as _,
+            null_void_1 as _,
         ],
         _ => &[],
     };

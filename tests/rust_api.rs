@@ -1,0 +1,105 @@
+//! The Rust API under the recorder. Each test re-runs this test binary as a
+//! child process (one process per tool attachment), with the recorder attached.
+
+use nvtxr::{Color, Domain, EventAttributes, Payload};
+use nvtxr_harness::{artifacts, INIT_OK};
+use std::process::Command;
+
+/// In the child: runs `scenario`. In the parent: runs the child under the recorder.
+fn recorded(name: &str, scenario: fn()) -> Vec<String> {
+    if std::env::var_os("NVTXR_RUST_API_CHILD").is_some() {
+        scenario();
+        std::process::exit(0);
+    }
+    let out = nvtxr_harness::work_dir().join(format!("rust-api-{name}-{}.log", std::process::id()));
+    let _ = std::fs::remove_file(&out);
+    let status = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", name, "--nocapture", "--test-threads=1"])
+        .env("NVTXR_RUST_API_CHILD", "1")
+        .env("NVTX_INJECTION64_PATH", &artifacts().recorder)
+        .env("NVTXR_RECORDER_OUT", &out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let events: Vec<String> = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(events.first().map(String::as_str), Some(INIT_OK));
+    events[1..].to_vec()
+}
+
+#[test]
+fn guards_attributes_and_domains() {
+    let events = recorded("guards_attributes_and_domains", || {
+        nvtxr::name_current_thread("rust main");
+        {
+            let _outer = nvtxr::push("outer");
+            nvtxr::mark(
+                EventAttributes::new("attrs")
+                    .color(Color::rgb(1, 2, 3))
+                    .category(5)
+                    .payload(Payload::I64(-9)),
+            );
+        }
+        let domain = Domain::new("rust domain");
+        domain.name_category(5, "five");
+        let step = domain.register("step");
+        let again = domain.register("step");
+        assert_eq!(step.text(), again.text());
+        {
+            let _r = domain.push(&step);
+            domain.mark(EventAttributes::new(&step).payload(Payload::F32(0.5)));
+        }
+        let cross = domain.start("cross thread");
+        std::thread::scope(|s| {
+            s.spawn(move || cross.end());
+        });
+        nvtxr::mark("nul\0inside"); // interior NUL becomes U+FFFD
+        let long = "x".repeat(300); // longer than the stack buffer
+        nvtxr::mark(long.as_str());
+    });
+    let long = format!("MarkA \"{}\"", "x".repeat(300));
+    assert_eq!(
+        events,
+        [
+            "NameOsThreadA tid=self \"rust main\"",
+            "RangePushA \"outer\" -> 0",
+            "MarkEx {msg=\"attrs\" color=0xff010203 category=5 payload=i64:-9}",
+            "RangePop -> 0",
+            "DomainCreateA \"rust domain\"",
+            "DomainNameCategoryA domain=\"rust domain\" 5 \"five\"",
+            "DomainRegisterStringA domain=\"rust domain\" \"step\"",
+            "DomainRangePushEx domain=\"rust domain\" {msg=reg:\"step\"} -> 0",
+            "DomainMarkEx domain=\"rust domain\" {msg=reg:\"step\" payload=f32:0.5}",
+            "DomainRangePop domain=\"rust domain\" -> 0",
+            "DomainRangeStartEx domain=\"rust domain\" {msg=\"cross thread\"} -> 1",
+            "DomainRangeEnd domain=\"rust domain\" 1",
+            "MarkA \"nul\u{fffd}inside\"",
+            long.as_str(),
+            // Dropping the last Domain value destroys the domain.
+            "DomainDestroy domain=\"rust domain\"",
+        ]
+    );
+}
+
+#[test]
+fn range_guard_is_send_and_local_range_is_not() {
+    fn assert_send<T: Send>() {}
+    assert_send::<nvtxr::Range<'static>>();
+    // LocalRange: see the compile_fail doctest on nvtxr::LocalRange.
+}
+
+#[test]
+fn no_tool_means_no_effects() {
+    // This process has no tool configured (the parent never sets one).
+    if std::env::var_os("NVTXR_RUST_API_CHILD").is_some() {
+        return;
+    }
+    std::env::remove_var("NVTX_INJECTION64_PATH");
+    assert!(!nvtxr::is_tool_attached());
+    assert_eq!(nvtxr::load_error(), None);
+    let r = nvtxr::start("x");
+    assert_eq!(r.id(), 0);
+}
