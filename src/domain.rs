@@ -8,11 +8,11 @@
 
 use crate::error::Error;
 use crate::loader::{self, protocol::core, protocol::core2, slots};
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::ptr;
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
-use std::sync::{LazyLock, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 
 /// One domain. `name == None` is the default (global) domain.
 pub struct DomainState {
@@ -26,7 +26,7 @@ pub struct DomainState {
 struct Lifecycle {
     /// Creates minus destroys.
     count: u32,
-    strings: HashMap<CString, &'static StringState>,
+    strings: BTreeMap<CString, &'static StringState>,
 }
 
 /// One registered string of one domain.
@@ -36,9 +36,8 @@ pub struct StringState {
     tool_handle: AtomicPtr<c_void>,
 }
 
-static DEFAULT: LazyLock<DomainState> = LazyLock::new(|| DomainState::new(None, 1));
-static DOMAINS: LazyLock<Mutex<HashMap<CString, &'static DomainState>>> =
-    LazyLock::new(Default::default);
+static DEFAULT: DomainState = DomainState::new(None, 1);
+static DOMAINS: Mutex<BTreeMap<CString, &'static DomainState>> = Mutex::new(BTreeMap::new());
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panic while holding the lock leaves the map consistent: keep using it.
@@ -52,14 +51,14 @@ type NameCategoryA = unsafe extern "C" fn(u32, *const c_char);
 type DomainNameCategoryA = unsafe extern "C" fn(*mut c_void, u32, *const c_char);
 
 impl DomainState {
-    fn new(name: Option<CString>, count: u32) -> Self {
+    const fn new(name: Option<CString>, count: u32) -> Self {
         Self {
             name,
             tool_handle: AtomicPtr::new(ptr::null_mut()),
             live: AtomicBool::new(true),
             lifecycle: Mutex::new(Lifecycle {
                 count,
-                strings: HashMap::new(),
+                strings: BTreeMap::new(),
             }),
         }
     }

@@ -6,7 +6,7 @@ use super::{error_code, status, NVTXR_ERROR_INTERNAL, NVTXR_NO_PUSH_POP_TRACKING
 use crate::attributes::{Color, Event, Payload, RawMessage};
 use crate::error::Error;
 use crate::events;
-use crate::loader::tool_attached;
+use crate::loader::{known_no_tool, tool_attached};
 use std::ffi::c_char;
 
 /// `nvtxr_event_t.color_type`: no color.
@@ -62,6 +62,32 @@ pub struct nvtxr_event_t {
     pub payload: nvtxr_payload_t,
 }
 
+/// An event argument as passed to the C API, before validation.
+#[derive(Clone, Copy)]
+enum Arg {
+    Text(*const c_char),
+    String(*const nvtxr_string_t),
+    Event(*const nvtxr_event_t),
+}
+
+impl Arg {
+    /// Validates the argument and translates it.
+    ///
+    /// # Safety
+    /// Pointers must be NULL or valid as documented on the exported functions.
+    unsafe fn event(self) -> Result<Event, Error> {
+        match self {
+            Arg::Text(message) if message.is_null() => Err(Error::NullArgument),
+            Arg::Text(message) => Ok(Event::text(message)),
+            Arg::String(string) => {
+                let s = string_ref(string).ok_or(Error::NullArgument)?;
+                Ok(Event::with_attributes(RawMessage::Registered(s), None, 0, None))
+            }
+            Arg::Event(e) => event_from(e),
+        }
+    }
+}
+
 /// Validates a C event and translates it.
 ///
 /// # Safety
@@ -72,11 +98,7 @@ unsafe fn event_from(e: *const nvtxr_event_t) -> Result<Event, Error> {
         (true, None) => RawMessage::None,
         (false, None) => RawMessage::Text(e.message),
         (true, Some(s)) => RawMessage::Registered(s),
-        (false, Some(_)) => {
-            return Err(Error::InvalidArgument(
-                "both message and registered_message are set",
-            ))
-        }
+        (false, Some(_)) => return Err(Error::InvalidArgument("both message and registered_message are set")),
     };
     let color = match e.color_type {
         NVTXR_COLOR_NONE => None,
@@ -97,66 +119,55 @@ unsafe fn event_from(e: *const nvtxr_event_t) -> Result<Event, Error> {
     Ok(Event::with_attributes(message, color, e.category, payload))
 }
 
-fn text_event(message: *const c_char) -> Result<Event, Error> {
-    if message.is_null() {
-        Err(Error::NullArgument)
-    } else {
-        Ok(Event::text(message))
-    }
-}
+// The exported functions check `known_no_tool()` first and return; the rest
+// lives in these out-of-line helpers (arguments passed by value), so the
+// no-tool path is a load, a compare and a return, with no stack frame.
 
-unsafe fn string_event(string: *const nvtxr_string_t) -> Result<Event, Error> {
-    let s = string_ref(string).ok_or(Error::NullArgument)?;
-    Ok(Event::with_attributes(
-        RawMessage::Registered(s),
-        None,
-        0,
-        None,
-    ))
-}
-
-/// Emits a mark. Shared by the three mark entry points.
-#[inline(always)]
-unsafe fn mark_with(
-    domain: *const nvtxr_domain_t,
-    event: impl FnOnce() -> Result<Event, Error>,
-) -> i32 {
+#[inline(never)]
+unsafe fn mark_with(domain: *const nvtxr_domain_t, arg: Arg) -> i32 {
     guard(NVTXR_ERROR_INTERNAL, || {
         if !tool_attached() {
             return NVTXR_OK;
         }
-        status(event().and_then(|e| events::mark(domain_ref(domain), &e)))
+        status(arg.event().and_then(|e| events::mark(domain_ref(domain), &e)))
     })
 }
 
-#[inline(always)]
-unsafe fn push_with(
-    domain: *const nvtxr_domain_t,
-    event: impl FnOnce() -> Result<Event, Error>,
-) -> i32 {
+#[inline(never)]
+unsafe fn push_with(domain: *const nvtxr_domain_t, arg: Arg) -> i32 {
     guard(NVTXR_ERROR_INTERNAL, || {
         if !tool_attached() {
             return NVTXR_NO_PUSH_POP_TRACKING;
         }
-        event()
+        arg.event()
             .and_then(|e| events::push(domain_ref(domain), &e))
             .unwrap_or_else(error_code)
     })
 }
 
-#[inline(always)]
-unsafe fn start_with(
-    domain: *const nvtxr_domain_t,
-    event: impl FnOnce() -> Result<Event, Error>,
-) -> u64 {
+#[inline(never)]
+unsafe fn start_with(domain: *const nvtxr_domain_t, arg: Arg) -> u64 {
     guard(0, || {
         if !tool_attached() {
             return 0;
         }
-        event()
-            .and_then(|e| events::start(domain_ref(domain), &e))
-            .unwrap_or(0)
+        arg.event().and_then(|e| events::start(domain_ref(domain), &e)).unwrap_or(0)
     })
+}
+
+#[inline(never)]
+unsafe fn pop_with(domain: *const nvtxr_domain_t) -> i32 {
+    guard(NVTXR_ERROR_INTERNAL, || {
+        if !tool_attached() {
+            return NVTXR_NO_PUSH_POP_TRACKING;
+        }
+        events::pop(domain_ref(domain)).unwrap_or_else(error_code)
+    })
+}
+
+#[inline(never)]
+unsafe fn end_with(domain: *const nvtxr_domain_t, id: u64) -> i32 {
+    guard(NVTXR_ERROR_INTERNAL, || status(events::end(domain_ref(domain), id)))
 }
 
 /// Marks an instant with a text message in `domain` (NULL: default domain).
@@ -165,7 +176,10 @@ unsafe fn start_with(
 /// (NULL message) or `NVTXR_ERROR_DESTROYED`. Thread-safe.
 #[no_mangle]
 pub unsafe extern "C" fn nvtxr_mark(domain: *const nvtxr_domain_t, message: *const c_char) -> i32 {
-    mark_with(domain, || text_event(message))
+    if known_no_tool() {
+        return NVTXR_OK;
+    }
+    mark_with(domain, Arg::Text(message))
 }
 
 /// Marks an instant with a registered string as its message.
@@ -177,7 +191,10 @@ pub unsafe extern "C" fn nvtxr_mark_string(
     domain: *const nvtxr_domain_t,
     string: *const nvtxr_string_t,
 ) -> i32 {
-    mark_with(domain, || string_event(string))
+    if known_no_tool() {
+        return NVTXR_OK;
+    }
+    mark_with(domain, Arg::String(string))
 }
 
 /// Marks an instant with full attributes.
@@ -189,7 +206,10 @@ pub unsafe extern "C" fn nvtxr_mark_ex(
     domain: *const nvtxr_domain_t,
     event: *const nvtxr_event_t,
 ) -> i32 {
-    mark_with(domain, || event_from(event))
+    if known_no_tool() {
+        return NVTXR_OK;
+    }
+    mark_with(domain, Arg::Event(event))
 }
 
 /// Opens a push/pop range on the calling OS thread.
@@ -201,7 +221,10 @@ pub unsafe extern "C" fn nvtxr_range_push(
     domain: *const nvtxr_domain_t,
     message: *const c_char,
 ) -> i32 {
-    push_with(domain, || text_event(message))
+    if known_no_tool() {
+        return NVTXR_NO_PUSH_POP_TRACKING;
+    }
+    push_with(domain, Arg::Text(message))
 }
 
 /// `nvtxr_range_push` with a registered string as the message.
@@ -210,7 +233,10 @@ pub unsafe extern "C" fn nvtxr_range_push_string(
     domain: *const nvtxr_domain_t,
     string: *const nvtxr_string_t,
 ) -> i32 {
-    push_with(domain, || string_event(string))
+    if known_no_tool() {
+        return NVTXR_NO_PUSH_POP_TRACKING;
+    }
+    push_with(domain, Arg::String(string))
 }
 
 /// `nvtxr_range_push` with full attributes.
@@ -219,7 +245,10 @@ pub unsafe extern "C" fn nvtxr_range_push_ex(
     domain: *const nvtxr_domain_t,
     event: *const nvtxr_event_t,
 ) -> i32 {
-    push_with(domain, || event_from(event))
+    if known_no_tool() {
+        return NVTXR_NO_PUSH_POP_TRACKING;
+    }
+    push_with(domain, Arg::Event(event))
 }
 
 /// Closes the calling thread's innermost push/pop range of `domain`.
@@ -229,12 +258,10 @@ pub unsafe extern "C" fn nvtxr_range_push_ex(
 /// `NVTXR_ERROR_DESTROYED`.
 #[no_mangle]
 pub unsafe extern "C" fn nvtxr_range_pop(domain: *const nvtxr_domain_t) -> i32 {
-    guard(NVTXR_ERROR_INTERNAL, || {
-        if !tool_attached() {
-            return NVTXR_NO_PUSH_POP_TRACKING;
-        }
-        events::pop(domain_ref(domain)).unwrap_or_else(error_code)
-    })
+    if known_no_tool() {
+        return NVTXR_NO_PUSH_POP_TRACKING;
+    }
+    pop_with(domain)
 }
 
 /// Starts a range that any thread may end with `nvtxr_range_end`.
@@ -246,7 +273,10 @@ pub unsafe extern "C" fn nvtxr_range_start(
     domain: *const nvtxr_domain_t,
     message: *const c_char,
 ) -> u64 {
-    start_with(domain, || text_event(message))
+    if known_no_tool() {
+        return 0;
+    }
+    start_with(domain, Arg::Text(message))
 }
 
 /// `nvtxr_range_start` with a registered string as the message.
@@ -255,7 +285,10 @@ pub unsafe extern "C" fn nvtxr_range_start_string(
     domain: *const nvtxr_domain_t,
     string: *const nvtxr_string_t,
 ) -> u64 {
-    start_with(domain, || string_event(string))
+    if known_no_tool() {
+        return 0;
+    }
+    start_with(domain, Arg::String(string))
 }
 
 /// `nvtxr_range_start` with full attributes.
@@ -264,7 +297,10 @@ pub unsafe extern "C" fn nvtxr_range_start_ex(
     domain: *const nvtxr_domain_t,
     event: *const nvtxr_event_t,
 ) -> u64 {
-    start_with(domain, || event_from(event))
+    if known_no_tool() {
+        return 0;
+    }
+    start_with(domain, Arg::Event(event))
 }
 
 /// Ends range `id` of `domain`. Id 0 is a no-op; any other id is forwarded
@@ -274,7 +310,8 @@ pub unsafe extern "C" fn nvtxr_range_start_ex(
 /// Returns `NVTXR_OK` or `NVTXR_ERROR_DESTROYED`. Thread-safe.
 #[no_mangle]
 pub unsafe extern "C" fn nvtxr_range_end(domain: *const nvtxr_domain_t, id: u64) -> i32 {
-    guard(NVTXR_ERROR_INTERNAL, || {
-        status(events::end(domain_ref(domain), id))
-    })
+    if known_no_tool() {
+        return NVTXR_OK;
+    }
+    end_with(domain, id)
 }

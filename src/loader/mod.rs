@@ -49,6 +49,14 @@ pub fn tool_attached() -> bool {
     }
 }
 
+/// True once initialization found no tool: the one-load check that exported
+/// functions make before doing anything else (anything but `true` goes on to
+/// the full path, which initializes if needed).
+#[inline(always)]
+pub fn known_no_tool() -> bool {
+    STATE.load(Ordering::Relaxed) == NO_TOOL
+}
+
 /// Why the configured tool did not attach, if it did not.
 pub fn load_error() -> Option<&'static CString> {
     LOAD_ERROR.get()

@@ -151,7 +151,7 @@ pub fn nvidia() -> &'static Nvidia {
 }
 
 /// How a C program gets its NVTX producer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Producer {
     /// nvtxr's shared library.
     NvtxrShared,
@@ -275,8 +275,20 @@ impl Run {
 
 /// Runs `exe args` with `tool` attached; `env` adds variables.
 pub fn run(exe: &Path, args: &[&str], tool: Tool, env: &[(&str, &str)]) -> Run {
+    run_under(&[], exe, args, tool, env)
+}
+
+/// As [`run`], with `exe` started by a wrapper command (e.g. valgrind).
+pub fn run_under(wrapper: &[&str], exe: &Path, args: &[&str], tool: Tool, env: &[(&str, &str)]) -> Run {
     let out = unique("events").with_extension("log");
-    let mut cmd = Command::new(exe);
+    let mut cmd = match wrapper.split_first() {
+        Some((program, rest)) => {
+            let mut c = Command::new(program);
+            c.args(rest).arg(exe);
+            c
+        }
+        None => Command::new(exe),
+    };
     cmd.args(args)
         .env_remove("NVTX_INJECTION64_PATH")
         .env_remove("NVTXR_QUIET")
