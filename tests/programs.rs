@@ -24,14 +24,22 @@ fn example_training_loop_events() {
         "RangeEnd 1".into(),
     ];
     for (epoch, loss) in [(0, "1"), (1, "0.5")] {
-        expected.push(format!("DomainRangePushEx {d} {{msg=reg:\"epoch\" color=0xff4c9aff payload=i32:{epoch}}} -> 0"));
+        expected.push(format!(
+            "DomainRangePushEx {d} {{msg=reg:\"epoch\" color=0xff4c9aff payload=i32:{epoch}}} -> 0"
+        ));
         for _ in 0..2 {
-            expected.push(format!("DomainRangePushEx {d} {{msg=reg:\"forward\" color=0xff76b900 category=1}} -> 1"));
+            expected.push(format!(
+                "DomainRangePushEx {d} {{msg=reg:\"forward\" color=0xff76b900 category=1}} -> 1"
+            ));
             expected.push(format!("DomainRangePop {d} -> 1"));
-            expected.push(format!("DomainRangePushEx {d} {{msg=reg:\"backward\" color=0xffe6522c category=1}} -> 1"));
+            expected.push(format!(
+                "DomainRangePushEx {d} {{msg=reg:\"backward\" color=0xffe6522c category=1}} -> 1"
+            ));
             expected.push(format!("DomainRangePop {d} -> 1"));
         }
-        expected.push(format!("DomainMarkEx {d} {{msg=\"loss\" payload=f64:{loss}}}"));
+        expected.push(format!(
+            "DomainMarkEx {d} {{msg=\"loss\" payload=f64:{loss}}}"
+        ));
         expected.push(format!("DomainRangePop {d} -> 0"));
     }
     expected.push(format!("DomainDestroy {d}"));
@@ -40,12 +48,21 @@ fn example_training_loop_events() {
 
 #[test]
 fn benchmark_program_runs_through_every_producer() {
-    for producer in [Producer::NvtxrShared, Producer::NvtxrStatic, Producer::NvidiaHeader, Producer::NvidiaInterop] {
+    for producer in [
+        Producer::NvtxrShared,
+        Producer::NvtxrStatic,
+        Producer::NvidiaHeader,
+        Producer::NvidiaInterop,
+    ] {
         let exe = compile_c("bench.c", producer, &[]);
         for tool in [Tool::None, Tool::Recorder("null")] {
             let r = run(&exe, &["1000"], tool, &[]);
             assert!(r.success, "{producer:?} {tool:?}: {r:?}");
-            let ops: Vec<&str> = r.lines().iter().map(|l| l.split('\t').next().unwrap()).collect();
+            let ops: Vec<&str> = r
+                .lines()
+                .iter()
+                .map(|l| l.split('\t').next().unwrap())
+                .collect();
             assert_eq!(
                 ops,
                 [
@@ -56,7 +73,10 @@ fn benchmark_program_runs_through_every_producer() {
                     "domain push+pop, full attributes"
                 ]
             );
-            assert!(r.events.iter().all(|l| l.starts_with("init")), "the null tool records nothing");
+            assert!(
+                r.events.iter().all(|l| l.starts_with("init")),
+                "the null tool records nothing"
+            );
         }
     }
 }

@@ -63,6 +63,7 @@ pub struct nvtxr_event_t {
 }
 
 /// An event argument as passed to the C API, before validation.
+#[repr(C)]
 #[derive(Clone, Copy)]
 enum Arg {
     Text(*const c_char),
@@ -81,7 +82,12 @@ impl Arg {
             Arg::Text(message) => Ok(Event::text(message)),
             Arg::String(string) => {
                 let s = string_ref(string).ok_or(Error::NullArgument)?;
-                Ok(Event::with_attributes(RawMessage::Registered(s), None, 0, None))
+                Ok(Event::with_attributes(
+                    RawMessage::Registered(s),
+                    None,
+                    0,
+                    None,
+                ))
             }
             Arg::Event(e) => event_from(e),
         }
@@ -98,7 +104,11 @@ unsafe fn event_from(e: *const nvtxr_event_t) -> Result<Event, Error> {
         (true, None) => RawMessage::None,
         (false, None) => RawMessage::Text(e.message),
         (true, Some(s)) => RawMessage::Registered(s),
-        (false, Some(_)) => return Err(Error::InvalidArgument("both message and registered_message are set")),
+        (false, Some(_)) => {
+            return Err(Error::InvalidArgument(
+                "both message and registered_message are set",
+            ))
+        }
     };
     let color = match e.color_type {
         NVTXR_COLOR_NONE => None,
@@ -121,20 +131,25 @@ unsafe fn event_from(e: *const nvtxr_event_t) -> Result<Event, Error> {
 
 // The exported functions check `known_no_tool()` first and return; the rest
 // lives in these out-of-line helpers (arguments passed by value), so the
-// no-tool path is a load, a compare and a return, with no stack frame.
+// no-tool path is a load, a compare and a return, with no stack frame. The
+// helpers are `extern "C"` (cannot unwind: `guard` catches panics inside), so
+// the exported function reaches them by a tail jump.
 
 #[inline(never)]
-unsafe fn mark_with(domain: *const nvtxr_domain_t, arg: Arg) -> i32 {
+unsafe extern "C" fn mark_with(domain: *const nvtxr_domain_t, arg: Arg) -> i32 {
     guard(NVTXR_ERROR_INTERNAL, || {
         if !tool_attached() {
             return NVTXR_OK;
         }
-        status(arg.event().and_then(|e| events::mark(domain_ref(domain), &e)))
+        status(
+            arg.event()
+                .and_then(|e| events::mark(domain_ref(domain), &e)),
+        )
     })
 }
 
 #[inline(never)]
-unsafe fn push_with(domain: *const nvtxr_domain_t, arg: Arg) -> i32 {
+unsafe extern "C" fn push_with(domain: *const nvtxr_domain_t, arg: Arg) -> i32 {
     guard(NVTXR_ERROR_INTERNAL, || {
         if !tool_attached() {
             return NVTXR_NO_PUSH_POP_TRACKING;
@@ -146,17 +161,19 @@ unsafe fn push_with(domain: *const nvtxr_domain_t, arg: Arg) -> i32 {
 }
 
 #[inline(never)]
-unsafe fn start_with(domain: *const nvtxr_domain_t, arg: Arg) -> u64 {
+unsafe extern "C" fn start_with(domain: *const nvtxr_domain_t, arg: Arg) -> u64 {
     guard(0, || {
         if !tool_attached() {
             return 0;
         }
-        arg.event().and_then(|e| events::start(domain_ref(domain), &e)).unwrap_or(0)
+        arg.event()
+            .and_then(|e| events::start(domain_ref(domain), &e))
+            .unwrap_or(0)
     })
 }
 
 #[inline(never)]
-unsafe fn pop_with(domain: *const nvtxr_domain_t) -> i32 {
+unsafe extern "C" fn pop_with(domain: *const nvtxr_domain_t) -> i32 {
     guard(NVTXR_ERROR_INTERNAL, || {
         if !tool_attached() {
             return NVTXR_NO_PUSH_POP_TRACKING;
@@ -166,8 +183,10 @@ unsafe fn pop_with(domain: *const nvtxr_domain_t) -> i32 {
 }
 
 #[inline(never)]
-unsafe fn end_with(domain: *const nvtxr_domain_t, id: u64) -> i32 {
-    guard(NVTXR_ERROR_INTERNAL, || status(events::end(domain_ref(domain), id)))
+unsafe extern "C" fn end_with(domain: *const nvtxr_domain_t, id: u64) -> i32 {
+    guard(NVTXR_ERROR_INTERNAL, || {
+        status(events::end(domain_ref(domain), id))
+    })
 }
 
 /// Marks an instant with a text message in `domain` (NULL: default domain).

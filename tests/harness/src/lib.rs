@@ -279,7 +279,13 @@ pub fn run(exe: &Path, args: &[&str], tool: Tool, env: &[(&str, &str)]) -> Run {
 }
 
 /// As [`run`], with `exe` started by a wrapper command (e.g. valgrind).
-pub fn run_under(wrapper: &[&str], exe: &Path, args: &[&str], tool: Tool, env: &[(&str, &str)]) -> Run {
+pub fn run_under(
+    wrapper: &[&str],
+    exe: &Path,
+    args: &[&str],
+    tool: Tool,
+    env: &[(&str, &str)],
+) -> Run {
     let out = unique("events").with_extension("log");
     let mut cmd = match wrapper.split_first() {
         Some((program, rest)) => {

@@ -9,8 +9,12 @@
 use nvtxr_harness::{compile_c, run, run_under, work_dir, Producer, Tool};
 use std::collections::BTreeMap;
 
-const PRODUCERS: [Producer; 4] =
-    [Producer::NvtxrShared, Producer::NvtxrStatic, Producer::NvidiaHeader, Producer::NvidiaInterop];
+const PRODUCERS: [Producer; 4] = [
+    Producer::NvtxrShared,
+    Producer::NvtxrStatic,
+    Producer::NvidiaHeader,
+    Producer::NvidiaInterop,
+];
 
 /// `op -> value` from one bench run.
 type Figures = BTreeMap<String, f64>;
@@ -32,13 +36,24 @@ fn instructions(exe: &std::path::Path, tool: Tool, iterations: u64) -> Figures {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let out = format!("--callgrind-out-file={}/cg", dir.display());
-    let r = run_under(&["valgrind", "--tool=callgrind", "-q", &out], exe, &[&iterations.to_string()], tool, &[]);
+    let r = run_under(
+        &["valgrind", "--tool=callgrind", "-q", &out],
+        exe,
+        &[&iterations.to_string()],
+        tool,
+        &[],
+    );
     assert!(r.success, "{r:?}");
     let mut figures = Figures::new();
     for entry in std::fs::read_dir(&dir).unwrap() {
         let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
-        let op = text.lines().find_map(|l| l.strip_prefix("desc: Trigger: Client Request: "));
-        let total = text.lines().find_map(|l| l.strip_prefix("totals: ").or_else(|| l.strip_prefix("summary: ")));
+        let op = text
+            .lines()
+            .find_map(|l| l.strip_prefix("desc: Trigger: Client Request: "));
+        let total = text.lines().find_map(|l| {
+            l.strip_prefix("totals: ")
+                .or_else(|| l.strip_prefix("summary: "))
+        });
         if let (Some(op), Some(total)) = (op, total) {
             let ir: f64 = total.split_whitespace().next().unwrap().parse().unwrap();
             figures.insert(op.to_string(), ir / iterations as f64);
@@ -50,9 +65,19 @@ fn instructions(exe: &std::path::Path, tool: Tool, iterations: u64) -> Figures {
 
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
-    let (iterations, cg_iterations) = if quick { ("20000", 1000) } else { ("2000000", 100000) };
-    let exes: Vec<_> = PRODUCERS.iter().map(|&p| (p, compile_c("bench.c", p, &[]))).collect();
-    for (tool_name, tool) in [("no tool", Tool::None), ("do-nothing tool", Tool::Recorder("null"))] {
+    let (iterations, cg_iterations) = if quick {
+        ("20000", 1000)
+    } else {
+        ("2000000", 100000)
+    };
+    let exes: Vec<_> = PRODUCERS
+        .iter()
+        .map(|&p| (p, compile_c("bench.c", p, &[])))
+        .collect();
+    for (tool_name, tool) in [
+        ("no tool", Tool::None),
+        ("do-nothing tool", Tool::Recorder("null")),
+    ] {
         let mut ns: BTreeMap<Producer, Figures> = BTreeMap::new();
         let mut ir: BTreeMap<Producer, Figures> = BTreeMap::new();
         let mut ops = Vec::new();
@@ -69,12 +94,19 @@ fn main() {
         );
         println!("|---|---|---|---|---|---|---|");
         for op in &ops {
-            let cell = |p: Producer| format!("{:.2} ({:.0})", ns[&p][op], ir[&p].get(op).copied().unwrap_or(f64::NAN));
+            let cell = |p: Producer| {
+                format!(
+                    "{:.2} ({:.0})",
+                    ns[&p][op],
+                    ir[&p].get(op).copied().unwrap_or(f64::NAN)
+                )
+            };
             let ratio = |a: Producer, b: Producer| {
                 format!(
                     "{:.2}x ({:.2}x)",
                     ns[&a][op] / ns[&b][op],
-                    ir[&a].get(op).copied().unwrap_or(f64::NAN) / ir[&b].get(op).copied().unwrap_or(f64::NAN)
+                    ir[&a].get(op).copied().unwrap_or(f64::NAN)
+                        / ir[&b].get(op).copied().unwrap_or(f64::NAN)
                 )
             };
             println!(
