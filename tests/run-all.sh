@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test of the project. Needs Rust, gcc and Python 3 with pip (the tests
-# fetch NVIDIA's reference producers from PyPI).
+# fetch NVIDIA's reference producers from PyPI); installs GHC and cabal from
+# Debian for the Haskell package when they are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,5 +18,10 @@ fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 cargo test --workspace 2>&1 | tee "$log"
-# One closing line for the whole run (cargo prints one per test binary).
-awk '/^test result:/ { p += $4; f += $6 } END { printf "all: %d passed, %d failed\n", p, f }' "$log"
+bash bindings/haskell/test.sh 2>&1 | tee -a "$log"
+# One closing line for the whole run: cargo's per-binary results and tasty's
+# per-suite results added up.
+awk '/^test result:/ { p += $4; f += $6 }
+     /^All [0-9]+ tests passed/ { p += $2 }
+     / out of [0-9]+ tests failed/ { f += $1; p += $4 - $1 }
+     END { printf "all: %d passed, %d failed\n", p, f }' "$log"

@@ -88,12 +88,30 @@ pub fn artifacts() -> &'static Artifacts {
         let soname = lib_dir.join(format!("libnvtxr.so.{}", env!("CARGO_PKG_VERSION_MAJOR")));
         let _ = std::fs::remove_file(&soname);
         std::os::unix::fs::symlink("libnvtxr.so", &soname).unwrap();
+        write_uninstalled_pc(&lib_dir);
         Artifacts {
             static_lib: lib_dir.join("libnvtxr.a"),
             recorder: lib_dir.join("libnvtxr_recorder.so"),
             lib_dir,
         }
     })
+}
+
+/// Writes `<lib_dir>/pkgconfig/nvtxr.pc` for the in-tree build, with an rpath
+/// so programs linked through it run without `LD_LIBRARY_PATH`.
+fn write_uninstalled_pc(lib_dir: &Path) {
+    let dir = lib_dir.join("pkgconfig");
+    std::fs::create_dir_all(&dir).unwrap();
+    let pc = format!(
+        "# nvtxr, uninstalled (the source tree's build)\n\
+         libdir={lib}\nincludedir={inc}\n\n\
+         Name: nvtxr\nDescription: NVTX annotations with NVIDIA's NVTX3 tool-loading protocol\n\
+         Version: {version}\nLibs: -L${{libdir}} -Wl,-rpath,${{libdir}} -lnvtxr\nCflags: -I${{includedir}}\n",
+        lib = lib_dir.display(),
+        inc = root().join("include").display(),
+        version = env!("CARGO_PKG_VERSION"),
+    );
+    std::fs::write(dir.join("nvtxr.pc"), pc).unwrap();
 }
 
 /// NVIDIA's reference material, from the `nvidia-nvtx` wheel.

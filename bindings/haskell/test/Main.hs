@@ -1,0 +1,282 @@
+-- | Tests of the NVTX package. Recorded tests run this executable again as a
+-- child process with nvtxr's recording tool attached (NVTXR_RECORDER names
+-- it; tests/run-all.sh sets it) and check what the tool received. In the
+-- portable build (-f-nvtx) the same children must record nothing.
+module Main (main) where
+
+import Control.Concurrent
+import Control.Exception
+import Control.Monad
+import qualified Data.Map.Strict as Map
+import Data.List (isInfixOf, isPrefixOf, sort)
+import Data.Maybe (mapMaybe)
+import System.Directory (getTemporaryDirectory, removeFile)
+import System.Environment (getEnvironment, getExecutablePath, lookupEnv)
+import System.Exit (ExitCode (..), exitSuccess)
+import System.Process
+import System.Timeout (timeout)
+import Test.Tasty
+import Test.Tasty.HUnit
+import Text.Read (readMaybe)
+
+import NVTX
+
+main :: IO ()
+main = do
+  scenario <- lookupEnv "NVTXR_HS_SCENARIO"
+  case scenario >>= flip lookup scenarios of
+    Just run -> run >> exitSuccess
+    Nothing -> do
+      recorder <- lookupEnv "NVTXR_RECORDER"
+      defaultMain (tests recorder)
+
+scenarios :: [(String, IO ())]
+scenarios =
+  [ ("sequence", sequenceScenario)
+  , ("threads", threadsScenario)
+  , ("exceptions", exceptionsScenario)
+  ]
+
+runtime :: String
+runtime = if rtsSupportsBoundThreads then "threaded" else "non-threaded"
+
+tests :: Maybe FilePath -> TestTree
+tests recorder =
+  testGroup ("NVTX (" ++ runtime ++ " runtime, NVTX enabled: " ++ show nvtxEnabled ++ ")")
+    [ testCase "no tool: every call is a no-op that returns its result" noToolTest
+    , recorded "exact event sequence" "sequence" checkSequence
+    , recorded "many threads with nested ranges: every range closed exactly once" "threads" checkThreads
+    , recorded "exceptions (sync, timeout, killThread) close the range" "exceptions" checkExceptions
+    , recorded "the quick-start example runs" "nvtxr-quickstart" checkQuickStart
+    , recorded "the training example runs" "nvtxr-training" checkTraining
+    ]
+  where
+    recorded name scenario check = testCase name $ case recorder of
+      Nothing
+        | nvtxEnabled -> assertFailure "NVTXR_RECORDER is not set: run through tests/run-all.sh"
+        | otherwise -> pure ()
+      Just lib -> do
+        events <- runRecorded lib scenario
+        if nvtxEnabled
+          then do
+            take 1 events @?= [initOk]
+            check (drop 1 events)
+          else events @?= [] -- the portable build never loads a tool
+
+initOk :: String
+initOk = "init callbacks=16 versioninfo=24 version=3 sizes=16,9,15,7,16,7 tables=ok unknown_module=0 other_etids=null"
+
+-- | Runs this executable with the scenario (or, for a name starting with
+-- "nvtxr-", that example program) with the recorder attached.
+runRecorded :: FilePath -> String -> IO [String]
+runRecorded lib scenario = do
+  self <- if "nvtxr-" `isPrefixOf` scenario then pure scenario else getExecutablePath
+  tmp <- getTemporaryDirectory
+  let out = tmp ++ "/nvtxr-hs-" ++ scenario ++ "-" ++ runtime ++ ".log"
+  _ <- try (removeFile out) :: IO (Either IOException ())
+  let env' =
+        [ ("NVTXR_HS_SCENARIO", scenario)
+        , ("NVTX_INJECTION64_PATH", lib)
+        , ("NVTXR_RECORDER_OUT", out)
+        ]
+  baseEnv <- filter ((`notElem` map fst env') . fst) <$> getEnvironment
+  (code, stdout', stderr') <- readCreateProcessWithExitCode (proc self []) {env = Just (env' ++ baseEnv)} ""
+  assertEqual ("child failed: " ++ stdout' ++ stderr') ExitSuccess code
+  contents <- either (const "") id <$> (try (readFile out) :: IO (Either IOException String))
+  _ <- length contents `seq` (try (removeFile out) :: IO (Either IOException ()))
+  pure (lines contents)
+
+-- Scenarios -------------------------------------------------------------------
+
+sequenceScenario :: IO ()
+sequenceScenario = do
+  nameThread "hs main"
+  nameCategory 3 "io"
+  r <- withRange "outer" $ withRangeColor "inner" colorGreen (pure (42 :: Int))
+  when (r /= 42) $ throwIO (userError "withRange lost the result")
+  mark "a mark"
+  markAttribs defaultAttribs
+    { attribMessage = Just "attrs", attribColor = Just (argb 0x80 1 2 3)
+    , attribCategory = Just 3, attribPayload = PayloadI64 (-5) }
+  forM_ payloads $ \p -> markAttribs defaultAttribs {attribMessage = Just "p", attribPayload = p}
+  withDomain "hs domain" $ \d -> do
+    domainNameCategory d 1 "compute"
+    s <- registerString d "step"
+    s' <- registerString d "step"
+    when (s /= s') $ throwIO (userError "registering twice gave two strings")
+    withRangeString s (markString s)
+    withDomainRange d defaultAttribs {attribRegistered = Just s, attribPayload = PayloadF64 0.5} (pure ())
+    domainMark d defaultAttribs {attribMessage = Just "unicode \955"}
+  rid <- startRange "manual"
+  endRange rid
+  withStartEndRange "start-end" (pure ())
+
+payloads :: [Payload]
+payloads = [PayloadU64 1, PayloadI64 (-2), PayloadF64 2.5, PayloadU32 4, PayloadI32 (-5), PayloadF32 0.25]
+
+threadsScenario :: IO ()
+threadsScenario = do
+  done <- newEmptyMVar
+  let unbound = 40
+      bound = if rtsSupportsBoundThreads then 4 else 0
+  replicateM_ unbound $ forkIO $ do
+    replicateM_ 10 $ withRange "t1" $ withRange "t2" $ withRange "t3" yield
+    putMVar done ()
+  replicateM_ bound $ forkOS $ do
+    replicateM_ 10 $ withRange "b1" $ withRange "b2" yield
+    putMVar done ()
+  replicateM_ (unbound + bound) (takeMVar done)
+
+exceptionsScenario :: IO ()
+exceptionsScenario = do
+  _ <- try (withRange "throws" (throwIO (userError "boom"))) :: IO (Either IOException ())
+  _ <- timeout 10000 (withRange "timed out" (threadDelay 5000000))
+  finished <- newEmptyMVar
+  t <- forkFinally (withRange "killed" (threadDelay 5000000)) (\_ -> putMVar finished ())
+  threadDelay 20000
+  killThread t
+  takeMVar finished
+  _ <- try (withStartEndRange "start-end throws" (throwIO (userError "boom"))) :: IO (Either IOException ())
+  _ <- try (withDomain "exc domain" $ \d -> withDomainRange d defaultAttribs {attribMessage = Just "domain throws"} (throwIO (userError "boom"))) :: IO (Either IOException ())
+  pure ()
+
+-- Checks ----------------------------------------------------------------------
+
+noToolTest :: IO ()
+noToolTest = do
+  attached <- isToolAttached
+  attached @?= False
+  r <- withRange "x" (pure 'r')
+  r @?= 'r'
+  rid <- startRange "x"
+  rangeIdValue rid @?= 0
+  endRange rid
+  v <- withDomain "no tool domain" $ \d -> do
+    s <- registerString d "s"
+    withRangeString s (markString s)
+    domainMark d defaultAttribs
+    withDomainRange d defaultAttribs (pure (7 :: Int))
+  v @?= 7
+  e <- try (withRange "x" (throwIO (userError "propagates"))) :: IO (Either IOException ())
+  assertBool "exceptions propagate" (either (const True) (const False) e)
+  nameThread "t" >> nameCategory 1 "c" >> mark "m"
+  ok <- initialize
+  ok @?= False
+
+-- | The events of 'sequenceScenario'. Bound threads (the main thread under
+-- -threaded) use push/pop; otherwise every scoped range is start/end.
+checkSequence :: [String] -> Assertion
+checkSequence events = events @?= expected
+  where
+    d = "domain=\"hs domain\""
+    pushPop = rtsSupportsBoundThreads
+    expected =
+      [ "NameOsThreadA tid=self \"hs main\""
+      , "NameCategoryA 3 \"io\""
+      ]
+        ++ ( if pushPop
+              then ["RangePushA \"outer\" -> 0", "RangePushEx {msg=\"inner\" color=0xff00ff00} -> 1", "RangePop -> 1", "RangePop -> 0"]
+              else ["RangeStartA \"outer\" -> 1", "RangeStartEx {msg=\"inner\" color=0xff00ff00} -> 2", "RangeEnd 2", "RangeEnd 1"]
+           )
+        ++ [ "MarkA \"a mark\""
+           , "MarkEx {msg=\"attrs\" color=0x80010203 category=3 payload=i64:-5}"
+           , "MarkEx {msg=\"p\" payload=u64:1}"
+           , "MarkEx {msg=\"p\" payload=i64:-2}"
+           , "MarkEx {msg=\"p\" payload=f64:2.5}"
+           , "MarkEx {msg=\"p\" payload=u32:4}"
+           , "MarkEx {msg=\"p\" payload=i32:-5}"
+           , "MarkEx {msg=\"p\" payload=f32:0.25}"
+           , "DomainCreateA \"hs domain\""
+           , "DomainNameCategoryA " ++ d ++ " 1 \"compute\""
+           , "DomainRegisterStringA " ++ d ++ " \"step\""
+           ]
+        ++ ( if pushPop
+              then
+                [ "DomainRangePushEx " ++ d ++ " {msg=reg:\"step\"} -> 0"
+                , "DomainMarkEx " ++ d ++ " {msg=reg:\"step\"}"
+                , "DomainRangePop " ++ d ++ " -> 0"
+                , "DomainRangePushEx " ++ d ++ " {msg=reg:\"step\" payload=f64:0.5} -> 0"
+                , "DomainRangePop " ++ d ++ " -> 0"
+                ]
+              else
+                [ "DomainRangeStartEx " ++ d ++ " {msg=reg:\"step\"} -> 3"
+                , "DomainMarkEx " ++ d ++ " {msg=reg:\"step\"}"
+                , "DomainRangeEnd " ++ d ++ " 3"
+                , "DomainRangeStartEx " ++ d ++ " {msg=reg:\"step\" payload=f64:0.5} -> 4"
+                , "DomainRangeEnd " ++ d ++ " 4"
+                ]
+           )
+        ++ [ "DomainMarkEx " ++ d ++ " {msg=\"unicode \955\"}"
+           , "DomainDestroy " ++ d
+           ]
+        ++ ( let n = if pushPop then 1 else 5 :: Int
+              in [ "RangeStartA \"manual\" -> " ++ show n, "RangeEnd " ++ show n
+                 , "RangeStartA \"start-end\" -> " ++ show (n + 1), "RangeEnd " ++ show (n + 1) ]
+           )
+
+-- | Every start/end range ended exactly once, every push popped on its own
+-- thread (the recorder tracks depth per OS thread: a pop on the wrong thread
+-- would return -1), and the expected number of each.
+balanced :: [String] -> Map.Map String Int -> Assertion
+balanced events expectedOpens = do
+  let starts = mapMaybe startOf events
+      ends = sort (mapMaybe endOf events)
+      pushes = mapMaybe pushOf events
+      pops = filter ("RangePop" `isInfixOf`) events
+  assertEqual "every started range ends exactly once" (sort (map snd starts)) ends
+  assertEqual "pushes and pops balance" (length pushes) (length pops)
+  assertBool "no pop without a push on its thread" (not (any ("-> -1" `isInfixOf`) pops))
+  let opens = Map.fromListWith (+) [(l, 1) | l <- map fst starts ++ pushes]
+  opens @?= expectedOpens
+  where
+    startOf l
+      | "RangeStart" `isInfixOf` l = (,) (label l) <$> readMaybe (last (words l))
+      | otherwise = Nothing
+    endOf l
+      | "RangeEnd" `isInfixOf` l = readMaybe (last (words l)) :: Maybe Int
+      | otherwise = Nothing
+    pushOf l
+      | "RangePush" `isInfixOf` l = Just (label l)
+      | otherwise = Nothing
+    -- The message: after msg=" (or msg=reg:") when present, else the first quoted text.
+    label l = case breakOn "msg=" l of
+      Just rest -> quoted rest
+      Nothing -> quoted l
+    quoted = takeWhile (/= '"') . drop 1 . dropWhile (/= '"')
+    breakOn pat str
+      | pat `isPrefixOf` str = Just (drop (length pat) str)
+      | null str = Nothing
+      | otherwise = breakOn pat (drop 1 str)
+
+checkThreads :: [String] -> Assertion
+checkThreads events =
+  balanced events $
+    Map.fromList ([(t, 400) | t <- ["t1", "t2", "t3"]] ++ [(b, 40) | rtsSupportsBoundThreads, b <- ["b1", "b2"]])
+
+-- | The examples run on their main thread: bound (push/pop) under -threaded.
+checkQuickStart :: [String] -> Assertion
+checkQuickStart events = do
+  take 2 events @?= ["NameOsThreadA tid=self \"Main\"", "RangePushA \"Training\" -> 0"]
+  length (filter ("RangePushA" `isPrefixOf`) events) @?= 1 + 3 * 4
+  balanced events $
+    Map.fromList ([("Training", 1), ("Forward", 3), ("Backward", 3), ("Update", 3)] ++ [("Epoch " ++ show e, 1) | e <- [1 .. 3 :: Int]])
+
+checkTraining :: [String] -> Assertion
+checkTraining events = do
+  take 4 events
+    @?= [ "NameOsThreadA tid=self \"MainTrainer\""
+        , "NameCategoryA 1 \"Training\""
+        , "NameCategoryA 2 \"Validation\""
+        , "MarkA \"Training Start\""
+        ]
+  assertBool "colored step" ("RangePushEx {msg=\"Step 1\" color=0xff00ff00} -> 1" `elem` events)
+  assertBool "colored forward" ("RangePushEx {msg=\"Forward\" color=0xff0000ff} -> 2" `elem` events)
+  last events @?= "MarkA \"Training Complete\""
+  balanced events $
+    Map.fromList ([("Epoch", 1), ("Forward", 3), ("Loss", 3), ("Backward", 3), ("Update", 3)] ++ [("Step " ++ show i, 1) | i <- [1 .. 3 :: Int]])
+
+checkExceptions :: [String] -> Assertion
+checkExceptions events = do
+  balanced events $
+    Map.fromList [(l, 1) | l <- ["throws", "timed out", "killed", "start-end throws", "domain throws"]]
+  assertBool "the domain is destroyed despite the exception" ("DomainDestroy domain=\"exc domain\"" `elem` events)
