@@ -339,14 +339,42 @@ argb :: Word8 -> Word8 -> Word8 -> Word8 -> Color
 argb a r g b =
   Color (fromIntegral a `shiftL` 24 .|. fromIntegral r `shiftL` 16 .|. fromIntegral g `shiftL` 8 .|. fromIntegral b)
 
-colorRed, colorGreen, colorBlue, colorYellow, colorCyan, colorMagenta, colorOrange, colorPurple, colorWhite, colorBlack :: Color
+-- | Opaque red.
+colorRed :: Color
 colorRed = rgb 0xFF 0x00 0x00
+
+-- | Opaque green.
+colorGreen :: Color
 colorGreen = rgb 0x00 0xFF 0x00
+
+-- | Opaque blue.
+colorBlue :: Color
 colorBlue = rgb 0x00 0x00 0xFF
+
+-- | Opaque yellow.
+colorYellow :: Color
 colorYellow = rgb 0xFF 0xFF 0x00
+
+-- | Opaque cyan.
+colorCyan :: Color
 colorCyan = rgb 0x00 0xFF 0xFF
+
+-- | Opaque magenta.
+colorMagenta :: Color
 colorMagenta = rgb 0xFF 0x00 0xFF
+
+-- | Opaque orange.
+colorOrange :: Color
 colorOrange = rgb 0xFF 0xA5 0x00
+
+-- | Opaque purple.
+colorPurple :: Color
 colorPurple = rgb 0x80 0x00 0x80
+
+-- | Opaque white.
+colorWhite :: Color
 colorWhite = rgb 0xFF 0xFF 0xFF
+
+-- | Opaque black.
+colorBlack :: Color
 colorBlack = rgb 0x00 0x00 0x00

@@ -23,13 +23,13 @@ newtype Color = Color Word32
 
 -- | A numeric value attached to an event (shown by Nsight Systems).
 data Payload
-  = NoPayload
-  | PayloadU64 !Word64
-  | PayloadI64 !Int64
-  | PayloadF64 !Double
-  | PayloadU32 !Word32
-  | PayloadI32 !Int32
-  | PayloadF32 !Float
+  = NoPayload -- ^ No payload.
+  | PayloadU64 !Word64 -- ^ Unsigned 64-bit.
+  | PayloadI64 !Int64 -- ^ Signed 64-bit.
+  | PayloadF64 !Double -- ^ Double.
+  | PayloadU32 !Word32 -- ^ Unsigned 32-bit.
+  | PayloadI32 !Int32 -- ^ Signed 32-bit.
+  | PayloadF32 !Float -- ^ Float.
   deriving (Eq, Show)
 
 -- | A category id; 0 means no category. Name categories with
