@@ -33,14 +33,12 @@ mod domain;
 mod events;
 mod lifecycle;
 mod naming;
-mod panic;
+pub(crate) mod panic;
 
 pub use domain::*;
 pub use events::*;
 pub use lifecycle::*;
 pub use naming::*;
-
-pub(crate) use lifecycle::initialize_and_forward;
 
 use crate::error::Error;
 

@@ -4,6 +4,6 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Runs `body`; if it panics, returns `on_panic` instead of unwinding into C.
 #[inline(always)]
-pub(crate) fn guard<T>(on_panic: T, body: impl FnOnce() -> T) -> T {
+pub fn guard<T>(on_panic: T, body: impl FnOnce() -> T) -> T {
     catch_unwind(AssertUnwindSafe(body)).unwrap_or(on_panic)
 }

@@ -23,6 +23,7 @@ pub mod protocol;
 pub mod slots;
 
 use std::ffi::{c_void, CString, OsString};
+use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -173,7 +174,8 @@ fn report(failure: Option<AttachError>) {
     let Some(failure) = failure else { return };
     let message = failure.to_string();
     if std::env::var_os(QUIET_VAR).is_none_or(|v| v.is_empty() || v == "0") {
-        eprintln!("nvtxr: {message}");
+        // Not eprintln!: a closed stderr must not panic.
+        let _ = writeln!(std::io::stderr(), "nvtxr: {message}");
     }
     let _ = LOAD_ERROR.set(CString::new(message).unwrap_or_default());
 }

@@ -56,6 +56,8 @@ pub struct Artifacts {
     pub static_lib: PathBuf,
     /// The recording tool, `libnvtxr_recorder.so`.
     pub recorder: PathBuf,
+    /// Folder with the drop-in `libnvToolsExt.so.1` and `libnvtx3interop.so.1`.
+    pub compat_dir: PathBuf,
 }
 
 /// Builds nvtxr and the recorder (release profile) once per process.
@@ -75,6 +77,8 @@ pub fn artifacts() -> &'static Artifacts {
                     "nvtxr",
                     "-p",
                     "nvtxr-recorder",
+                    "-p",
+                    "nvtxr-nvtx-compat",
                     "--target-dir",
                 ])
                 .arg(&target)
@@ -89,12 +93,59 @@ pub fn artifacts() -> &'static Artifacts {
         let _ = std::fs::remove_file(&soname);
         std::os::unix::fs::symlink("libnvtxr.so", &soname).unwrap();
         write_uninstalled_pc(&lib_dir);
+        link_compat_libraries(&lib_dir);
         Artifacts {
             static_lib: lib_dir.join("libnvtxr.a"),
             recorder: lib_dir.join("libnvtxr_recorder.so"),
+            compat_dir: lib_dir.join("compat"),
             lib_dir,
         }
     })
+}
+
+/// The drop-in NVTX libraries: `(file name, symbol version node or None)`.
+/// CUDA's `libnvToolsExt.so.1` had unversioned symbols; NVIDIA's
+/// `libnvtx3interop.so.1` versions them with its SONAME.
+pub const COMPAT_LIBRARIES: [(&str, Option<&str>); 2] = [
+    ("libnvToolsExt.so.1", None),
+    ("libnvtx3interop.so.1", Some("libnvtx3interop.so.1")),
+];
+
+/// Links `libnvtx_compat.a` into the drop-in libraries, in `<lib_dir>/compat/`,
+/// each exporting only the NVTX API (`nvtx[A-Z]*`).
+fn link_compat_libraries(lib_dir: &Path) {
+    let dir = lib_dir.join("compat");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, version) in COMPAT_LIBRARIES {
+        let script = dir.join(format!("{name}.map"));
+        std::fs::write(
+            &script,
+            format!(
+                "{} {{ global: nvtx[A-Z]*; local: *; }};\n",
+                version.unwrap_or("")
+            ),
+        )
+        .unwrap();
+        check(
+            &format!("linking {name}"),
+            Command::new(std::env::var("CC").unwrap_or_else(|_| "gcc".into()))
+                .args([
+                    "-shared",
+                    "-Wl,--gc-sections",
+                    "-Wl,--strip-debug",
+                    "-Wl,--whole-archive",
+                ])
+                .arg(lib_dir.join("libnvtx_compat.a"))
+                .arg("-Wl,--no-whole-archive")
+                .arg(format!("-Wl,-soname,{name}"))
+                .arg(format!("-Wl,--version-script,{}", script.display()))
+                .args(STATIC_LINK_FLAGS)
+                .arg("-o")
+                .arg(dir.join(name))
+                .output()
+                .unwrap(),
+        );
+    }
 }
 
 /// Writes `<lib_dir>/pkgconfig/nvtxr.pc` for the in-tree build, with an rpath
@@ -179,6 +230,8 @@ pub enum Producer {
     NvidiaHeader,
     /// NVIDIA's `libnvtx3interop.so.1` (`-DUSE_NVIDIA -DNVTX_NO_IMPL`).
     NvidiaInterop,
+    /// NVIDIA's headers (`-DUSE_NVIDIA -DNVTX_NO_IMPL`) linked to nvtxr's drop-in `libnvToolsExt.so.1`.
+    NvtxrCompat,
 }
 
 impl Producer {
@@ -188,6 +241,7 @@ impl Producer {
             Producer::NvtxrStatic => "nvtxr static",
             Producer::NvidiaHeader => "NVIDIA header",
             Producer::NvidiaInterop => "NVIDIA interop",
+            Producer::NvtxrCompat => "nvtxr libnvToolsExt",
         }
     }
 }
@@ -237,16 +291,25 @@ pub fn compile_c(source: &str, producer: Producer, extra: &[&str]) -> PathBuf {
         Producer::NvtxrStatic => {
             cc.arg(&a.static_lib).args(STATIC_LINK_FLAGS);
         }
-        Producer::NvidiaHeader | Producer::NvidiaInterop => {
+        Producer::NvidiaHeader | Producer::NvidiaInterop | Producer::NvtxrCompat => {
             let n = nvidia();
             cc.arg("-DUSE_NVIDIA")
                 .arg("-I")
                 .arg(&n.include_dir)
                 .arg("-ldl");
-            if producer == Producer::NvidiaInterop {
+            let library = match producer {
+                Producer::NvidiaInterop => {
+                    Some((n.lib_dir.join("libnvtx3interop.so.1"), &n.lib_dir))
+                }
+                Producer::NvtxrCompat => {
+                    Some((a.compat_dir.join("libnvToolsExt.so.1"), &a.compat_dir))
+                }
+                _ => None,
+            };
+            if let Some((lib, dir)) = library {
                 cc.arg("-DNVTX_NO_IMPL")
-                    .arg(n.lib_dir.join("libnvtx3interop.so.1"))
-                    .arg(format!("-Wl,-rpath,{}", n.lib_dir.display()));
+                    .arg(lib)
+                    .arg(format!("-Wl,-rpath,{}", dir.display()));
             }
         }
     }

@@ -175,12 +175,90 @@ unsafe extern "C" fn domain_range_pop(d: Handle) -> c_int {
     record(format!("DomainRangePop {} -> {depth}", domain(d)));
     depth
 }
-unsafe extern "C" fn domain_resource_create(d: Handle, _attr: *const c_void) -> Handle {
-    record(format!("DomainResourceCreate {}", domain(d)));
-    std::ptr::null()
+/// `nvtxResourceAttributes_t` (32 bytes).
+#[repr(C)]
+struct ResourceAttributes {
+    version: u16,
+    size: u16,
+    identifier_type: i32,
+    identifier: u64,
+    message_type: i32,
+    message: *const c_void,
 }
-unsafe extern "C" fn domain_resource_destroy(_r: Handle) {
-    record("DomainResourceDestroy".into());
+
+/// `nvtxSyncUserAttributes_t` (16 bytes).
+#[repr(C)]
+struct SyncAttributes {
+    version: u16,
+    size: u16,
+    message_type: i32,
+    message: *const c_void,
+}
+
+/// A message of type ascii (1) or unicode (2), quoted.
+unsafe fn message(message_type: i32, p: *const c_void) -> String {
+    match message_type {
+        1 => c_str(p.cast()),
+        2 => w_str(p.cast()),
+        t => format!("msgtype={t}"),
+    }
+}
+
+/// A resource or sync-object handle: a leaked box with its description.
+fn new_object(description: String) -> Handle {
+    Box::into_raw(Box::new(description)).cast()
+}
+
+unsafe fn object(h: Handle) -> String {
+    if h.is_null() {
+        "NULL".into()
+    } else {
+        (*h.cast::<String>()).clone()
+    }
+}
+
+unsafe extern "C" fn domain_resource_create(d: Handle, attr: *const ResourceAttributes) -> Handle {
+    let a = &*attr;
+    let description = format!(
+        "{{type=0x{:x} id=0x{:x} msg={} version={} size={}}}",
+        a.identifier_type,
+        a.identifier,
+        message(a.message_type, a.message),
+        a.version,
+        a.size
+    );
+    record(format!("DomainResourceCreate {} {description}", domain(d)));
+    new_object(description)
+}
+unsafe extern "C" fn domain_resource_destroy(r: Handle) {
+    record(format!("DomainResourceDestroy {}", object(r)));
+}
+
+// SYNC
+unsafe extern "C" fn sync_user_create(d: Handle, attr: *const SyncAttributes) -> Handle {
+    let a = &*attr;
+    let description = format!(
+        "{{msg={} version={} size={}}}",
+        message(a.message_type, a.message),
+        a.version,
+        a.size
+    );
+    record(format!("DomainSyncUserCreate {} {description}", domain(d)));
+    new_object(description)
+}
+macro_rules! sync_fns {
+    ($($f:ident: $label:literal;)*) => {$(
+        unsafe extern "C" fn $f(h: Handle) {
+            record(format!(concat!($label, " {}"), object(h)));
+        }
+    )*};
+}
+sync_fns! {
+    sync_user_destroy: "DomainSyncUserDestroy";
+    sync_user_acquire_start: "DomainSyncUserAcquireStart";
+    sync_user_acquire_failed: "DomainSyncUserAcquireFailed";
+    sync_user_acquire_success: "DomainSyncUserAcquireSuccess";
+    sync_user_releasing: "DomainSyncUserReleasing";
 }
 unsafe extern "C" fn domain_name_category_a(d: Handle, id: u32, n: *const c_char) {
     record(format!(
@@ -242,6 +320,20 @@ name_fns! {
     name_cuda_stream_w: "NameCudaStreamW", Handle, u32, w_str;
     name_cuda_event_a: "NameCudaEventA", Handle, c_char, c_str;
     name_cuda_event_w: "NameCudaEventW", Handle, u32, w_str;
+    name_cl_device_a: "NameClDeviceA", Handle, c_char, c_str;
+    name_cl_device_w: "NameClDeviceW", Handle, u32, w_str;
+    name_cl_context_a: "NameClContextA", Handle, c_char, c_str;
+    name_cl_context_w: "NameClContextW", Handle, u32, w_str;
+    name_cl_command_queue_a: "NameClCommandQueueA", Handle, c_char, c_str;
+    name_cl_command_queue_w: "NameClCommandQueueW", Handle, u32, w_str;
+    name_cl_mem_object_a: "NameClMemObjectA", Handle, c_char, c_str;
+    name_cl_mem_object_w: "NameClMemObjectW", Handle, u32, w_str;
+    name_cl_sampler_a: "NameClSamplerA", Handle, c_char, c_str;
+    name_cl_sampler_w: "NameClSamplerW", Handle, u32, w_str;
+    name_cl_program_a: "NameClProgramA", Handle, c_char, c_str;
+    name_cl_program_w: "NameClProgramW", Handle, u32, w_str;
+    name_cl_event_a: "NameClEventA", Handle, c_char, c_str;
+    name_cl_event_w: "NameClEventW", Handle, u32, w_str;
 }
 
 /// Writes `f` into slot `index` of a producer's table.
@@ -281,6 +373,30 @@ pub unsafe fn fill(module: c_int, table: *mut *mut *const c_void) {
             name_cu_stream_w as _,
             name_cu_event_a as _,
             name_cu_event_w as _,
+        ],
+        3 => &[
+            name_cl_device_a as _,
+            name_cl_device_w as _,
+            name_cl_context_a as _,
+            name_cl_context_w as _,
+            name_cl_command_queue_a as _,
+            name_cl_command_queue_w as _,
+            name_cl_mem_object_a as _,
+            name_cl_mem_object_w as _,
+            name_cl_sampler_a as _,
+            name_cl_sampler_w as _,
+            name_cl_program_a as _,
+            name_cl_program_w as _,
+            name_cl_event_a as _,
+            name_cl_event_w as _,
+        ],
+        6 => &[
+            sync_user_create as _,
+            sync_user_destroy as _,
+            sync_user_acquire_start as _,
+            sync_user_acquire_failed as _,
+            sync_user_acquire_success as _,
+            sync_user_releasing as _,
         ],
         4 => &[
             name_cuda_device_a as _,
