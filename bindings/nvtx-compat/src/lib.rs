@@ -41,6 +41,11 @@ macro_rules! no_tool_value {
 /// function `name`, forwarding to slot INDEX of MODULE.
 macro_rules! nvtx_api {
     ($($module:ident $index:literal $name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty = $none:expr)?;)*) => {$(
+        /// NVIDIA's function of this name.
+        ///
+        /// # Safety
+        /// The arguments must be valid as NVIDIA's NVTX API documents; they
+        /// are passed to the tool unread.
         #[no_mangle]
         pub unsafe extern "C" fn $name($($arg: $ty),*) $(-> $ret)? {
             type Slot = unsafe extern "C" fn($($ty),*) $(-> $ret)?;
