@@ -24,6 +24,7 @@
 #define NVTXR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* nvtxr's version, from Cargo.toml; nvtxr_version() returns NVTXR_VERSION. */

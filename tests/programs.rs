@@ -80,3 +80,86 @@ fn benchmark_program_runs_through_every_producer() {
         }
     }
 }
+
+#[test]
+fn c_scoped_range_macros_pop_on_every_exit_path() {
+    for producer in [Producer::NvtxrShared, Producer::NvtxrStatic] {
+        let exe = compile_c("scoped.c", producer, &[]);
+        let r = run(&exe, &[], Tool::Recorder("record"), &[]);
+        assert!(r.success, "{r:?}");
+        let d = "domain=\"scoped\"";
+        assert_eq!(
+            r.calls(),
+            [
+                "DomainCreateA \"scoped\"".to_string(),
+                format!("DomainRangePushEx {d} {{msg=\"colored\" color=0xff0000ff}} -> 0"),
+                format!("DomainRangePushEx {d} {{msg=\"inner\"}} -> 1"),
+                format!("DomainRangePop {d} -> 1"),
+                format!("DomainRangePop {d} -> 0"),
+                // early_return(1): registered once, popped on return
+                "DomainRegisterStringA default \"early_return\"".into(),
+                "DomainRangePushEx default {msg=reg:\"early_return\"} -> 0".into(),
+                "RangePushA \"positive\" -> 1".into(),
+                "RangePop -> 1".into(),
+                "RangePop -> 0".into(),
+                // early_return(0): the cached string, no second registration
+                "DomainRangePushEx default {msg=reg:\"early_return\"} -> 0".into(),
+                "RangePop -> 0".into(),
+                "DomainRegisterStringA default \"loop_with_break\"".into(),
+                "DomainRangePushEx default {msg=reg:\"loop_with_break\"} -> 0".into(),
+                "RangePushA \"iteration\" -> 1".into(),
+                "RangePop -> 1".into(),
+                "RangePushA \"iteration\" -> 1".into(),
+                "RangePop -> 1".into(),
+                "RangePop -> 0".into(),
+                // NVTXR_SCOPED_RANGE(NULL, NULL) was refused: nothing pushed, nothing popped
+                format!("DomainDestroy {d}"),
+            ]
+        );
+    }
+}
+
+#[test]
+fn cpp_header_in_cpp17_and_cpp20() {
+    for std in ["-std=c++17", "-std=c++20"] {
+        let exe = compile_c("example.cpp", Producer::NvtxrShared, &[std]);
+        let r = run(&exe, &[], Tool::Recorder("record"), &[]);
+        assert!(r.success, "{std}: {r:?}");
+        assert_eq!(r.stdout, "cpp example: done\n");
+        let d = "domain=\"trainer\"";
+        let mut expected: Vec<String> = vec![
+            "NameOsThreadA tid=self \"cpp main\"".into(),
+            "DomainCreateA \"trainer\"".into(),
+            format!("DomainNameCategoryA {d} 1 \"compute\""),
+            format!("DomainRegisterStringA {d} \"step\""),
+            "RangePushA \"epoch\" -> 0".into(),
+        ];
+        for i in 0..2 {
+            expected.push(format!("DomainRangePushEx {d} {{msg=reg:\"step\"}} -> 0"));
+            if i == 0 {
+                expected.push("DomainRegisterStringA default \"forward\"".into());
+            }
+            expected.push("DomainRangePushEx default {msg=reg:\"forward\"} -> 1".into());
+            expected.push("RangePop -> 1".into());
+            if i == 0 {
+                expected.push(format!("DomainRegisterStringA {d} \"backward\""));
+            }
+            expected.push(format!(
+                "DomainRangePushEx {d} {{msg=reg:\"backward\"}} -> 1"
+            ));
+            expected.push(format!("DomainRangePop {d} -> 1"));
+            expected.push(format!("DomainRangePop {d} -> 0"));
+        }
+        expected.extend([
+            "MarkEx {msg=\"loss\" color=0xff00ff00 category=1 payload=f64:0.5}".into(),
+            "RangePop -> 0".into(),
+            format!("DomainRangeStartEx {d} {{msg=\"load\" payload=u64:7}} -> 1"),
+            format!("DomainRangeEnd {d} 1"),
+            "RangeStartA \"moved\" -> 2".into(),
+            "RangeEnd 2".into(),
+            format!("DomainMarkEx {d} {{msg=reg:\"step\"}}"),
+            format!("DomainDestroy {d}"),
+        ]);
+        assert_eq!(r.calls(), expected, "{std}");
+    }
+}

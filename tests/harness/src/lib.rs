@@ -258,29 +258,33 @@ fn unique(stem: &str) -> PathBuf {
     ))
 }
 
-/// Compiles `bindings/c/<source>` with `-Wall -Wextra -Werror` against the
-/// given producer; returns the executable.
+/// Compiles `bindings/c/<source>` (C11, or C++17 for `.cpp`; a later `-std=`
+/// in `extra` wins) with `-Wall -Wextra -Werror` against the given producer;
+/// returns the executable.
 pub fn compile_c(source: &str, producer: Producer, extra: &[&str]) -> PathBuf {
     let a = artifacts();
     let stem = Path::new(source).file_stem().unwrap().to_str().unwrap();
     let exe = unique(&format!("{stem}-{producer:?}"));
-    let mut cc = Command::new(std::env::var("CC").unwrap_or_else(|_| "gcc".into()));
-    cc.args([
-        "-std=c11",
-        "-O2",
-        "-g",
-        "-Wall",
-        "-Wextra",
-        "-Werror",
-        "-D_GNU_SOURCE",
-        "-pthread",
-    ])
-    .arg("-I")
-    .arg(root().join("include"))
-    .arg(root().join("bindings/c").join(source))
-    .args(extra)
-    .arg("-o")
-    .arg(&exe);
+    let cpp = source.ends_with(".cpp");
+    let (compiler, std) = if cpp {
+        ("CXX", ("g++", "-std=c++17"))
+    } else {
+        ("CC", ("gcc", "-std=c11"))
+    };
+    let mut cc = Command::new(std::env::var(compiler).unwrap_or_else(|_| std.0.into()));
+    cc.arg(std.1)
+        .args(["-O2", "-g", "-Wall", "-Wextra", "-Werror", "-pthread"])
+        .args(if cpp {
+            &["-pedantic"][..]
+        } else {
+            &["-D_GNU_SOURCE"][..]
+        })
+        .arg("-I")
+        .arg(root().join("include"))
+        .arg(root().join("bindings/c").join(source))
+        .args(extra)
+        .arg("-o")
+        .arg(&exe);
     match producer {
         Producer::NvtxrShared => {
             cc.arg("-L")
