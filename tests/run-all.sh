@@ -5,6 +5,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The install tests build a consumer project with pkg-config and CMake.
+if ! command -v cmake >/dev/null || ! command -v pkg-config >/dev/null; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq cmake pkg-config >/dev/null
+fi
+
 if cargo fmt --version >/dev/null 2>&1; then
     cargo fmt --all --check
 else

@@ -4,6 +4,8 @@
 //!
 //! Everything it builds goes under `target/harness/`.
 
+pub mod install;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -12,8 +14,11 @@ use std::sync::OnceLock;
 /// NVIDIA's wheel with the NVTX3 headers and `libnvtx3interop.so.1`.
 pub const NVIDIA_NVTX_WHEEL: &str = "nvidia-nvtx==13.5.25";
 
-/// Link flags the static library needs (what `rustc --print native-static-libs` reports on Linux).
+/// Link flags the static library needs: exactly what `rustc --print
+/// native-static-libs` reports on Linux (`tests/install.rs` keeps them equal).
+/// The installed `nvtxr.pc`, `nvtxr-static.pc` and CMake package carry them.
 pub const STATIC_LINK_FLAGS: &[&str] = &[
+    "-ldl",
     "-lgcc_s",
     "-lutil",
     "-lrt",
@@ -160,7 +165,7 @@ fn write_uninstalled_pc(lib_dir: &Path) {
          Version: {version}\nLibs: -L${{libdir}} -Wl,-rpath,${{libdir}} -lnvtxr\nCflags: -I${{includedir}}\n",
         lib = lib_dir.display(),
         inc = root().join("include").display(),
-        version = env!("CARGO_PKG_VERSION"),
+        version = install::nvtxr_version(),
     );
     std::fs::write(dir.join("nvtxr.pc"), pc).unwrap();
 }

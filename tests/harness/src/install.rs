@@ -1,0 +1,149 @@
+//! `cargo run --release -p nvtxr-harness --bin install`: installs nvtxr into a
+//! prefix for C and C++ users: the shared library (with its SONAME symlinks),
+//! the static library, the headers, pkg-config files, a CMake package, and the
+//! drop-in `libnvToolsExt.so.1` / `libnvtx3interop.so.1`.
+
+use crate::{artifacts, root, COMPAT_LIBRARIES, STATIC_LINK_FLAGS};
+use std::path::{Path, PathBuf};
+
+/// The headers C and C++ users get.
+pub const HEADERS: [&str; 3] = ["nvtxr.h", "nvtxr_scope.h", "nvtxr.hpp"];
+
+/// nvtxr's version, from the root `Cargo.toml`.
+pub fn nvtxr_version() -> String {
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let line = manifest
+        .lines()
+        .find(|l| l.starts_with("version = "))
+        .expect("version in Cargo.toml");
+    line.trim_start_matches("version = ")
+        .trim_matches('"')
+        .to_string()
+}
+
+/// The static library's link dependencies as CMake library names (`-lm` -> `m`).
+fn cmake_libraries() -> String {
+    STATIC_LINK_FLAGS
+        .iter()
+        .map(|f| f.trim_start_matches("-l"))
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
+fn write(path: &Path, contents: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, contents).unwrap();
+}
+
+fn copy(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    let _ = std::fs::remove_file(to);
+    std::fs::copy(from, to)
+        .unwrap_or_else(|e| panic!("copying {} to {}: {e}", from.display(), to.display()));
+}
+
+fn symlink(target: &str, link: &Path) {
+    let _ = std::fs::remove_file(link);
+    std::os::unix::fs::symlink(target, link).unwrap();
+}
+
+/// Installs into `destdir` + `prefix` (files refer to `prefix`); returns the
+/// root the files went to.
+pub fn install(prefix: &Path, destdir: Option<&Path>) -> PathBuf {
+    assert!(prefix.is_absolute(), "PREFIX must be an absolute path");
+    let a = artifacts();
+    let version = nvtxr_version();
+    let major = version.split('.').next().unwrap().to_string();
+    let base = match destdir {
+        Some(d) => d.join(prefix.strip_prefix("/").unwrap()),
+        None => prefix.to_path_buf(),
+    };
+    let lib = base.join("lib");
+
+    let real = format!("libnvtxr.so.{version}");
+    copy(&a.lib_dir.join("libnvtxr.so"), &lib.join(&real));
+    symlink(&real, &lib.join(format!("libnvtxr.so.{major}")));
+    symlink(&format!("libnvtxr.so.{major}"), &lib.join("libnvtxr.so"));
+    copy(&a.static_lib, &lib.join("libnvtxr.a"));
+    for (name, _) in COMPAT_LIBRARIES {
+        copy(&a.compat_dir.join(name), &lib.join(name));
+        symlink(name, &lib.join(name.trim_end_matches(".1")));
+    }
+    for header in HEADERS {
+        copy(
+            &root().join("include").join(header),
+            &base.join("include").join(header),
+        );
+    }
+
+    let static_libs = STATIC_LINK_FLAGS.join(" ");
+    let pc_head = format!(
+        "prefix={prefix}\nexec_prefix=${{prefix}}\nlibdir=${{exec_prefix}}/lib\nincludedir=${{prefix}}/include\n\n\
+         Version: {version}\nCflags: -I${{includedir}}\n",
+        prefix = prefix.display()
+    );
+    write(
+        &lib.join("pkgconfig/nvtxr.pc"),
+        &format!(
+            "{pc_head}Name: nvtxr\nDescription: NVTX annotations with NVIDIA's NVTX3 tool-loading protocol\n\
+             Libs: -L${{libdir}} -lnvtxr\nLibs.private: {static_libs}\n"
+        ),
+    );
+    write(
+        &lib.join("pkgconfig/nvtxr-static.pc"),
+        &format!(
+            "{pc_head}Name: nvtxr-static\nDescription: nvtxr, linked statically\n\
+             Libs: ${{libdir}}/libnvtxr.a {static_libs}\n"
+        ),
+    );
+
+    let cmake = lib.join("cmake/nvtxr");
+    write(
+        &cmake.join("nvtxrConfig.cmake"),
+        &format!(
+            r#"# nvtxr's CMake package: find_package(nvtxr) gives
+#   nvtxr::shared  the shared library (SONAME libnvtxr.so.{major})
+#   nvtxr::static  the static library, with its link dependencies
+#   nvtxr::nvtxr   nvtxr::shared, or nvtxr::static when nvtxr_USE_STATIC_LIBS is ON
+get_filename_component(_nvtxr_prefix "${{CMAKE_CURRENT_LIST_DIR}}/../../.." ABSOLUTE)
+if(NOT TARGET nvtxr::shared)
+  add_library(nvtxr::shared SHARED IMPORTED)
+  set_target_properties(nvtxr::shared PROPERTIES
+    IMPORTED_LOCATION "${{_nvtxr_prefix}}/lib/{real}"
+    IMPORTED_SONAME "libnvtxr.so.{major}"
+    INTERFACE_INCLUDE_DIRECTORIES "${{_nvtxr_prefix}}/include")
+  add_library(nvtxr::static STATIC IMPORTED)
+  set_target_properties(nvtxr::static PROPERTIES
+    IMPORTED_LOCATION "${{_nvtxr_prefix}}/lib/libnvtxr.a"
+    INTERFACE_INCLUDE_DIRECTORIES "${{_nvtxr_prefix}}/include"
+    INTERFACE_LINK_LIBRARIES "{libs}")
+  add_library(nvtxr::nvtxr INTERFACE IMPORTED)
+  if(nvtxr_USE_STATIC_LIBS)
+    set_target_properties(nvtxr::nvtxr PROPERTIES INTERFACE_LINK_LIBRARIES nvtxr::static)
+  else()
+    set_target_properties(nvtxr::nvtxr PROPERTIES INTERFACE_LINK_LIBRARIES nvtxr::shared)
+  endif()
+endif()
+unset(_nvtxr_prefix)
+"#,
+            libs = cmake_libraries()
+        ),
+    );
+    write(
+        &cmake.join("nvtxrConfigVersion.cmake"),
+        &format!(
+            r#"# Compatible: the same major version, at least the version asked for.
+set(PACKAGE_VERSION "{version}")
+if(PACKAGE_FIND_VERSION VERSION_GREATER PACKAGE_VERSION OR NOT PACKAGE_FIND_VERSION_MAJOR STREQUAL "{major}")
+  set(PACKAGE_VERSION_COMPATIBLE FALSE)
+else()
+  set(PACKAGE_VERSION_COMPATIBLE TRUE)
+  if(PACKAGE_FIND_VERSION STREQUAL PACKAGE_VERSION)
+    set(PACKAGE_VERSION_EXACT TRUE)
+  endif()
+endif()
+"#
+        ),
+    );
+    base
+}

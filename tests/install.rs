@@ -1,0 +1,200 @@
+//! The installed nvtxr, as C and C++ users find it: a consumer project outside
+//! the source tree builds and runs against the prefix through pkg-config and
+//! through CMake, shared and static; DESTDIR staging; static link flags in
+//! sync with what rustc reports.
+
+use nvtxr_harness::install::{install, nvtxr_version, HEADERS};
+use nvtxr_harness::{root, run, Tool, STATIC_LINK_FLAGS};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// A fresh directory outside the source tree.
+fn outside(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("nvtxr-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// One installation per test process.
+fn prefix() -> &'static Path {
+    static PREFIX: OnceLock<PathBuf> = OnceLock::new();
+    PREFIX.get_or_init(|| {
+        let p = outside("prefix");
+        install(&p, None);
+        p
+    })
+}
+
+/// The consumer project, copied out of the source tree (one copy per test).
+fn consumer(name: &str) -> PathBuf {
+    let dir = outside(name);
+    for f in ["main.c", "main.cpp", "CMakeLists.txt"] {
+        std::fs::copy(root().join("bindings/c/consumer").join(f), dir.join(f)).unwrap();
+    }
+    dir
+}
+
+fn sh(cmd: &str, cwd: &Path) -> String {
+    let out = Command::new("sh")
+        .args(["-c", cmd])
+        .current_dir(cwd)
+        .env("PKG_CONFIG_PATH", prefix().join("lib/pkgconfig"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Runs a consumer program under the recorder; checks its events and how it links.
+fn check_consumer(exe: &Path, statically: bool) {
+    let r = run(exe, &[], Tool::Recorder("record"), &[]);
+    assert!(r.success, "{r:?}");
+    assert_eq!(r.stdout, format!("nvtxr {}\n", nvtxr_version()));
+    assert_eq!(
+        r.calls(),
+        [
+            "DomainRegisterStringA default \"main\"",
+            "DomainRangePushEx default {msg=reg:\"main\"} -> 0",
+            "MarkA \"consumer\"",
+            "RangePop -> 0"
+        ]
+    );
+    let ldd = sh(&format!("ldd {}", exe.display()), Path::new("/"));
+    if statically {
+        assert!(!ldd.contains("libnvtxr"), "{ldd}");
+    } else {
+        let want = format!(
+            "libnvtxr.so.0 => {}",
+            prefix().join("lib/libnvtxr.so.0").display()
+        );
+        assert!(ldd.contains(&want), "{ldd}");
+    }
+}
+
+#[test]
+fn installs_libraries_headers_and_package_files() {
+    let lib = prefix().join("lib");
+    let version = nvtxr_version();
+    assert_eq!(
+        std::fs::read_link(lib.join("libnvtxr.so")).unwrap(),
+        Path::new("libnvtxr.so.0")
+    );
+    assert_eq!(
+        std::fs::read_link(lib.join("libnvtxr.so.0")).unwrap(),
+        PathBuf::from(format!("libnvtxr.so.{version}"))
+    );
+    for f in [
+        "libnvtxr.a",
+        "libnvToolsExt.so.1",
+        "libnvtx3interop.so.1",
+        "pkgconfig/nvtxr.pc",
+        "pkgconfig/nvtxr-static.pc",
+    ] {
+        assert!(lib.join(f).is_file(), "{f}");
+    }
+    assert!(lib.join("cmake/nvtxr/nvtxrConfig.cmake").is_file());
+    for h in HEADERS {
+        let installed = std::fs::read(prefix().join("include").join(h)).unwrap();
+        assert_eq!(
+            installed,
+            std::fs::read(root().join("include").join(h)).unwrap(),
+            "{h}"
+        );
+    }
+}
+
+#[test]
+fn destdir_stages_files_that_refer_to_the_prefix() {
+    let stage = outside("stage");
+    install(Path::new("/opt/nvtxr"), Some(&stage));
+    let pc = std::fs::read_to_string(stage.join("opt/nvtxr/lib/pkgconfig/nvtxr.pc")).unwrap();
+    assert!(pc.starts_with("prefix=/opt/nvtxr\n"), "{pc}");
+    assert!(stage.join("opt/nvtxr/lib/libnvtxr.a").is_file());
+    assert!(stage.join("opt/nvtxr/include/nvtxr.h").is_file());
+}
+
+#[test]
+fn pkg_config_consumer_shared_and_static() {
+    let dir = consumer("pkg-config-consumer");
+    let lib = prefix().join("lib");
+    sh(
+        &format!("gcc -Wall -Wextra -Werror main.c $(pkg-config --cflags --libs nvtxr) -Wl,-rpath,{} -o shared", lib.display()),
+        &dir,
+    );
+    check_consumer(&dir.join("shared"), false);
+    sh(
+        "gcc -Wall -Wextra -Werror main.c $(pkg-config --cflags --libs nvtxr-static) -o static",
+        &dir,
+    );
+    check_consumer(&dir.join("static"), true);
+    // nvtxr.pc carries the same flags for `pkg-config --static`.
+    let libs = sh("pkg-config --static --libs nvtxr", &dir);
+    assert!(
+        libs.trim_end().ends_with(&STATIC_LINK_FLAGS.join(" ")),
+        "{libs}"
+    );
+}
+
+#[test]
+fn cmake_consumer_shared_and_static() {
+    let dir = consumer("cmake-consumer");
+    for (build, statically) in [("build-shared", false), ("build-static", true)] {
+        sh(
+            &format!(
+                "cmake -S . -B {build} -DCMAKE_PREFIX_PATH={} -Dnvtxr_USE_STATIC_LIBS={} >/dev/null && cmake --build {build} >/dev/null",
+                prefix().display(),
+                if statically { "ON" } else { "OFF" }
+            ),
+            &dir,
+        );
+        check_consumer(&dir.join(build).join("consumer_c"), statically);
+        check_consumer(&dir.join(build).join("consumer_cpp"), statically);
+    }
+}
+
+#[test]
+fn static_link_flags_match_what_rustc_reports() {
+    // A private target dir, and nvtxr cleaned there, so rustc really runs and prints the note.
+    let target = nvtxr_harness::work_dir().join("native-static-libs");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let clean = Command::new(&cargo)
+        .current_dir(root())
+        .args(["clean", "--release", "-p", "nvtxr", "--target-dir"])
+        .arg(&target)
+        .output()
+        .unwrap();
+    assert!(clean.status.success());
+    let out = Command::new(&cargo)
+        .current_dir(root())
+        .args([
+            "rustc",
+            "--release",
+            "-p",
+            "nvtxr",
+            "--lib",
+            "--crate-type",
+            "staticlib",
+            "--target-dir",
+        ])
+        .arg(&target)
+        .args(["--", "--print", "native-static-libs"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let reported = stderr
+        .lines()
+        .find_map(|l| l.split("native-static-libs: ").nth(1))
+        .unwrap_or_else(|| panic!("no native-static-libs note in: {stderr}"));
+    assert_eq!(
+        reported.split_whitespace().collect::<Vec<_>>(),
+        STATIC_LINK_FLAGS
+    );
+}
