@@ -73,6 +73,12 @@ void nvtxNameCudaEventA(void *event, const char *name);
 #define P_NAME_CU_STREAM(p, n) nvtxNameCuStreamA(p, n)
 #define P_NAME_CUDA_DEVICE(i, n) nvtxNameCudaDeviceA(i, n)
 #define P_NAME_CUDA_EVENT(p, n) nvtxNameCudaEventA(p, n)
+#else
+/* Header-only, NVIDIA's CUDA naming needs CUDA's own headers: not available. */
+#define P_NAME_CU_DEVICE(i, n) ((void)(i), (void)(n))
+#define P_NAME_CU_STREAM(p, n) ((void)(p), (void)(n))
+#define P_NAME_CUDA_DEVICE(i, n) ((void)(i), (void)(n))
+#define P_NAME_CUDA_EVENT(p, n) ((void)(p), (void)(n))
 #endif
 
 #else /* nvtxr */

@@ -63,6 +63,10 @@ pub struct Artifacts {
     pub recorder: PathBuf,
     /// Folder with the drop-in `libnvToolsExt.so.1` and `libnvtx3interop.so.1`.
     pub compat_dir: PathBuf,
+    /// The `nvtxr` command (`nvtxr record`, `nvtxr report`); its tool library lies beside it.
+    pub nvtxr: PathBuf,
+    /// The recording tool, `libnvtxr_record.so`.
+    pub record_tool: PathBuf,
 }
 
 /// Builds nvtxr and the recorder (release profile) once per process.
@@ -84,6 +88,10 @@ pub fn artifacts() -> &'static Artifacts {
                     "nvtxr-recorder",
                     "-p",
                     "nvtxr-nvtx-compat",
+                    "-p",
+                    "nvtxr-record",
+                    "-p",
+                    "nvtxr-record-tool",
                     "--target-dir",
                 ])
                 .arg(&target)
@@ -103,6 +111,8 @@ pub fn artifacts() -> &'static Artifacts {
             static_lib: lib_dir.join("libnvtxr.a"),
             recorder: lib_dir.join("libnvtxr_recorder.so"),
             compat_dir: lib_dir.join("compat"),
+            nvtxr: lib_dir.join("nvtxr"),
+            record_tool: lib_dir.join("libnvtxr_record.so"),
             lib_dir,
         }
     })
@@ -223,6 +233,34 @@ pub fn nvidia() -> &'static Nvidia {
         }
     })
 }
+
+/// NVIDIA's Python `nvtx` package, installed once under `target/harness/python`;
+/// returns the folder to put on `PYTHONPATH`.
+pub fn python_nvtx() -> &'static Path {
+    static ONCE: OnceLock<PathBuf> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        let dir = work_dir().join("python");
+        if !dir.join("nvtx").is_dir() {
+            let tmp = work_dir().join(format!("python-{}", std::process::id()));
+            check(
+                "pip install nvtx",
+                Command::new(std::env::var("PYTHON").unwrap_or_else(|_| "python3".into()))
+                    .args(["-m", "pip", "install", "-q", "--no-deps", "--target"])
+                    .arg(&tmp)
+                    .arg(PYTHON_NVTX)
+                    .output()
+                    .unwrap(),
+            );
+            let _ = std::fs::remove_dir_all(&dir);
+            let _ = std::fs::rename(&tmp, &dir);
+            let _ = std::fs::remove_dir_all(&tmp);
+        }
+        dir
+    })
+}
+
+/// NVIDIA's Python binding, a reference producer for `nvtxr record`.
+pub const PYTHON_NVTX: &str = "nvtx==0.2.17";
 
 /// How a C program gets its NVTX producer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -415,6 +453,36 @@ pub fn run_under(
         events,
     }
 }
+
+/// Whether an optional system tool (chromium, cmake...) is installed. When it
+/// is not, tests that need it skip with a notice, unless `NVTXR_REQUIRE_TOOLS`
+/// is set (`tests/run-all.sh` sets it, and installs them): then it is a failure.
+pub fn have_tool(program: &str) -> bool {
+    let found = Command::new("sh")
+        .args(["-c", &format!("command -v {program}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(
+            std::env::var_os("NVTXR_REQUIRE_TOOLS").is_none(),
+            "{program} is required but not installed"
+        );
+        eprintln!("note: {program} is not installed; skipping the test that needs it (tests/run-all.sh installs it)");
+    }
+    found
+}
+
+/// Headless Chromium without the background services a closed network refuses.
+pub const CHROMIUM_FLAGS: &[&str] = &[
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+];
 
 /// The `init` line the recorder writes when the producer's tables are right.
 pub const INIT_OK: &str =

@@ -1,0 +1,137 @@
+//! The Chrome Trace Event format (Perfetto, chrome://tracing): one process
+//! track per process, one thread track per thread (named after the thread),
+//! push/pop ranges as nested complete events, start/end ranges as async
+//! slices, marks as instants; domain, category, payload and color in args.
+
+use crate::json;
+use crate::model::{Details, Payload, Recording, Style};
+use std::io::Write;
+
+/// Microseconds since the recording's origin, with ns precision.
+fn micros(t: u64, origin: u64) -> String {
+    let ns = t.saturating_sub(origin);
+    format!("{}.{:03}", ns / 1000, ns % 1000)
+}
+
+/// A color as `#rrggbb` (alpha dropped).
+pub fn css_color(argb: u32) -> String {
+    format!("#{:06x}", argb & 0xFF_FFFF)
+}
+
+pub fn payload_json(p: Payload) -> String {
+    match p {
+        Payload::U64(v) => v.to_string(),
+        Payload::I64(v) => v.to_string(),
+        Payload::F64(v) => json::number(v),
+    }
+}
+
+/// The `args` object of an event.
+pub fn args(d: &Details) -> String {
+    let mut fields = vec![(
+        "domain",
+        json::string(if d.domain.is_empty() {
+            "(default)"
+        } else {
+            &d.domain
+        }),
+    )];
+    if let Some((id, name)) = &d.category {
+        fields.push(("category", id.to_string()));
+        if let Some(name) = name {
+            fields.push(("category_name", json::string(name)));
+        }
+    }
+    if let Some(p) = d.payload {
+        fields.push(("payload", payload_json(p)));
+    }
+    if let Some(c) = d.color {
+        fields.push(("color", json::string(&css_color(c))));
+    }
+    json::object(&fields)
+}
+
+fn category(d: &Details) -> String {
+    json::string(if d.domain.is_empty() {
+        "nvtx"
+    } else {
+        &d.domain
+    })
+}
+
+/// Writes the trace; one event per line.
+pub fn write(recording: &Recording, out: &mut impl Write) -> std::io::Result<()> {
+    let o = recording.origin;
+    let mut lines: Vec<String> = Vec::new();
+    for p in &recording.processes {
+        let name = if p.command.is_empty() {
+            format!("pid {}", p.pid)
+        } else {
+            p.command.clone()
+        };
+        lines.push(format!(
+            r#"{{"ph":"M","name":"process_name","pid":{},"args":{{"name":{}}}}}"#,
+            p.pid,
+            json::string(&name)
+        ));
+        if p.parent != 0 {
+            lines.push(format!(
+                r#"{{"ph":"M","name":"process_labels","pid":{},"args":{{"labels":"parent pid {}"}}}}"#,
+                p.pid, p.parent
+            ));
+        }
+        for t in &p.threads {
+            let name = t
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("thread {}", t.tid));
+            lines.push(format!(
+                r#"{{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":{}}}}}"#,
+                p.pid,
+                t.tid,
+                json::string(&name)
+            ));
+        }
+        for r in &p.ranges {
+            let name = json::string(&r.details.name);
+            let (cat, args) = (category(&r.details), args(&r.details));
+            match r.style {
+                Style::PushPop => lines.push(format!(
+                    r#"{{"ph":"X","name":{name},"cat":{cat},"pid":{},"tid":{},"ts":{},"dur":{},"args":{args}}}"#,
+                    p.pid,
+                    r.tid,
+                    micros(r.start, o),
+                    micros(r.end, r.start)
+                )),
+                Style::StartEnd => {
+                    for (ph, t, a) in [("b", r.start, args.as_str()), ("e", r.end, "{}")] {
+                        lines.push(format!(
+                            r#"{{"ph":"{ph}","name":{name},"cat":{cat},"id":"0x{:x}","pid":{},"tid":{},"ts":{},"args":{a}}}"#,
+                            r.id,
+                            p.pid,
+                            r.tid,
+                            micros(t, o)
+                        ));
+                    }
+                }
+            }
+        }
+        for m in &p.marks {
+            lines.push(format!(
+                r#"{{"ph":"i","s":"t","name":{},"cat":{},"pid":{},"tid":{},"ts":{},"args":{}}}"#,
+                json::string(&m.details.name),
+                category(&m.details),
+                p.pid,
+                m.tid,
+                micros(m.time, o),
+                args(&m.details)
+            ));
+        }
+    }
+    writeln!(out, "{{\"displayTimeUnit\":\"ns\",\"otherData\":{{\"producer\":\"nvtxr record\"}},\"traceEvents\":[")?;
+    for (i, line) in lines.iter().enumerate() {
+        writeln!(out, "{line}{}", if i + 1 < lines.len() { "," } else { "" })?;
+    }
+    writeln!(out, "]}}")?;
+    out.flush()
+}

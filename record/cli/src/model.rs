@@ -1,0 +1,342 @@
+//! A recording directory, read back: processes, threads, ranges and marks.
+
+use nvtxr_record::format::{decode, Kind, Record, MESSAGE_REGISTERED};
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+/// How a range was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Style {
+    PushPop,
+    StartEnd,
+}
+
+impl Style {
+    pub fn label(self) -> &'static str {
+        match self {
+            Style::PushPop => "PushPop",
+            Style::StartEnd => "StartEnd",
+        }
+    }
+}
+
+/// A payload value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Payload {
+    U64(u64),
+    I64(i64),
+    F64(f64),
+}
+
+impl Payload {
+    fn decode(kind: u8, bits: u64) -> Option<Payload> {
+        Some(match kind {
+            1 => Payload::U64(bits),
+            2 => Payload::I64(bits as i64),
+            3 => Payload::F64(f64::from_bits(bits)),
+            4 => Payload::U64(u64::from(bits as u32)),
+            5 => Payload::I64(i64::from(bits as u32 as i32)),
+            6 => Payload::F64(f64::from(f32::from_bits(bits as u32))),
+            _ => return None,
+        })
+    }
+}
+
+/// What ranges and marks carry besides their time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Details {
+    pub name: String,
+    /// The domain's name; empty for the default domain.
+    pub domain: String,
+    pub color: Option<u32>,
+    pub category: Option<(u32, Option<String>)>,
+    pub payload: Option<Payload>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Range {
+    pub details: Details,
+    pub style: Style,
+    pub start: u64,
+    pub end: u64,
+    /// Nesting depth on its thread (push/pop ranges); 0 for start/end ranges.
+    pub depth: u32,
+    /// The thread that opened it.
+    pub tid: u32,
+    /// Start/end ranges: the id the tool gave it.
+    pub id: u64,
+    /// Still open when the process ended (closed at the process's last event).
+    pub unterminated: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mark {
+    pub details: Details,
+    pub time: u64,
+    pub tid: u32,
+}
+
+#[derive(Debug, Default)]
+pub struct Thread {
+    pub tid: u32,
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Default)]
+pub struct Process {
+    pub pid: u32,
+    pub parent: u32,
+    pub command: String,
+    pub threads: Vec<Thread>,
+    /// Push/pop and start/end ranges, by start time.
+    pub ranges: Vec<Range>,
+    pub marks: Vec<Mark>,
+}
+
+#[derive(Debug, Default)]
+pub struct Recording {
+    pub processes: Vec<Process>,
+    /// The earliest timestamp, the trace's zero.
+    pub origin: u64,
+    pub events: usize,
+}
+
+/// Names a process needs to resolve its events; a forked child falls back to its parent's.
+#[derive(Default)]
+struct Names {
+    domains: HashMap<u64, String>,
+    strings: HashMap<u64, String>,
+    categories: HashMap<(u64, u32), String>,
+    threads: HashMap<u32, String>,
+}
+
+/// Reads every `<pid>.process` and `<pid>-<tid>.events` file in `dir`.
+pub fn load(dir: &Path) -> std::io::Result<Recording> {
+    let mut commands: BTreeMap<u32, (String, u32)> = BTreeMap::new();
+    let mut files: BTreeMap<u32, Vec<(u32, Vec<Record>)>> = BTreeMap::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        let Some(file) = path.file_name().and_then(|f| f.to_str()) else {
+            continue;
+        };
+        if let Some(pid) = file.strip_suffix(".process").and_then(|p| p.parse().ok()) {
+            let text = std::fs::read(&path)?;
+            let text = String::from_utf8_lossy(&text);
+            let (cmdline, rest) = text.split_once('\n').unwrap_or((&text, ""));
+            let command = cmdline.trim_end_matches('\0').replace('\0', " ");
+            commands.insert(pid, (command, rest.trim().parse().unwrap_or(0)));
+        } else if let Some((pid, tid)) =
+            file.strip_suffix(".events").and_then(|s| s.split_once('-'))
+        {
+            if let (Ok(pid), Ok(tid)) = (pid.parse(), tid.parse()) {
+                files
+                    .entry(pid)
+                    .or_default()
+                    .push((tid, decode(&std::fs::read(&path)?)));
+            }
+        }
+    }
+    let mut names: HashMap<u32, Names> = HashMap::new();
+    for (&pid, threads) in &files {
+        let n = names.entry(pid).or_default();
+        for (_, records) in threads {
+            for r in records {
+                match r.kind {
+                    Kind::DomainCreate => drop(n.domains.insert(r.domain, r.text.clone())),
+                    Kind::RegisterString => drop(n.strings.insert(r.value, r.text.clone())),
+                    Kind::NameCategory => drop(
+                        n.categories
+                            .insert((r.domain, r.value as u32), r.text.clone()),
+                    ),
+                    Kind::NameThread => drop(n.threads.insert(r.value as u32, r.text.clone())),
+                    _ => {}
+                }
+            }
+        }
+    }
+    let mut recording = Recording {
+        origin: files
+            .values()
+            .flatten()
+            .flat_map(|(_, rs)| rs.iter().map(|r| r.timestamp))
+            .min()
+            .unwrap_or(0),
+        ..Recording::default()
+    };
+    let pids: Vec<u32> = commands
+        .keys()
+        .chain(files.keys())
+        .copied()
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    for pid in pids {
+        let (command, parent) = commands.get(&pid).cloned().unwrap_or_default();
+        let lineage = lineage(pid, &commands);
+        let resolve = Resolver {
+            lineage: &lineage,
+            names: &names,
+        };
+        let mut process = Process {
+            pid,
+            parent,
+            command,
+            ..Process::default()
+        };
+        build(
+            &mut process,
+            files.get(&pid).map(Vec::as_slice).unwrap_or(&[]),
+            &resolve,
+            &mut recording.events,
+        );
+        recording.processes.push(process);
+    }
+    Ok(recording)
+}
+
+/// `pid`, its parent, its parent's parent... as far as the recording knows.
+fn lineage(pid: u32, commands: &BTreeMap<u32, (String, u32)>) -> Vec<u32> {
+    let mut chain = vec![pid];
+    while let Some((_, parent)) = commands.get(chain.last().unwrap()) {
+        if chain.contains(parent) || !commands.contains_key(parent) {
+            break;
+        }
+        chain.push(*parent);
+    }
+    chain
+}
+
+struct Resolver<'a> {
+    lineage: &'a [u32],
+    names: &'a HashMap<u32, Names>,
+}
+
+impl Resolver<'_> {
+    fn find<T: Clone>(&self, get: impl Fn(&Names) -> Option<&T>) -> Option<T> {
+        self.lineage
+            .iter()
+            .find_map(|pid| self.names.get(pid).and_then(&get))
+            .cloned()
+    }
+
+    fn details(&self, r: &Record) -> Details {
+        let name = if r.message_kind == MESSAGE_REGISTERED {
+            self.find(|n| n.strings.get(&r.string_id))
+                .unwrap_or_else(|| format!("(string {})", r.string_id))
+        } else if r.text.is_empty() {
+            "(unnamed)".to_string()
+        } else {
+            r.text.clone()
+        };
+        let domain = if r.domain == 0 {
+            String::new()
+        } else {
+            self.find(|n| n.domains.get(&r.domain))
+                .unwrap_or_else(|| format!("(domain {})", r.domain))
+        };
+        Details {
+            name,
+            domain,
+            color: (r.color_type == 1).then_some(r.color),
+            category: (r.category != 0).then(|| {
+                (
+                    r.category,
+                    self.find(|n| n.categories.get(&(r.domain, r.category))),
+                )
+            }),
+            payload: Payload::decode(r.payload_type, r.payload),
+        }
+    }
+}
+
+fn build(
+    process: &mut Process,
+    threads: &[(u32, Vec<Record>)],
+    resolve: &Resolver,
+    events: &mut usize,
+) {
+    let last = threads
+        .iter()
+        .flat_map(|(_, rs)| rs.iter().map(|r| r.timestamp))
+        .max()
+        .unwrap_or(0);
+    let mut starts: HashMap<(u64, u64), (u32, &Record)> = HashMap::new();
+    let mut ends: HashMap<(u64, u64), u64> = HashMap::new();
+    for (tid, records) in threads {
+        process.threads.push(Thread {
+            tid: *tid,
+            name: resolve.find(|n| n.threads.get(tid)),
+        });
+        let mut stacks: HashMap<u64, Vec<&Record>> = HashMap::new();
+        for r in records {
+            *events += 1;
+            match r.kind {
+                Kind::Push => stacks.entry(r.domain).or_default().push(r),
+                Kind::Pop => {
+                    let stack = stacks.entry(r.domain).or_default();
+                    if let Some(open) = stack.pop() {
+                        process.ranges.push(push_pop(
+                            open,
+                            r.timestamp,
+                            stack.len(),
+                            *tid,
+                            resolve,
+                            false,
+                        ));
+                    }
+                }
+                Kind::Start => drop(starts.insert((r.domain, r.value), (*tid, r))),
+                Kind::End => drop(ends.insert((r.domain, r.value), r.timestamp)),
+                Kind::Mark => process.marks.push(Mark {
+                    details: resolve.details(r),
+                    time: r.timestamp,
+                    tid: *tid,
+                }),
+                _ => *events -= 1,
+            }
+        }
+        for stack in stacks.into_values() {
+            for (depth, open) in stack.iter().enumerate() {
+                process
+                    .ranges
+                    .push(push_pop(open, last, depth, *tid, resolve, true));
+            }
+        }
+    }
+    for (key, (tid, r)) in starts {
+        let end = ends.get(&key).copied();
+        process.ranges.push(Range {
+            details: resolve.details(r),
+            style: Style::StartEnd,
+            start: r.timestamp,
+            end: end.unwrap_or(last).max(r.timestamp),
+            depth: 0,
+            tid,
+            id: r.value,
+            unterminated: end.is_none(),
+        });
+    }
+    process.threads.sort_by_key(|t| t.tid);
+    process.ranges.sort_by_key(|r| (r.start, r.depth, r.tid));
+    process.marks.sort_by_key(|m| m.time);
+}
+
+fn push_pop(
+    open: &Record,
+    end: u64,
+    depth: usize,
+    tid: u32,
+    resolve: &Resolver,
+    unterminated: bool,
+) -> Range {
+    Range {
+        details: resolve.details(open),
+        style: Style::PushPop,
+        start: open.timestamp,
+        end: end.max(open.timestamp),
+        depth: depth as u32,
+        tid,
+        id: 0,
+        unterminated,
+    }
+}

@@ -1,0 +1,520 @@
+//! `nvtxr record` end to end: producers other than nvtxr (NVIDIA's NVTX3
+//! headers, NVIDIA's Python `nvtx`), a valid and properly nested trace, a
+//! summary that matches it, several processes, signals, exit() from a thread,
+//! write failures, use without the launcher, and the HTML timeline in
+//! headless Chromium.
+
+use nvtxr_harness::{artifacts, compile_c, have_tool, python_nvtx, Producer};
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = nvtxr_harness::work_dir().join(format!("record-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `nvtxr record -o DIR/trace.json --json DIR/summary.json [extra] -- command`.
+fn record(dir: &Path, extra: &[&str], command: &[&str], env: &[(&str, &str)]) -> Output {
+    record_command(dir, extra, command)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap()
+}
+
+fn record_command(dir: &Path, extra: &[&str], command: &[&str]) -> Command {
+    let mut c = Command::new(&artifacts().nvtxr);
+    c.arg("record")
+        .arg("-o")
+        .arg(dir.join("trace.json"))
+        .arg("--json")
+        .arg(dir.join("summary.json"))
+        .args(extra)
+        .arg("--")
+        .args(command)
+        .env_remove("NVTX_INJECTION64_PATH");
+    c
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn load(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).expect("valid JSON")
+}
+
+/// Microseconds with three decimals (as the trace writes them) back to ns.
+fn ns(v: &Value) -> i64 {
+    (v.as_f64().unwrap() * 1000.0).round() as i64
+}
+
+/// A range or mark as the trace shows it.
+#[derive(Debug, Clone)]
+struct Event {
+    ph: String,
+    name: String,
+    cat: String,
+    pid: u64,
+    tid: u64,
+    start: i64,
+    end: i64,
+    args: Value,
+}
+
+/// The trace's events (metadata aside), with b/e pairs joined into one; checks
+/// that complete events nest properly per thread and every b has one e.
+fn events(trace: &Value) -> Vec<Event> {
+    let mut out = Vec::new();
+    let mut open: HashMap<(u64, String), Event> = HashMap::new();
+    for e in trace["traceEvents"].as_array().unwrap() {
+        let ph = e["ph"].as_str().unwrap().to_string();
+        if ph == "M" {
+            continue;
+        }
+        let ev = Event {
+            ph: ph.clone(),
+            name: e["name"].as_str().unwrap().into(),
+            cat: e["cat"].as_str().unwrap().into(),
+            pid: e["pid"].as_u64().unwrap(),
+            tid: e["tid"].as_u64().unwrap(),
+            start: ns(&e["ts"]),
+            end: ns(&e["ts"]) + e.get("dur").map_or(0, ns),
+            args: e["args"].clone(),
+        };
+        match ph.as_str() {
+            "b" => assert!(
+                open.insert((ev.pid, e["id"].as_str().unwrap().into()), ev)
+                    .is_none(),
+                "duplicate async id"
+            ),
+            "e" => {
+                let mut begin = open
+                    .remove(&(ev.pid, e["id"].as_str().unwrap().into()))
+                    .expect("e without b");
+                assert!(ev.start >= begin.start);
+                begin.end = ev.start;
+                out.push(begin);
+            }
+            "X" | "i" => out.push(ev),
+            other => panic!("unexpected phase {other}"),
+        }
+    }
+    assert!(open.is_empty(), "async slices never ended: {open:?}");
+    // Complete events on one thread nest: each lies inside the one enclosing it.
+    let mut by_thread: BTreeMap<(u64, u64), Vec<&Event>> = BTreeMap::new();
+    for e in out.iter().filter(|e| e.ph == "X") {
+        by_thread.entry((e.pid, e.tid)).or_default().push(e);
+    }
+    for (thread, mut list) in by_thread {
+        list.sort_by_key(|e| (e.start, -e.end));
+        let mut stack: Vec<&Event> = Vec::new();
+        for e in list {
+            while stack.last().is_some_and(|top| top.end <= e.start) {
+                stack.pop();
+            }
+            if let Some(top) = stack.last() {
+                assert!(e.end <= top.end, "{thread:?}: {e:?} crosses {top:?}");
+            }
+            stack.push(e);
+        }
+    }
+    out
+}
+
+fn names<'a>(events: &'a [Event], ph: &str) -> Vec<&'a str> {
+    events
+        .iter()
+        .filter(|e| e.ph == ph)
+        .map(|e| e.name.as_str())
+        .collect()
+}
+
+fn count(events: &[Event], ph: &str, name: &str) -> usize {
+    events
+        .iter()
+        .filter(|e| e.ph == ph && e.name == name)
+        .count()
+}
+
+/// The summary (`--json`) agrees with the trace's durations, range by range.
+fn check_summary(dir: &Path, events: &[Event]) {
+    let mut totals: BTreeMap<(String, String), (i64, usize)> = BTreeMap::new();
+    for e in events.iter().filter(|e| e.ph != "i") {
+        let style = if e.ph == "X" { "PushPop" } else { "StartEnd" };
+        let range = if e.cat == "nvtx" {
+            e.name.clone()
+        } else {
+            format!("{}:{}", e.cat, e.name)
+        };
+        let t = totals.entry((style.into(), range)).or_default();
+        t.0 += e.end - e.start;
+        t.1 += 1;
+    }
+    let summary = load(&dir.join("summary.json"));
+    let rows = summary.as_array().unwrap();
+    assert_eq!(rows.len(), totals.len(), "{summary}");
+    let grand: i64 = totals.values().map(|t| t.0).sum();
+    for row in rows {
+        let key = (
+            row["style"].as_str().unwrap().to_string(),
+            row["range"].as_str().unwrap().to_string(),
+        );
+        let (total, n) = totals[&key];
+        assert_eq!(row["total_ns"].as_i64().unwrap(), total, "{key:?}");
+        assert_eq!(row["instances"].as_u64().unwrap() as usize, n, "{key:?}");
+        let percent = 100.0 * total as f64 / grand as f64;
+        assert!(
+            (row["time_percent"].as_f64().unwrap() - percent).abs() < 1e-6,
+            "{key:?}"
+        );
+    }
+}
+
+fn scenarios() -> PathBuf {
+    compile_c("record_scenarios.c", Producer::NvtxrShared, &[])
+}
+
+#[test]
+fn records_a_c_program_on_nvidias_header_only_nvtx3() {
+    let exe = compile_c("differential.c", Producer::NvidiaHeader, &[]);
+    let dir = scratch("nvidia-header");
+    let out = record(&dir, &[], &[exe.to_str().unwrap()], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let trace = load(&dir.join("trace.json"));
+    let ev = events(&trace);
+    assert_eq!(
+        names(&ev, "X"),
+        ["epoch 1", "forward", "step", "load"],
+        "push/pop ranges, by start"
+    );
+    assert_eq!(
+        names(&ev, "i"),
+        ["start", "checkpoint", "domain mark", "step"]
+    );
+    assert_eq!(names(&ev, "b"), ["async", "async full", "step"]);
+    let forward = ev.iter().find(|e| e.name == "forward").unwrap();
+    assert_eq!(forward.args["color"], "#ff0000");
+    assert_eq!(forward.args["payload"], 3.0);
+    assert_eq!(forward.args["category"], 1);
+    assert_eq!(forward.args["category_name"], "compute");
+    let epoch = ev.iter().find(|e| e.name == "epoch 1").unwrap();
+    assert!(
+        epoch.start <= forward.start && forward.end <= epoch.end,
+        "forward nests in epoch 1"
+    );
+    let load_range = ev.iter().find(|e| e.name == "load").unwrap();
+    assert_eq!(load_range.cat, "trainer");
+    assert_eq!(load_range.args["domain"], "trainer");
+    assert_eq!(load_range.args["category_name"], "io");
+    let meta = trace["traceEvents"].as_array().unwrap();
+    assert!(
+        meta.iter()
+            .any(|m| m["name"] == "thread_name" && m["args"]["name"] == "main"),
+        "{trace}"
+    );
+    check_summary(&dir, &ev);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains("Time (%)  Total Time (ns)  Instances  Avg (ns)  Med (ns)  Min (ns)  Max (ns)  StdDev (ns)  Style"),
+        "{table}"
+    );
+    assert!(table.contains("PushPop   trainer:load"), "{table}");
+}
+
+#[test]
+fn records_nvidias_python_nvtx_package() {
+    let dir = scratch("python");
+    let script = nvtxr_harness::root().join("bindings/c/nvtx_python_example.py");
+    let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+    let out = record(
+        &dir,
+        &[],
+        &[&python, script.to_str().unwrap()],
+        &[("PYTHONPATH", python_nvtx().to_str().unwrap())],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("python workload: done"));
+    let ev = events(&load(&dir.join("trace.json")));
+    let ranges: Vec<(&str, &str)> = ev
+        .iter()
+        .filter(|e| e.ph == "X")
+        .map(|e| (e.cat.as_str(), e.name.as_str()))
+        .collect();
+    let mut expected = vec![("python", "outer")];
+    for _ in 0..3 {
+        expected.extend([("python", "inner"), ("nvtx", "decorated")]);
+    }
+    expected.push(("nvtx", "pushed"));
+    assert_eq!(ranges, expected);
+    let inner: Vec<&Event> = ev.iter().filter(|e| e.name == "inner").collect();
+    for (i, e) in inner.iter().enumerate() {
+        assert_eq!(e.args["payload"], i as i64);
+        assert_eq!(e.args["category_name"], "loop");
+        assert_eq!(e.args["color"], "#ff0000");
+    }
+    let outer = ev.iter().find(|e| e.name == "outer").unwrap();
+    assert_eq!(outer.args["payload"], 7);
+    assert!(inner
+        .iter()
+        .all(|e| outer.start <= e.start && e.end <= outer.end));
+    let mark = ev.iter().find(|e| e.ph == "i").unwrap();
+    assert_eq!(
+        (mark.name.as_str(), mark.args["payload"].as_f64()),
+        ("a mark", Some(2.5))
+    );
+    assert_eq!(names(&ev, "b"), ["cross"]);
+    check_summary(&dir, &ev);
+}
+
+#[test]
+fn several_processes_give_one_trace_with_a_track_each() {
+    let dir = scratch("processes");
+    let out = record(
+        &dir,
+        &["-q"],
+        &[scenarios().to_str().unwrap(), "processes"],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let trace = load(&dir.join("trace.json"));
+    let ev = events(&trace);
+    let mut per_process: BTreeMap<u64, BTreeMap<String, usize>> = BTreeMap::new();
+    for e in &ev {
+        *per_process
+            .entry(e.pid)
+            .or_default()
+            .entry(format!("{} {}", e.ph, e.name))
+            .or_default() += 1;
+    }
+    let mut shapes: Vec<String> = per_process.values().map(|m| format!("{m:?}")).collect();
+    shapes.sort();
+    let worker = |name: &str| format!("{{\"X {name}\": 50, \"i tick\": 50}}");
+    let mut expected = vec![
+        "{\"X parent\": 1}".to_string(),
+        worker("exec'd worker"),
+        worker("forked worker 0"),
+        worker("forked worker 1"),
+        worker("forked worker 2"),
+    ];
+    expected.sort();
+    assert_eq!(shapes, expected, "one process each, nothing lost or mixed");
+    let process_names = trace["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["name"] == "process_name")
+        .count();
+    assert_eq!(process_names, 5);
+}
+
+#[test]
+fn many_events_on_many_threads_are_all_written() {
+    let dir = scratch("many");
+    let out = record(&dir, &["-q"], &[scenarios().to_str().unwrap(), "many"], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let ev = events(&load(&dir.join("trace.json")));
+    for t in 0..4 {
+        assert_eq!(count(&ev, "X", &format!("busy {t}")), 20000);
+    }
+    assert_eq!(count(&ev, "i", "tick"), 80000);
+}
+
+#[test]
+fn sigterm_keeps_what_was_recorded() {
+    let dir = scratch("sigterm");
+    let out = record(
+        &dir,
+        &["-q"],
+        &[scenarios().to_str().unwrap(), "sigterm"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(128 + 15), "{}", text(&out));
+    assert!(text(&out).contains("killed by signal 15"));
+    let ev = events(&load(&dir.join("trace.json")));
+    assert_eq!(count(&ev, "X", "before signal"), 10);
+    assert_eq!(
+        count(&ev, "X", "open at signal"),
+        1,
+        "the open range, closed at the process's last event"
+    );
+}
+
+extern "C" {
+    fn kill(pid: i32, sig: i32) -> i32;
+}
+
+#[test]
+fn sigint_to_nvtxr_reaches_the_command_and_the_trace_is_complete() {
+    let dir = scratch("sigint");
+    let mut child = record_command(&dir, &["-q"], &[scenarios().to_str().unwrap(), "loop"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut stdout, &mut line).unwrap();
+    assert_eq!(line, "ready\n");
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    // SAFETY: signalling our own child process.
+    unsafe { kill(child.id() as i32, 2) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(128 + 2));
+    let ev = events(&load(&dir.join("trace.json")));
+    assert_eq!(count(&ev, "X", "before ready"), 5);
+    assert!(count(&ev, "X", "looping") > 10);
+    check_summary(&dir, &ev);
+}
+
+#[test]
+fn exit_from_another_thread_still_writes_every_thread() {
+    let dir = scratch("thread-exit");
+    let out = record(
+        &dir,
+        &["-q"],
+        &[scenarios().to_str().unwrap(), "thread_exit"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    let ev = events(&load(&dir.join("trace.json")));
+    assert_eq!(count(&ev, "X", "thread work"), 5);
+    assert_eq!(
+        count(&ev, "X", "main waits"),
+        1,
+        "still open at exit: closed at the last event"
+    );
+}
+
+#[test]
+fn write_failure_is_reported_and_the_recording_kept() {
+    let exe = scenarios();
+    for (target, why) in [
+        ("/nonexistent/dir/trace.json", "No such file or directory"),
+        ("/dev/full", "No space left on device"),
+    ] {
+        let out = Command::new(&artifacts().nvtxr)
+            .args([
+                "record",
+                "-q",
+                "-o",
+                target,
+                "--",
+                exe.to_str().unwrap(),
+                "worker",
+            ])
+            .output()
+            .unwrap();
+        let msg = text(&out);
+        assert_eq!(out.status.code(), Some(1), "{msg}");
+        assert!(
+            msg.contains(&format!("nvtxr: cannot write {target}: {why}")),
+            "{msg}"
+        );
+        let kept = msg
+            .lines()
+            .find_map(|l| l.split("convert it with: nvtxr report ").nth(1))
+            .expect("says where the recording is");
+        let dir = scratch("kept");
+        let again = Command::new(&artifacts().nvtxr)
+            .args(["report", "-q", "-o"])
+            .arg(dir.join("trace.json"))
+            .arg(kept)
+            .output()
+            .unwrap();
+        assert!(again.status.success(), "{}", text(&again));
+        assert_eq!(
+            count(
+                &events(&load(&dir.join("trace.json"))),
+                "X",
+                "exec'd worker"
+            ),
+            50
+        );
+        std::fs::remove_dir_all(kept).unwrap();
+    }
+}
+
+#[test]
+fn works_without_the_launcher() {
+    let dir = scratch("by-hand");
+    let raw = dir.join("raw");
+    let out = Command::new(scenarios())
+        .arg("worker")
+        .env("NVTX_INJECTION64_PATH", &artifacts().record_tool)
+        .env("NVTXR_RECORD_DIR", &raw)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let report = Command::new(&artifacts().nvtxr)
+        .args(["report", "-q", "-o"])
+        .arg(dir.join("trace.json"))
+        .arg("--csv")
+        .arg(dir.join("summary.csv"))
+        .arg(&raw)
+        .output()
+        .unwrap();
+    assert!(report.status.success(), "{}", text(&report));
+    let csv = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Style,Range");
+    assert_eq!(lines.len(), 2, "{csv}");
+    let cells: Vec<&str> = lines[1].split(',').collect();
+    assert_eq!(
+        (cells[0], cells[2], cells[8], cells[9]),
+        ("100.0", "50", "PushPop", "exec'd worker"),
+        "{csv}"
+    );
+}
+
+#[test]
+fn html_timeline_renders_the_ranges_in_headless_chromium() {
+    if !have_tool("chromium") {
+        return;
+    }
+    let exe = compile_c("example.c", Producer::NvtxrShared, &[]);
+    let dir = scratch("html");
+    let out = record(&dir, &["-q", "--html"], &[exe.to_str().unwrap()], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let page = dir.join("trace.html");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        !html.contains("http://") && !html.contains("https://"),
+        "the page needs no network"
+    );
+    let dom = Command::new("chromium")
+        .args(nvtxr_harness::CHROMIUM_FLAGS)
+        .arg(format!(
+            "--user-data-dir={}",
+            dir.join("chromium").display()
+        ))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    for name in [
+        "epoch",
+        "forward",
+        "backward",
+        "load data",
+        "prefetch done",
+        "loss",
+    ] {
+        assert!(
+            dom.contains(&format!("data-name=\"{name}\"")),
+            "{name} not rendered:\n{dom}"
+        );
+    }
+    assert!(
+        dom.contains("trainer (") && dom.contains("prefetcher ("),
+        "thread rows named after the threads"
+    );
+    assert_eq!(dom.matches("data-name=\"forward\"").count(), 4);
+}

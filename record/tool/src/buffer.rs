@@ -1,0 +1,361 @@
+//! Per-thread event buffers, streamed to per-thread files.
+//!
+//! The event path takes only its own thread's (uncontended) lock, never a
+//! global one, and allocates nothing once the thread's 1 MiB buffer exists:
+//! a record is encoded into the buffer, which is written to
+//! `<dir>/<pid>-<tid>.events` when full, when the thread exits, at `exit()`
+//! (from any thread), and on SIGINT/SIGTERM. After a `fork()`, the child
+//! drops what it inherited (the parent writes it) and records to its own files.
+
+use crate::format::{Kind, HEADER};
+use std::cell::RefCell;
+use std::fs::File;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+/// Bytes buffered per thread before a write.
+pub const CAPACITY: usize = 1 << 20;
+
+/// Where recordings go (`NVTXR_RECORD_DIR`), set once at attach.
+pub static DIR: OnceLock<PathBuf> = OnceLock::new();
+
+/// Bumped in a forked child: buffers of an older epoch belong to the parent.
+static EPOCH: AtomicU64 = AtomicU64::new(0);
+
+/// Set after a write failed: recording stops; what was written stays.
+static FAILED: AtomicBool = AtomicBool::new(false);
+
+/// Every live thread's buffer, for flushing at exit and on signals. A spin
+/// lock, so a child forked while another thread held it can reset it.
+static REGISTRY: SpinLock<Vec<Arc<ThreadBuffer>>> = SpinLock::new(Vec::new());
+
+/// An event's text, written after the header.
+pub enum Text<'a> {
+    None,
+    Bytes(&'a [u8]),
+    /// A NUL-terminated `wchar_t` (UTF-32) string, converted to UTF-8.
+    Wide(*const i32),
+}
+
+/// One event, before encoding.
+pub struct Event<'a> {
+    pub kind: Kind,
+    pub message_kind: u8,
+    pub color: Option<u32>,
+    pub payload_type: u8,
+    pub payload: u64,
+    pub category: u32,
+    pub domain: u64,
+    pub value: u64,
+    pub string_id: u64,
+    pub text: Text<'a>,
+}
+
+impl<'a> Event<'a> {
+    /// An event with only a kind, domain, value and text.
+    pub fn simple(kind: Kind, domain: u64, value: u64, text: Text<'a>) -> Self {
+        Event {
+            kind,
+            message_kind: 0,
+            color: None,
+            payload_type: 0,
+            payload: 0,
+            category: 0,
+            domain,
+            value,
+            string_id: 0,
+            text,
+        }
+    }
+}
+
+pub struct ThreadBuffer {
+    inner: Mutex<Inner>,
+}
+
+struct Inner {
+    data: Vec<u8>,
+    file: Option<File>,
+    tid: u32,
+    epoch: u64,
+}
+
+/// The calling thread's buffer, registered on first use and flushed when the thread exits.
+struct Local(Arc<ThreadBuffer>);
+
+impl Drop for Local {
+    fn drop(&mut self) {
+        flush(&mut lock(&self.0.inner));
+        REGISTRY.with(|r| r.retain(|b| !Arc::ptr_eq(b, &self.0)));
+    }
+}
+
+thread_local! {
+    static LOCAL: Local = Local::new();
+}
+
+impl Local {
+    fn new() -> Local {
+        let buffer = Arc::new(ThreadBuffer {
+            inner: Mutex::new(Inner {
+                data: Vec::with_capacity(CAPACITY),
+                file: None,
+                // SAFETY: gettid has no preconditions.
+                tid: unsafe { libc::gettid() } as u32,
+                epoch: EPOCH.load(Ordering::Acquire),
+            }),
+        });
+        REGISTRY.with(|r| r.push(buffer.clone()));
+        Local(buffer)
+    }
+}
+
+fn lock(m: &Mutex<Inner>) -> MutexGuard<'_, Inner> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Nanoseconds on CLOCK_MONOTONIC, the clock every process shares.
+pub fn now_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid timespec to fill.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// The calling OS thread's id.
+pub fn current_tid() -> u32 {
+    LOCAL
+        .try_with(|l| lock(&l.0.inner).tid)
+        .unwrap_or_else(|_| unsafe { libc::gettid() } as u32)
+}
+
+/// Records one event on the calling thread.
+pub fn record(event: &Event) {
+    if FAILED.load(Ordering::Relaxed) {
+        return;
+    }
+    let timestamp = now_ns();
+    // try_with: events from thread-local destructors after ours ran are dropped.
+    let _ = LOCAL.try_with(|local| {
+        let mut inner = lock(&local.0.inner);
+        let epoch = EPOCH.load(Ordering::Acquire);
+        if inner.epoch != epoch {
+            // A forked child: the parent writes what this buffer held.
+            inner.data.clear();
+            inner.file = None;
+            inner.epoch = epoch;
+            // SAFETY: gettid has no preconditions.
+            inner.tid = unsafe { libc::gettid() } as u32;
+            REGISTRY.with(|r| r.push(local.0.clone()));
+        }
+        let text_len = match event.text {
+            Text::None => 0,
+            Text::Bytes(b) => b.len(),
+            // SAFETY: the producer passes a NUL-terminated wide string.
+            Text::Wide(w) => unsafe { wide_chars(w).map(char::len_utf8).sum() },
+        };
+        if inner.data.len() + HEADER + text_len > CAPACITY {
+            flush(&mut inner);
+        }
+        encode(&mut inner.data, timestamp, event, text_len);
+    });
+}
+
+fn encode(data: &mut Vec<u8>, timestamp: u64, e: &Event, text_len: usize) {
+    data.push(e.kind as u8);
+    data.push(e.message_kind);
+    data.push(u8::from(e.color.is_some()));
+    data.push(e.payload_type);
+    data.extend_from_slice(&e.category.to_le_bytes());
+    data.extend_from_slice(&timestamp.to_le_bytes());
+    data.extend_from_slice(&e.domain.to_le_bytes());
+    data.extend_from_slice(&e.value.to_le_bytes());
+    data.extend_from_slice(&e.color.unwrap_or(0).to_le_bytes());
+    data.extend_from_slice(&(text_len as u32).to_le_bytes());
+    data.extend_from_slice(&e.payload.to_le_bytes());
+    data.extend_from_slice(&e.string_id.to_le_bytes());
+    match e.text {
+        Text::None => {}
+        Text::Bytes(b) => data.extend_from_slice(b),
+        Text::Wide(w) => {
+            let mut utf8 = [0u8; 4];
+            // SAFETY: as in `record`.
+            for c in unsafe { wide_chars(w) } {
+                data.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+            }
+        }
+    }
+}
+
+/// The characters of a NUL-terminated UTF-32 string (invalid ones as U+FFFD).
+///
+/// # Safety
+/// `w` is NULL or NUL-terminated.
+unsafe fn wide_chars(w: *const i32) -> impl Iterator<Item = char> {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        if w.is_null() || *w.add(i) == 0 {
+            return None;
+        }
+        let c = char::from_u32(*w.add(i) as u32).unwrap_or('\u{FFFD}');
+        i += 1;
+        Some(c)
+    })
+}
+
+/// Writes a buffer's contents to its thread's file (unless the buffer was
+/// inherited through fork: then its contents are the parent's to write).
+fn flush(inner: &mut Inner) {
+    if inner.epoch != EPOCH.load(Ordering::Acquire) {
+        inner.data.clear();
+        return;
+    }
+    if inner.data.is_empty() || FAILED.load(Ordering::Relaxed) {
+        return;
+    }
+    let Some(dir) = DIR.get() else { return };
+    let result = (|| -> std::io::Result<()> {
+        if inner.file.is_none() {
+            let path = dir.join(format!("{}-{}.events", std::process::id(), inner.tid));
+            inner.file = Some(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)?,
+            );
+        }
+        inner.file.as_mut().unwrap().write_all(&inner.data)
+    })();
+    inner.data.clear();
+    if let Err(e) = result {
+        fail(&format!("cannot write to {}: {e}", dir.display()));
+    }
+}
+
+/// Stops recording after a write failure, saying so once on stderr.
+pub fn fail(why: &str) {
+    if !FAILED.swap(true, Ordering::Relaxed) {
+        let _ = writeln!(
+            std::io::stderr(),
+            "nvtxr record: {why}; recording stopped, what was written is kept"
+        );
+    }
+}
+
+/// Flushes every thread's buffer: at exit, and on SIGINT/SIGTERM (with
+/// `try_lock`, skipping a buffer the interrupted thread holds).
+pub fn flush_all(from_signal: bool) {
+    let buffers: Vec<Arc<ThreadBuffer>> = if from_signal {
+        match REGISTRY.try_with(|r| r.clone()) {
+            Some(b) => b,
+            None => return,
+        }
+    } else {
+        REGISTRY.with(|r| r.clone())
+    };
+    for b in buffers {
+        let guard = if from_signal {
+            b.inner.try_lock().ok()
+        } else {
+            Some(lock(&b.inner))
+        };
+        if let Some(mut inner) = guard {
+            flush(&mut inner);
+        }
+    }
+}
+
+/// In a forked child: other threads' buffers are gone; start a new epoch.
+pub fn after_fork_in_child() {
+    REGISTRY.reset(Vec::new());
+    EPOCH.fetch_add(1, Ordering::AcqRel);
+}
+
+/// A minimal spin lock whose state a forked child can reset.
+pub struct SpinLock<T> {
+    locked: AtomicBool,
+    value: std::cell::UnsafeCell<T>,
+}
+
+// SAFETY: access to `value` is serialized by `locked`.
+unsafe impl<T: Send> Sync for SpinLock<T> {}
+
+impl<T> SpinLock<T> {
+    const fn new(value: T) -> Self {
+        SpinLock {
+            locked: AtomicBool::new(false),
+            value: std::cell::UnsafeCell::new(value),
+        }
+    }
+
+    fn acquire(&self) -> bool {
+        self.locked
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+    }
+
+    fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
+        while !self.acquire() {
+            std::hint::spin_loop();
+        }
+        // SAFETY: we hold the lock.
+        let r = f(unsafe { &mut *self.value.get() });
+        self.locked.store(false, Ordering::Release);
+        r
+    }
+
+    fn try_with<R>(&self, f: impl FnOnce(&mut T) -> R) -> Option<R> {
+        if !self.acquire() {
+            return None;
+        }
+        // SAFETY: we hold the lock.
+        let r = f(unsafe { &mut *self.value.get() });
+        self.locked.store(false, Ordering::Release);
+        Some(r)
+    }
+
+    /// Only in a forked child, where no other thread exists: replaces the
+    /// value (leaking the old one) and unlocks.
+    fn reset(&self, value: T) {
+        // SAFETY: single-threaded (the fork child), so no one else holds it.
+        unsafe { std::ptr::write(self.value.get(), value) };
+        self.locked.store(false, Ordering::Release);
+    }
+}
+
+thread_local! {
+    /// Push depth per domain on this thread (what push and pop return).
+    static DEPTH: RefCell<Vec<(u64, i32)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Adds `delta` to this thread's depth in `domain`; returns the depth before
+/// (for a push) or after (for a pop; -1 when nothing was open).
+pub fn depth(domain: u64, delta: i32) -> i32 {
+    DEPTH
+        .try_with(|d| {
+            let mut d = d.borrow_mut();
+            let i = match d.iter().position(|(k, _)| *k == domain) {
+                Some(i) => i,
+                None => {
+                    d.push((domain, 0));
+                    d.len() - 1
+                }
+            };
+            let before = d[i].1;
+            if delta < 0 && before == 0 {
+                return -1;
+            }
+            d[i].1 += delta;
+            if delta > 0 {
+                before
+            } else {
+                d[i].1
+            }
+        })
+        .unwrap_or(-1)
+}

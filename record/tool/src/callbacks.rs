@@ -1,0 +1,278 @@
+//! The functions the tool writes into a producer's slots: each turns its
+//! arguments into an [`Event`] and records it on the calling thread.
+
+use crate::buffer::{self, Event, Text};
+use crate::format::{Kind, MESSAGE_NONE, MESSAGE_REGISTERED, MESSAGE_TEXT};
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Ids for domains, registered strings and start/end ranges (0 is the default domain).
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+fn next_id() -> u64 {
+    NEXT_ID.fetch_add(1, Ordering::Relaxed)
+}
+
+/// What a domain or registered-string handle points to.
+#[repr(C)]
+struct Handle {
+    id: u64,
+}
+
+fn new_handle(id: u64) -> *mut c_void {
+    Box::into_raw(Box::new(Handle { id })).cast()
+}
+
+/// The id behind a handle; 0 (the default domain) for NULL.
+unsafe fn id_of(h: *const c_void) -> u64 {
+    h.cast::<Handle>().as_ref().map_or(0, |h| h.id)
+}
+
+unsafe fn bytes<'a>(s: *const c_char) -> Text<'a> {
+    if s.is_null() {
+        Text::None
+    } else {
+        Text::Bytes(CStr::from_ptr(s).to_bytes())
+    }
+}
+
+/// `nvtxEventAttributes_t` (48 bytes).
+#[repr(C)]
+pub struct Attributes {
+    version: u16,
+    size: u16,
+    category: u32,
+    color_type: i32,
+    color: u32,
+    payload_type: i32,
+    reserved0: i32,
+    payload: u64,
+    message_type: i32,
+    padding: i32,
+    message: *const c_void,
+}
+
+/// An event from an attribute struct (an absent or unreadable one gives an empty event).
+unsafe fn from_attributes<'a>(
+    kind: Kind,
+    domain: u64,
+    value: u64,
+    a: *const Attributes,
+) -> Event<'a> {
+    let mut e = Event::simple(kind, domain, value, Text::None);
+    let Some(a) = a.as_ref() else { return e };
+    if a.version < 1 || usize::from(a.size) < std::mem::size_of::<Attributes>() {
+        return e;
+    }
+    e.category = a.category;
+    e.color = (a.color_type == 1).then_some(a.color);
+    if (1..=6).contains(&a.payload_type) {
+        e.payload_type = a.payload_type as u8;
+        e.payload = a.payload;
+    }
+    match a.message_type {
+        1 => {
+            e.message_kind = MESSAGE_TEXT;
+            e.text = bytes(a.message.cast());
+        }
+        2 => {
+            e.message_kind = MESSAGE_TEXT;
+            e.text = Text::Wide(a.message.cast());
+        }
+        3 => {
+            e.message_kind = MESSAGE_REGISTERED;
+            e.string_id = id_of(a.message);
+        }
+        _ => e.message_kind = MESSAGE_NONE,
+    }
+    e
+}
+
+fn text_event(kind: Kind, domain: u64, value: u64, text: Text) -> Event {
+    let mut e = Event::simple(kind, domain, value, text);
+    e.message_kind = MESSAGE_TEXT;
+    e
+}
+
+// Marks.
+unsafe extern "C" fn mark_ex(a: *const Attributes) {
+    buffer::record(&from_attributes(Kind::Mark, 0, 0, a));
+}
+unsafe extern "C" fn mark_a(m: *const c_char) {
+    buffer::record(&text_event(Kind::Mark, 0, 0, bytes(m)));
+}
+unsafe extern "C" fn mark_w(m: *const i32) {
+    buffer::record(&text_event(Kind::Mark, 0, 0, Text::Wide(m)));
+}
+unsafe extern "C" fn domain_mark_ex(d: *const c_void, a: *const Attributes) {
+    buffer::record(&from_attributes(Kind::Mark, id_of(d), 0, a));
+}
+
+// Start/end ranges.
+fn start(e: Event) -> u64 {
+    let id = e.value;
+    buffer::record(&e);
+    id
+}
+unsafe extern "C" fn range_start_ex(a: *const Attributes) -> u64 {
+    start(from_attributes(Kind::Start, 0, next_id(), a))
+}
+unsafe extern "C" fn range_start_a(m: *const c_char) -> u64 {
+    start(text_event(Kind::Start, 0, next_id(), bytes(m)))
+}
+unsafe extern "C" fn range_start_w(m: *const i32) -> u64 {
+    start(text_event(Kind::Start, 0, next_id(), Text::Wide(m)))
+}
+unsafe extern "C" fn domain_range_start_ex(d: *const c_void, a: *const Attributes) -> u64 {
+    start(from_attributes(Kind::Start, id_of(d), next_id(), a))
+}
+unsafe extern "C" fn range_end(id: u64) {
+    buffer::record(&Event::simple(Kind::End, 0, id, Text::None));
+}
+unsafe extern "C" fn domain_range_end(d: *const c_void, id: u64) {
+    buffer::record(&Event::simple(Kind::End, id_of(d), id, Text::None));
+}
+
+// Push/pop ranges: return the depth, as NVIDIA's tools do.
+fn push(e: Event) -> c_int {
+    let depth = buffer::depth(e.domain, 1);
+    buffer::record(&e);
+    depth
+}
+fn pop(domain: u64) -> c_int {
+    let depth = buffer::depth(domain, -1);
+    buffer::record(&Event::simple(Kind::Pop, domain, 0, Text::None));
+    depth
+}
+unsafe extern "C" fn range_push_ex(a: *const Attributes) -> c_int {
+    push(from_attributes(Kind::Push, 0, 0, a))
+}
+unsafe extern "C" fn range_push_a(m: *const c_char) -> c_int {
+    push(text_event(Kind::Push, 0, 0, bytes(m)))
+}
+unsafe extern "C" fn range_push_w(m: *const i32) -> c_int {
+    push(text_event(Kind::Push, 0, 0, Text::Wide(m)))
+}
+unsafe extern "C" fn domain_range_push_ex(d: *const c_void, a: *const Attributes) -> c_int {
+    push(from_attributes(Kind::Push, id_of(d), 0, a))
+}
+unsafe extern "C" fn range_pop() -> c_int {
+    pop(0)
+}
+unsafe extern "C" fn domain_range_pop(d: *const c_void) -> c_int {
+    pop(id_of(d))
+}
+
+// Naming.
+unsafe extern "C" fn name_category_a(category: u32, n: *const c_char) {
+    buffer::record(&Event::simple(
+        Kind::NameCategory,
+        0,
+        category.into(),
+        bytes(n),
+    ));
+}
+unsafe extern "C" fn name_category_w(category: u32, n: *const i32) {
+    buffer::record(&Event::simple(
+        Kind::NameCategory,
+        0,
+        category.into(),
+        Text::Wide(n),
+    ));
+}
+unsafe extern "C" fn domain_name_category_a(d: *const c_void, category: u32, n: *const c_char) {
+    buffer::record(&Event::simple(
+        Kind::NameCategory,
+        id_of(d),
+        category.into(),
+        bytes(n),
+    ));
+}
+unsafe extern "C" fn domain_name_category_w(d: *const c_void, category: u32, n: *const i32) {
+    buffer::record(&Event::simple(
+        Kind::NameCategory,
+        id_of(d),
+        category.into(),
+        Text::Wide(n),
+    ));
+}
+unsafe extern "C" fn name_os_thread_a(tid: u32, n: *const c_char) {
+    buffer::record(&Event::simple(Kind::NameThread, 0, tid.into(), bytes(n)));
+}
+unsafe extern "C" fn name_os_thread_w(tid: u32, n: *const i32) {
+    buffer::record(&Event::simple(
+        Kind::NameThread,
+        0,
+        tid.into(),
+        Text::Wide(n),
+    ));
+}
+
+// Domains and registered strings.
+fn create_domain(text: Text) -> *mut c_void {
+    let id = next_id();
+    buffer::record(&Event::simple(Kind::DomainCreate, id, 0, text));
+    new_handle(id)
+}
+unsafe extern "C" fn domain_create_a(n: *const c_char) -> *mut c_void {
+    create_domain(bytes(n))
+}
+unsafe extern "C" fn domain_create_w(n: *const i32) -> *mut c_void {
+    create_domain(Text::Wide(n))
+}
+fn register(domain: u64, text: Text) -> *mut c_void {
+    let id = next_id();
+    buffer::record(&Event::simple(Kind::RegisterString, domain, id, text));
+    new_handle(id)
+}
+unsafe extern "C" fn domain_register_string_a(d: *const c_void, s: *const c_char) -> *mut c_void {
+    register(id_of(d), bytes(s))
+}
+unsafe extern "C" fn domain_register_string_w(d: *const c_void, s: *const i32) -> *mut c_void {
+    register(id_of(d), Text::Wide(s))
+}
+/// Domains stay known after destruction (their events are already recorded).
+unsafe extern "C" fn domain_destroy(_d: *const c_void) {}
+unsafe extern "C" fn initialize(_reserved: *const c_void) {}
+
+/// The CORE module's functions, slots 1 to 15.
+pub fn core() -> [*const c_void; 15] {
+    [
+        mark_ex as _,
+        mark_a as _,
+        mark_w as _,
+        range_start_ex as _,
+        range_start_a as _,
+        range_start_w as _,
+        range_end as _,
+        range_push_ex as _,
+        range_push_a as _,
+        range_push_w as _,
+        range_pop as _,
+        name_category_a as _,
+        name_category_w as _,
+        name_os_thread_a as _,
+        name_os_thread_w as _,
+    ]
+}
+
+/// The CORE2 module's functions, slots 1 to 15 (resources unsupported: NULL).
+pub fn core2() -> [*const c_void; 15] {
+    [
+        domain_mark_ex as _,
+        domain_range_start_ex as _,
+        domain_range_end as _,
+        domain_range_push_ex as _,
+        domain_range_pop as _,
+        std::ptr::null(),
+        std::ptr::null(),
+        domain_name_category_a as _,
+        domain_name_category_w as _,
+        domain_register_string_a as _,
+        domain_register_string_w as _,
+        domain_create_a as _,
+        domain_create_w as _,
+        domain_destroy as _,
+        initialize as _,
+    ]
+}
