@@ -1,6 +1,6 @@
 //! A recording directory, read back: processes, threads, ranges and marks.
 
-use nvtxr_record::format::{decode, Kind, Record, MESSAGE_REGISTERED};
+use nvtxr_record::format::{decode, Kind, Record};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
@@ -142,13 +142,22 @@ pub fn load(dir: &Path) -> std::io::Result<Recording> {
         for (_, records) in threads {
             for r in records {
                 match r.kind {
-                    Kind::DomainCreate => drop(n.domains.insert(r.domain, r.text.clone())),
-                    Kind::RegisterString => drop(n.strings.insert(r.value, r.text.clone())),
-                    Kind::NameCategory => drop(
-                        n.categories
-                            .insert((r.domain, r.value as u32), r.text.clone()),
+                    Kind::DomainCreate => drop(
+                        n.domains
+                            .insert(r.domain, r.text.clone().unwrap_or_default()),
                     ),
-                    Kind::NameThread => drop(n.threads.insert(r.value as u32, r.text.clone())),
+                    Kind::RegisterString => drop(
+                        n.strings
+                            .insert(r.value, r.text.clone().unwrap_or_default()),
+                    ),
+                    Kind::NameCategory => drop(n.categories.insert(
+                        (r.domain, r.value as u32),
+                        r.text.clone().unwrap_or_default(),
+                    )),
+                    Kind::NameThread => drop(
+                        n.threads
+                            .insert(r.value as u32, r.text.clone().unwrap_or_default()),
+                    ),
                     _ => {}
                 }
             }
@@ -220,13 +229,12 @@ impl Resolver<'_> {
     }
 
     fn details(&self, r: &Record) -> Details {
-        let name = if r.message_kind == MESSAGE_REGISTERED {
-            self.find(|n| n.strings.get(&r.string_id))
-                .unwrap_or_else(|| format!("(string {})", r.string_id))
-        } else if r.text.is_empty() {
-            "(unnamed)".to_string()
-        } else {
-            r.text.clone()
+        let name = match (&r.string, &r.text) {
+            (Some(id), _) => self
+                .find(|n| n.strings.get(id))
+                .unwrap_or_else(|| format!("(string {id})")),
+            (None, Some(text)) => text.clone(),
+            (None, None) => "(unnamed)".to_string(),
         };
         let domain = if r.domain == 0 {
             String::new()
@@ -234,17 +242,18 @@ impl Resolver<'_> {
             self.find(|n| n.domains.get(&r.domain))
                 .unwrap_or_else(|| format!("(domain {})", r.domain))
         };
+        let category = (r.category != 0).then(|| {
+            (
+                r.category,
+                self.find(|n| n.categories.get(&(r.domain, r.category))),
+            )
+        });
         Details {
             name,
             domain,
-            color: (r.color_type == 1).then_some(r.color),
-            category: (r.category != 0).then(|| {
-                (
-                    r.category,
-                    self.find(|n| n.categories.get(&(r.domain, r.category))),
-                )
-            }),
-            payload: Payload::decode(r.payload_type, r.payload),
+            color: r.color,
+            category,
+            payload: Payload::decode(r.payload.0, r.payload.1),
         }
     }
 }

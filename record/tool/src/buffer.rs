@@ -7,8 +7,9 @@
 //! (from any thread), and on SIGINT/SIGTERM. After a `fork()`, the child
 //! drops what it inherited (the parent writes it) and records to its own files.
 
-use crate::format::{Kind, HEADER};
-use std::cell::RefCell;
+use crate::format::{
+    Kind, HAS_CATEGORY, HAS_COLOR, HAS_DOMAIN, HAS_PAYLOAD, HAS_STRING, HAS_TEXT, HAS_VALUE,
+};
 use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
@@ -39,17 +40,17 @@ pub enum Text<'a> {
     Wide(*const i32),
 }
 
-/// One event, before encoding.
+/// One event, before encoding (see `format` for what each field means).
 pub struct Event<'a> {
     pub kind: Kind,
-    pub message_kind: u8,
     pub color: Option<u32>,
-    pub payload_type: u8,
-    pub payload: u64,
+    /// 0 means none.
     pub category: u32,
+    /// `(type, bits)`; type 0 means none.
+    pub payload: (u8, u64),
     pub domain: u64,
     pub value: u64,
-    pub string_id: u64,
+    pub string: Option<u64>,
     pub text: Text<'a>,
 }
 
@@ -58,18 +59,19 @@ impl<'a> Event<'a> {
     pub fn simple(kind: Kind, domain: u64, value: u64, text: Text<'a>) -> Self {
         Event {
             kind,
-            message_kind: 0,
             color: None,
-            payload_type: 0,
-            payload: 0,
             category: 0,
+            payload: (0, 0),
             domain,
             value,
-            string_id: 0,
+            string: None,
             text,
         }
     }
 }
+
+/// The most bytes a record takes besides its text.
+const MAX_FIXED: usize = 2 + 8 + 4 + 4 + 9 + 8 + 8 + 8 + 4;
 
 pub struct ThreadBuffer {
     inner: Mutex<Inner>,
@@ -80,6 +82,33 @@ struct Inner {
     file: Option<File>,
     tid: u32,
     epoch: u64,
+    /// Push depth per domain on this thread (what push and pop return).
+    depths: Vec<(u64, i32)>,
+}
+
+impl Inner {
+    /// Applies a push (+1) or pop (-1) in `domain`; returns the depth before a
+    /// push, after a pop, or -1 for a pop with nothing open.
+    fn step_depth(&mut self, domain: u64, delta: i32) -> i32 {
+        let i = match self.depths.iter().position(|(d, _)| *d == domain) {
+            Some(i) => i,
+            None => {
+                self.depths.push((domain, 0));
+                self.depths.len() - 1
+            }
+        };
+        let depth = &mut self.depths[i].1;
+        if delta < 0 && *depth == 0 {
+            return -1;
+        }
+        let before = *depth;
+        *depth += delta;
+        if delta > 0 {
+            before
+        } else {
+            *depth
+        }
+    }
 }
 
 /// The calling thread's buffer, registered on first use and flushed when the thread exits.
@@ -105,6 +134,7 @@ impl Local {
                 // SAFETY: gettid has no preconditions.
                 tid: unsafe { libc::gettid() } as u32,
                 epoch: EPOCH.load(Ordering::Acquire),
+                depths: Vec::new(),
             }),
         });
         REGISTRY.with(|r| r.push(buffer.clone()));
@@ -127,58 +157,83 @@ pub fn now_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
-/// The calling OS thread's id.
-pub fn current_tid() -> u32 {
-    LOCAL
-        .try_with(|l| lock(&l.0.inner).tid)
-        .unwrap_or_else(|_| unsafe { libc::gettid() } as u32)
-}
-
-/// Records one event on the calling thread.
-pub fn record(event: &Event) {
+/// Records one event on the calling thread. Returns, for a push or a pop,
+/// the depth NVIDIA's tools return (see `Inner::step_depth`); else 0.
+pub fn record(event: &Event) -> i32 {
     if FAILED.load(Ordering::Relaxed) {
-        return;
+        return -1;
     }
     let timestamp = now_ns();
     // try_with: events from thread-local destructors after ours ran are dropped.
-    let _ = LOCAL.try_with(|local| {
-        let mut inner = lock(&local.0.inner);
-        let epoch = EPOCH.load(Ordering::Acquire);
-        if inner.epoch != epoch {
-            // A forked child: the parent writes what this buffer held.
-            inner.data.clear();
-            inner.file = None;
-            inner.epoch = epoch;
-            // SAFETY: gettid has no preconditions.
-            inner.tid = unsafe { libc::gettid() } as u32;
-            REGISTRY.with(|r| r.push(local.0.clone()));
-        }
-        let text_len = match event.text {
-            Text::None => 0,
-            Text::Bytes(b) => b.len(),
-            // SAFETY: the producer passes a NUL-terminated wide string.
-            Text::Wide(w) => unsafe { wide_chars(w).map(char::len_utf8).sum() },
-        };
-        if inner.data.len() + HEADER + text_len > CAPACITY {
-            flush(&mut inner);
-        }
-        encode(&mut inner.data, timestamp, event, text_len);
-    });
+    LOCAL
+        .try_with(|local| {
+            let mut inner = lock(&local.0.inner);
+            let epoch = EPOCH.load(Ordering::Acquire);
+            if inner.epoch != epoch {
+                // A forked child: the parent writes what this buffer held.
+                inner.data.clear();
+                inner.file = None;
+                inner.epoch = epoch;
+                // SAFETY: gettid has no preconditions.
+                inner.tid = unsafe { libc::gettid() } as u32;
+                REGISTRY.with(|r| r.push(local.0.clone()));
+            }
+            let text_len = match event.text {
+                Text::None => 0,
+                Text::Bytes(b) => b.len(),
+                // SAFETY: the producer passes a NUL-terminated wide string.
+                Text::Wide(w) => unsafe { wide_chars(w).map(char::len_utf8).sum() },
+            };
+            if inner.data.len() + MAX_FIXED + text_len > CAPACITY {
+                flush(&mut inner);
+            }
+            encode(&mut inner.data, timestamp, event, text_len);
+            match event.kind {
+                Kind::Push => inner.step_depth(event.domain, 1),
+                Kind::Pop => inner.step_depth(event.domain, -1),
+                _ => 0,
+            }
+        })
+        .unwrap_or(-1)
 }
 
+/// Appends one record: the fixed fields are assembled on the stack and
+/// appended at once, then the text.
 fn encode(data: &mut Vec<u8>, timestamp: u64, e: &Event, text_len: usize) {
-    data.push(e.kind as u8);
-    data.push(e.message_kind);
-    data.push(u8::from(e.color.is_some()));
-    data.push(e.payload_type);
-    data.extend_from_slice(&e.category.to_le_bytes());
-    data.extend_from_slice(&timestamp.to_le_bytes());
-    data.extend_from_slice(&e.domain.to_le_bytes());
-    data.extend_from_slice(&e.value.to_le_bytes());
-    data.extend_from_slice(&e.color.unwrap_or(0).to_le_bytes());
-    data.extend_from_slice(&(text_len as u32).to_le_bytes());
-    data.extend_from_slice(&e.payload.to_le_bytes());
-    data.extend_from_slice(&e.string_id.to_le_bytes());
+    let mut head = [0u8; MAX_FIXED];
+    let mut n = 2;
+    let mut flags = 0;
+    let mut put = |bit: u8, bytes: &[u8]| {
+        flags |= bit;
+        head[n..n + bytes.len()].copy_from_slice(bytes);
+        n += bytes.len();
+    };
+    put(0, &timestamp.to_le_bytes());
+    if let Some(c) = e.color {
+        put(HAS_COLOR, &c.to_le_bytes());
+    }
+    if e.category != 0 {
+        put(HAS_CATEGORY, &e.category.to_le_bytes());
+    }
+    if e.payload.0 != 0 {
+        put(HAS_PAYLOAD, &[e.payload.0]);
+        put(HAS_PAYLOAD, &e.payload.1.to_le_bytes());
+    }
+    if e.domain != 0 {
+        put(HAS_DOMAIN, &e.domain.to_le_bytes());
+    }
+    if e.value != 0 {
+        put(HAS_VALUE, &e.value.to_le_bytes());
+    }
+    if let Some(s) = e.string {
+        put(HAS_STRING, &s.to_le_bytes());
+    }
+    if !matches!(e.text, Text::None) {
+        put(HAS_TEXT, &(text_len as u32).to_le_bytes());
+    }
+    head[0] = e.kind as u8;
+    head[1] = flags;
+    data.extend_from_slice(&head[..n]);
     match e.text {
         Text::None => {}
         Text::Bytes(b) => data.extend_from_slice(b),
@@ -326,36 +381,4 @@ impl<T> SpinLock<T> {
         unsafe { std::ptr::write(self.value.get(), value) };
         self.locked.store(false, Ordering::Release);
     }
-}
-
-thread_local! {
-    /// Push depth per domain on this thread (what push and pop return).
-    static DEPTH: RefCell<Vec<(u64, i32)>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Adds `delta` to this thread's depth in `domain`; returns the depth before
-/// (for a push) or after (for a pop; -1 when nothing was open).
-pub fn depth(domain: u64, delta: i32) -> i32 {
-    DEPTH
-        .try_with(|d| {
-            let mut d = d.borrow_mut();
-            let i = match d.iter().position(|(k, _)| *k == domain) {
-                Some(i) => i,
-                None => {
-                    d.push((domain, 0));
-                    d.len() - 1
-                }
-            };
-            let before = d[i].1;
-            if delta < 0 && before == 0 {
-                return -1;
-            }
-            d[i].1 += delta;
-            if delta > 0 {
-                before
-            } else {
-                d[i].1
-            }
-        })
-        .unwrap_or(-1)
 }

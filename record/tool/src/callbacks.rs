@@ -2,7 +2,7 @@
 //! arguments into an [`Event`] and records it on the calling thread.
 
 use crate::buffer::{self, Event, Text};
-use crate::format::{Kind, MESSAGE_NONE, MESSAGE_REGISTERED, MESSAGE_TEXT};
+use crate::format::Kind;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -67,31 +67,19 @@ unsafe fn from_attributes<'a>(
     e.category = a.category;
     e.color = (a.color_type == 1).then_some(a.color);
     if (1..=6).contains(&a.payload_type) {
-        e.payload_type = a.payload_type as u8;
-        e.payload = a.payload;
+        e.payload = (a.payload_type as u8, a.payload);
     }
     match a.message_type {
-        1 => {
-            e.message_kind = MESSAGE_TEXT;
-            e.text = bytes(a.message.cast());
-        }
-        2 => {
-            e.message_kind = MESSAGE_TEXT;
-            e.text = Text::Wide(a.message.cast());
-        }
-        3 => {
-            e.message_kind = MESSAGE_REGISTERED;
-            e.string_id = id_of(a.message);
-        }
-        _ => e.message_kind = MESSAGE_NONE,
+        1 => e.text = bytes(a.message.cast()),
+        2 => e.text = Text::Wide(a.message.cast()),
+        3 => e.string = Some(id_of(a.message)),
+        _ => {}
     }
     e
 }
 
 fn text_event(kind: Kind, domain: u64, value: u64, text: Text) -> Event {
-    let mut e = Event::simple(kind, domain, value, text);
-    e.message_kind = MESSAGE_TEXT;
-    e
+    Event::simple(kind, domain, value, text)
 }
 
 // Marks.
@@ -135,14 +123,10 @@ unsafe extern "C" fn domain_range_end(d: *const c_void, id: u64) {
 
 // Push/pop ranges: return the depth, as NVIDIA's tools do.
 fn push(e: Event) -> c_int {
-    let depth = buffer::depth(e.domain, 1);
-    buffer::record(&e);
-    depth
+    buffer::record(&e)
 }
 fn pop(domain: u64) -> c_int {
-    let depth = buffer::depth(domain, -1);
-    buffer::record(&Event::simple(Kind::Pop, domain, 0, Text::None));
-    depth
+    buffer::record(&Event::simple(Kind::Pop, domain, 0, Text::None))
 }
 unsafe extern "C" fn range_push_ex(a: *const Attributes) -> c_int {
     push(from_attributes(Kind::Push, 0, 0, a))
