@@ -4,7 +4,7 @@
 //! sync with what rustc reports.
 
 use nvtxr_harness::install::{install, nvtxr_version, HEADERS};
-use nvtxr_harness::{root, run, Tool, STATIC_LINK_FLAGS};
+use nvtxr_harness::{have_tool, root, run, Tool, STATIC_LINK_FLAGS};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -100,6 +100,21 @@ fn installs_libraries_headers_and_package_files() {
         assert!(lib.join(f).is_file(), "{f}");
     }
     assert!(lib.join("cmake/nvtxr/nvtxrConfig.cmake").is_file());
+    assert!(lib.join("libnvtxr_record.so").is_file());
+    // The installed nvtxr finds its tool in ../lib.
+    let trace = outside("installed-record").join("t.json");
+    let out = Command::new(prefix().join("bin/nvtxr"))
+        .args(["record", "-q", "-o"])
+        .arg(&trace)
+        .args(["--", "true"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(trace.is_file());
     for h in HEADERS {
         let installed = std::fs::read(prefix().join("include").join(h)).unwrap();
         assert_eq!(
@@ -122,6 +137,9 @@ fn destdir_stages_files_that_refer_to_the_prefix() {
 
 #[test]
 fn pkg_config_consumer_shared_and_static() {
+    if !have_tool("pkg-config") {
+        return;
+    }
     let dir = consumer("pkg-config-consumer");
     let lib = prefix().join("lib");
     sh(
@@ -144,6 +162,9 @@ fn pkg_config_consumer_shared_and_static() {
 
 #[test]
 fn cmake_consumer_shared_and_static() {
+    if !have_tool("cmake") {
+        return;
+    }
     let dir = consumer("cmake-consumer");
     for (build, statically) in [("build-shared", false), ("build-static", true)] {
         sh(

@@ -5,12 +5,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The install tests build a consumer project with pkg-config and CMake.
-if ! command -v cmake >/dev/null || ! command -v pkg-config >/dev/null; then
+# System tools the tests use: pkg-config and CMake (the install tests build a
+# consumer project), Chromium (the HTML timeline is rendered headless).
+# With NVTXR_REQUIRE_TOOLS set, a test whose tool is missing fails instead of skipping.
+missing=()
+for tool in cmake pkg-config chromium; do
+    command -v "$tool" >/dev/null || missing+=("$tool")
+done
+if [ ${#missing[@]} -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
-    apt-get install -y -qq cmake pkg-config >/dev/null
+    apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
+export NVTXR_REQUIRE_TOOLS=1
 
 if cargo fmt --version >/dev/null 2>&1; then
     cargo fmt --all --check

@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <unistd.h>
 
 enum { CATEGORY_COMPUTE = 1, CATEGORY_IO = 2 };
 
@@ -24,6 +25,7 @@ static nvtxr_event_t event(const nvtxr_string_t *message, uint32_t argb, uint32_
 static void *prefetch(void *arg) {
     uint64_t *load_range = arg;
     nvtxr_name_current_thread("prefetcher");
+    usleep(4000); /* stand-in work, so the timeline has something to show */
     nvtxr_mark(NULL, "prefetch done");
     nvtxr_range_end(NULL, *load_range); /* started on the main thread */
     return NULL;
@@ -51,9 +53,11 @@ int main(void) {
         for (int step = 0; step < 2; step++) {
             nvtxr_event_t f = event(forward_s, 0xFF76B900u, CATEGORY_COMPUTE);
             nvtxr_range_push_ex(train, &f);
+            usleep(2000);
             nvtxr_range_pop(train);
             nvtxr_event_t b = event(backward_s, 0xFFE6522Cu, CATEGORY_COMPUTE);
             nvtxr_range_push_ex(train, &b);
+            usleep(3000);
             nvtxr_range_pop(train);
         }
         nvtxr_event_t loss = {0};

@@ -1,7 +1,8 @@
 //! `cargo run --release -p nvtxr-harness --bin install`: installs nvtxr into a
 //! prefix for C and C++ users: the shared library (with its SONAME symlinks),
-//! the static library, the headers, pkg-config files, a CMake package, and the
-//! drop-in `libnvToolsExt.so.1` / `libnvtx3interop.so.1`.
+//! the static library, the headers, pkg-config files, a CMake package, the
+//! drop-in `libnvToolsExt.so.1` / `libnvtx3interop.so.1`, and `nvtxr record`
+//! (`bin/nvtxr` with its tool `lib/libnvtxr_record.so`).
 
 use crate::{artifacts, root, COMPAT_LIBRARIES, STATIC_LINK_FLAGS};
 use std::path::{Path, PathBuf};
@@ -69,6 +70,8 @@ pub fn install(prefix: &Path, destdir: Option<&Path>) -> PathBuf {
         copy(&a.compat_dir.join(name), &lib.join(name));
         symlink(name, &lib.join(name.trim_end_matches(".1")));
     }
+    copy(&a.nvtxr, &base.join("bin/nvtxr"));
+    copy(&a.record_tool, &lib.join("libnvtxr_record.so"));
     for header in HEADERS {
         copy(
             &root().join("include").join(header),

@@ -1,25 +1,66 @@
-//! The demo: builds nvtxr and the recording tool, compiles the C example
-//! (`bindings/c/example.c`) against nvtxr, runs it with the tool attached and
-//! prints every call the tool received.
+//! The demo: builds nvtxr, its recording tool and the `nvtxr` command, runs
+//! the annotated example workloads (the C training loop in
+//! `bindings/c/example.c` and, when GHC is installed, the Haskell training
+//! example) under `nvtxr record`, and prints the summary and where the trace
+//! and the HTML timeline are.
 
-use nvtxr_harness::{artifacts, compile_c, run, Producer, Tool};
+use nvtxr_harness::{artifacts, compile_c, root, work_dir, Producer};
+use std::path::PathBuf;
+use std::process::Command;
+
+/// Builds the Haskell training example against the in-tree nvtxr, if GHC and cabal are installed.
+fn haskell_example() -> Option<PathBuf> {
+    let have = |p: &str| {
+        Command::new("sh")
+            .args(["-c", &format!("command -v {p}")])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !(have("ghc") && have("cabal") && have("pkg-config")) {
+        println!("(GHC, cabal or pkg-config not installed: the Haskell example is skipped; `bash bindings/haskell/test.sh` installs them)");
+        return None;
+    }
+    let dir = root().join("bindings/haskell");
+    let pkgconfig = artifacts().lib_dir.join("pkgconfig");
+    let cabal = |args: &[&str]| {
+        Command::new("cabal")
+            .args(["--offline", "-v0"])
+            .args(args)
+            .current_dir(&dir)
+            .env("CABAL_CONFIG", dir.join("cabal.config"))
+            .env("PKG_CONFIG_PATH", &pkgconfig)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+    };
+    println!("building the Haskell example (cabal build nvtxr-training)...");
+    cabal(&["build", "nvtxr-training"])?;
+    let bin = cabal(&["list-bin", "nvtxr-training"])?;
+    Some(PathBuf::from(String::from_utf8_lossy(&bin.stdout).trim()))
+}
 
 fn main() {
-    let exe = compile_c("example.c", Producer::NvtxrShared, &[]);
+    let c_example = compile_c("example.c", Producer::NvtxrShared, &[]);
+    let mut workload = vec![c_example];
+    workload.extend(haskell_example());
+    let out = work_dir().join("demo");
+    std::fs::create_dir_all(&out).unwrap();
+    let trace = out.join("trace.json");
+    // One recording of every workload: each process gets its own track.
+    let script = workload
+        .iter()
+        .map(|p| format!("'{}'", p.display()))
+        .collect::<Vec<_>>()
+        .join(" && ");
     println!(
-        "\n$ NVTX_INJECTION64_PATH={} {}",
-        artifacts().recorder.display(),
-        exe.display()
+        "\n$ nvtxr record --html -o {} -- sh -c \"{script}\"\n",
+        trace.display()
     );
-    let r = run(&exe, &[], Tool::Recorder("record"), &[]);
-    print!("{}{}", r.stdout, r.stderr);
-    println!("\nThe tool received {} calls:", r.events.len());
-    for line in &r.events {
-        println!("  {line}");
-    }
-    std::process::exit(if r.success && !r.events.is_empty() {
-        0
-    } else {
-        1
-    });
+    let status = Command::new(&artifacts().nvtxr)
+        .args(["record", "--html", "-o"])
+        .arg(&trace)
+        .args(["--", "sh", "-c", &script])
+        .status()
+        .unwrap();
+    std::process::exit(status.code().unwrap_or(1));
 }
