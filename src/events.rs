@@ -4,12 +4,16 @@
 //! - default domain with attributes: `nvtxMarkEx` / `nvtxRangePushEx` / `nvtxRangeStartEx`;
 //! - a created domain, or a registered string: `nvtxDomainMarkEx` and friends
 //!   (the default domain's handle is NULL there).
+//!
+//! Callers check `tool_attached()` first (that also initializes); these
+//! functions do not check again. With no tool every slot is NULL, so they
+//! would be no-ops anyway.
 
 use crate::attributes::Event;
 use crate::domain::DomainState;
 use crate::error::Error;
 use crate::loader::protocol::{core, core2, EventAttributes, NO_PUSH_POP_TRACKING};
-use crate::loader::{slots, tool_attached};
+use crate::loader::slots;
 use std::ffi::{c_char, c_void};
 
 type TextFn<R> = unsafe extern "C" fn(*const c_char) -> R;
@@ -92,27 +96,18 @@ fn emit<R: Copy>(kind: &Slots3, domain: &DomainState, event: &Event, none: R) ->
 /// An instantaneous event.
 #[inline]
 pub(crate) fn mark(domain: &DomainState, event: &Event) -> Result<(), Error> {
-    if !tool_attached() {
-        return Ok(());
-    }
     emit(&MARK, domain, event, ())
 }
 
 /// Opens a range on this thread; returns the tool's depth, or -2.
 #[inline]
 pub(crate) fn push(domain: &DomainState, event: &Event) -> Result<i32, Error> {
-    if !tool_attached() {
-        return Ok(NO_PUSH_POP_TRACKING);
-    }
     emit(&PUSH, domain, event, NO_PUSH_POP_TRACKING)
 }
 
 /// Closes this thread's innermost range; returns the tool's depth, or -2.
 #[inline]
 pub(crate) fn pop(domain: &DomainState) -> Result<i32, Error> {
-    if !tool_attached() {
-        return Ok(NO_PUSH_POP_TRACKING);
-    }
     // SAFETY: slot types fixed by the protocol.
     unsafe {
         Ok(if domain.is_default() {
@@ -131,9 +126,6 @@ pub(crate) fn pop(domain: &DomainState) -> Result<i32, Error> {
 /// Starts a range that any thread may end; returns its id, 0 with no tool.
 #[inline]
 pub(crate) fn start(domain: &DomainState, event: &Event) -> Result<u64, Error> {
-    if !tool_attached() {
-        return Ok(0);
-    }
     emit(&START, domain, event, 0)
 }
 
@@ -141,7 +133,7 @@ pub(crate) fn start(domain: &DomainState, event: &Event) -> Result<u64, Error> {
 /// other id is forwarded as it is, as NVIDIA's API does.
 #[inline]
 pub(crate) fn end(domain: &DomainState, id: u64) -> Result<(), Error> {
-    if id == 0 || !tool_attached() {
+    if id == 0 {
         return Ok(());
     }
     // SAFETY: slot types fixed by the protocol.
