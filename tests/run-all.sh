@@ -29,6 +29,7 @@ if cargo clippy --version >/dev/null 2>&1; then
 else
     echo "run-all: clippy not installed, lint skipped" >&2
 fi
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p nvtxr -q
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 cargo test --workspace 2>&1 | tee "$log"
