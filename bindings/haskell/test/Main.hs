@@ -49,6 +49,7 @@ tests recorder =
     , recorded "exceptions (sync, timeout, killThread) close the range" "exceptions" checkExceptions
     , recorded "the quick-start example runs" "nvtxr-quickstart" checkQuickStart
     , recorded "the training example runs" "nvtxr-training" checkTraining
+    , recorded "the NVTX.Safe example runs" "nvtxr-portable" checkPortable
     ]
   where
     recorded name scenario check = testCase name $ case recorder of
@@ -274,6 +275,9 @@ checkTraining events = do
   last events @?= "MarkA \"Training Complete\""
   balanced events $
     Map.fromList ([("Epoch", 1), ("Forward", 3), ("Loss", 3), ("Backward", 3), ("Update", 3)] ++ [("Step " ++ show i, 1) | i <- [1 .. 3 :: Int]])
+
+checkPortable :: [String] -> Assertion
+checkPortable events = events @?= ["RangePushA \"MyOperation\" -> 0", "MarkA \"computed\"", "RangePop -> 0"]
 
 checkExceptions :: [String] -> Assertion
 checkExceptions events = do
