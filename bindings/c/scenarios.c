@@ -195,15 +195,18 @@ static void fork_after_init(void) {
 }
 
 /* Fork while another thread is inside the tool's (slow) initialization. */
+static volatile int calling;
 static void *first_call(void *arg) {
     (void)arg;
+    __atomic_store_n(&calling, 1, __ATOMIC_SEQ_CST);
     nvtxr_mark(NULL, "parent thread");
     return NULL;
 }
 static void fork_during_init(void) {
     pthread_t t;
     pthread_create(&t, NULL, first_call, NULL);
-    usleep(100 * 1000); /* the tool sleeps 300 ms in its init */
+    while (!__atomic_load_n(&calling, __ATOMIC_SEQ_CST)) usleep(1000);
+    usleep(100 * 1000); /* the tool sleeps 500 ms in its init: fork inside it */
     pid_t pid = fork();
     if (pid == 0) {
         alarm(10); /* a hang fails the test instead of blocking it */

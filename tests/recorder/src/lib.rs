@@ -8,7 +8,7 @@
 //! `NVTXR_RECORDER_MODE` changes its behaviour for protocol tests:
 //! - `record` (default): record everything;
 //! - `decline`: fill the slots, then return 0 from the entry point;
-//! - `slow`: sleep 300 ms inside the entry point before attaching;
+//! - `slow`: sleep 500 ms inside the entry point before attaching;
 //! - `reenter`: call the producer's `nvtxr_mark` from inside the entry point;
 //! - `null`: fill the CORE and CORE2 slots with functions that do nothing
 //!   (the "do-nothing tool" of the benchmarks).
@@ -76,7 +76,7 @@ extern "C" {
 pub unsafe extern "C" fn InitializeInjectionNvtx2(get_export_table: GetExportTable) -> c_int {
     let mode = std::env::var("NVTXR_RECORDER_MODE").unwrap_or_default();
     if mode == "slow" {
-        std::thread::sleep(std::time::Duration::from_millis(300));
+        std::thread::sleep(std::time::Duration::from_millis(500));
     }
     let callbacks = get_export_table(1).cast::<Callbacks>();
     let version = get_export_table(3).cast::<VersionInfo>();
