@@ -28,23 +28,23 @@ enum Target {
 }
 
 /// The three slots (text, Ex, domain Ex) of one kind of event.
-struct Slots3 {
+pub(crate) struct Slots3 {
     text: usize,
     ex: usize,
     domain_ex: usize,
 }
 
-const MARK: Slots3 = Slots3 {
+pub(crate) const MARK: Slots3 = Slots3 {
     text: core::MARK_A,
     ex: core::MARK_EX,
     domain_ex: core2::DOMAIN_MARK_EX,
 };
-const PUSH: Slots3 = Slots3 {
+pub(crate) const PUSH: Slots3 = Slots3 {
     text: core::RANGE_PUSH_A,
     ex: core::RANGE_PUSH_EX,
     domain_ex: core2::DOMAIN_RANGE_PUSH_EX,
 };
-const START: Slots3 = Slots3 {
+pub(crate) const START: Slots3 = Slots3 {
     text: core::RANGE_START_A,
     ex: core::RANGE_START_EX,
     domain_ex: core2::DOMAIN_RANGE_START_EX,
@@ -74,9 +74,7 @@ fn emit<R: Copy>(kind: &Slots3, domain: &DomainState, event: &Event, none: R) ->
     // event are valid for the call (the caller's contract).
     unsafe {
         Ok(match target {
-            Target::Text(text) => slots::CORE
-                .get::<TextFn<R>>(kind.text)
-                .map_or(none, |f| f(text)),
+            Target::Text(text) => default_text(kind, text, none),
             Target::Ex => {
                 let raw = event.nvtx_attributes();
                 slots::CORE
@@ -90,6 +88,37 @@ fn emit<R: Copy>(kind: &Slots3, domain: &DomainState, event: &Event, none: R) ->
                     .map_or(none, |f| f(handle, &raw))
             }
         })
+    }
+}
+
+/// A text-only event in the default domain: the `...A` slot, as `nvtxMarkA`
+/// and friends. The C ABI's fast path calls this directly.
+///
+/// # Safety
+/// `text` is a valid NUL-terminated string.
+#[inline(always)]
+pub(crate) unsafe fn default_text<R: Copy>(kind: &Slots3, text: *const c_char, none: R) -> R {
+    slots::CORE
+        .get::<TextFn<R>>(kind.text)
+        .map_or(none, |f| f(text))
+}
+
+/// `nvtxRangePop` in the default domain.
+#[inline(always)]
+pub(crate) fn default_pop() -> i32 {
+    // SAFETY: slot type fixed by the protocol.
+    unsafe { slots::CORE.get::<unsafe extern "C" fn() -> i32>(core::RANGE_POP) }
+        .map_or(NO_PUSH_POP_TRACKING, |f| unsafe { f() })
+}
+
+/// `nvtxRangeEnd` in the default domain (id 0 is ignored).
+#[inline(always)]
+pub(crate) fn default_end(id: u64) {
+    if id != 0 {
+        // SAFETY: slot type fixed by the protocol.
+        if let Some(f) = unsafe { slots::CORE.get::<unsafe extern "C" fn(u64)>(core::RANGE_END) } {
+            unsafe { f(id) };
+        }
     }
 }
 
@@ -111,9 +140,7 @@ pub(crate) fn pop(domain: &DomainState) -> Result<i32, Error> {
     // SAFETY: slot types fixed by the protocol.
     unsafe {
         Ok(if domain.is_default() {
-            slots::CORE
-                .get::<unsafe extern "C" fn() -> i32>(core::RANGE_POP)
-                .map_or(NO_PUSH_POP_TRACKING, |f| f())
+            default_pop()
         } else {
             let handle = domain.tool_handle()?;
             slots::CORE2
@@ -133,22 +160,15 @@ pub(crate) fn start(domain: &DomainState, event: &Event) -> Result<u64, Error> {
 /// other id is forwarded as it is, as NVIDIA's API does.
 #[inline]
 pub(crate) fn end(domain: &DomainState, id: u64) -> Result<(), Error> {
-    if id == 0 {
-        return Ok(());
-    }
-    // SAFETY: slot types fixed by the protocol.
-    unsafe {
-        if domain.is_default() {
-            if let Some(f) = slots::CORE.get::<unsafe extern "C" fn(u64)>(core::RANGE_END) {
-                f(id);
-            }
-        } else {
-            let handle = domain.tool_handle()?;
-            if let Some(f) =
-                slots::CORE2.get::<unsafe extern "C" fn(*mut c_void, u64)>(core2::DOMAIN_RANGE_END)
-            {
-                f(handle, id);
-            }
+    if domain.is_default() {
+        default_end(id);
+    } else if id != 0 {
+        let handle = domain.tool_handle()?;
+        // SAFETY: slot type fixed by the protocol.
+        if let Some(f) = unsafe {
+            slots::CORE2.get::<unsafe extern "C" fn(*mut c_void, u64)>(core2::DOMAIN_RANGE_END)
+        } {
+            unsafe { f(handle, id) };
         }
     }
     Ok(())

@@ -6,7 +6,8 @@ use super::{error_code, status, NVTXR_ERROR_INTERNAL, NVTXR_NO_PUSH_POP_TRACKING
 use crate::attributes::{Color, Event, Payload, RawMessage};
 use crate::error::Error;
 use crate::events;
-use crate::loader::{known_no_tool, tool_attached};
+use crate::events::{default_end, default_pop, default_text, MARK, PUSH, START};
+use crate::loader::{known, tool_attached, Known};
 use std::ffi::c_char;
 
 /// `nvtxr_event_t.color_type`: no color.
@@ -129,11 +130,15 @@ unsafe fn event_from(e: *const nvtxr_event_t) -> Result<Event, Error> {
     Ok(Event::with_attributes(message, color, e.category, payload))
 }
 
-// The exported functions check `known_no_tool()` first and return; the rest
-// lives in these out-of-line helpers (arguments passed by value), so the
-// no-tool path is a load, a compare and a return, with no stack frame. The
-// helpers are `extern "C"` (cannot unwind: `guard` catches panics inside), so
-// the exported function reaches them by a tail jump.
+// Each exported function loads the state word once (`known()`):
+// - no tool: it returns at once (a load, a compare and a return, no stack frame);
+// - a tool, the default domain and a non-NULL text message (the commonest
+//   call): it calls the tool's `...A` slot directly, as NVIDIA's `nvtxMarkA`
+//   does; only a C function is called there, so nothing can panic;
+// - anything else goes to these out-of-line helpers (arguments passed by
+//   value), which initialize if needed, validate, and run inside the panic
+//   guard. They are `extern "C"` (they cannot unwind), so the exported
+//   function reaches them by a tail jump.
 
 #[inline(never)]
 unsafe extern "C" fn mark_with(domain: *const nvtxr_domain_t, arg: Arg) -> i32 {
@@ -198,10 +203,14 @@ unsafe extern "C" fn end_with(domain: *const nvtxr_domain_t, id: u64) -> i32 {
 /// (NULL message) or `NVTXR_ERROR_DESTROYED`. Thread-safe.
 #[no_mangle]
 pub unsafe extern "C" fn nvtxr_mark(domain: *const nvtxr_domain_t, message: *const c_char) -> i32 {
-    if known_no_tool() {
-        return NVTXR_OK;
+    match known() {
+        Known::NoTool => NVTXR_OK,
+        Known::Tool if domain.is_null() && !message.is_null() => guard(NVTXR_OK, || {
+            default_text(&MARK, message, ());
+            NVTXR_OK
+        }),
+        _ => mark_with(domain, Arg::Text(message)),
     }
-    mark_with(domain, Arg::Text(message))
 }
 
 /// Marks an instant with a registered string as its message.
@@ -213,7 +222,7 @@ pub unsafe extern "C" fn nvtxr_mark_string(
     domain: *const nvtxr_domain_t,
     string: *const nvtxr_string_t,
 ) -> i32 {
-    if known_no_tool() {
+    if known() == Known::NoTool {
         return NVTXR_OK;
     }
     mark_with(domain, Arg::String(string))
@@ -228,7 +237,7 @@ pub unsafe extern "C" fn nvtxr_mark_ex(
     domain: *const nvtxr_domain_t,
     event: *const nvtxr_event_t,
 ) -> i32 {
-    if known_no_tool() {
+    if known() == Known::NoTool {
         return NVTXR_OK;
     }
     mark_with(domain, Arg::Event(event))
@@ -243,10 +252,15 @@ pub unsafe extern "C" fn nvtxr_range_push(
     domain: *const nvtxr_domain_t,
     message: *const c_char,
 ) -> i32 {
-    if known_no_tool() {
-        return NVTXR_NO_PUSH_POP_TRACKING;
+    match known() {
+        Known::NoTool => NVTXR_NO_PUSH_POP_TRACKING,
+        Known::Tool if domain.is_null() && !message.is_null() => {
+            guard(NVTXR_NO_PUSH_POP_TRACKING, || {
+                default_text(&PUSH, message, NVTXR_NO_PUSH_POP_TRACKING)
+            })
+        }
+        _ => push_with(domain, Arg::Text(message)),
     }
-    push_with(domain, Arg::Text(message))
 }
 
 /// `nvtxr_range_push` with a registered string as the message.
@@ -255,7 +269,7 @@ pub unsafe extern "C" fn nvtxr_range_push_string(
     domain: *const nvtxr_domain_t,
     string: *const nvtxr_string_t,
 ) -> i32 {
-    if known_no_tool() {
+    if known() == Known::NoTool {
         return NVTXR_NO_PUSH_POP_TRACKING;
     }
     push_with(domain, Arg::String(string))
@@ -267,7 +281,7 @@ pub unsafe extern "C" fn nvtxr_range_push_ex(
     domain: *const nvtxr_domain_t,
     event: *const nvtxr_event_t,
 ) -> i32 {
-    if known_no_tool() {
+    if known() == Known::NoTool {
         return NVTXR_NO_PUSH_POP_TRACKING;
     }
     push_with(domain, Arg::Event(event))
@@ -280,10 +294,11 @@ pub unsafe extern "C" fn nvtxr_range_push_ex(
 /// `NVTXR_ERROR_DESTROYED`.
 #[no_mangle]
 pub unsafe extern "C" fn nvtxr_range_pop(domain: *const nvtxr_domain_t) -> i32 {
-    if known_no_tool() {
-        return NVTXR_NO_PUSH_POP_TRACKING;
+    match known() {
+        Known::NoTool => NVTXR_NO_PUSH_POP_TRACKING,
+        Known::Tool if domain.is_null() => guard(NVTXR_NO_PUSH_POP_TRACKING, default_pop),
+        _ => pop_with(domain),
     }
-    pop_with(domain)
 }
 
 /// Starts a range that any thread may end with `nvtxr_range_end`.
@@ -295,10 +310,13 @@ pub unsafe extern "C" fn nvtxr_range_start(
     domain: *const nvtxr_domain_t,
     message: *const c_char,
 ) -> u64 {
-    if known_no_tool() {
-        return 0;
+    match known() {
+        Known::NoTool => 0,
+        Known::Tool if domain.is_null() && !message.is_null() => {
+            guard(0, || default_text(&START, message, 0))
+        }
+        _ => start_with(domain, Arg::Text(message)),
     }
-    start_with(domain, Arg::Text(message))
 }
 
 /// `nvtxr_range_start` with a registered string as the message.
@@ -307,7 +325,7 @@ pub unsafe extern "C" fn nvtxr_range_start_string(
     domain: *const nvtxr_domain_t,
     string: *const nvtxr_string_t,
 ) -> u64 {
-    if known_no_tool() {
+    if known() == Known::NoTool {
         return 0;
     }
     start_with(domain, Arg::String(string))
@@ -319,7 +337,7 @@ pub unsafe extern "C" fn nvtxr_range_start_ex(
     domain: *const nvtxr_domain_t,
     event: *const nvtxr_event_t,
 ) -> u64 {
-    if known_no_tool() {
+    if known() == Known::NoTool {
         return 0;
     }
     start_with(domain, Arg::Event(event))
@@ -332,8 +350,12 @@ pub unsafe extern "C" fn nvtxr_range_start_ex(
 /// Returns `NVTXR_OK` or `NVTXR_ERROR_DESTROYED`. Thread-safe.
 #[no_mangle]
 pub unsafe extern "C" fn nvtxr_range_end(domain: *const nvtxr_domain_t, id: u64) -> i32 {
-    if known_no_tool() {
-        return NVTXR_OK;
+    match known() {
+        Known::NoTool => NVTXR_OK,
+        Known::Tool if domain.is_null() => guard(NVTXR_OK, || {
+            default_end(id);
+            NVTXR_OK
+        }),
+        _ => end_with(domain, id),
     }
-    end_with(domain, id)
 }

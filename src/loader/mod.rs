@@ -50,12 +50,23 @@ pub fn tool_attached() -> bool {
     }
 }
 
-/// True once initialization found no tool: the one-load check that exported
-/// functions make before doing anything else (anything but `true` goes on to
-/// the full path, which initializes if needed).
+/// What one load of the state word says, without initializing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Known {
+    NoTool,
+    Tool,
+    /// Not initialized yet, or initializing: take the full path.
+    Unknown,
+}
+
+/// The one-load check exported functions make before anything else.
 #[inline(always)]
-pub fn known_no_tool() -> bool {
-    STATE.load(Ordering::Relaxed) == NO_TOOL
+pub fn known() -> Known {
+    match STATE.load(Ordering::Acquire) {
+        NO_TOOL => Known::NoTool,
+        TOOL => Known::Tool,
+        _ => Known::Unknown,
+    }
 }
 
 /// Why the configured tool did not attach, if it did not.
