@@ -9,13 +9,14 @@ cd "$(dirname "$0")/.."
 # consumer project), Chromium (the HTML timeline is rendered headless).
 # With NVTXR_REQUIRE_TOOLS set, a test whose tool is missing fails instead of skipping.
 missing=()
-for tool in cmake pkg-config chromium; do
+for tool in cmake pkg-config chromium script; do
     command -v "$tool" >/dev/null || missing+=("$tool")
 done
 if [ ${#missing[@]} -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
-    apt-get install -y -qq "${missing[@]}" >/dev/null
+    # `script` (a pseudo-terminal for the progress-line test) comes in bsdutils.
+    apt-get install -y -qq "${missing[@]/#script/bsdutils}" >/dev/null
 fi
 export NVTXR_REQUIRE_TOOLS=1
 

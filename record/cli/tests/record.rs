@@ -518,3 +518,33 @@ fn html_timeline_renders_the_ranges_in_headless_chromium() {
     );
     assert_eq!(dom.matches("data-name=\"forward\"").count(), 4);
 }
+
+#[test]
+fn progress_line_on_a_terminal_only() {
+    if !have_tool("script") {
+        return;
+    }
+    let dir = scratch("progress");
+    let nvtxr = artifacts().nvtxr.display().to_string();
+    let trace = dir.join("trace.json").display().to_string();
+    let command = format!("{nvtxr} record -o {trace} -- sleep 1.5");
+    // `script` runs the command on a pseudo-terminal.
+    let on_tty = Command::new("script")
+        .args(["-qc", &command, "/dev/null"])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&on_tty.stdout);
+    assert!(
+        shown.contains("\rnvtxr record: 1 s, 0.0 MiB recorded"),
+        "{shown:?}"
+    );
+    assert!(
+        shown.contains("\r\x1b[K"),
+        "the line is cleared at the end: {shown:?}"
+    );
+    let piped = Command::new("sh").args(["-c", &command]).output().unwrap();
+    assert!(
+        !text(&piped).contains("MiB recorded"),
+        "no progress line when not on a terminal"
+    );
+}
