@@ -1,29 +1,11 @@
 //! `getExportTable`: what nvtxr hands a tool so it can find the slots.
 
-use super::protocol::{ETID_CALLBACKS, ETID_VERSIONINFO, NVTX_VERSION};
+use super::protocol::{
+    Callbacks, Slot, VersionInfo, ETID_CALLBACKS, ETID_VERSIONINFO, NVTX_VERSION,
+};
 use super::slots;
 use std::ffi::{c_int, c_uint, c_void};
 use std::ptr;
-
-/// `NvtxExportTableCallbacks` (16 bytes).
-#[repr(C)]
-struct Callbacks {
-    struct_size: usize,
-    get_module_function_table:
-        unsafe extern "C" fn(c_int, *mut *const *mut c_void, *mut c_uint) -> c_int,
-}
-
-/// `NvtxExportTableVersionInfo` (24 bytes).
-#[repr(C)]
-struct VersionInfo {
-    struct_size: usize,
-    version: u32,
-    reserved0: u32,
-    set_injection_nvtx_version: unsafe extern "C" fn(u32),
-}
-
-const _: () = assert!(std::mem::size_of::<Callbacks>() == 16);
-const _: () = assert!(std::mem::size_of::<VersionInfo>() == 24);
 
 static CALLBACKS: Callbacks = Callbacks {
     struct_size: std::mem::size_of::<Callbacks>(),
@@ -49,14 +31,15 @@ pub unsafe extern "C" fn get_export_table(id: u32) -> *const c_void {
 /// Writes a module's table and size; 0 (and nothing written) for unknown modules.
 unsafe extern "C" fn get_module_function_table(
     module: c_int,
-    out_table: *mut *const *mut c_void,
+    out_table: *mut *mut *mut Slot,
     out_size: *mut c_uint,
 ) -> c_int {
     let Some((table, size)) = slots::table(module) else {
         return 0;
     };
     if !out_table.is_null() {
-        *out_table = table;
+        // The tool writes through the slot addresses, never into the table.
+        *out_table = table.cast_mut().cast();
     }
     if !out_size.is_null() {
         *out_size = size as c_uint;

@@ -19,10 +19,12 @@
 //!   `NVTXR_QUIET` is set) and through [`load_error`].
 
 pub mod export_table;
-pub mod protocol;
 pub mod slots;
 
-use std::ffi::{c_void, CString, OsString};
+/// The protocol's numbers and structs, shared with nvtxr's tools.
+pub use nvtx_protocol as protocol;
+
+use std::ffi::{CString, OsString};
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -151,8 +153,6 @@ enum AttachError {
     Declined { path: OsString },
 }
 
-type EntryPoint = unsafe extern "C" fn(unsafe extern "C" fn(u32) -> *const c_void) -> i32;
-
 /// Loads and initializes the tool; `Ok` with no tool configured too.
 fn attach() -> Result<(), Option<AttachError>> {
     let path = match std::env::var_os(protocol::INJECTION_PATH_VAR) {
@@ -168,10 +168,11 @@ fn attach() -> Result<(), Option<AttachError>> {
         })
     })?;
     // SAFETY: the protocol fixes the entry point's type.
-    let entry: EntryPoint = match unsafe { library.get::<EntryPoint>(protocol::ENTRY_POINT) } {
-        Ok(symbol) => *symbol,
-        Err(_) => return Err(Some(AttachError::NoEntryPoint { path })),
-    };
+    let entry: protocol::InitializeInjection =
+        match unsafe { library.get::<protocol::InitializeInjection>(protocol::ENTRY_POINT) } {
+            Ok(symbol) => *symbol,
+            Err(_) => return Err(Some(AttachError::NoEntryPoint { path })),
+        };
     // SAFETY: as above; the tool may call back into get_export_table.
     if unsafe { entry(export_table::get_export_table) } == 0 {
         return Err(Some(AttachError::Declined { path }));

@@ -3,6 +3,7 @@
 
 use crate::buffer::{self, Event, Text};
 use crate::format::Kind;
+use nvtx_protocol::{attr, EventAttributes};
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -36,43 +37,27 @@ unsafe fn bytes<'a>(s: *const c_char) -> Text<'a> {
     }
 }
 
-/// `nvtxEventAttributes_t` (48 bytes).
-#[repr(C)]
-pub struct Attributes {
-    version: u16,
-    size: u16,
-    category: u32,
-    color_type: i32,
-    color: u32,
-    payload_type: i32,
-    reserved0: i32,
-    payload: u64,
-    message_type: i32,
-    padding: i32,
-    message: *const c_void,
-}
-
 /// An event from an attribute struct (an absent or unreadable one gives an empty event).
 unsafe fn from_attributes<'a>(
     kind: Kind,
     domain: u64,
     value: u64,
-    a: *const Attributes,
+    a: *const EventAttributes,
 ) -> Event<'a> {
     let mut e = Event::simple(kind, domain, value, Text::None);
     let Some(a) = a.as_ref() else { return e };
-    if a.version < 1 || usize::from(a.size) < std::mem::size_of::<Attributes>() {
+    if a.version < 1 || usize::from(a.size) < std::mem::size_of::<EventAttributes>() {
         return e;
     }
     e.category = a.category;
-    e.color = (a.color_type == 1).then_some(a.color);
+    e.color = (a.color_type == attr::COLOR_ARGB).then_some(a.color);
     if (1..=6).contains(&a.payload_type) {
         e.payload = (a.payload_type as u8, a.payload);
     }
     match a.message_type {
-        1 => e.text = bytes(a.message.cast()),
-        2 => e.text = Text::Wide(a.message.cast()),
-        3 => e.string = Some(id_of(a.message)),
+        attr::MESSAGE_ASCII => e.text = bytes(a.message.cast()),
+        attr::MESSAGE_UNICODE => e.text = Text::Wide(a.message.cast()),
+        attr::MESSAGE_REGISTERED => e.string = Some(id_of(a.message)),
         _ => {}
     }
     e
@@ -83,7 +68,7 @@ fn text_event(kind: Kind, domain: u64, value: u64, text: Text) -> Event {
 }
 
 // Marks.
-unsafe extern "C" fn mark_ex(a: *const Attributes) {
+unsafe extern "C" fn mark_ex(a: *const EventAttributes) {
     buffer::record(&from_attributes(Kind::Mark, 0, 0, a));
 }
 unsafe extern "C" fn mark_a(m: *const c_char) {
@@ -92,7 +77,7 @@ unsafe extern "C" fn mark_a(m: *const c_char) {
 unsafe extern "C" fn mark_w(m: *const i32) {
     buffer::record(&text_event(Kind::Mark, 0, 0, Text::Wide(m)));
 }
-unsafe extern "C" fn domain_mark_ex(d: *const c_void, a: *const Attributes) {
+unsafe extern "C" fn domain_mark_ex(d: *const c_void, a: *const EventAttributes) {
     buffer::record(&from_attributes(Kind::Mark, id_of(d), 0, a));
 }
 
@@ -102,7 +87,7 @@ fn start(e: Event) -> u64 {
     buffer::record(&e);
     id
 }
-unsafe extern "C" fn range_start_ex(a: *const Attributes) -> u64 {
+unsafe extern "C" fn range_start_ex(a: *const EventAttributes) -> u64 {
     start(from_attributes(Kind::Start, 0, next_id(), a))
 }
 unsafe extern "C" fn range_start_a(m: *const c_char) -> u64 {
@@ -111,7 +96,7 @@ unsafe extern "C" fn range_start_a(m: *const c_char) -> u64 {
 unsafe extern "C" fn range_start_w(m: *const i32) -> u64 {
     start(text_event(Kind::Start, 0, next_id(), Text::Wide(m)))
 }
-unsafe extern "C" fn domain_range_start_ex(d: *const c_void, a: *const Attributes) -> u64 {
+unsafe extern "C" fn domain_range_start_ex(d: *const c_void, a: *const EventAttributes) -> u64 {
     start(from_attributes(Kind::Start, id_of(d), next_id(), a))
 }
 unsafe extern "C" fn range_end(id: u64) {
@@ -128,7 +113,7 @@ fn push(e: Event) -> c_int {
 fn pop(domain: u64) -> c_int {
     buffer::record(&Event::simple(Kind::Pop, domain, 0, Text::None))
 }
-unsafe extern "C" fn range_push_ex(a: *const Attributes) -> c_int {
+unsafe extern "C" fn range_push_ex(a: *const EventAttributes) -> c_int {
     push(from_attributes(Kind::Push, 0, 0, a))
 }
 unsafe extern "C" fn range_push_a(m: *const c_char) -> c_int {
@@ -137,7 +122,7 @@ unsafe extern "C" fn range_push_a(m: *const c_char) -> c_int {
 unsafe extern "C" fn range_push_w(m: *const i32) -> c_int {
     push(text_event(Kind::Push, 0, 0, Text::Wide(m)))
 }
-unsafe extern "C" fn domain_range_push_ex(d: *const c_void, a: *const Attributes) -> c_int {
+unsafe extern "C" fn domain_range_push_ex(d: *const c_void, a: *const EventAttributes) -> c_int {
     push(from_attributes(Kind::Push, id_of(d), 0, a))
 }
 unsafe extern "C" fn range_pop() -> c_int {

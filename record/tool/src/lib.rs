@@ -12,22 +12,14 @@ pub mod buffer;
 mod callbacks;
 pub mod format;
 
-use std::ffi::{c_int, c_uint, c_void};
+use std::ffi::{c_int, c_uint};
 use std::io::Write;
 use std::sync::Once;
 
 /// The variable naming the recording directory.
 pub const DIR_VAR: &str = "NVTXR_RECORD_DIR";
 
-type GetExportTable = unsafe extern "C" fn(u32) -> *const c_void;
-type GetModuleFunctionTable =
-    unsafe extern "C" fn(c_int, *mut *mut *mut *const c_void, *mut c_uint) -> c_int;
-
-#[repr(C)]
-struct Callbacks {
-    struct_size: usize,
-    get_module_function_table: GetModuleFunctionTable,
-}
+use nvtx_protocol::{module, Callbacks, GetExportTable, Slot, ETID_CALLBACKS};
 
 /// Process-wide setup, once (every producer in the process calls the entry point).
 fn setup() -> bool {
@@ -112,12 +104,15 @@ pub unsafe extern "C" fn InitializeInjectionNvtx2(get_export_table: GetExportTab
     if !setup() {
         return 0;
     }
-    let callbacks = get_export_table(1).cast::<Callbacks>();
+    let callbacks = get_export_table(ETID_CALLBACKS).cast::<Callbacks>();
     let Some(callbacks) = callbacks.as_ref() else {
         return 0;
     };
-    for (module, functions) in [(1, callbacks::core()), (5, callbacks::core2())] {
-        let mut table: *mut *mut *const c_void = std::ptr::null_mut();
+    for (module, functions) in [
+        (module::CORE, callbacks::core()),
+        (module::CORE2, callbacks::core2()),
+    ] {
+        let mut table: *mut *mut Slot = std::ptr::null_mut();
         let mut size: c_uint = 0;
         if (callbacks.get_module_function_table)(module, &mut table, &mut size) == 0
             || table.is_null()

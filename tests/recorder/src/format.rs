@@ -1,5 +1,6 @@
 //! Canonical text for what the tool receives.
 
+use nvtx_protocol::{attr, EventAttributes};
 use std::ffi::{c_char, c_void, CStr};
 use std::fmt::Write;
 
@@ -12,22 +13,6 @@ pub struct Domain {
 pub struct Registered {
     pub domain: *const c_void,
     pub text: String,
-}
-
-/// `nvtxEventAttributes_t` as the tool reads it.
-#[repr(C)]
-pub struct EventAttributes {
-    pub version: u16,
-    pub size: u16,
-    pub category: u32,
-    pub color_type: i32,
-    pub color: u32,
-    pub payload_type: i32,
-    pub reserved0: i32,
-    pub payload: u64,
-    pub message_type: i32,
-    pub padding: i32,
-    pub message: *const c_void,
 }
 
 /// Quoted text; bytes that are not printable UTF-8 are shown as `\xNN`.
@@ -109,10 +94,10 @@ pub unsafe fn attributes(d: *const c_void, a: *const EventAttributes) -> String 
     }
     match a.message_type {
         0 => {}
-        1 => parts.push(format!("msg={}", c_str(a.message.cast()))),
-        2 => parts.push(format!("msg={}", w_str(a.message.cast()))),
-        3 if a.message.is_null() => parts.push("msg=reg:NULL".into()),
-        3 => {
+        attr::MESSAGE_ASCII => parts.push(format!("msg={}", c_str(a.message.cast()))),
+        attr::MESSAGE_UNICODE => parts.push(format!("msg={}", w_str(a.message.cast()))),
+        attr::MESSAGE_REGISTERED if a.message.is_null() => parts.push("msg=reg:NULL".into()),
+        attr::MESSAGE_REGISTERED => {
             let r = &*a.message.cast::<Registered>();
             let foreign = if r.domain == d {
                 ""

@@ -43,26 +43,9 @@ pub(crate) fn record(line: String) {
     }
 }
 
-type GetExportTable = unsafe extern "C" fn(u32) -> *const c_void;
-type GetModuleFunctionTable =
-    unsafe extern "C" fn(c_int, *mut *mut *mut *const c_void, *mut c_uint) -> c_int;
-
-#[repr(C)]
-struct Callbacks {
-    struct_size: usize,
-    get_module_function_table: GetModuleFunctionTable,
-}
-
-#[repr(C)]
-struct VersionInfo {
-    struct_size: usize,
-    version: u32,
-    reserved0: u32,
-    set_injection_nvtx_version: unsafe extern "C" fn(u32),
-}
-
-/// Expected `(module id, size)` of every module, from NVIDIA's headers.
-const MODULES: [(c_int, c_uint); 6] = [(1, 16), (2, 9), (3, 15), (4, 7), (5, 16), (6, 7)];
+use nvtx_protocol::{
+    module, Callbacks, GetExportTable, Slot, VersionInfo, ETID_CALLBACKS, ETID_VERSIONINFO,
+};
 
 extern "C" {
     fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
@@ -78,8 +61,8 @@ pub unsafe extern "C" fn InitializeInjectionNvtx2(get_export_table: GetExportTab
     if mode == "slow" {
         std::thread::sleep(std::time::Duration::from_millis(500));
     }
-    let callbacks = get_export_table(1).cast::<Callbacks>();
-    let version = get_export_table(3).cast::<VersionInfo>();
+    let callbacks = get_export_table(ETID_CALLBACKS).cast::<Callbacks>();
+    let version = get_export_table(ETID_VERSIONINFO).cast::<VersionInfo>();
     if callbacks.is_null() || version.is_null() {
         record("init error: CALLBACKS or VERSIONINFO table missing".into());
         return 0;
@@ -92,8 +75,9 @@ pub unsafe extern "C" fn InitializeInjectionNvtx2(get_export_table: GetExportTab
     let get_table = (*callbacks).get_module_function_table;
     let mut sizes = Vec::new();
     let mut tables_ok = true;
-    for (module, expected) in MODULES {
-        let mut table: *mut *mut *const c_void = std::ptr::null_mut();
+    for (module, expected) in module::ALL {
+        let expected = expected as c_uint;
+        let mut table: *mut *mut Slot = std::ptr::null_mut();
         let mut size: c_uint = 0;
         let ok = get_table(module, &mut table, &mut size);
         sizes.push(size.to_string());

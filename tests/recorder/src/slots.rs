@@ -1,7 +1,8 @@
 //! The functions the recorder writes into the producer's slots.
 
-use crate::format::{attributes, c_str, domain, w_str, Domain, EventAttributes, Registered};
+use crate::format::{attributes, c_str, domain, w_str, Domain, Registered};
 use crate::record;
+use nvtx_protocol::{module, EventAttributes, ResourceAttributes, Slot, SyncUserAttributes};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void};
@@ -175,26 +176,6 @@ unsafe extern "C" fn domain_range_pop(d: Handle) -> c_int {
     record(format!("DomainRangePop {} -> {depth}", domain(d)));
     depth
 }
-/// `nvtxResourceAttributes_t` (32 bytes).
-#[repr(C)]
-struct ResourceAttributes {
-    version: u16,
-    size: u16,
-    identifier_type: i32,
-    identifier: u64,
-    message_type: i32,
-    message: *const c_void,
-}
-
-/// `nvtxSyncUserAttributes_t` (16 bytes).
-#[repr(C)]
-struct SyncAttributes {
-    version: u16,
-    size: u16,
-    message_type: i32,
-    message: *const c_void,
-}
-
 /// A message of type ascii (1) or unicode (2), quoted.
 unsafe fn message(message_type: i32, p: *const c_void) -> String {
     match message_type {
@@ -235,7 +216,7 @@ unsafe extern "C" fn domain_resource_destroy(r: Handle) {
 }
 
 // SYNC
-unsafe extern "C" fn sync_user_create(d: Handle, attr: *const SyncAttributes) -> Handle {
+unsafe extern "C" fn sync_user_create(d: Handle, attr: *const SyncUserAttributes) -> Handle {
     let a = &*attr;
     let description = format!(
         "{{msg={} version={} size={}}}",
@@ -337,7 +318,7 @@ name_fns! {
 }
 
 /// Writes `f` into slot `index` of a producer's table.
-unsafe fn set(table: *mut *mut *const c_void, index: usize, f: *const c_void) {
+unsafe fn set(table: *mut *mut Slot, index: usize, f: Slot) {
     **table.add(index) = f;
 }
 
@@ -345,9 +326,9 @@ unsafe fn set(table: *mut *mut *const c_void, index: usize, f: *const c_void) {
 ///
 /// # Safety
 /// `table` is a valid table of the module's size.
-pub unsafe fn fill(module: c_int, table: *mut *mut *const c_void) {
-    let fns: &[*const c_void] = match module {
-        1 => &[
+pub unsafe fn fill(module_id: c_int, table: *mut *mut Slot) {
+    let fns: &[Slot] = match module_id {
+        module::CORE => &[
             mark_ex as _,
             mark_a as _,
             mark_w as _,
@@ -364,7 +345,7 @@ pub unsafe fn fill(module: c_int, table: *mut *mut *const c_void) {
             name_os_thread_a as _,
             name_os_thread_w as _,
         ],
-        2 => &[
+        module::CUDA => &[
             name_cu_device_a as _,
             name_cu_device_w as _,
             name_cu_context_a as _,
@@ -374,7 +355,7 @@ pub unsafe fn fill(module: c_int, table: *mut *mut *const c_void) {
             name_cu_event_a as _,
             name_cu_event_w as _,
         ],
-        3 => &[
+        module::OPENCL => &[
             name_cl_device_a as _,
             name_cl_device_w as _,
             name_cl_context_a as _,
@@ -390,7 +371,7 @@ pub unsafe fn fill(module: c_int, table: *mut *mut *const c_void) {
             name_cl_event_a as _,
             name_cl_event_w as _,
         ],
-        6 => &[
+        module::SYNC => &[
             sync_user_create as _,
             sync_user_destroy as _,
             sync_user_acquire_start as _,
@@ -398,7 +379,7 @@ pub unsafe fn fill(module: c_int, table: *mut *mut *const c_void) {
             sync_user_acquire_success as _,
             sync_user_releasing as _,
         ],
-        4 => &[
+        module::CUDART => &[
             name_cuda_device_a as _,
             name_cuda_device_w as _,
             name_cuda_stream_a as _,
@@ -406,7 +387,7 @@ pub unsafe fn fill(module: c_int, table: *mut *mut *const c_void) {
             name_cuda_event_a as _,
             name_cuda_event_w as _,
         ],
-        5 => &[
+        module::CORE2 => &[
             domain_mark_ex as _,
             domain_range_start_ex as _,
             domain_range_end as _,
@@ -459,9 +440,9 @@ unsafe extern "C" fn null_handle_2(_: usize, _: usize) -> usize {
 ///
 /// # Safety
 /// `table` is a valid table of the module's size.
-pub unsafe fn fill_null(module: c_int, table: *mut *mut *const c_void) {
-    let fns: &[*const c_void] = match module {
-        1 => &[
+pub unsafe fn fill_null(module_id: c_int, table: *mut *mut Slot) {
+    let fns: &[Slot] = match module_id {
+        module::CORE => &[
             null_void_1 as _,
             null_void_1 as _,
             null_void_1 as _,
@@ -478,7 +459,7 @@ pub unsafe fn fill_null(module: c_int, table: *mut *mut *const c_void) {
             null_void_2 as _,
             null_void_2 as _,
         ],
-        5 => &[
+        module::CORE2 => &[
             null_void_2 as _,
             null_u64_2 as _,
             null_void_2 as _,
