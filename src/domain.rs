@@ -39,6 +39,59 @@ pub struct StringState {
 static DEFAULT: DomainState = DomainState::new(None, 1);
 static DOMAINS: Mutex<BTreeMap<CString, &'static DomainState>> = Mutex::new(BTreeMap::new());
 
+/// Fork safety. `create`, `destroy` and `register_string` hold these locks
+/// while they call the tool; a child forked by another thread meanwhile would
+/// inherit them locked and hang on its first domain call. So the forking
+/// thread takes every one of them just before `fork()` (waiting for such a
+/// call to finish) and releases them just after, in the parent and in the child.
+mod fork {
+    use super::{lock, Lifecycle, DEFAULT, DOMAINS};
+    use std::cell::RefCell;
+    use std::collections::BTreeMap;
+    use std::ffi::CString;
+    use std::sync::{MutexGuard, Once};
+
+    type Held = (
+        MutexGuard<'static, BTreeMap<CString, &'static super::DomainState>>,
+        Vec<MutexGuard<'static, Lifecycle>>,
+    );
+
+    thread_local! {
+        static HELD: RefCell<Option<Held>> = const { RefCell::new(None) };
+    }
+
+    extern "C" {
+        fn pthread_atfork(
+            prepare: Option<extern "C" fn()>,
+            parent: Option<extern "C" fn()>,
+            child: Option<extern "C" fn()>,
+        ) -> i32;
+    }
+
+    /// Same order as `create`: the registry, then each domain.
+    extern "C" fn before() {
+        let domains = lock(&DOMAINS);
+        let domain_locks = std::iter::once(&DEFAULT)
+            .chain(domains.values().copied())
+            .map(|d| lock(&d.lifecycle))
+            .collect();
+        HELD.with(|h| *h.borrow_mut() = Some((domains, domain_locks)));
+    }
+
+    extern "C" fn after() {
+        HELD.with(|h| drop(h.borrow_mut().take()));
+    }
+
+    /// Registers the handlers, once, before any of these locks is first taken.
+    pub(super) fn protect() {
+        static ONCE: Once = Once::new();
+        // SAFETY: registers two `extern "C"` functions with no preconditions.
+        ONCE.call_once(|| unsafe {
+            pthread_atfork(Some(before), Some(after), Some(after));
+        });
+    }
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panic while holding the lock leaves the map consistent: keep using it.
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -70,6 +123,7 @@ impl DomainState {
 
     /// Creates (or takes one more count on) the domain named `name`.
     pub fn create(name: &CStr) -> &'static DomainState {
+        fork::protect();
         let attached = loader::tool_attached();
         let mut domains = lock(&DOMAINS);
         let domain = *domains
@@ -138,6 +192,7 @@ impl DomainState {
 
     /// Registers `text` once; later calls with the same text return the same string.
     pub fn register_string(&'static self, text: &CStr) -> Result<&'static StringState, Error> {
+        fork::protect();
         let mut life = lock(&self.lifecycle);
         if !self.live.load(Ordering::Acquire) {
             return Err(Error::Destroyed);

@@ -173,3 +173,21 @@ fn fork_while_another_thread_initializes_does_not_leave_the_child_stuck() {
         "parent and child each init once"
     );
 }
+
+#[test]
+fn fork_while_another_thread_creates_a_domain_does_not_leave_the_child_stuck() {
+    let r = run(
+        &exe(),
+        &["fork_during_domain_create"],
+        Tool::Recorder("slow-domain"),
+        &[],
+    );
+    assert!(r.success, "{r:?}");
+    assert_eq!(r.lines(), ["child exit 0"], "a hang ends in SIGALRM (142)");
+    let calls = r.calls();
+    assert!(
+        calls.contains(&"DomainMarkEx domain=\"child\" {msg=\"child domain works\"}"),
+        "{r:?}"
+    );
+    assert!(calls.contains(&"DomainCreateA \"slow\""), "{r:?}");
+}

@@ -217,6 +217,31 @@ static void fork_during_init(void) {
     pthread_join(t, NULL);
 }
 
+/* Fork while another thread is inside nvtxr_domain_create (the tool is slow to create it). */
+static volatile int creating;
+static void *create_slowly(void *arg) {
+    (void)arg;
+    __atomic_store_n(&creating, 1, __ATOMIC_SEQ_CST);
+    nvtxr_domain_create("slow");
+    return NULL;
+}
+static void fork_during_domain_create(void) {
+    nvtxr_mark(NULL, "initialized");
+    pthread_t t;
+    pthread_create(&t, NULL, create_slowly, NULL);
+    while (!__atomic_load_n(&creating, __ATOMIC_SEQ_CST)) usleep(1000);
+    usleep(100 * 1000);
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(10);
+        nvtxr_domain_t *d = nvtxr_domain_create("child");
+        nvtxr_mark(d, "child domain works");
+        _exit(0);
+    }
+    printf("child exit %d\n", wait_child(pid));
+    pthread_join(t, NULL);
+}
+
 static void reenter(void) {
     alarm(10);
     nvtxr_mark(NULL, "first");
@@ -229,6 +254,7 @@ int main(int argc, char **argv) {
         {"basic", basic}, {"attributes", attributes}, {"domains", domains}, {"naming", naming},
         {"bad_input", bad_input}, {"version", version}, {"status", status}, {"race", race},
         {"fork_after_init", fork_after_init}, {"fork_during_init", fork_during_init}, {"reenter", reenter},
+        {"fork_during_domain_create", fork_during_domain_create},
     };
     for (size_t i = 0; argc > 1 && i < sizeof scenarios / sizeof scenarios[0]; i++) {
         if (strcmp(argv[1], scenarios[i].name) == 0) {

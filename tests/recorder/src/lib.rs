@@ -10,6 +10,7 @@
 //! - `decline`: fill the slots, then return 0 from the entry point;
 //! - `slow`: sleep 500 ms inside the entry point before attaching;
 //! - `reenter`: call the producer's `nvtxr_mark` from inside the entry point;
+//! - `slow-domain`: sleep 500 ms inside `DomainCreateA`;
 //! - `null`: fill the CORE and CORE2 slots with functions that do nothing
 //!   (the "do-nothing tool" of the benchmarks).
 

@@ -264,6 +264,9 @@ unsafe extern "C" fn domain_register_string_w(d: Handle, s: *const u32) -> Handl
     new_string(d, wtext(s))
 }
 unsafe extern "C" fn domain_create_a(n: *const c_char) -> Handle {
+    if std::env::var_os("NVTXR_RECORDER_MODE").is_some_and(|m| m == "slow-domain") {
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
     record(format!("DomainCreateA {}", c_str(n)));
     new_domain(text(n))
 }
