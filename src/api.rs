@@ -368,3 +368,43 @@ pub fn name_cuda(object: CudaObject, id: usize, name: &str) {
         })
     }
 }
+
+/// A push/pop range in the default domain whose message is registered once
+/// per call site (in a `static`), then passed by handle: the cheapest way to
+/// annotate a hot Rust function. Evaluates to a [`LocalRange`] guard.
+///
+/// ```
+/// fn step() {
+///     let _r = nvtxr::range!("step");
+///     // ...
+/// }
+/// step();
+/// ```
+#[macro_export]
+macro_rules! range {
+    ($message:expr) => {{
+        static MESSAGE: ::std::sync::OnceLock<$crate::RegisteredString<'static>> =
+            ::std::sync::OnceLock::new();
+        let domain = $crate::Domain::global();
+        domain.push(MESSAGE.get_or_init(|| domain.register($message)))
+    }};
+}
+
+/// [`range!`] named after the enclosing function (its path, e.g. `crate::module::function`).
+///
+/// ```
+/// fn forward() {
+///     let _r = nvtxr::function_range!();
+/// }
+/// forward();
+/// ```
+#[macro_export]
+macro_rules! function_range {
+    () => {{
+        fn here() {}
+        fn name_of<T>(_: T) -> &'static str {
+            ::std::any::type_name::<T>()
+        }
+        $crate::range!(name_of(here).trim_end_matches("::here"))
+    }};
+}

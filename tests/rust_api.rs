@@ -84,6 +84,35 @@ fn guards_attributes_and_domains() {
     );
 }
 
+fn annotated_function() {
+    let _r = nvtxr::function_range!();
+    let _inner = nvtxr::range!("per call site");
+}
+
+#[test]
+fn call_site_macros_register_once() {
+    let events = recorded("call_site_macros_register_once", || {
+        annotated_function();
+        annotated_function();
+    });
+    assert_eq!(
+        events,
+        [
+            "DomainRegisterStringA default \"rust_api::annotated_function\"",
+            "DomainRangePushEx default {msg=reg:\"rust_api::annotated_function\"} -> 0",
+            "DomainRegisterStringA default \"per call site\"",
+            "DomainRangePushEx default {msg=reg:\"per call site\"} -> 1",
+            "RangePop -> 1",
+            "RangePop -> 0",
+            // The second call: no registration, the handles are reused.
+            "DomainRangePushEx default {msg=reg:\"rust_api::annotated_function\"} -> 0",
+            "DomainRangePushEx default {msg=reg:\"per call site\"} -> 1",
+            "RangePop -> 1",
+            "RangePop -> 0",
+        ]
+    );
+}
+
 #[test]
 fn range_guard_is_send_and_local_range_is_not() {
     fn assert_send<T: Send>() {}
