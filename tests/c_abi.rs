@@ -282,3 +282,34 @@ fn header_version_matches_runtime_and_cargo() {
         ]
     );
 }
+
+#[test]
+fn no_memory_errors_under_valgrind() {
+    if !nvtxr_harness::have_tool("valgrind") {
+        return;
+    }
+    for scenario in ["basic", "attributes", "domains", "naming", "bad_input"] {
+        let r = nvtxr_harness::run_under(
+            &[
+                "valgrind",
+                "-q",
+                "--error-exitcode=99",
+                "--track-origins=yes",
+            ],
+            &exe(Producer::NvtxrShared),
+            &[scenario],
+            Tool::Recorder("record"),
+            &[],
+        );
+        assert!(
+            r.success,
+            "{scenario}: valgrind found errors:\n{}",
+            r.stderr
+        );
+        assert_eq!(
+            r.events,
+            recorded(scenario).events,
+            "{scenario}: same events under valgrind"
+        );
+    }
+}

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 # consumer project), Chromium (the HTML timeline is rendered headless).
 # With NVTXR_REQUIRE_TOOLS set, a test whose tool is missing fails instead of skipping.
 missing=()
-for tool in cmake pkg-config chromium script; do
+for tool in cmake pkg-config chromium script valgrind; do
     command -v "$tool" >/dev/null || missing+=("$tool")
 done
 if [ ${#missing[@]} -gt 0 ]; then
