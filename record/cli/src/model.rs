@@ -278,7 +278,12 @@ fn build(
         });
         let mut stacks: HashMap<u64, Vec<&Record>> = HashMap::new();
         for r in records {
-            *events += 1;
+            if matches!(
+                r.kind,
+                Kind::Push | Kind::Pop | Kind::Start | Kind::End | Kind::Mark
+            ) {
+                *events += 1;
+            }
             match r.kind {
                 Kind::Push => stacks.entry(r.domain).or_default().push(r),
                 Kind::Pop => {
@@ -301,7 +306,11 @@ fn build(
                     time: r.timestamp,
                     tid: *tid,
                 }),
-                _ => *events -= 1,
+                // Names: resolved in `load` before ranges are built.
+                Kind::DomainCreate
+                | Kind::RegisterString
+                | Kind::NameCategory
+                | Kind::NameThread => {}
             }
         }
         for stack in stacks.into_values() {
