@@ -46,7 +46,6 @@ pub use naming::{current_os_thread_id, CudaObject};
 /// (`bindings/nvtx-compat`, the drop-in `libnvToolsExt.so.1`). Not a public API.
 #[doc(hidden)]
 pub mod __compat {
-    pub use crate::ffi::initialize_and_forward;
     pub use crate::ffi::panic::guard;
     pub use crate::loader::slots::{CORE, CORE2, CUDA, CUDART, OPENCL, SYNC};
     pub use crate::loader::tool_attached;

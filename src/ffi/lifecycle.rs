@@ -6,7 +6,7 @@ use std::ffi::{c_char, c_void};
 use std::ptr;
 
 /// Initializes and, with a tool, forwards `nvtxInitialize(NULL)` to it.
-pub fn initialize_and_forward() -> bool {
+pub(crate) fn initialize_and_forward() -> bool {
     let attached = loader::tool_attached();
     if attached {
         // SAFETY: slot type fixed by the protocol.
