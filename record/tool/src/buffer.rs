@@ -112,12 +112,16 @@ impl Inner {
 }
 
 /// The calling thread's buffer, registered on first use and flushed when the thread exits.
-struct Local(Arc<ThreadBuffer>);
+struct Local {
+    buffer: Arc<ThreadBuffer>,
+    /// The epoch the buffer belongs to, readable without its lock (only this thread changes it).
+    epoch: std::cell::Cell<u64>,
+}
 
 impl Drop for Local {
     fn drop(&mut self) {
-        flush(&mut lock(&self.0.inner));
-        REGISTRY.with(|r| r.retain(|b| !Arc::ptr_eq(b, &self.0)));
+        flush(&mut lock(&self.buffer.inner));
+        REGISTRY.with(|r| r.retain(|b| !Arc::ptr_eq(b, &self.buffer)));
     }
 }
 
@@ -127,18 +131,22 @@ thread_local! {
 
 impl Local {
     fn new() -> Local {
+        // SAFETY: gettid has no preconditions.
+        let tid = unsafe { libc::gettid() } as u32;
         let buffer = Arc::new(ThreadBuffer {
             inner: Mutex::new(Inner {
                 data: Vec::with_capacity(CAPACITY),
-                file: None,
-                // SAFETY: gettid has no preconditions.
-                tid: unsafe { libc::gettid() } as u32,
+                file: open_file(tid),
+                tid,
                 epoch: EPOCH.load(Ordering::Acquire),
                 depths: Vec::new(),
             }),
         });
         REGISTRY.with(|r| r.push(buffer.clone()));
-        Local(buffer)
+        Local {
+            buffer,
+            epoch: std::cell::Cell::new(EPOCH.load(Ordering::Acquire)),
+        }
     }
 }
 
@@ -167,17 +175,22 @@ pub fn record(event: &Event) -> i32 {
     // try_with: events from thread-local destructors after ours ran are dropped.
     LOCAL
         .try_with(|local| {
-            let mut inner = lock(&local.0.inner);
             let epoch = EPOCH.load(Ordering::Acquire);
-            if inner.epoch != epoch {
-                // A forked child: the parent writes what this buffer held.
+            if local.epoch.get() != epoch {
+                // The first event in a forked child: what the buffer holds is
+                // the parent's to write. (Registered without holding the
+                // buffer's lock, in the order `flush_all` takes them.)
+                local.epoch.set(epoch);
+                let mut inner = lock(&local.buffer.inner);
                 inner.data.clear();
-                inner.file = None;
                 inner.epoch = epoch;
                 // SAFETY: gettid has no preconditions.
                 inner.tid = unsafe { libc::gettid() } as u32;
-                REGISTRY.with(|r| r.push(local.0.clone()));
+                inner.file = open_file(inner.tid);
+                drop(inner);
+                REGISTRY.with(|r| r.push(local.buffer.clone()));
             }
+            let mut inner = lock(&local.buffer.inner);
             let text_len = match event.text {
                 Text::None => 0,
                 Text::Bytes(b) => b.len(),
@@ -263,32 +276,42 @@ unsafe fn wide_chars(w: *const i32) -> impl Iterator<Item = char> {
     })
 }
 
+/// Opens `<dir>/<pid>-<tid>.events`, when a thread starts recording (so a
+/// flush from a signal handler only has to `write`).
+fn open_file(tid: u32) -> Option<File> {
+    let dir = DIR.get()?;
+    let path = dir.join(format!("{}-{tid}.events", std::process::id()));
+    match std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+    {
+        Ok(f) => Some(f),
+        Err(e) => {
+            fail(&format!("cannot create {}: {e}", path.display()));
+            None
+        }
+    }
+}
+
 /// Writes a buffer's contents to its thread's file (unless the buffer was
 /// inherited through fork: then its contents are the parent's to write).
 fn flush(inner: &mut Inner) {
-    if inner.epoch != EPOCH.load(Ordering::Acquire) {
+    if inner.epoch != EPOCH.load(Ordering::Acquire) || FAILED.load(Ordering::Relaxed) {
         inner.data.clear();
         return;
     }
-    if inner.data.is_empty() || FAILED.load(Ordering::Relaxed) {
-        return;
-    }
-    let Some(dir) = DIR.get() else { return };
-    let result = (|| -> std::io::Result<()> {
-        if inner.file.is_none() {
-            let path = dir.join(format!("{}-{}.events", std::process::id(), inner.tid));
-            inner.file = Some(
-                std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(path)?,
-            );
-        }
-        inner.file.as_mut().unwrap().write_all(&inner.data)
-    })();
+    let result = match inner.file.as_mut() {
+        Some(file) if !inner.data.is_empty() => file.write_all(&inner.data),
+        _ => Ok(()),
+    };
     inner.data.clear();
     if let Err(e) = result {
-        fail(&format!("cannot write to {}: {e}", dir.display()));
+        let dir = DIR
+            .get()
+            .map(|d| d.display().to_string())
+            .unwrap_or_default();
+        fail(&format!("cannot write to {dir}: {e}"));
     }
 }
 
@@ -305,23 +328,23 @@ pub fn fail(why: &str) {
 /// Flushes every thread's buffer: at exit, and on SIGINT/SIGTERM (with
 /// `try_lock`, skipping a buffer the interrupted thread holds).
 pub fn flush_all(from_signal: bool) {
-    let buffers: Vec<Arc<ThreadBuffer>> = if from_signal {
-        match REGISTRY.try_with(|r| r.clone()) {
-            Some(b) => b,
-            None => return,
+    // No allocation here: this may run in a signal handler.
+    let flush_each = |buffers: &mut Vec<Arc<ThreadBuffer>>| {
+        for b in buffers.iter() {
+            let guard = if from_signal {
+                b.inner.try_lock().ok()
+            } else {
+                Some(lock(&b.inner))
+            };
+            if let Some(mut inner) = guard {
+                flush(&mut inner);
+            }
         }
-    } else {
-        REGISTRY.with(|r| r.clone())
     };
-    for b in buffers {
-        let guard = if from_signal {
-            b.inner.try_lock().ok()
-        } else {
-            Some(lock(&b.inner))
-        };
-        if let Some(mut inner) = guard {
-            flush(&mut inner);
-        }
+    if from_signal {
+        REGISTRY.try_with(flush_each);
+    } else {
+        REGISTRY.with(flush_each);
     }
 }
 
