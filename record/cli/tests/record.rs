@@ -555,11 +555,19 @@ fn html_timeline_of_a_long_trace_draws_about_a_bar_per_pixel() {
         return;
     }
     let dir = scratch("html-many");
-    let out = record(&dir, &["-q", "--html"], &[scenarios().to_str().unwrap(), "many"], &[]);
+    let out = record(
+        &dir,
+        &["-q", "--html"],
+        &[scenarios().to_str().unwrap(), "many"],
+        &[],
+    );
     assert!(out.status.success(), "{}", text(&out));
     let dom = Command::new("chromium")
         .args(nvtxr_harness::CHROMIUM_FLAGS)
-        .arg(format!("--user-data-dir={}", dir.join("chromium").display()))
+        .arg(format!(
+            "--user-data-dir={}",
+            dir.join("chromium").display()
+        ))
         .arg("--window-size=1200,800")
         .arg("--dump-dom")
         .arg(format!("file://{}", dir.join("trace.html").display()))
@@ -570,6 +578,9 @@ fn html_timeline_of_a_long_trace_draws_about_a_bar_per_pixel() {
     // 80,000 ranges on 4 thread rows, about 1,000 pixels wide each.
     assert!((4..=4 * 1200).contains(&bars), "{bars} bars drawn");
     for t in 0..4 {
-        assert!(dom.contains(&format!("data-name=\"busy {t}\"")), "busy {t} not drawn");
+        assert!(
+            dom.contains(&format!("data-name=\"busy {t}\"")),
+            "busy {t} not drawn"
+        );
     }
 }
