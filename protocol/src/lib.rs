@@ -64,6 +64,22 @@ pub struct VersionInfo {
     pub set_injection_nvtx_version: unsafe extern "C" fn(u32),
 }
 
+/// The tool's side of a module table: writes `functions[i]` into slot `i + 1`
+/// (the protocol's slot order), skipping NULL entries and whatever does not fit
+/// the producer's table (its slots run from 1 to `size - 1`).
+///
+/// # Safety
+/// `table` and `size` come from a successful `GetModuleFunctionTable` call, and
+/// each function has the type the protocol gives its slot.
+pub unsafe fn fill_slots(table: *mut *mut Slot, size: c_uint, functions: &[Slot]) {
+    let slots = (size as usize).saturating_sub(1);
+    for (i, f) in functions.iter().enumerate().take(slots) {
+        if !f.is_null() {
+            **table.add(i + 1) = *f;
+        }
+    }
+}
+
 const _: () = assert!(std::mem::size_of::<Callbacks>() == 16);
 const _: () = assert!(std::mem::size_of::<VersionInfo>() == 24);
 

@@ -19,7 +19,7 @@ use std::sync::Once;
 /// The variable naming the recording directory.
 pub const DIR_VAR: &str = "NVTXR_RECORD_DIR";
 
-use nvtx_protocol::{module, Callbacks, GetExportTable, Slot, ETID_CALLBACKS};
+use nvtx_protocol::{fill_slots, module, Callbacks, GetExportTable, Slot, ETID_CALLBACKS};
 
 /// Process-wide setup, once (every producer in the process calls the entry point).
 fn setup() -> bool {
@@ -119,16 +119,7 @@ pub unsafe extern "C" fn InitializeInjectionNvtx2(get_export_table: GetExportTab
         {
             return 0;
         }
-        // Fill what the producer's table has room for (size counts slot 0).
-        for (i, f) in functions
-            .iter()
-            .enumerate()
-            .take((size as usize).saturating_sub(1))
-        {
-            if !f.is_null() {
-                **table.add(i + 1) = *f;
-            }
-        }
+        fill_slots(table, size, &functions);
     }
     1
 }

@@ -93,9 +93,9 @@ pub unsafe extern "C" fn InitializeInjectionNvtx2(get_export_table: GetExportTab
             continue;
         }
         if mode == "null" {
-            slots::fill_null(module, table);
+            slots::fill_null(module, table, size);
         } else {
-            slots::fill(module, table);
+            slots::fill(module, table, size);
         }
     }
     let mut unknown_size: c_uint = 12345;

@@ -2,10 +2,12 @@
 
 use crate::format::{attributes, c_str, domain, w_str, Domain, Registered};
 use crate::record;
-use nvtx_protocol::{module, EventAttributes, ResourceAttributes, Slot, SyncUserAttributes};
+use nvtx_protocol::{
+    fill_slots, module, EventAttributes, ResourceAttributes, Slot, SyncUserAttributes,
+};
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::ffi::{c_char, c_int, c_void};
+use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 type Attr = *const EventAttributes;
@@ -320,16 +322,11 @@ name_fns! {
     name_cl_event_w: "NameClEventW", Handle, u32, w_str;
 }
 
-/// Writes `f` into slot `index` of a producer's table.
-unsafe fn set(table: *mut *mut Slot, index: usize, f: Slot) {
-    **table.add(index) = f;
-}
-
 /// Fills a module's slots with the recording functions.
 ///
 /// # Safety
 /// `table` is a valid table of the module's size.
-pub unsafe fn fill(module_id: c_int, table: *mut *mut Slot) {
+pub unsafe fn fill(module_id: c_int, table: *mut *mut Slot, size: c_uint) {
     let fns: &[Slot] = match module_id {
         module::CORE => &[
             mark_ex as _,
@@ -409,9 +406,7 @@ pub unsafe fn fill(module_id: c_int, table: *mut *mut Slot) {
         ],
         _ => &[],
     };
-    for (i, f) in fns.iter().enumerate() {
-        set(table, i + 1, *f);
-    }
+    fill_slots(table, size, fns);
 }
 
 // The do-nothing tool: slots filled, nothing recorded.
@@ -443,7 +438,7 @@ unsafe extern "C" fn null_handle_2(_: usize, _: usize) -> usize {
 ///
 /// # Safety
 /// `table` is a valid table of the module's size.
-pub unsafe fn fill_null(module_id: c_int, table: *mut *mut Slot) {
+pub unsafe fn fill_null(module_id: c_int, table: *mut *mut Slot, size: c_uint) {
     let fns: &[Slot] = match module_id {
         module::CORE => &[
             null_void_1 as _,
@@ -481,7 +476,5 @@ pub unsafe fn fill_null(module_id: c_int, table: *mut *mut Slot) {
         ],
         _ => &[],
     };
-    for (i, f) in fns.iter().enumerate() {
-        set(table, i + 1, *f);
-    }
+    fill_slots(table, size, fns);
 }
