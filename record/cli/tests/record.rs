@@ -233,7 +233,7 @@ fn records_a_c_program_on_nvidias_header_only_nvtx3() {
 fn records_nvidias_python_nvtx_package() {
     let dir = scratch("python");
     let script = nvtxr_harness::root().join("record/cli/tests/nvtx_python_example.py");
-    let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+    let python = nvtxr_harness::python();
     let out = record(
         &dir,
         &[],

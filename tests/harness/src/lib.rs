@@ -188,26 +188,44 @@ pub struct Nvidia {
     pub lib_dir: PathBuf,
 }
 
+/// The Python interpreter the tests use (`PYTHON`, default `python3`).
+pub fn python() -> String {
+    std::env::var("PYTHON").unwrap_or_else(|_| "python3".into())
+}
+
+/// `target/harness/<name>`, filled by `fill` unless `complete` already exists
+/// in it. `fill` works in a private folder that is then renamed into place, so
+/// processes racing to fill it never see a half-filled one.
+fn filled_once(name: &str, complete: &str, fill: impl FnOnce(&Path)) -> PathBuf {
+    let dir = work_dir().join(name);
+    if !dir.join(complete).exists() {
+        let tmp = work_dir().join(format!("{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        std::fs::create_dir_all(&tmp).unwrap();
+        fill(&tmp);
+        let _ = std::fs::remove_dir_all(&dir);
+        // Another process may have won the race; either copy is complete.
+        let _ = std::fs::rename(&tmp, &dir);
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    dir
+}
+
 /// Downloads and unpacks NVIDIA's wheel once (kept under `target/harness/nvidia`).
 pub fn nvidia() -> &'static Nvidia {
     static ONCE: OnceLock<Nvidia> = OnceLock::new();
     ONCE.get_or_init(|| {
-        let dir = work_dir().join("nvidia");
-        let base = dir.join("nvidia/cu13");
-        if !base.join("lib/libnvtx3interop.so.1").exists() {
-            let tmp = work_dir().join(format!("nvidia-{}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&tmp);
-            let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+        let dir = filled_once("nvidia", "nvidia/cu13/lib/libnvtx3interop.so.1", |tmp| {
             check(
                 "pip download nvidia-nvtx",
-                Command::new(&python)
+                Command::new(python())
                     .args(["-m", "pip", "download", "-q", "--no-deps", "-d"])
-                    .arg(&tmp)
+                    .arg(tmp)
                     .arg(NVIDIA_NVTX_WHEEL)
                     .output()
                     .unwrap(),
             );
-            let wheel = std::fs::read_dir(&tmp)
+            let wheel = std::fs::read_dir(tmp)
                 .unwrap()
                 .next()
                 .unwrap()
@@ -215,18 +233,15 @@ pub fn nvidia() -> &'static Nvidia {
                 .path();
             check(
                 "unpack wheel",
-                Command::new(&python)
+                Command::new(python())
                     .args(["-m", "zipfile", "-e"])
                     .arg(&wheel)
-                    .arg(&tmp)
+                    .arg(tmp)
                     .output()
                     .unwrap(),
             );
-            let _ = std::fs::remove_dir_all(&dir);
-            // Another process may have won the race; either copy is complete.
-            let _ = std::fs::rename(&tmp, &dir);
-            let _ = std::fs::remove_dir_all(&tmp);
-        }
+        });
+        let base = dir.join("nvidia/cu13");
         Nvidia {
             include_dir: base.join("include"),
             lib_dir: base.join("lib"),
@@ -239,23 +254,17 @@ pub fn nvidia() -> &'static Nvidia {
 pub fn python_nvtx() -> &'static Path {
     static ONCE: OnceLock<PathBuf> = OnceLock::new();
     ONCE.get_or_init(|| {
-        let dir = work_dir().join("python");
-        if !dir.join("nvtx").is_dir() {
-            let tmp = work_dir().join(format!("python-{}", std::process::id()));
+        filled_once("python", "nvtx", |tmp| {
             check(
                 "pip install nvtx",
-                Command::new(std::env::var("PYTHON").unwrap_or_else(|_| "python3".into()))
+                Command::new(python())
                     .args(["-m", "pip", "install", "-q", "--no-deps", "--target"])
-                    .arg(&tmp)
+                    .arg(tmp)
                     .arg(PYTHON_NVTX)
                     .output()
                     .unwrap(),
             );
-            let _ = std::fs::remove_dir_all(&dir);
-            let _ = std::fs::rename(&tmp, &dir);
-            let _ = std::fs::remove_dir_all(&tmp);
-        }
-        dir
+        })
     })
 }
 
