@@ -60,7 +60,7 @@ fn category(d: &Details) -> String {
 }
 
 /// Writes the trace; one event per line.
-pub fn write(recording: &Recording, out: &mut impl Write) -> std::io::Result<()> {
+pub fn write(recording: &Recording, out: &mut dyn Write) -> std::io::Result<()> {
     let o = recording.origin;
     let mut lines: Vec<String> = Vec::new();
     for p in &recording.processes {

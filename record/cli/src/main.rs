@@ -19,20 +19,74 @@ mod model;
 mod record;
 mod summary;
 
+use clap::{Parser, Subcommand};
+use std::ffi::OsString;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-const USAGE: &str =
-    "usage: nvtxr record [-o FILE] [--html] [--csv FILE] [--json FILE] [-q] -- COMMAND [ARGS...]
-       nvtxr report [-o FILE] [--html] [--csv FILE] [--json FILE] [-q] DIR";
+/// See any program's NVTX annotations without Nsight.
+#[derive(Debug, Parser)]
+#[command(name = "nvtxr", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run COMMAND (and every process it starts) with the recording tool
+    /// attached, then write the trace and the summary.
+    Record {
+        #[command(flatten)]
+        outputs: Outputs,
+        /// Wait for every process COMMAND started (`all`), or only for
+        /// COMMAND itself (`primary`) before writing the outputs.
+        #[arg(long, value_enum, default_value_t = Wait::All)]
+        wait: Wait,
+        /// The command to run, after `--`.
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        command: Vec<OsString>,
+    },
+    /// Turn a recording directory (NVTXR_RECORD_DIR, or one `nvtxr record`
+    /// kept) into the outputs.
+    Report {
+        #[command(flatten)]
+        outputs: Outputs,
+        /// The recording directory.
+        dir: PathBuf,
+    },
+}
+
+/// Which processes `nvtxr record` waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Wait {
+    All,
+    Primary,
+}
 
 /// What to write, for both subcommands.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct Outputs {
+    /// The Chrome trace; open it in ui.perfetto.dev or chrome://tracing.
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "FILE",
+        default_value = "nvtxr-trace.json"
+    )]
     pub trace: PathBuf,
+    /// Also write a self-contained HTML timeline next to the trace (FILE with .html).
+    #[arg(long)]
     pub html: bool,
+    /// The summary as CSV.
+    #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
+    /// The summary as JSON.
+    #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// No progress line and no summary table on the terminal.
+    #[arg(short, long)]
     pub quiet: bool,
 }
 
@@ -42,55 +96,50 @@ impl Outputs {
     }
 }
 
-/// Parses options up to the first positional argument or `--`; returns the rest.
-fn parse(args: &[String]) -> Result<(Outputs, Vec<String>), String> {
-    let mut outputs = Outputs {
-        trace: "nvtxr-trace.json".into(),
-        html: false,
-        csv: None,
-        json: None,
-        quiet: false,
-    };
-    let mut i = 0;
-    let value = |i: &mut usize, flag: &str| -> Result<PathBuf, String> {
-        *i += 1;
-        args.get(*i)
-            .map(PathBuf::from)
-            .ok_or_else(|| format!("{flag} needs a value"))
-    };
-    while i < args.len() {
-        match args[i].as_str() {
-            "-o" | "--output" => outputs.trace = value(&mut i, "--output")?,
-            "--html" => outputs.html = true,
-            "--csv" => outputs.csv = Some(value(&mut i, "--csv")?),
-            "--json" => outputs.json = Some(value(&mut i, "--json")?),
-            "-q" | "--quiet" => outputs.quiet = true,
-            "--" => return Ok((outputs, args[i + 1..].to_vec())),
-            a if a.starts_with('-') => return Err(format!("unknown option {a}")),
-            _ => return Ok((outputs, args[i..].to_vec())),
-        }
-        i += 1;
+/// Writes `path` whole or not at all: into a temporary file beside it, then
+/// renamed over it, so a reader (or a second `nvtxr` writing the same path)
+/// never sees a half-written file. A path that exists and is not a regular
+/// file (`/dev/stdout`, a pipe) is written in place.
+fn write_output(
+    path: &Path,
+    contents: &dyn Fn(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), String> {
+    let failed = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(failed)?);
+        return contents(&mut out)
+            .and_then(|()| out.flush())
+            .map_err(failed);
     }
-    Ok((outputs, Vec::new()))
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let temp = tempfile::Builder::new()
+        .prefix(".nvtxr-")
+        .tempfile_in(dir)
+        .map_err(failed)?;
+    let mut out = std::io::BufWriter::new(temp);
+    contents(&mut out)
+        .and_then(|()| out.flush())
+        .map_err(failed)?;
+    let temp = out.into_inner().map_err(|e| failed(e.into_error()))?;
+    temp.as_file().sync_data().map_err(failed)?;
+    // Readable as a file `>` would have made it, not 0600 as temporary files are.
+    let _ = temp
+        .as_file()
+        .set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
+    temp.persist(path).map_err(|e| failed(e.error))?;
+    Ok(())
 }
 
 /// Writes every requested output from a recording directory; prints the
-/// summary. On failure says what could not be written.
+/// summary. On failure says what could not be written. Events the tool had
+/// to drop are an error too, reported after the outputs are written.
 pub fn report(dir: &Path, outputs: &Outputs) -> Result<(), String> {
     let recording = model::load(dir)
         .map_err(|e| format!("cannot read the recording in {}: {e}", dir.display()))?;
-    let write =
-        |path: &Path,
-         contents: &dyn Fn(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>| {
-            let file = std::fs::File::create(path)
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-            let mut out = std::io::BufWriter::new(file);
-            contents(&mut out)
-                .and_then(|()| std::io::Write::flush(&mut out))
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))
-        };
-    use std::io::Write;
-    write(&outputs.trace, &|out| chrome::write(&recording, out))?;
+    write_output(&outputs.trace, &|out| chrome::write(&recording, out))?;
     let rows = summary::rows(&recording);
     if outputs.html {
         let title = recording
@@ -98,15 +147,15 @@ pub fn report(dir: &Path, outputs: &Outputs) -> Result<(), String> {
             .first()
             .map(|p| p.command.clone())
             .unwrap_or_default();
-        write(&outputs.html_path(), &|out| {
+        write_output(&outputs.html_path(), &|out| {
             out.write_all(html::page(&recording, &title).as_bytes())
         })?;
     }
     if let Some(path) = &outputs.csv {
-        write(path, &|out| out.write_all(summary::csv(&rows).as_bytes()))?;
+        write_output(path, &|out| out.write_all(summary::csv(&rows).as_bytes()))?;
     }
     if let Some(path) = &outputs.json {
-        write(path, &|out| out.write_all(summary::json(&rows).as_bytes()))?;
+        write_output(path, &|out| out.write_all(summary::json(&rows).as_bytes()))?;
     }
     if !outputs.quiet {
         println!(
@@ -123,39 +172,34 @@ pub fn report(dir: &Path, outputs: &Outputs) -> Result<(), String> {
             println!("timeline: {}", outputs.html_path().display());
         }
     }
+    let dropped: Vec<String> = recording
+        .processes
+        .iter()
+        .filter(|p| p.dropped > 0)
+        .map(|p| format!("{} in process {} ({})", p.dropped, p.pid, p.command))
+        .collect();
+    if !dropped.is_empty() {
+        return Err(format!(
+            "the recording is incomplete: events dropped: {} (the process's stderr says why)",
+            dropped.join(", ")
+        ));
+    }
     Ok(())
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some(command) = args.first() else {
-        eprintln!("{USAGE}");
-        return ExitCode::from(2);
-    };
-    let parsed = parse(&args[1..]);
-    let (outputs, rest) = match parsed {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("nvtxr: {e}\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
-    match command.as_str() {
-        "record" if !rest.is_empty() => record::run(&rest, &outputs),
-        "report" if rest.len() == 1 => match report(Path::new(&rest[0]), &outputs) {
+    match Cli::parse().command {
+        Command::Record {
+            outputs,
+            wait,
+            command,
+        } => record::run(&command, &outputs, wait),
+        Command::Report { outputs, dir } => match report(&dir, &outputs) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("nvtxr: {e}");
                 ExitCode::from(1)
             }
         },
-        "-h" | "--help" | "help" => {
-            println!("{USAGE}");
-            ExitCode::SUCCESS
-        }
-        _ => {
-            eprintln!("{USAGE}");
-            ExitCode::from(2)
-        }
     }
 }

@@ -1,6 +1,7 @@
 //! A recording directory, read back: processes, threads, ranges and marks.
 
-use nvtxr_record::format::{decode, Kind, Record};
+use nvtxr_record::clock::{Anchor, Converter};
+use nvtxr_record::format::{Chunk, Kind, ProcessHeader, Record};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
@@ -91,6 +92,8 @@ pub struct Process {
     /// Push/pop and start/end ranges, by start time.
     pub ranges: Vec<Range>,
     pub marks: Vec<Mark>,
+    /// Events the tool could not record (see the tool's stderr for why).
+    pub dropped: u64,
 }
 
 #[derive(Debug, Default)]
@@ -107,32 +110,103 @@ struct Names {
     domains: HashMap<u64, String>,
     strings: HashMap<u64, String>,
     categories: HashMap<(u64, u32), String>,
+    /// Names given through NVTX.
     threads: HashMap<u32, String>,
+    /// Names the OS had for the threads (an NVTX name wins).
+    os_threads: HashMap<u32, String>,
 }
 
-/// Reads every `<pid>.process` and `<pid>-<tid>.events` file in `dir`.
+/// One process image's folder, read back.
+struct Image {
+    pid: u32,
+    /// The image's number among its pid's (`exec` starts a new one).
+    n: u32,
+    header: ProcessHeader,
+    chunks: Vec<Chunk>,
+}
+
+/// Reads a `<pid>.<n>` folder; timestamps converted to CLOCK_MONOTONIC ns.
+fn read_image(path: &Path, pid: u32, n: u32) -> std::io::Result<Image> {
+    let bad = |what: &Path, e: String| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("{}: {e}", what.display()),
+        )
+    };
+    let header_path = path.join("process");
+    let header =
+        ProcessHeader::decode(&std::fs::read(&header_path)?).map_err(|e| bad(&header_path, e))?;
+    let mut chunks = Vec::new();
+    for entry in std::fs::read_dir(path)? {
+        let file = entry?.path();
+        if file.extension().is_some_and(|e| e == "events") {
+            let bytes = std::fs::read(&file)?;
+            match Chunk::decode(&bytes) {
+                Ok(chunk) => chunks.push(chunk),
+                // Created, but killed before its header was written: empty.
+                Err(_) if bytes.iter().take(64).all(|&b| b == 0) => {}
+                Err(e) => return Err(bad(&file, e)),
+            }
+        }
+    }
+    let anchors = chunks
+        .iter()
+        .flat_map(|c| &c.records)
+        .filter(|r| r.kind == Kind::Anchor)
+        .map(|r| Anchor {
+            ticks: r.timestamp,
+            ns: r.value,
+        })
+        .collect();
+    let clock = Converter::new(&header.calibration, anchors);
+    for r in chunks.iter_mut().flat_map(|c| &mut c.records) {
+        r.timestamp = clock.ns(r.timestamp);
+    }
+    Ok(Image {
+        pid,
+        n,
+        header,
+        chunks,
+    })
+}
+
+/// Reads every process folder (`<pid>.<n>`) in `dir`.
 pub fn load(dir: &Path) -> std::io::Result<Recording> {
-    let mut commands: BTreeMap<u32, (String, u32)> = BTreeMap::new();
-    let mut files: BTreeMap<u32, Vec<(u32, Vec<Record>)>> = BTreeMap::new();
+    let mut images = Vec::new();
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();
-        let Some(file) = path.file_name().and_then(|f| f.to_str()) else {
+        let Some((pid, n)) = path
+            .file_name()
+            .and_then(|f| f.to_str())
+            .and_then(|f| f.split_once('.'))
+            .and_then(|(p, n)| Some((p.parse().ok()?, n.parse().ok()?)))
+        else {
             continue;
         };
-        if let Some(pid) = file.strip_suffix(".process").and_then(|p| p.parse().ok()) {
-            let text = std::fs::read(&path)?;
-            let text = String::from_utf8_lossy(&text);
-            let (cmdline, rest) = text.split_once('\n').unwrap_or((&text, ""));
-            let command = cmdline.trim_end_matches('\0').replace('\0', " ");
-            commands.insert(pid, (command, rest.trim().parse().unwrap_or(0)));
-        } else if let Some((pid, tid)) =
-            file.strip_suffix(".events").and_then(|s| s.split_once('-'))
-        {
-            if let (Ok(pid), Ok(tid)) = (pid.parse(), tid.parse()) {
-                files
-                    .entry(pid)
-                    .or_default()
-                    .push((tid, decode(&std::fs::read(&path)?)));
+        if path.is_dir() {
+            images.push(read_image(&path, pid, n)?);
+        }
+    }
+    images.sort_by_key(|i| (i.pid, i.n));
+    // Per pid: the first image's command and parent; every image's threads,
+    // a thread's chunks in order.
+    let mut commands: BTreeMap<u32, (String, u32)> = BTreeMap::new();
+    let mut dropped: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut files: BTreeMap<u32, Vec<(u32, Vec<Record>)>> = BTreeMap::new();
+    for image in images {
+        let h = &image.header;
+        let command = String::from_utf8_lossy(&h.command)
+            .trim_end_matches('\0')
+            .replace('\0', " ");
+        commands.entry(image.pid).or_insert((command, h.parent));
+        *dropped.entry(image.pid).or_default() += h.dropped;
+        let mut chunks = image.chunks;
+        chunks.sort_by_key(|c| (c.tid, c.seq));
+        let threads = files.entry(image.pid).or_default();
+        for chunk in chunks {
+            match threads.iter_mut().find(|(tid, _)| *tid == chunk.tid) {
+                Some((_, records)) => records.extend(chunk.records),
+                None => threads.push((chunk.tid, chunk.records)),
             }
         }
     }
@@ -156,6 +230,10 @@ pub fn load(dir: &Path) -> std::io::Result<Recording> {
                     )),
                     Kind::NameThread => drop(
                         n.threads
+                            .insert(r.value as u32, r.text.clone().unwrap_or_default()),
+                    ),
+                    Kind::OsThreadName => drop(
+                        n.os_threads
                             .insert(r.value as u32, r.text.clone().unwrap_or_default()),
                     ),
                     _ => {}
@@ -190,6 +268,7 @@ pub fn load(dir: &Path) -> std::io::Result<Recording> {
             pid,
             parent,
             command,
+            dropped: dropped.get(&pid).copied().unwrap_or(0),
             ..Process::default()
         };
         build(
@@ -274,7 +353,14 @@ fn build(
     for (tid, records) in threads {
         process.threads.push(Thread {
             tid: *tid,
-            name: resolve.find(|n| n.threads.get(tid)),
+            name: resolve.find(|n| n.threads.get(tid)).or_else(|| {
+                resolve
+                    .names
+                    .get(&process.pid)?
+                    .os_threads
+                    .get(tid)
+                    .cloned()
+            }),
         });
         let mut stacks: HashMap<u64, Vec<&Record>> = HashMap::new();
         for r in records {
@@ -310,7 +396,9 @@ fn build(
                 Kind::DomainCreate
                 | Kind::RegisterString
                 | Kind::NameCategory
-                | Kind::NameThread => {}
+                | Kind::NameThread
+                | Kind::OsThreadName
+                | Kind::Anchor => {}
             }
         }
         for stack in stacks.into_values() {

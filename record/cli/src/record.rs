@@ -2,7 +2,8 @@
 //! children inherit it), forwards SIGINT and SIGTERM to it, shows progress on
 //! a terminal, then writes the outputs.
 
-use crate::{report, Outputs};
+use crate::{report, Outputs, Wait};
+use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -42,19 +43,27 @@ fn tool_library() -> Result<PathBuf, String> {
     })
 }
 
-/// Bytes recorded so far, for the progress line.
+/// Bytes recorded so far (the committed lengths of every chunk), for the progress line.
 fn recorded_bytes(dir: &Path) -> u64 {
-    std::fs::read_dir(dir)
-        .map(|d| {
-            d.flatten()
-                .filter_map(|e| e.metadata().ok())
-                .map(|m| m.len())
-                .sum()
-        })
-        .unwrap_or(0)
+    let committed = |chunk: &Path| -> Option<u64> {
+        let mut head = [0u8; 16];
+        std::io::Read::read_exact(&mut std::fs::File::open(chunk).ok()?, &mut head).ok()?;
+        Some(u64::from_le_bytes(head[8..16].try_into().ok()?))
+    };
+    let Ok(images) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    images
+        .flatten()
+        .filter_map(|image| std::fs::read_dir(image.path()).ok())
+        .flat_map(|files| files.flatten())
+        .filter(|f| f.path().extension().is_some_and(|e| e == "events"))
+        .filter_map(|f| committed(&f.path()))
+        .sum()
 }
 
-pub fn run(command: &[String], outputs: &Outputs) -> ExitCode {
+pub fn run(command: &[OsString], outputs: &Outputs, wait: Wait) -> ExitCode {
+    let shown = command[0].to_string_lossy().into_owned();
     let tool = match tool_library() {
         Ok(t) => t,
         Err(e) => {
@@ -62,80 +71,93 @@ pub fn run(command: &[String], outputs: &Outputs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let raw = std::env::temp_dir().join(format!("nvtxr-record-{}", std::process::id()));
-    if let Err(e) = std::fs::create_dir_all(&raw) {
-        eprintln!("nvtxr: cannot create {}: {e}", raw.display());
-        return ExitCode::from(1);
-    }
-    let mut child = match Command::new(&command[0])
+    // A fresh private (0700) directory with an unpredictable name.
+    let raw = match tempfile::Builder::new()
+        .prefix("nvtxr-record-")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
+        .tempdir()
+    {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("nvtxr: cannot create a recording directory: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    // Orphaned descendants are re-parented to nvtxr, so it can wait for them
+    // (a child that outlives its parent is recorded to its end).
+    // SAFETY: prctl with integer arguments.
+    unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
+    let child = match Command::new(&command[0])
         .args(&command[1..])
         .env("NVTX_INJECTION64_PATH", &tool)
-        .env(nvtxr_record::DIR_VAR, &raw)
+        .env(nvtxr_record::DIR_VAR, raw.path())
         .spawn()
     {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("nvtxr: cannot run {}: {e}", command[0]);
-            let _ = std::fs::remove_dir_all(&raw);
+            eprintln!("nvtxr: cannot run {shown}: {e}");
             return ExitCode::from(127);
         }
     };
-    CHILD.store(child.id() as i32, Ordering::SeqCst);
+    let primary = child.id() as i32;
+    CHILD.store(primary, Ordering::SeqCst);
     // SAFETY: installing a handler that only calls kill().
     unsafe {
-        libc::signal(
-            libc::SIGINT,
-            forward as extern "C" fn(libc::c_int) as libc::sighandler_t,
-        );
-        libc::signal(
-            libc::SIGTERM,
-            forward as extern "C" fn(libc::c_int) as libc::sighandler_t,
-        );
+        for signal in [libc::SIGINT, libc::SIGTERM] {
+            libc::signal(
+                signal,
+                forward as extern "C" fn(libc::c_int) as libc::sighandler_t,
+            );
+        }
     }
     let progress = !outputs.quiet && std::io::stderr().is_terminal();
     let started = Instant::now();
     let mut last = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) => std::thread::sleep(Duration::from_millis(50)),
-            Err(e) => {
-                eprintln!("nvtxr: waiting for {}: {e}", command[0]);
-                return ExitCode::from(1);
+    let mut primary_status = None;
+    loop {
+        let mut status = 0;
+        // SAFETY: reaping our own children (and orphans re-parented to us).
+        let pid = unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG) };
+        if pid == primary {
+            primary_status = Some(status);
+            if wait == Wait::Primary {
+                break;
             }
+        } else if pid < 0 {
+            break; // ECHILD: every process is gone.
+        } else if pid == 0 {
+            std::thread::sleep(Duration::from_millis(20));
         }
         if progress && last.elapsed() >= Duration::from_secs(1) {
             last = Instant::now();
             eprint!(
                 "\rnvtxr record: {:.0} s, {:.1} MiB recorded   ",
                 started.elapsed().as_secs_f64(),
-                recorded_bytes(&raw) as f64 / (1 << 20) as f64
+                recorded_bytes(raw.path()) as f64 / (1 << 20) as f64
             );
             let _ = std::io::stderr().flush();
         }
-    };
+    }
     if progress {
         eprint!("\r\x1b[K");
     }
-    use std::os::unix::process::ExitStatusExt;
-    let code = match (status.code(), status.signal()) {
-        (Some(c), _) => c,
-        (None, Some(s)) => {
-            eprintln!("nvtxr: {} was killed by signal {s}", command[0]);
-            128 + s
+    let code = match primary_status {
+        Some(s) if libc::WIFEXITED(s) => libc::WEXITSTATUS(s),
+        Some(s) if libc::WIFSIGNALED(s) => {
+            let signal = libc::WTERMSIG(s);
+            eprintln!("nvtxr: {shown} was killed by signal {signal}");
+            128 + signal
         }
         _ => 1,
     };
-    match report(&raw, outputs) {
-        Ok(()) => {
-            let _ = std::fs::remove_dir_all(&raw);
-            ExitCode::from(code as u8)
-        }
+    match report(raw.path(), outputs) {
+        Ok(()) => ExitCode::from(code as u8),
         Err(e) => {
+            let kept = raw.keep();
             eprintln!("nvtxr: {e}");
             eprintln!(
                 "nvtxr: the recording is kept in {}; convert it with: nvtxr report {0}",
-                raw.display()
+                kept.display()
             );
             ExitCode::from(if code != 0 { code as u8 } else { 1 })
         }

@@ -1,8 +1,8 @@
 //! The functions the tool writes into a producer's slots: each turns its
 //! arguments into an [`Event`] and records it on the calling thread.
 
-use crate::buffer::{self, Event, Text};
 use crate::format::Kind;
+use crate::writer::{self, Event, Text};
 use nvtx_protocol::{attr, EventAttributes};
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -69,22 +69,22 @@ fn text_event(kind: Kind, domain: u64, value: u64, text: Text) -> Event {
 
 // Marks.
 unsafe extern "C" fn mark_ex(a: *const EventAttributes) {
-    buffer::record(&from_attributes(Kind::Mark, 0, 0, a));
+    writer::record(&from_attributes(Kind::Mark, 0, 0, a));
 }
 unsafe extern "C" fn mark_a(m: *const c_char) {
-    buffer::record(&text_event(Kind::Mark, 0, 0, bytes(m)));
+    writer::record(&text_event(Kind::Mark, 0, 0, bytes(m)));
 }
 unsafe extern "C" fn mark_w(m: *const i32) {
-    buffer::record(&text_event(Kind::Mark, 0, 0, Text::Wide(m)));
+    writer::record(&text_event(Kind::Mark, 0, 0, Text::Wide(m)));
 }
 unsafe extern "C" fn domain_mark_ex(d: *const c_void, a: *const EventAttributes) {
-    buffer::record(&from_attributes(Kind::Mark, id_of(d), 0, a));
+    writer::record(&from_attributes(Kind::Mark, id_of(d), 0, a));
 }
 
 // Start/end ranges.
 fn start(e: Event) -> u64 {
     let id = e.value;
-    buffer::record(&e);
+    writer::record(&e);
     id
 }
 unsafe extern "C" fn range_start_ex(a: *const EventAttributes) -> u64 {
@@ -100,18 +100,18 @@ unsafe extern "C" fn domain_range_start_ex(d: *const c_void, a: *const EventAttr
     start(from_attributes(Kind::Start, id_of(d), next_id(), a))
 }
 unsafe extern "C" fn range_end(id: u64) {
-    buffer::record(&Event::simple(Kind::End, 0, id, Text::None));
+    writer::record(&Event::simple(Kind::End, 0, id, Text::None));
 }
 unsafe extern "C" fn domain_range_end(d: *const c_void, id: u64) {
-    buffer::record(&Event::simple(Kind::End, id_of(d), id, Text::None));
+    writer::record(&Event::simple(Kind::End, id_of(d), id, Text::None));
 }
 
 // Push/pop ranges: return the depth, as NVIDIA's tools do.
 fn push(e: Event) -> c_int {
-    buffer::record(&e)
+    writer::record(&e)
 }
 fn pop(domain: u64) -> c_int {
-    buffer::record(&Event::simple(Kind::Pop, domain, 0, Text::None))
+    writer::record(&Event::simple(Kind::Pop, domain, 0, Text::None))
 }
 unsafe extern "C" fn range_push_ex(a: *const EventAttributes) -> c_int {
     push(from_attributes(Kind::Push, 0, 0, a))
@@ -134,7 +134,7 @@ unsafe extern "C" fn domain_range_pop(d: *const c_void) -> c_int {
 
 // Naming.
 unsafe extern "C" fn name_category_a(category: u32, n: *const c_char) {
-    buffer::record(&Event::simple(
+    writer::record(&Event::simple(
         Kind::NameCategory,
         0,
         category.into(),
@@ -142,7 +142,7 @@ unsafe extern "C" fn name_category_a(category: u32, n: *const c_char) {
     ));
 }
 unsafe extern "C" fn name_category_w(category: u32, n: *const i32) {
-    buffer::record(&Event::simple(
+    writer::record(&Event::simple(
         Kind::NameCategory,
         0,
         category.into(),
@@ -150,7 +150,7 @@ unsafe extern "C" fn name_category_w(category: u32, n: *const i32) {
     ));
 }
 unsafe extern "C" fn domain_name_category_a(d: *const c_void, category: u32, n: *const c_char) {
-    buffer::record(&Event::simple(
+    writer::record(&Event::simple(
         Kind::NameCategory,
         id_of(d),
         category.into(),
@@ -158,7 +158,7 @@ unsafe extern "C" fn domain_name_category_a(d: *const c_void, category: u32, n: 
     ));
 }
 unsafe extern "C" fn domain_name_category_w(d: *const c_void, category: u32, n: *const i32) {
-    buffer::record(&Event::simple(
+    writer::record(&Event::simple(
         Kind::NameCategory,
         id_of(d),
         category.into(),
@@ -166,10 +166,10 @@ unsafe extern "C" fn domain_name_category_w(d: *const c_void, category: u32, n: 
     ));
 }
 unsafe extern "C" fn name_os_thread_a(tid: u32, n: *const c_char) {
-    buffer::record(&Event::simple(Kind::NameThread, 0, tid.into(), bytes(n)));
+    writer::record(&Event::simple(Kind::NameThread, 0, tid.into(), bytes(n)));
 }
 unsafe extern "C" fn name_os_thread_w(tid: u32, n: *const i32) {
-    buffer::record(&Event::simple(
+    writer::record(&Event::simple(
         Kind::NameThread,
         0,
         tid.into(),
@@ -180,7 +180,7 @@ unsafe extern "C" fn name_os_thread_w(tid: u32, n: *const i32) {
 // Domains and registered strings.
 fn create_domain(text: Text) -> *mut c_void {
     let id = next_id();
-    buffer::record(&Event::simple(Kind::DomainCreate, id, 0, text));
+    writer::record(&Event::simple(Kind::DomainCreate, id, 0, text));
     new_handle(id)
 }
 unsafe extern "C" fn domain_create_a(n: *const c_char) -> *mut c_void {
@@ -191,7 +191,7 @@ unsafe extern "C" fn domain_create_w(n: *const i32) -> *mut c_void {
 }
 fn register(domain: u64, text: Text) -> *mut c_void {
     let id = next_id();
-    buffer::record(&Event::simple(Kind::RegisterString, domain, id, text));
+    writer::record(&Event::simple(Kind::RegisterString, domain, id, text));
     new_handle(id)
 }
 unsafe extern "C" fn domain_register_string_a(d: *const c_void, s: *const c_char) -> *mut c_void {

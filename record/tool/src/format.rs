@@ -1,24 +1,158 @@
 //! The raw recording format, shared by the tool (which writes it) and the
 //! `nvtxr` command (which reads it).
 //!
-//! A recording directory holds, per process, `<pid>.process` (the command
-//! line, NUL-separated, then a line with the parent pid) and, per thread,
-//! `<pid>-<tid>.events`: a sequence of little-endian records, each
+//! A recording directory holds one folder per process image, `<pid>.<n>`
+//! (`n` counts the images a pid ran: `exec` starts a new one), holding
+//!
+//! - `process`: a [`PROCESS_SIZE`]-byte header (see [`ProcessHeader`]): pid,
+//!   parent pid, the clock and its calibration, the count of events the tool
+//!   had to drop, and the command line;
+//! - `<n>.events`: chunks of one thread's events, each a [`CHUNK_HEADER`]-byte
+//!   header (magic, committed length, thread id, the chunk's number among
+//!   the thread's) followed by records.
+//!
+//! Both are shared mappings of their files: an event is in the file (the
+//! kernel's page cache) as soon as the committed length covers it, so a
+//! process that dies by `_exit`, SIGKILL or a crash loses at most the event
+//! it was writing. Each record is
 //!
 //! | size | field | present when |
 //! |---|---|---|
 //! | 1 | kind ([`Kind`]) | always |
 //! | 1 | flags (the `HAS_*` bits) | always |
-//! | 8 | timestamp, ns on CLOCK_MONOTONIC (shared by every process) | always |
+//! | 8 | timestamp, in the process's clock (see `clock`) | always |
 //! | 4 | color (ARGB) | `HAS_COLOR` |
 //! | 4 | category | `HAS_CATEGORY` |
 //! | 1 + 8 | payload type (1 u64, 2 i64, 3 f64, 4 u32, 5 i32, 6 f32) and bits | `HAS_PAYLOAD` |
 //! | 8 | domain id (absent: the default domain, 0) | `HAS_DOMAIN` |
-//! | 8 | value: range id, string id, thread id or category id, by kind | `HAS_VALUE` |
+//! | 8 | value: range id, string id, thread id, category id or ns, by kind | `HAS_VALUE` |
 //! | 8 | id of the registered string that is the message | `HAS_STRING` |
 //! | 4 + n | UTF-8 text: the message or name | `HAS_TEXT` |
 //!
 //! A pop in the default domain is 10 bytes; a push with a short message about 20.
+
+use crate::clock::{self, Anchor, Calibration};
+
+/// First bytes of a chunk file.
+pub const CHUNK_MAGIC: [u8; 8] = *b"NVTXRCK1";
+/// Bytes before a chunk's first record.
+pub const CHUNK_HEADER: usize = 64;
+/// Offset of the committed length (u64, bytes of records after the header).
+pub const CHUNK_COMMITTED: usize = 8;
+/// Offset of the thread id (u32).
+pub const CHUNK_TID: usize = 16;
+/// Offset of the chunk's number among its thread's chunks (u32).
+pub const CHUNK_SEQ: usize = 20;
+
+/// First bytes of a process header.
+pub const PROCESS_MAGIC: [u8; 8] = *b"NVTXRPR1";
+/// Size of a `process` file.
+pub const PROCESS_SIZE: usize = 4096;
+/// Offset of the dropped-events counter (u64).
+pub const PROCESS_DROPPED: usize = 16;
+const PROCESS_PID: usize = 8;
+const PROCESS_PARENT: usize = 12;
+const PROCESS_CLOCK: usize = 24;
+const PROCESS_RATE: usize = 32;
+const PROCESS_ANCHOR: usize = 40;
+const PROCESS_COMMAND: usize = 56;
+/// The most bytes of command line a header keeps.
+pub const PROCESS_COMMAND_MAX: usize = PROCESS_SIZE - PROCESS_COMMAND - 4;
+
+/// A process image, as its `process` file describes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProcessHeader {
+    pub pid: u32,
+    pub parent: u32,
+    /// Events the tool could not record (no file could be made, a full disk...).
+    pub dropped: u64,
+    pub calibration: Calibration,
+    /// NUL-separated arguments.
+    pub command: Vec<u8>,
+}
+
+impl ProcessHeader {
+    /// The header's bytes (the dropped counter at 0).
+    pub fn encode(&self) -> [u8; PROCESS_SIZE] {
+        let mut b = [0u8; PROCESS_SIZE];
+        let command = &self.command[..self.command.len().min(PROCESS_COMMAND_MAX)];
+        b[..8].copy_from_slice(&PROCESS_MAGIC);
+        b[PROCESS_PID..PROCESS_PID + 4].copy_from_slice(&self.pid.to_le_bytes());
+        b[PROCESS_PARENT..PROCESS_PARENT + 4].copy_from_slice(&self.parent.to_le_bytes());
+        b[PROCESS_DROPPED..PROCESS_DROPPED + 8].copy_from_slice(&self.dropped.to_le_bytes());
+        b[PROCESS_CLOCK] = self.calibration.kind as u8;
+        let c = &self.calibration;
+        b[PROCESS_RATE..PROCESS_RATE + 8].copy_from_slice(&c.ticks_per_second.to_le_bytes());
+        b[PROCESS_ANCHOR..PROCESS_ANCHOR + 8].copy_from_slice(&c.anchor.ticks.to_le_bytes());
+        b[PROCESS_ANCHOR + 8..PROCESS_ANCHOR + 16].copy_from_slice(&c.anchor.ns.to_le_bytes());
+        b[PROCESS_COMMAND..PROCESS_COMMAND + 4]
+            .copy_from_slice(&(command.len() as u32).to_le_bytes());
+        b[PROCESS_COMMAND + 4..PROCESS_COMMAND + 4 + command.len()].copy_from_slice(command);
+        b
+    }
+
+    pub fn decode(b: &[u8]) -> Result<ProcessHeader, String> {
+        if b.len() < PROCESS_SIZE || b[..8] != PROCESS_MAGIC {
+            return Err("not an nvtxr process header".into());
+        }
+        let pid = le_u32(b, PROCESS_PID);
+        let parent = le_u32(b, PROCESS_PARENT);
+        let dropped = le_u64(b, PROCESS_DROPPED);
+        let kind = clock::Kind::from_u8(b[PROCESS_CLOCK]).ok_or("unknown clock")?;
+        let ticks_per_second = f64::from_bits(le_u64(b, PROCESS_RATE));
+        let ticks = le_u64(b, PROCESS_ANCHOR);
+        let ns = le_u64(b, PROCESS_ANCHOR + 8);
+        let n = (le_u32(b, PROCESS_COMMAND) as usize).min(PROCESS_COMMAND_MAX);
+        let command = b[PROCESS_COMMAND + 4..PROCESS_COMMAND + 4 + n].to_vec();
+        Ok(ProcessHeader {
+            pid,
+            parent,
+            dropped,
+            calibration: Calibration {
+                kind,
+                ticks_per_second,
+                anchor: Anchor { ticks, ns },
+            },
+            command,
+        })
+    }
+}
+
+fn le_u32(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
+}
+
+fn le_u64(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
+}
+
+/// One chunk of a thread's events.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chunk {
+    pub tid: u32,
+    /// The chunk's number among its thread's chunks, from 0.
+    pub seq: u32,
+    pub records: Vec<Record>,
+}
+
+impl Chunk {
+    /// Decodes a chunk file's committed records; stops at a truncated or
+    /// unknown record and returns what came before it.
+    pub fn decode(b: &[u8]) -> Result<Chunk, String> {
+        if b.len() < CHUNK_HEADER || b[..8] != CHUNK_MAGIC {
+            return Err("not an nvtxr chunk".into());
+        }
+        let committed = le_u64(b, CHUNK_COMMITTED) as usize;
+        let tid = le_u32(b, CHUNK_TID);
+        let seq = le_u32(b, CHUNK_SEQ);
+        let end = (CHUNK_HEADER + committed).min(b.len());
+        Ok(Chunk {
+            tid,
+            seq,
+            records: decode(&b[CHUNK_HEADER..end]),
+        })
+    }
+}
 
 pub const HAS_COLOR: u8 = 1;
 pub const HAS_CATEGORY: u8 = 2;
@@ -43,8 +177,14 @@ pub enum Kind {
     RegisterString = 7,
     /// A category was named: `value` is the category, the text the name.
     NameCategory = 8,
-    /// An OS thread was named: `value` is its tid, the text the name.
+    /// An OS thread was named through NVTX: `value` is its tid, the text the name.
     NameThread = 9,
+    /// A clock anchor: the timestamp in the process's clock, `value` the
+    /// same instant in CLOCK_MONOTONIC ns.
+    Anchor = 10,
+    /// The OS's name of the recording thread (`pthread_setname_np`, `prctl`):
+    /// the text. An NVTX name (`NameThread`) wins over it.
+    OsThreadName = 11,
 }
 
 impl Kind {
@@ -59,6 +199,8 @@ impl Kind {
             7 => Kind::RegisterString,
             8 => Kind::NameCategory,
             9 => Kind::NameThread,
+            10 => Kind::Anchor,
+            11 => Kind::OsThreadName,
             _ => return None,
         })
     }

@@ -8,91 +8,55 @@
 //! `NVTX_INJECTION64_PATH=libnvtxr_record.so NVTXR_RECORD_DIR=dir COMMAND`,
 //! then `nvtxr report dir`.
 
-pub mod buffer;
 mod callbacks;
+pub mod clock;
 pub mod format;
+pub mod recording;
+mod writer;
 
 use std::ffi::{c_int, c_uint};
 use std::io::Write;
-use std::sync::Once;
+use std::sync::OnceLock;
 
 /// The variable naming the recording directory.
 pub const DIR_VAR: &str = "NVTXR_RECORD_DIR";
 
 use nvtx_protocol::{fill_slots, module, Callbacks, GetExportTable, Slot, ETID_CALLBACKS};
 
-/// Process-wide setup, once (every producer in the process calls the entry point).
+/// Process-wide setup, once (every producer in the process calls the entry
+/// point). Nothing is registered to run at exit or on signals: events are in
+/// their files as soon as they are recorded.
 fn setup() -> bool {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
+    static READY: OnceLock<bool> = OnceLock::new();
+    *READY.get_or_init(|| {
         let Some(dir) = std::env::var_os(DIR_VAR).filter(|d| !d.is_empty()) else {
-            let _ = writeln!(
-                std::io::stderr(),
-                "nvtxr record: {DIR_VAR} is not set; not recording"
-            );
-            return;
+            say(format_args!("{DIR_VAR} is not set; not recording"));
+            return false;
         };
-        let dir = std::path::PathBuf::from(dir);
-        if let Err(e) = std::fs::create_dir_all(&dir) {
-            buffer::fail(&format!("cannot create {}: {e}", dir.display()));
-            return;
+        let started = recording::open_root(std::path::Path::new(&dir))
+            .and_then(|()| recording::start_image(clock::setup(None)));
+        if let Err(e) = started {
+            say(format_args!("{e}; not recording"));
+            return false;
         }
-        let _ = buffer::DIR.set(dir);
-        write_process_file();
-        // SAFETY: plain C calls registering `extern "C"` handlers.
-        unsafe {
-            libc::atexit(at_exit);
-            libc::pthread_atfork(None, None, Some(in_fork_child));
-            for signal in [libc::SIGINT, libc::SIGTERM] {
-                install_flush_on(signal);
-            }
-        }
-    });
-    buffer::DIR.get().is_some()
+        // SAFETY: registers an `extern "C"` handler with no preconditions.
+        unsafe { libc::pthread_atfork(None, None, Some(in_fork_child)) };
+        true
+    })
 }
 
-/// `<pid>.process`: the command line (NUL-separated), then the parent pid on its own line.
-fn write_process_file() {
-    let Some(dir) = buffer::DIR.get() else { return };
-    let cmdline = std::fs::read("/proc/self/cmdline").unwrap_or_default();
-    let mut contents = cmdline;
-    // SAFETY: getppid has no preconditions.
-    contents.extend_from_slice(format!("\n{}\n", unsafe { libc::getppid() }).as_bytes());
-    let path = dir.join(format!("{}.process", std::process::id()));
-    if let Err(e) = std::fs::write(&path, contents) {
-        buffer::fail(&format!("cannot write {}: {e}", path.display()));
-    }
+fn say(what: std::fmt::Arguments) {
+    let _ = writeln!(std::io::stderr(), "nvtxr record: {what}");
 }
 
-extern "C" fn at_exit() {
-    buffer::flush_all(false);
-}
-
+/// A forked child records into a new process folder of its own.
 extern "C" fn in_fork_child() {
-    buffer::after_fork_in_child();
-    write_process_file();
-}
-
-/// On SIGINT/SIGTERM with the default action (terminate), flush what the
-/// threads recorded, then terminate as the default action would. A program's
-/// own handler is left alone.
-unsafe fn install_flush_on(signal: c_int) {
-    let mut old: libc::sigaction = std::mem::zeroed();
-    if libc::sigaction(signal, std::ptr::null(), &mut old) != 0 || old.sa_sigaction != libc::SIG_DFL
-    {
-        return;
+    writer::after_fork_in_child();
+    if let Some(calibration) = recording::calibration() {
+        if let Err(e) = recording::start_image(calibration) {
+            recording::warn_dropping(format_args!("{e}"));
+        }
     }
-    let mut action: libc::sigaction = std::mem::zeroed();
-    action.sa_sigaction = flush_and_die as extern "C" fn(c_int) as usize;
-    action.sa_flags = libc::SA_RESETHAND;
-    libc::sigemptyset(&mut action.sa_mask);
-    libc::sigaction(signal, &action, std::ptr::null_mut());
-}
-
-extern "C" fn flush_and_die(signal: c_int) {
-    buffer::flush_all(true);
-    // SA_RESETHAND restored the default action: terminate with the signal.
-    unsafe { libc::raise(signal) };
 }
 
 /// The tool's entry point.

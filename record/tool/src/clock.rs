@@ -1,0 +1,276 @@
+//! The recording clock: the time-stamp counter where it is invariant (one
+//! `rdtsc`, ~8 ns here, against ~25 ns for `clock_gettime`), else
+//! CLOCK_MONOTONIC in nanoseconds.
+//!
+//! Counter readings stay comparable across processes because the recording
+//! also holds anchors, pairs of (counter, CLOCK_MONOTONIC ns): one per process
+//! at setup with the counter's measured frequency, and one in the stream at
+//! least every [`ANCHOR_INTERVAL_NS`] per thread. The converter maps each
+//! reading onto CLOCK_MONOTONIC by interpolating between anchors.
+
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+
+/// What event timestamps count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Kind {
+    /// Nanoseconds on CLOCK_MONOTONIC.
+    Monotonic = 0,
+    /// Time-stamp counter ticks.
+    Tsc = 1,
+}
+
+impl Kind {
+    pub fn from_u8(v: u8) -> Option<Kind> {
+        match v {
+            0 => Some(Kind::Monotonic),
+            1 => Some(Kind::Tsc),
+            _ => None,
+        }
+    }
+}
+
+/// Environment variable forcing CLOCK_MONOTONIC (`NVTXR_RECORD_CLOCK=monotonic`).
+pub const CLOCK_VAR: &str = "NVTXR_RECORD_CLOCK";
+
+/// How often, at most, a thread writes an anchor into its stream.
+pub const ANCHOR_INTERVAL_NS: u64 = 10_000_000;
+
+static KIND: AtomicU8 = AtomicU8::new(Kind::Monotonic as u8);
+/// Clock ticks between a thread's anchors.
+static ANCHOR_TICKS: AtomicU64 = AtomicU64::new(0);
+
+/// The clock and its calibration, as stored in each process's header.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Calibration {
+    pub kind: Kind,
+    /// Counter ticks per second (1e9 for CLOCK_MONOTONIC).
+    pub ticks_per_second: f64,
+    /// One reading of both clocks at the same instant.
+    pub anchor: Anchor,
+}
+
+/// One (counter, CLOCK_MONOTONIC ns) pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Anchor {
+    pub ticks: u64,
+    pub ns: u64,
+}
+
+/// Nanoseconds on CLOCK_MONOTONIC, the clock every process shares.
+pub fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid timespec to fill.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn tsc() -> u64 {
+    // SAFETY: rdtsc has no preconditions on x86-64.
+    unsafe { core::arch::x86_64::_rdtsc() }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn tsc() -> u64 {
+    monotonic_ns()
+}
+
+/// The current reading of the recording clock.
+#[inline(always)]
+pub fn now() -> u64 {
+    if KIND.load(Ordering::Relaxed) == Kind::Tsc as u8 {
+        tsc()
+    } else {
+        monotonic_ns()
+    }
+}
+
+/// Ticks after which a thread writes a new anchor.
+#[inline(always)]
+pub fn anchor_ticks() -> u64 {
+    ANCHOR_TICKS.load(Ordering::Relaxed)
+}
+
+/// An anchor read now: the counter reading closest in time to a
+/// CLOCK_MONOTONIC reading (the best of three brackets).
+pub fn anchor() -> Anchor {
+    if KIND.load(Ordering::Relaxed) != Kind::Tsc as u8 {
+        let ns = monotonic_ns();
+        return Anchor { ticks: ns, ns };
+    }
+    (0..3)
+        .map(|_| {
+            let before = tsc();
+            let ns = monotonic_ns();
+            let after = tsc();
+            (
+                after - before,
+                Anchor {
+                    ticks: before + (after - before) / 2,
+                    ns,
+                },
+            )
+        })
+        .min_by_key(|(width, _)| *width)
+        .map(|(_, a)| a)
+        .expect("three samples")
+}
+
+/// Whether this CPU's counter runs at a constant rate in every power state
+/// and on every core (CPUID 0x8000_0007, EDX bit 8).
+#[cfg(target_arch = "x86_64")]
+fn invariant_tsc() -> bool {
+    use core::arch::x86_64::__cpuid;
+    let max_extended = __cpuid(0x8000_0000).eax;
+    max_extended >= 0x8000_0007 && __cpuid(0x8000_0007).edx & (1 << 8) != 0
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn invariant_tsc() -> bool {
+    false
+}
+
+/// Chooses the clock and measures the counter's frequency (1 ms), once per
+/// process. `inherited` (a forked child) reuses the parent's measurement.
+pub fn setup(inherited: Option<Calibration>) -> Calibration {
+    let calibration = inherited.unwrap_or_else(|| {
+        let forced = std::env::var_os(CLOCK_VAR).is_some_and(|v| v == "monotonic");
+        if forced || !invariant_tsc() {
+            let ns = monotonic_ns();
+            return Calibration {
+                kind: Kind::Monotonic,
+                ticks_per_second: 1e9,
+                anchor: Anchor { ticks: ns, ns },
+            };
+        }
+        KIND.store(Kind::Tsc as u8, Ordering::Relaxed);
+        let first = anchor();
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        let second = anchor();
+        let ticks_per_second =
+            (second.ticks - first.ticks) as f64 * 1e9 / (second.ns - first.ns).max(1) as f64;
+        Calibration {
+            kind: Kind::Tsc,
+            ticks_per_second,
+            anchor: second,
+        }
+    });
+    KIND.store(calibration.kind as u8, Ordering::Relaxed);
+    let ticks = match calibration.kind {
+        Kind::Tsc => (calibration.ticks_per_second * ANCHOR_INTERVAL_NS as f64 / 1e9) as u64,
+        Kind::Monotonic => ANCHOR_INTERVAL_NS,
+    };
+    ANCHOR_TICKS.store(ticks, Ordering::Relaxed);
+    calibration
+}
+
+/// Maps recording-clock readings of one process onto CLOCK_MONOTONIC ns.
+#[derive(Debug, Clone)]
+pub struct Converter {
+    kind: Kind,
+    ticks_per_ns: f64,
+    /// Sorted by ticks.
+    anchors: Vec<Anchor>,
+}
+
+impl Converter {
+    /// From the process's calibration and every anchor found in its streams.
+    pub fn new(calibration: &Calibration, mut anchors: Vec<Anchor>) -> Converter {
+        anchors.push(calibration.anchor);
+        anchors.sort_by_key(|a| a.ticks);
+        anchors.dedup_by_key(|a| a.ticks);
+        Converter {
+            kind: calibration.kind,
+            ticks_per_ns: calibration.ticks_per_second / 1e9,
+            anchors,
+        }
+    }
+
+    /// CLOCK_MONOTONIC ns for a reading: interpolated between the anchors
+    /// around it, extrapolated at the measured rate beyond the last one.
+    pub fn ns(&self, ticks: u64) -> u64 {
+        if self.kind == Kind::Monotonic {
+            return ticks;
+        }
+        let i = self.anchors.partition_point(|a| a.ticks <= ticks);
+        let (base, rate) = match (i.checked_sub(1), self.anchors.get(i)) {
+            (Some(b), Some(next)) => {
+                let base = self.anchors[b];
+                let rate = (next.ticks - base.ticks) as f64 / (next.ns - base.ns).max(1) as f64;
+                (base, rate)
+            }
+            (Some(b), None) => (self.anchors[b], self.ticks_per_ns),
+            (None, _) => (self.anchors[0], self.ticks_per_ns),
+        };
+        let delta = (ticks as f64 - base.ticks as f64) / rate;
+        (base.ns as f64 + delta).max(0.0) as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn calibration(anchor: Anchor) -> Calibration {
+        Calibration {
+            kind: Kind::Tsc,
+            ticks_per_second: 2e9,
+            anchor,
+        }
+    }
+
+    #[test]
+    fn extrapolates_at_the_measured_rate_from_one_anchor() {
+        let c = Converter::new(
+            &calibration(Anchor {
+                ticks: 1000,
+                ns: 500,
+            }),
+            vec![],
+        );
+        assert_eq!(c.ns(1000), 500);
+        assert_eq!(c.ns(3000), 1500);
+        assert_eq!(c.ns(0), 0);
+    }
+
+    #[test]
+    fn interpolates_between_anchors_whatever_the_measured_rate() {
+        let c = Converter::new(
+            &calibration(Anchor { ticks: 0, ns: 0 }),
+            vec![Anchor {
+                ticks: 3_000,
+                ns: 1_000,
+            }],
+        );
+        assert_eq!(c.ns(1_500), 500, "the anchors' own rate (3 ticks/ns) wins");
+        assert_eq!(c.ns(5_000), 2_000, "beyond the last: the measured rate");
+    }
+
+    #[test]
+    fn monotonic_readings_pass_through() {
+        let cal = Calibration {
+            kind: Kind::Monotonic,
+            ticks_per_second: 1e9,
+            anchor: Anchor { ticks: 7, ns: 7 },
+        };
+        assert_eq!(Converter::new(&cal, vec![]).ns(123_456), 123_456);
+    }
+
+    #[test]
+    fn the_counter_tracks_the_monotonic_clock() {
+        let cal = setup(None);
+        let start = (now(), monotonic_ns());
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let end = (now(), monotonic_ns());
+        let c = Converter::new(&cal, vec![]);
+        let measured = c.ns(end.0) as i64 - c.ns(start.0) as i64;
+        let truth = (end.1 - start.1) as i64;
+        assert!((measured - truth).abs() < 100_000, "{measured} vs {truth}");
+    }
+}

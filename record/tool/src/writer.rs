@@ -1,0 +1,391 @@
+//! Each thread's event writer: records are encoded straight into the
+//! thread's current chunk, a shared mapping of its file, and the chunk's
+//! committed length is advanced after each one. Nothing is buffered in the
+//! process, so nothing needs flushing: `_exit`, SIGKILL, `abort()` or a crash
+//! lose at most the event being written.
+//!
+//! The event path takes no lock and allocates nothing once the thread has a
+//! chunk, so events are async-signal-safe (a signal handler that interrupts
+//! its own thread in the middle of a record has its event dropped and
+//! counted instead). A thread's first chunk is small and each next one
+//! doubles, up to [`MAX_CHUNK`]. After `fork()` the child leaves the parent's
+//! chunks alone and starts its own.
+
+use crate::clock;
+use crate::format::{
+    Kind, CHUNK_COMMITTED, CHUNK_HEADER, HAS_CATEGORY, HAS_COLOR, HAS_DOMAIN, HAS_PAYLOAD,
+    HAS_STRING, HAS_TEXT, HAS_VALUE,
+};
+use crate::recording::{self, Mapping};
+use std::cell::{Cell, UnsafeCell};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A thread's first chunk, in bytes.
+pub const FIRST_CHUNK: usize = 64 << 10;
+/// The largest chunk.
+pub const MAX_CHUNK: usize = 4 << 20;
+/// Longer messages are cut to this many bytes.
+pub const MAX_TEXT: usize = 64 << 10;
+/// After a chunk could not be made, events dropped before trying again.
+const RETRY_AFTER: u32 = 4096;
+/// Domains whose push depth a thread tracks (what push and pop return).
+const DEPTH_DOMAINS: usize = 16;
+
+/// Bumped in a forked child: chunks of an older epoch are the parent's. Starts at 1,
+/// so a new thread's writer (epoch 0) sets itself up on its first event.
+static EPOCH: AtomicU64 = AtomicU64::new(1);
+
+/// An event's text, written after the header.
+pub enum Text<'a> {
+    None,
+    Bytes(&'a [u8]),
+    /// A NUL-terminated `wchar_t` (UTF-32) string, converted to UTF-8.
+    Wide(*const i32),
+}
+
+/// One event, before encoding (see `format` for what each field means).
+pub struct Event<'a> {
+    pub kind: Kind,
+    pub color: Option<u32>,
+    /// 0 means none.
+    pub category: u32,
+    /// `(type, bits)`; type 0 means none.
+    pub payload: (u8, u64),
+    pub domain: u64,
+    pub value: u64,
+    pub string: Option<u64>,
+    pub text: Text<'a>,
+}
+
+impl<'a> Event<'a> {
+    /// An event with only a kind, domain, value and text.
+    pub fn simple(kind: Kind, domain: u64, value: u64, text: Text<'a>) -> Self {
+        Event {
+            kind,
+            color: None,
+            category: 0,
+            payload: (0, 0),
+            domain,
+            value,
+            string: None,
+            text,
+        }
+    }
+}
+
+/// The most bytes a record takes besides its text.
+const MAX_FIXED: usize = 2 + 8 + 4 + 4 + 9 + 8 + 8 + 8 + 4;
+/// Room kept for an anchor and the thread's OS name before each event.
+const MAX_EXTRA: usize = 2 * MAX_FIXED + 16;
+
+struct Writer {
+    chunk: Cell<Option<(*mut u8, usize)>>,
+    /// Record bytes committed in the current chunk.
+    len: Cell<usize>,
+    /// The thread's next chunk number and size.
+    seq: Cell<u32>,
+    next_size: Cell<usize>,
+    epoch: Cell<u64>,
+    tid: Cell<u32>,
+    /// Inside `record` (a signal handler that re-enters sees it set).
+    busy: Cell<bool>,
+    /// Clock reading after which the next anchor (and OS-name check) is due.
+    next_anchor: Cell<u64>,
+    /// Events still to drop before retrying to make a chunk.
+    retry_in: Cell<u32>,
+    /// The OS thread name last written.
+    os_name: Cell<[u8; 16]>,
+    depths: UnsafeCell<[(u64, i32); DEPTH_DOMAINS]>,
+    used_depths: Cell<usize>,
+}
+
+impl Writer {
+    const fn new() -> Writer {
+        Writer {
+            chunk: Cell::new(None),
+            len: Cell::new(0),
+            seq: Cell::new(0),
+            next_size: Cell::new(FIRST_CHUNK),
+            epoch: Cell::new(0),
+            tid: Cell::new(0),
+            busy: Cell::new(false),
+            next_anchor: Cell::new(0),
+            retry_in: Cell::new(0),
+            os_name: Cell::new([0; 16]),
+            depths: UnsafeCell::new([(0, 0); DEPTH_DOMAINS]),
+            used_depths: Cell::new(0),
+        }
+    }
+}
+
+thread_local! {
+    // No destructor: usable until the thread is gone, from `atexit`
+    // handlers and other thread-local destructors too.
+    static WRITER: Writer = const { Writer::new() };
+    // Unmaps the thread's chunk when the thread exits.
+    static RELEASE: Release = const { Release };
+}
+
+struct Release;
+
+impl Drop for Release {
+    fn drop(&mut self) {
+        let _ = WRITER.try_with(|w| {
+            if let Some((base, size)) = w.chunk.take() {
+                recording::unmap(&Mapping { base, size });
+            }
+        });
+    }
+}
+
+/// Records one event on the calling thread. Returns, for a push or a pop,
+/// the depth NVIDIA's tools return (see `Writer::step_depth`); else 0; -1
+/// when the event could not be recorded.
+pub fn record(event: &Event) -> i32 {
+    let now = clock::now();
+    WRITER
+        .try_with(|w| {
+            if w.busy.replace(true) {
+                // A signal handler interrupted this thread mid-record.
+                recording::count_dropped(1);
+                return -1;
+            }
+            let result = w.write(now, event);
+            w.busy.set(false);
+            result
+        })
+        .unwrap_or(-1)
+}
+
+/// In a forked child: the chunks the threads hold are the parent's.
+pub fn after_fork_in_child() {
+    EPOCH.fetch_add(1, Ordering::Relaxed);
+}
+
+impl Writer {
+    fn write(&self, now: u64, e: &Event) -> i32 {
+        let text_len = match e.text {
+            Text::None => 0,
+            Text::Bytes(b) => b.len().min(MAX_TEXT),
+            // SAFETY: the producer passes a NUL-terminated wide string.
+            Text::Wide(w) => unsafe { wide_utf8_len(w) },
+        };
+        let need = MAX_EXTRA + MAX_FIXED + text_len;
+        let epoch = EPOCH.load(Ordering::Relaxed);
+        if self.epoch.get() != epoch {
+            self.start_epoch(epoch);
+        }
+        let (base, size) = match self.chunk.get() {
+            Some((base, size)) if CHUNK_HEADER + self.len.get() + need <= size => (base, size),
+            _ => match self.next_chunk(need) {
+                Some(chunk) => chunk,
+                None => {
+                    recording::count_dropped(1);
+                    return -1;
+                }
+            },
+        };
+        // SAFETY: the chunk is this thread's own mapping of `size` bytes,
+        // with room for `need` more bytes checked above.
+        let out =
+            unsafe { std::slice::from_raw_parts_mut(base.add(CHUNK_HEADER), size - CHUNK_HEADER) };
+        let mut len = self.len.get();
+        if now >= self.next_anchor.get() {
+            len += self.anchor(&mut out[len..]);
+        }
+        len += encode(&mut out[len..], now, e, text_len);
+        self.len.set(len);
+        // SAFETY: 8-aligned offset in a page-aligned mapping, only accessed atomically.
+        let committed = unsafe { &*(base.add(CHUNK_COMMITTED) as *const AtomicU64) };
+        committed.store(len as u64, Ordering::Release);
+        match e.kind {
+            Kind::Push => self.step_depth(e.domain, 1),
+            Kind::Pop => self.step_depth(e.domain, -1),
+            _ => 0,
+        }
+    }
+
+    /// First event in this process (or in a forked child): forget the
+    /// chunks of the process this thread was forked from.
+    fn start_epoch(&self, epoch: u64) {
+        if let Some((base, size)) = self.chunk.take() {
+            recording::unmap(&Mapping { base, size });
+        }
+        self.epoch.set(epoch);
+        // SAFETY: gettid has no preconditions.
+        self.tid.set(unsafe { libc::gettid() } as u32);
+        self.seq.set(0);
+        self.next_size.set(FIRST_CHUNK);
+        self.retry_in.set(0);
+        self.os_name.set([0; 16]);
+        // Registers the unmapping at thread exit (fails quietly during thread teardown).
+        let _ = RELEASE.try_with(|_| ());
+    }
+
+    /// Maps the thread's next chunk, big enough for `need` bytes.
+    fn next_chunk(&self, need: usize) -> Option<(*mut u8, usize)> {
+        if self.retry_in.get() > 0 {
+            self.retry_in.set(self.retry_in.get() - 1);
+            return None;
+        }
+        let size = self.next_size.get().max(CHUNK_HEADER + need);
+        match recording::map_chunk(self.tid.get(), self.seq.get(), size) {
+            Ok(m) => {
+                if let Some((base, size)) = self.chunk.replace(Some((m.base, m.size))) {
+                    recording::unmap(&Mapping { base, size });
+                }
+                self.seq.set(self.seq.get() + 1);
+                self.next_size.set((size * 2).min(MAX_CHUNK));
+                self.len.set(0);
+                self.next_anchor.set(0);
+                Some((m.base, m.size))
+            }
+            Err(e) => {
+                recording::warn_dropping(format_args!("cannot create a chunk file: {e}"));
+                self.retry_in.set(RETRY_AFTER);
+                None
+            }
+        }
+    }
+
+    /// Writes an anchor, and the OS thread name if it changed; returns the bytes written.
+    fn anchor(&self, out: &mut [u8]) -> usize {
+        let a = clock::anchor();
+        self.next_anchor
+            .set(a.ticks.saturating_add(clock::anchor_ticks()));
+        let mut n = encode(
+            out,
+            a.ticks,
+            &Event::simple(Kind::Anchor, 0, a.ns, Text::None),
+            0,
+        );
+        let mut name = [0u8; 16];
+        // SAFETY: PR_GET_NAME writes at most 16 bytes, NUL included.
+        unsafe { libc::prctl(libc::PR_GET_NAME, name.as_mut_ptr()) };
+        if name != self.os_name.get() {
+            self.os_name.set(name);
+            let len = name.iter().position(|&b| b == 0).unwrap_or(16);
+            let text = Text::Bytes(&name[..len]);
+            let event = Event::simple(Kind::OsThreadName, 0, self.tid.get().into(), text);
+            n += encode(&mut out[n..], a.ticks, &event, len);
+        }
+        n
+    }
+
+    /// Applies a push (+1) or pop (-1) in `domain`; returns the depth before a
+    /// push, after a pop, or -1 for a pop with nothing open (0 past
+    /// [`DEPTH_DOMAINS`] domains on one thread).
+    fn step_depth(&self, domain: u64, delta: i32) -> i32 {
+        // SAFETY: only this thread touches its writer, and not re-entrantly (`busy`).
+        let depths = unsafe { &mut *self.depths.get() };
+        let used = self.used_depths.get();
+        let i = match depths[..used].iter().position(|(d, _)| *d == domain) {
+            Some(i) => i,
+            None if used < DEPTH_DOMAINS => {
+                depths[used] = (domain, 0);
+                self.used_depths.set(used + 1);
+                used
+            }
+            None => return 0,
+        };
+        let depth = &mut depths[i].1;
+        if delta < 0 && *depth == 0 {
+            return -1;
+        }
+        let before = *depth;
+        *depth += delta;
+        if delta > 0 {
+            before
+        } else {
+            *depth
+        }
+    }
+}
+
+/// Writes one record at the start of `out` (which has room); returns its length.
+fn encode(out: &mut [u8], timestamp: u64, e: &Event, text_len: usize) -> usize {
+    let mut n = 2;
+    let mut flags = 0;
+    let mut put = |bit: u8, bytes: &[u8]| {
+        flags |= bit;
+        out[n..n + bytes.len()].copy_from_slice(bytes);
+        n += bytes.len();
+    };
+    put(0, &timestamp.to_le_bytes());
+    if let Some(c) = e.color {
+        put(HAS_COLOR, &c.to_le_bytes());
+    }
+    if e.category != 0 {
+        put(HAS_CATEGORY, &e.category.to_le_bytes());
+    }
+    if e.payload.0 != 0 {
+        put(HAS_PAYLOAD, &[e.payload.0]);
+        put(HAS_PAYLOAD, &e.payload.1.to_le_bytes());
+    }
+    if e.domain != 0 {
+        put(HAS_DOMAIN, &e.domain.to_le_bytes());
+    }
+    if e.value != 0 {
+        put(HAS_VALUE, &e.value.to_le_bytes());
+    }
+    if let Some(s) = e.string {
+        put(HAS_STRING, &s.to_le_bytes());
+    }
+    if !matches!(e.text, Text::None) {
+        put(HAS_TEXT, &(text_len as u32).to_le_bytes());
+    }
+    out[0] = e.kind as u8;
+    out[1] = flags;
+    match e.text {
+        Text::None => {}
+        Text::Bytes(b) => {
+            out[n..n + text_len].copy_from_slice(&b[..text_len]);
+            n += text_len;
+        }
+        Text::Wide(w) => {
+            let end = n + text_len;
+            let mut utf8 = [0u8; 4];
+            // SAFETY: as in `write`.
+            for c in unsafe { wide_chars(w) } {
+                let c = c.encode_utf8(&mut utf8).as_bytes();
+                if n + c.len() > end {
+                    break;
+                }
+                out[n..n + c.len()].copy_from_slice(c);
+                n += c.len();
+            }
+        }
+    }
+    n
+}
+
+/// UTF-8 bytes of a wide string, cut at whole characters to [`MAX_TEXT`].
+///
+/// # Safety
+/// `w` is NULL or NUL-terminated.
+unsafe fn wide_utf8_len(w: *const i32) -> usize {
+    let mut len = 0;
+    for c in wide_chars(w) {
+        if len + c.len_utf8() > MAX_TEXT {
+            break;
+        }
+        len += c.len_utf8();
+    }
+    len
+}
+
+/// The characters of a NUL-terminated UTF-32 string (invalid ones as U+FFFD).
+///
+/// # Safety
+/// `w` is NULL or NUL-terminated.
+unsafe fn wide_chars(w: *const i32) -> impl Iterator<Item = char> {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        if w.is_null() || *w.add(i) == 0 {
+            return None;
+        }
+        let c = char::from_u32(*w.add(i) as u32).unwrap_or('\u{FFFD}');
+        i += 1;
+        Some(c)
+    })
+}
