@@ -3,9 +3,14 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -93,6 +98,130 @@ static void many(void) {
     for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
 }
 
+/* Ranges, then death with no chance to clean up: SIGKILL, a segfault, abort(). */
+static void die(const char *how) {
+    ranges("before death", 1000);
+    nvtxr_range_push(NULL, "open at death");
+    if (!strcmp(how, "kill")) raise(SIGKILL);
+    if (!strcmp(how, "abort")) abort();
+    volatile int *nowhere = NULL;
+    *nowhere = 1;
+}
+
+/* Marks from a signal handler that fires while the thread records. */
+static volatile sig_atomic_t handled;
+static void on_alarm(int sig) {
+    (void)sig;
+    nvtxr_mark(NULL, "from handler");
+    handled++;
+}
+static void signal_marks(void) {
+    /* The first call attaches the tool; calls a handler makes meanwhile, on
+       the initializing thread, are dropped by design. */
+    ranges("before signals", 1);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_alarm;
+    sigaction(SIGALRM, &sa, NULL);
+    struct itimerval every = {{0, 200}, {0, 200}};
+    setitimer(ITIMER_REAL, &every, NULL);
+    while (handled < 100) ranges("under signals", 100);
+    struct itimerval off = {{0, 0}, {0, 0}};
+    setitimer(ITIMER_REAL, &off, NULL);
+    printf("handled %d\n", (int)handled);
+}
+
+/* More threads than file descriptors: each thread one range. */
+enum { THREADS = 1100 };
+static pthread_barrier_t all_recorded;
+static void *one_range(void *arg) {
+    (void)arg;
+    ranges("thread", 1);
+    pthread_barrier_wait(&all_recorded); /* every thread alive at once */
+    return NULL;
+}
+static void many_threads(void) {
+    struct rlimit fds = {1024, 1024};
+    setrlimit(RLIMIT_NOFILE, &fds);
+    enum { N = THREADS };
+    pthread_barrier_init(&all_recorded, NULL, N);
+    pthread_t t[N];
+    for (int i = 0; i < N; i++) pthread_create(&t[i], NULL, one_range, NULL);
+    for (int i = 0; i < N; i++) pthread_join(t[i], NULL);
+}
+
+/* Records past a file-size limit below a chunk's size: must not be killed by SIGXFSZ. */
+static void file_limit(void) {
+    struct rlimit size = {16 << 10, 16 << 10};
+    setrlimit(RLIMIT_FSIZE, &size);
+    ranges("over the limit", 100);
+    printf("still alive\n");
+}
+
+/* exec() without fork(): the events before it stay. */
+static void exec_self(const char *self) {
+    ranges("before exec", 20);
+    execl(self, self, "worker", (char *)NULL);
+}
+
+/* A child that outlives its parent and records after the parent is gone. */
+static void orphan(void) {
+    ranges("parent", 3);
+    if (fork() == 0) {
+        usleep(300 * 1000);
+        ranges("orphan", 7);
+        _exit(0);
+    }
+}
+
+/* Marks from atexit handlers and global destructors. */
+static void at_exit_mark(void) { nvtxr_mark(NULL, "from atexit"); }
+__attribute__((destructor)) static void destructor_mark(void) {
+    if (getenv("NVTXR_TEST_DESTRUCTOR")) nvtxr_mark(NULL, "from destructor");
+}
+static void at_exit(void) {
+    setenv("NVTXR_TEST_DESTRUCTOR", "1", 1);
+    atexit(at_exit_mark);
+    ranges("main", 2);
+}
+
+/* A thread named through the OS only, and one named through both. */
+static void *os_named(void *arg) {
+    prctl(PR_SET_NAME, (unsigned long)"os-named", 0, 0, 0);
+    if (arg) nvtxr_name_current_thread("nvtx-named");
+    ranges(arg ? "both" : "os only", 1);
+    return NULL;
+}
+static void thread_names(void) {
+    pthread_t a, b;
+    pthread_create(&a, NULL, os_named, NULL);
+    pthread_join(a, NULL);
+    pthread_create(&b, NULL, os_named, (void *)1);
+    pthread_join(b, NULL);
+}
+
+/* Prints the recording directory's mode (the launcher must make it private). */
+static void dir_mode(void) {
+    struct stat st;
+    const char *dir = getenv("NVTXR_RECORD_DIR");
+    if (!dir || stat(dir, &st) != 0) {
+        printf("no directory\n");
+        return;
+    }
+    printf("mode %o\n", (unsigned)(st.st_mode & 0777));
+    ranges("checked", 1);
+}
+
+/* Start/end ranges, the same ids in two processes. */
+static void async_ids(void) {
+    if (fork() == 0) {
+        nvtxr_range_end(NULL, nvtxr_range_start(NULL, "child async"));
+        _exit(0);
+    }
+    wait(NULL);
+    nvtxr_range_end(NULL, nvtxr_range_start(NULL, "parent async"));
+}
+
 int main(int argc, char **argv) {
     const char *s = argc > 1 ? argv[1] : "";
     if (!strcmp(s, "processes")) processes(argv[0]);
@@ -101,8 +230,18 @@ int main(int argc, char **argv) {
     else if (!strcmp(s, "loop")) loop();
     else if (!strcmp(s, "thread_exit")) thread_exit();
     else if (!strcmp(s, "many")) many();
+    else if (!strncmp(s, "die-", 4)) die(s + 4);
+    else if (!strcmp(s, "signal_marks")) signal_marks();
+    else if (!strcmp(s, "many_threads")) many_threads();
+    else if (!strcmp(s, "file_limit")) file_limit();
+    else if (!strcmp(s, "exec_self")) exec_self(argv[0]);
+    else if (!strcmp(s, "orphan")) orphan();
+    else if (!strcmp(s, "at_exit")) at_exit();
+    else if (!strcmp(s, "thread_names")) thread_names();
+    else if (!strcmp(s, "dir_mode")) dir_mode();
+    else if (!strcmp(s, "async_ids")) async_ids();
     else {
-        fprintf(stderr, "usage: %s processes|sigterm|loop|thread_exit|many\n", argv[0]);
+        fprintf(stderr, "usage: %s SCENARIO (see main)\n", argv[0]);
         return 2;
     }
     return 0;

@@ -1,7 +1,7 @@
 //! The Chrome Trace Event format (Perfetto, chrome://tracing): one process
 //! track per process, one thread track per thread (named after the thread),
 //! push/pop ranges as nested complete events, start/end ranges as async
-//! slices, marks as instants; domain, category, payload and color in args.
+//! slices (ids `<pid>.<id>`, unique across the trace), marks as instants; domain, category, payload and color in args.
 
 use crate::json;
 use crate::model::{Details, Payload, Recording, Style};
@@ -106,7 +106,8 @@ pub fn write(recording: &Recording, out: &mut dyn Write) -> std::io::Result<()> 
                 Style::StartEnd => {
                     for (ph, t, a) in [("b", r.start, args.as_str()), ("e", r.end, "{}")] {
                         lines.push(format!(
-                            r#"{{"ph":"{ph}","name":{name},"cat":{cat},"id":"0x{:x}","pid":{},"tid":{},"ts":{},"args":{a}}}"#,
+                            r#"{{"ph":"{ph}","name":{name},"cat":{cat},"id":"{}.{:x}","pid":{},"tid":{},"ts":{},"args":{a}}}"#,
+                            p.pid,
                             r.id,
                             p.pid,
                             r.tid,

@@ -159,8 +159,16 @@ fn read_image(path: &Path, pid: u32, n: u32) -> std::io::Result<Image> {
         })
         .collect();
     let clock = Converter::new(&header.calibration, anchors);
+    // Ids count from 1 again in each image a pid execs: keep them apart.
+    let tag = u64::from(n) << 48;
+    let tagged = |id: u64| if id == 0 { 0 } else { id | tag };
     for r in chunks.iter_mut().flat_map(|c| &mut c.records) {
         r.timestamp = clock.ns(r.timestamp);
+        r.domain = tagged(r.domain);
+        r.string = r.string.map(tagged);
+        if matches!(r.kind, Kind::Start | Kind::End | Kind::RegisterString) {
+            r.value = tagged(r.value);
+        }
     }
     Ok(Image {
         pid,

@@ -73,7 +73,7 @@ struct Event {
 /// that complete events nest properly per thread and every b has one e.
 fn events(trace: &Value) -> Vec<Event> {
     let mut out = Vec::new();
-    let mut open: HashMap<(u64, String), Event> = HashMap::new();
+    let mut open: HashMap<String, Event> = HashMap::new();
     for e in trace["traceEvents"].as_array().unwrap() {
         let ph = e["ph"].as_str().unwrap().to_string();
         if ph == "M" {
@@ -90,14 +90,15 @@ fn events(trace: &Value) -> Vec<Event> {
             args: e["args"].clone(),
         };
         match ph.as_str() {
+            // Async ids are unique across the whole trace, not per process.
             "b" => assert!(
-                open.insert((ev.pid, e["id"].as_str().unwrap().into()), ev)
+                open.insert(e["id"].as_str().unwrap().into(), ev)
                     .is_none(),
                 "duplicate async id"
             ),
             "e" => {
                 let mut begin = open
-                    .remove(&(ev.pid, e["id"].as_str().unwrap().into()))
+                    .remove(e["id"].as_str().unwrap())
                     .expect("e without b");
                 assert!(ev.start >= begin.start);
                 begin.end = ev.start;
@@ -582,5 +583,224 @@ fn html_timeline_of_a_long_trace_draws_about_a_bar_per_pixel() {
             dom.contains(&format!("data-name=\"busy {t}\"")),
             "busy {t} not drawn"
         );
+    }
+}
+
+/// `nvtxr record -q [extra] -- record_scenarios NAME`, with its trace's events.
+fn scenario(name: &str, extra: &[&str]) -> (Output, Vec<Event>, PathBuf) {
+    let dir = scratch(name);
+    let mut args = vec!["-q"];
+    args.extend(extra);
+    let out = record(&dir, &args, &[scenarios().to_str().unwrap(), name], &[]);
+    let ev = events(&load(&dir.join("trace.json")));
+    (out, ev, dir)
+}
+
+#[test]
+fn sigkill_segfault_and_abort_lose_nothing_already_recorded() {
+    for (how, signal) in [("kill", 9), ("segv", 11), ("abort", 6)] {
+        let (out, ev, _) = scenario(&format!("die-{how}"), &[]);
+        assert_eq!(out.status.code(), Some(128 + signal), "{}", text(&out));
+        assert_eq!(count(&ev, "X", "before death"), 1000, "{how}");
+        assert_eq!(count(&ev, "i", "tick"), 1000, "{how}");
+        assert_eq!(count(&ev, "X", "open at death"), 1, "{how}: closed at the last event");
+    }
+}
+
+#[test]
+fn marks_from_a_signal_handler_neither_deadlock_nor_corrupt() {
+    let (out, ev, _) = scenario("signal_marks", &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let handled: usize = String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .strip_prefix("handled ")
+        .unwrap()
+        .parse()
+        .unwrap();
+    let ranges = count(&ev, "X", "under signals");
+    assert!(ranges >= 100 && ranges % 100 == 0, "{ranges}");
+    assert_eq!(count(&ev, "X", "before signals"), 1);
+    assert_eq!(count(&ev, "i", "tick"), ranges + 1, "no event lost or garbled");
+    // Handlers that interrupt their thread mid-record too: every mark is there.
+    assert_eq!(count(&ev, "i", "from handler"), handled);
+}
+
+#[test]
+fn more_threads_than_file_descriptors_are_all_recorded() {
+    let (out, ev, _) = scenario("many_threads", &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(count(&ev, "X", "thread"), 1100);
+    let threads: std::collections::BTreeSet<u64> = ev.iter().map(|e| e.tid).collect();
+    assert_eq!(threads.len(), 1100);
+}
+
+#[test]
+fn a_file_size_limit_drops_events_loudly_and_never_kills_the_program() {
+    let (out, ev, _) = scenario("file_limit", &[]);
+    let msg = text(&out);
+    assert!(msg.contains("still alive"), "not killed by SIGXFSZ: {msg}");
+    assert!(
+        msg.contains("cannot create a chunk file: the file size limit (ulimit -f) is reached"),
+        "{msg}"
+    );
+    assert!(msg.contains("the recording is incomplete: events dropped: 300 in process"), "{msg}");
+    assert_eq!(out.status.code(), Some(1), "{msg}");
+    assert!(msg.contains("the recording is kept in"), "{msg}");
+    assert_eq!(count(&ev, "X", "over the limit"), 0);
+}
+
+#[test]
+fn exec_without_fork_keeps_the_events_before_it() {
+    let (out, ev, _) = scenario("exec_self", &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(count(&ev, "X", "before exec"), 20);
+    assert_eq!(count(&ev, "X", "exec'd worker"), 50);
+    let pids: std::collections::BTreeSet<u64> = ev.iter().map(|e| e.pid).collect();
+    assert_eq!(pids.len(), 1, "one process, before and after exec");
+}
+
+#[test]
+fn a_child_that_outlives_its_parent_is_recorded_to_its_end() {
+    let (out, ev, _) = scenario("orphan", &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(count(&ev, "X", "parent"), 3);
+    assert_eq!(count(&ev, "X", "orphan"), 7);
+    let (out, ev, _) = scenario("orphan", &["--wait", "primary"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(count(&ev, "X", "parent"), 3);
+    assert_eq!(count(&ev, "X", "orphan"), 0, "--wait primary does not wait");
+}
+
+#[test]
+fn marks_from_atexit_handlers_and_destructors_are_recorded() {
+    let (out, ev, _) = scenario("at_exit", &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(count(&ev, "X", "main"), 2);
+    assert_eq!(count(&ev, "i", "from atexit"), 1);
+    assert_eq!(count(&ev, "i", "from destructor"), 1);
+}
+
+#[test]
+fn threads_carry_their_os_name_unless_named_through_nvtx() {
+    let dir = scratch("thread_names");
+    let out = record(&dir, &["-q"], &[scenarios().to_str().unwrap(), "thread_names"], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let trace = load(&dir.join("trace.json"));
+    let ev = events(&trace);
+    let name_of = |range: &str| {
+        let e = ev.iter().find(|e| e.name == range).unwrap();
+        trace["traceEvents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["name"] == "thread_name" && m["tid"] == e.tid)
+            .map(|m| m["args"]["name"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    assert_eq!(name_of("os only"), "os-named");
+    assert_eq!(name_of("both"), "nvtx-named");
+}
+
+#[test]
+fn async_ids_are_unique_across_processes() {
+    let dir = scratch("async_ids");
+    let out = record(&dir, &["-q"], &[scenarios().to_str().unwrap(), "async_ids"], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    // `events` fails on a duplicate id; both processes' first range has tool id 1... 
+    let ev = events(&load(&dir.join("trace.json")));
+    assert_eq!(names(&ev, "b").len(), 2);
+}
+
+#[test]
+fn the_recording_directory_is_private_and_never_follows_planted_files() {
+    let (out, _, _) = scenario("dir_mode", &[]);
+    assert!(text(&out).contains("mode 700"), "{}", text(&out));
+    // By hand, a directory that is a symlink or open to others is refused,
+    // and nothing is written through it.
+    let dir = scratch("planted");
+    let victim = dir.join("victim");
+    std::fs::write(&victim, "precious").unwrap();
+    let target = dir.join("elsewhere");
+    std::fs::create_dir(&target).unwrap();
+    std::os::unix::fs::symlink(&target, dir.join("link")).unwrap();
+    let open = dir.join("open");
+    std::fs::create_dir(&open).unwrap();
+    std::fs::set_permissions(&open, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    for (raw, why) in [
+        (dir.join("link"), "is not a directory (a symlink is refused)"),
+        (open.clone(), "is open to other users (mode 777)"),
+    ] {
+        let out = Command::new(scenarios())
+            .arg("worker")
+            .env("NVTX_INJECTION64_PATH", &artifacts().record_tool)
+            .env("NVTXR_RECORD_DIR", &raw)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        assert!(text(&out).contains(why), "{}", text(&out));
+    }
+    assert_eq!(std::fs::read_dir(&target).unwrap().count(), 0);
+    assert_eq!(std::fs::read_dir(&open).unwrap().count(), 0);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+}
+
+#[test]
+fn two_runs_writing_one_output_leave_a_valid_trace() {
+    let dir = scratch("same-output");
+    let runs: Vec<_> = (0..2)
+        .map(|_| {
+            record_command(&dir, &["-q"], &[scenarios().to_str().unwrap(), "many"])
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut run in runs {
+        assert!(run.wait().unwrap().success());
+    }
+    let ev = events(&load(&dir.join("trace.json")));
+    assert_eq!(count(&ev, "i", "tick"), 80000, "one run's whole trace");
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".nvtxr-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn python_multiprocessing_workers_lose_nothing_however_they_end() {
+    let script = nvtxr_harness::root().join("record/cli/tests/multiprocessing_workload.py");
+    let python = nvtxr_harness::python();
+    for (context, pattern, tasks) in [
+        ("fork", "with", 80),
+        ("fork", "close", 80),
+        ("forkserver", "with", 80),
+        ("forkserver", "close", 80),
+        ("spawn", "with", 80),
+        ("spawn", "close", 80),
+        ("fork", "bare", 20),
+    ] {
+        let dir = scratch(&format!("mp-{context}-{pattern}"));
+        let out = record(
+            &dir,
+            &["-q"],
+            &[&python, script.to_str().unwrap(), context, pattern],
+            &[("PYTHONPATH", python_nvtx().to_str().unwrap())],
+        );
+        assert!(out.status.success(), "{context} {pattern}: {}", text(&out));
+        assert!(text(&out).contains("workload done"));
+        let ev = events(&load(&dir.join("trace.json")));
+        let mut seen: Vec<usize> = ev
+            .iter()
+            .filter(|e| e.cat == "workers")
+            .map(|e| e.name.strip_prefix("task ").unwrap().parse().unwrap())
+            .collect();
+        seen.sort();
+        assert_eq!(
+            seen,
+            (0..tasks).collect::<Vec<_>>(),
+            "{context} {pattern}: every task's range, once"
+        );
+        assert_eq!(count(&ev, "X", "main"), 1);
     }
 }

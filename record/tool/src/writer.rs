@@ -5,9 +5,11 @@
 //! lose at most the event being written.
 //!
 //! The event path takes no lock and allocates nothing once the thread has a
-//! chunk, so events are async-signal-safe (a signal handler that interrupts
-//! its own thread in the middle of a record has its event dropped and
-//! counted instead). A thread's first chunk is small and each next one
+//! chunk, so events are async-signal-safe. A signal handler that interrupts
+//! its own thread in the middle of a record encodes its event into the
+//! thread's small side buffer, which the interrupted record appends after
+//! itself (an event that does not fit there is dropped and counted). A
+//! thread's first chunk is small and each next one
 //! doubles, up to [`MAX_CHUNK`]. After `fork()` the child leaves the parent's
 //! chunks alone and starts its own.
 
@@ -18,7 +20,7 @@ use crate::format::{
 };
 use crate::recording::{self, Mapping};
 use std::cell::{Cell, UnsafeCell};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{compiler_fence, AtomicU64, AtomicUsize, Ordering};
 
 /// A thread's first chunk, in bytes.
 pub const FIRST_CHUNK: usize = 64 << 10;
@@ -30,6 +32,8 @@ pub const MAX_TEXT: usize = 64 << 10;
 const RETRY_AFTER: u32 = 4096;
 /// Domains whose push depth a thread tracks (what push and pop return).
 const DEPTH_DOMAINS: usize = 16;
+/// Bytes of events from signal handlers a thread holds while it is mid-record.
+const SIDE_BUFFER: usize = 4096;
 
 /// Bumped in a forked child: chunks of an older epoch are the parent's. Starts at 1,
 /// so a new thread's writer (epoch 0) sets itself up on its first event.
@@ -97,6 +101,11 @@ struct Writer {
     os_name: Cell<[u8; 16]>,
     depths: UnsafeCell<[(u64, i32); DEPTH_DOMAINS]>,
     used_depths: Cell<usize>,
+    /// Events recorded by signal handlers while the thread was mid-record.
+    side: UnsafeCell<[u8; SIDE_BUFFER]>,
+    /// Bytes in `side`; atomic because a handler may change it between any
+    /// two instructions of the thread it interrupted.
+    side_len: AtomicUsize,
 }
 
 impl Writer {
@@ -114,6 +123,8 @@ impl Writer {
             os_name: Cell::new([0; 16]),
             depths: UnsafeCell::new([(0, 0); DEPTH_DOMAINS]),
             used_depths: Cell::new(0),
+            side: UnsafeCell::new([0; SIDE_BUFFER]),
+            side_len: AtomicUsize::new(0),
         }
     }
 }
@@ -147,11 +158,27 @@ pub fn record(event: &Event) -> i32 {
         .try_with(|w| {
             if w.busy.replace(true) {
                 // A signal handler interrupted this thread mid-record.
-                recording::count_dropped(1);
-                return -1;
+                return w.set_aside(now, event);
             }
+            // The fences keep the compiler from moving the writes to the
+            // chunk outside the `busy` window a signal handler checks.
+            compiler_fence(Ordering::SeqCst);
             let result = w.write(now, event);
+            while w.side_len.load(Ordering::Relaxed) != 0 {
+                w.append_side();
+            }
+            compiler_fence(Ordering::SeqCst);
             w.busy.set(false);
+            compiler_fence(Ordering::SeqCst);
+            // A handler that ran after the last check left its event aside.
+            if w.side_len.load(Ordering::Relaxed) != 0 && !w.busy.replace(true) {
+                compiler_fence(Ordering::SeqCst);
+                while w.side_len.load(Ordering::Relaxed) != 0 {
+                    w.append_side();
+                }
+                compiler_fence(Ordering::SeqCst);
+                w.busy.set(false);
+            }
             result
         })
         .unwrap_or(-1)
@@ -194,15 +221,87 @@ impl Writer {
             len += self.anchor(&mut out[len..]);
         }
         len += encode(&mut out[len..], now, e, text_len);
-        self.len.set(len);
-        // SAFETY: 8-aligned offset in a page-aligned mapping, only accessed atomically.
-        let committed = unsafe { &*(base.add(CHUNK_COMMITTED) as *const AtomicU64) };
-        committed.store(len as u64, Ordering::Release);
+        self.commit(base, len);
         match e.kind {
             Kind::Push => self.step_depth(e.domain, 1),
             Kind::Pop => self.step_depth(e.domain, -1),
             _ => 0,
         }
+    }
+
+    /// From a signal handler that interrupted this thread mid-record: encodes
+    /// the event into the side buffer. Returns 0 (no depth is tracked here),
+    /// -1 if it does not fit.
+    fn set_aside(&self, now: u64, e: &Event) -> i32 {
+        let text_len = match e.text {
+            Text::None => 0,
+            Text::Bytes(b) => b.len(),
+            // SAFETY: the producer passes a NUL-terminated wide string.
+            Text::Wide(w) => unsafe { wide_utf8_len(w) },
+        };
+        loop {
+            let at = self.side_len.load(Ordering::Relaxed);
+            if at + MAX_FIXED + text_len > SIDE_BUFFER {
+                recording::count_dropped(1);
+                return -1;
+            }
+            let mut record = [0u8; SIDE_BUFFER];
+            let n = encode(&mut record, now, e, text_len);
+            // A nested handler may have set something aside meanwhile: claim
+            // the space only if it is still free.
+            if self
+                .side_len
+                .compare_exchange(at, at + n, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+            {
+                // SAFETY: bytes `at..at + n` are ours alone now.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        record.as_ptr(),
+                        self.side.get().cast::<u8>().add(at),
+                        n,
+                    )
+                };
+                return 0;
+            }
+        }
+    }
+
+    /// Appends what signal handlers set aside, after the record they interrupted.
+    fn append_side(&self) {
+        let mut copy = [0u8; SIDE_BUFFER];
+        let n = loop {
+            let n = self.side_len.load(Ordering::Relaxed);
+            // SAFETY: bytes below side_len are complete and never rewritten
+            // until side_len is reset below.
+            unsafe {
+                std::ptr::copy_nonoverlapping(self.side.get().cast::<u8>(), copy.as_mut_ptr(), n)
+            };
+            if self
+                .side_len
+                .compare_exchange(n, 0, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+            {
+                break n;
+            }
+        };
+        let fits = matches!(self.chunk.get(), Some((_, size)) if CHUNK_HEADER + self.len.get() + n <= size);
+        let Some((base, _)) = (if fits { self.chunk.get() } else { self.next_chunk(n) }) else {
+            recording::count_dropped(count_records(&copy[..n]));
+            return;
+        };
+        let len = self.len.get();
+        // SAFETY: this thread's own chunk, with room for `n` more bytes.
+        unsafe { std::ptr::copy_nonoverlapping(copy.as_ptr(), base.add(CHUNK_HEADER + len), n) };
+        self.commit(base, len + n);
+    }
+
+    /// Makes the first `len` record bytes of the chunk at `base` visible.
+    fn commit(&self, base: *mut u8, len: usize) {
+        self.len.set(len);
+        // SAFETY: 8-aligned offset in a page-aligned mapping, only accessed atomically.
+        let committed = unsafe { &*(base.add(CHUNK_COMMITTED) as *const AtomicU64) };
+        committed.store(len as u64, Ordering::Release);
     }
 
     /// First event in this process (or in a forked child): forget the
@@ -357,6 +456,11 @@ fn encode(out: &mut [u8], timestamp: u64, e: &Event, text_len: usize) -> usize {
         }
     }
     n
+}
+
+/// How many records `bytes` holds (for counting what is dropped).
+fn count_records(bytes: &[u8]) -> u64 {
+    crate::format::decode(bytes).len() as u64
 }
 
 /// UTF-8 bytes of a wide string, cut at whole characters to [`MAX_TEXT`].
