@@ -804,3 +804,41 @@ fn python_multiprocessing_workers_lose_nothing_however_they_end() {
         assert_eq!(count(&ev, "X", "main"), 1);
     }
 }
+
+#[test]
+fn a_full_disk_fails_loudly_and_keeps_what_was_recorded() {
+    // A 512 KiB tmpfs as TMPDIR, in a private mount namespace (needs root or
+    // user namespaces; fails under NVTXR_REQUIRE_TOOLS when neither works).
+    let probe = Command::new("unshare")
+        .args(["-rm", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"])
+        .output();
+    if !probe.as_ref().is_ok_and(|o| o.status.success()) {
+        assert!(
+            std::env::var_os("NVTXR_REQUIRE_TOOLS").is_none(),
+            "cannot mount a small tmpfs: {probe:?}"
+        );
+        eprintln!("skipped: cannot mount a small tmpfs here ({probe:?})");
+        return;
+    }
+    let dir = scratch("disk-full");
+    let small = dir.join("small");
+    std::fs::create_dir(&small).unwrap();
+    let script = format!(
+        "mount -t tmpfs -o size=512k tmpfs {small} && TMPDIR={small} {nvtxr} record -q -o {trace} -- {exe} many",
+        small = small.display(),
+        nvtxr = artifacts().nvtxr.display(),
+        trace = dir.join("trace.json").display(),
+        exe = scenarios().display(),
+    );
+    let out = Command::new("unshare")
+        .args(["-rm", "sh", "-c", &script])
+        .output()
+        .unwrap();
+    let msg = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{msg}");
+    assert!(msg.contains("cannot create a chunk file: No space left on device"), "{msg}");
+    assert!(msg.contains("the recording is incomplete: events dropped: "), "{msg}");
+    let ev = events(&load(&dir.join("trace.json")));
+    let kept = count(&ev, "i", "tick");
+    assert!(kept > 1000 && kept < 80000, "what fitted is in the trace: {kept}");
+}
