@@ -182,8 +182,7 @@ impl Domain {
 
     /// Registers `text` in this domain once; later calls return the same string.
     pub fn register(&self, text: &str) -> RegisteredString<'_> {
-        let state = with_c_str(text, |c| self.state.register_string(c))
-            .expect("a Domain value keeps its domain alive");
+        let state = with_c_str(text, |c| self.state.register_string(c));
         RegisteredString {
             state,
             _domain: PhantomData,

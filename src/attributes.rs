@@ -1,7 +1,8 @@
 //! Event attributes: message, color, category and payload, and their
 //! translation into NVTX's 48-byte `nvtxEventAttributes_t`.
 
-use crate::domain::StringState;
+use crate::domain::{Entered, StringState};
+use crate::error::Error;
 use crate::loader::protocol::{attr, EventAttributes};
 use std::ffi::{c_char, c_void};
 use std::ptr;
@@ -127,17 +128,18 @@ impl Event {
         }
     }
 
-    /// NVTX's attribute struct for this event.
-    pub fn nvtx_attributes(&self) -> EventAttributes {
+    /// NVTX's attribute struct for this event, in the domain `entered`.
+    pub fn nvtx_attributes(&self, entered: &Entered) -> Result<EventAttributes, Error> {
         let (message_type, message) = match self.message {
             RawMessage::None => (0, ptr::null()),
             RawMessage::Text(p) => (attr::MESSAGE_ASCII, p as *const c_void),
-            RawMessage::Registered(s) => {
-                (attr::MESSAGE_REGISTERED, s.tool_handle() as *const c_void)
-            }
+            RawMessage::Registered(s) => (
+                attr::MESSAGE_REGISTERED,
+                s.tool_handle(entered)? as *const c_void,
+            ),
         };
         let (payload_type, payload) = self.payload.map_or((0, 0), Payload::to_raw);
-        EventAttributes {
+        Ok(EventAttributes {
             version: attr::VERSION,
             size: std::mem::size_of::<EventAttributes>() as u16,
             category: self.category,
@@ -153,7 +155,7 @@ impl Event {
             message_type,
             padding: 0,
             message,
-        }
+        })
     }
 }
 

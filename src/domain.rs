@@ -5,27 +5,52 @@
 //! count of two), registered strings are interned per domain by text. Memory is
 //! bounded by the number of distinct names and texts, and a handle used after
 //! its domain was destroyed is detected instead of being a dangling pointer.
+//!
+//! Rules that keep a tool from hanging or corrupting the process:
+//! - nvtxr's one lock ([`REGISTRY`]) is never held while calling the tool or
+//!   while initializing, so a tool may call nvtxr, or fork, from any callback;
+//! - a domain or string is attached to the tool (`DomainCreate`,
+//!   `DomainRegisterString`) on its creation when a tool is attached, or
+//!   else on its first use once one is (created from inside the tool's own
+//!   initialization, say), exactly once per life of the domain;
+//! - events in a domain pass a gate: destroy closes it, waits for the events
+//!   already inside, then destroys the domain in the tool. After destroy
+//!   returns no event carries the old handle, and none silently moves to
+//!   the default domain: they are refused with [`Error::Destroyed`];
+//! - `fork()` waits for the lock (one lock, whatever the number of domains),
+//!   so a child never inherits it held.
 
+use crate::claim::{self, Turn};
 use crate::error::Error;
 use crate::loader::{self, protocol::core, protocol::core2, slots};
+use std::cell::UnsafeCell;
 use std::collections::BTreeMap;
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::ptr;
-use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 /// One domain. `name == None` is the default (global) domain.
 pub struct DomainState {
     name: Option<CString>,
-    /// The tool's handle for the domain (NULL with no tool, and for the default domain).
-    tool_handle: AtomicPtr<c_void>,
-    live: AtomicBool,
-    lifecycle: Mutex<Lifecycle>,
+    attachment: Attachment,
+    /// [`LIVE`] while the domain is created and not being destroyed, plus
+    /// the number of events using its tool handle right now.
+    gate: AtomicU64,
+    /// Guarded by [`REGISTRY`]; reach it through [`Registry::life`].
+    life: UnsafeCell<Life>,
 }
 
-struct Lifecycle {
+// SAFETY: `life` is only touched with the registry lock held; the rest is atomic.
+unsafe impl Sync for DomainState {}
+
+const LIVE: u64 = 1 << 63;
+
+struct Life {
     /// Creates minus destroys.
     count: u32,
+    /// A destroy is detaching the domain from the tool.
+    detaching: bool,
     strings: BTreeMap<CString, &'static StringState>,
 }
 
@@ -33,68 +58,103 @@ struct Lifecycle {
 pub struct StringState {
     domain: &'static DomainState,
     text: CString,
-    tool_handle: AtomicPtr<c_void>,
+    attachment: Attachment,
+}
+
+/// A domain's or string's handle in the tool, made once per life of the domain.
+struct Attachment {
+    claim: AtomicU64,
+    handle: AtomicPtr<c_void>,
+}
+
+impl Attachment {
+    const fn new() -> Self {
+        Attachment {
+            claim: AtomicU64::new(claim::FREE),
+            handle: AtomicPtr::new(ptr::null_mut()),
+        }
+    }
+
+    /// The tool's handle, made by `attach` (with no lock held) if this is
+    /// the first use. `None` when this thread is making it further up its
+    /// stack (the tool re-entered from inside `attach`).
+    #[inline]
+    fn get(&self, attach: impl FnOnce() -> *mut c_void) -> Option<*mut c_void> {
+        if self.claim.load(Ordering::Acquire) == claim::DONE {
+            return Some(self.handle.load(Ordering::Relaxed));
+        }
+        match claim::take(&self.claim, &[]) {
+            (Turn::Done, _) => Some(self.handle.load(Ordering::Relaxed)),
+            (Turn::Mine, _) => {
+                self.handle.store(attach(), Ordering::Relaxed);
+                claim::finish(&self.claim, claim::DONE);
+                Some(self.handle.load(Ordering::Relaxed))
+            }
+            (Turn::Reentered, _) => None,
+        }
+    }
+
+    /// Forgets the handle (the domain was destroyed in the tool); returns it if there was one.
+    fn reset(&self) -> Option<*mut c_void> {
+        let was = self.claim.swap(claim::FREE, Ordering::AcqRel);
+        let handle = self.handle.swap(ptr::null_mut(), Ordering::Relaxed);
+        (was == claim::DONE).then_some(handle)
+    }
+}
+
+struct Registry {
+    domains: BTreeMap<CString, &'static DomainState>,
 }
 
 static DEFAULT: DomainState = DomainState::new(None, 1);
-static DOMAINS: Mutex<BTreeMap<CString, &'static DomainState>> = Mutex::new(BTreeMap::new());
+static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
+    domains: BTreeMap::new(),
+});
 
-/// Fork safety. `create`, `destroy` and `register_string` hold these locks
-/// while they call the tool; a child forked by another thread meanwhile would
-/// inherit them locked and hang on its first domain call. So the forking
-/// thread takes every one of them just before `fork()` (waiting for such a
-/// call to finish) and releases them just after, in the parent and in the child.
+/// The registry lock. A panic while holding it leaves the maps consistent.
+fn registry() -> MutexGuard<'static, Registry> {
+    fork::protect();
+    REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Registry {
+    /// A domain's bookkeeping; the `&mut self` proves the lock is held.
+    fn life<'a>(&'a mut self, domain: &'a DomainState) -> &'a mut Life {
+        // SAFETY: `life` is only reached through here, with the lock held.
+        unsafe { &mut *domain.life.get() }
+    }
+}
+
+/// Fork safety: the forking thread takes the registry lock just before
+/// `fork()` (waiting for a holder to finish) and releases it just after, in
+/// the parent and in the child. One lock: the cost does not grow with the
+/// number of domains.
 mod fork {
-    use super::{lock, Lifecycle, DEFAULT, DOMAINS};
+    use super::{Registry, REGISTRY};
     use std::cell::RefCell;
-    use std::collections::BTreeMap;
-    use std::ffi::CString;
     use std::sync::{MutexGuard, Once};
 
-    type Held = (
-        MutexGuard<'static, BTreeMap<CString, &'static super::DomainState>>,
-        Vec<MutexGuard<'static, Lifecycle>>,
-    );
-
     thread_local! {
-        static HELD: RefCell<Option<Held>> = const { RefCell::new(None) };
+        static HELD: RefCell<Option<MutexGuard<'static, Registry>>> = const { RefCell::new(None) };
     }
 
-    extern "C" {
-        fn pthread_atfork(
-            prepare: Option<extern "C" fn()>,
-            parent: Option<extern "C" fn()>,
-            child: Option<extern "C" fn()>,
-        ) -> i32;
-    }
-
-    /// Same order as `create`: the registry, then each domain.
     extern "C" fn before() {
-        let domains = lock(&DOMAINS);
-        let domain_locks = std::iter::once(&DEFAULT)
-            .chain(domains.values().copied())
-            .map(|d| lock(&d.lifecycle))
-            .collect();
-        HELD.with(|h| *h.borrow_mut() = Some((domains, domain_locks)));
+        let guard = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+        HELD.with(|h| *h.borrow_mut() = Some(guard));
     }
 
     extern "C" fn after() {
         HELD.with(|h| drop(h.borrow_mut().take()));
     }
 
-    /// Registers the handlers, once, before any of these locks is first taken.
+    /// Registers the handlers, once, before the lock is first taken.
     pub(super) fn protect() {
         static ONCE: Once = Once::new();
         // SAFETY: registers two `extern "C"` functions with no preconditions.
         ONCE.call_once(|| unsafe {
-            pthread_atfork(Some(before), Some(after), Some(after));
+            libc::pthread_atfork(Some(before), Some(after), Some(after));
         });
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panic while holding the lock leaves the map consistent: keep using it.
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 type DomainCreateA = unsafe extern "C" fn(*const c_char) -> *mut c_void;
@@ -103,14 +163,31 @@ type DomainRegisterStringA = unsafe extern "C" fn(*mut c_void, *const c_char) ->
 type NameCategoryA = unsafe extern "C" fn(u32, *const c_char);
 type DomainNameCategoryA = unsafe extern "C" fn(*mut c_void, u32, *const c_char);
 
+/// Proof that an event is inside a domain's gate; leaving drops it.
+pub(crate) struct Entered {
+    domain: &'static DomainState,
+    /// The domain's tool handle (NULL for the default domain).
+    pub handle: *mut c_void,
+}
+
+impl Drop for Entered {
+    #[inline]
+    fn drop(&mut self) {
+        if !self.domain.is_default() {
+            self.domain.gate.fetch_sub(1, Ordering::Release);
+        }
+    }
+}
+
 impl DomainState {
     const fn new(name: Option<CString>, count: u32) -> Self {
         Self {
             name,
-            tool_handle: AtomicPtr::new(ptr::null_mut()),
-            live: AtomicBool::new(true),
-            lifecycle: Mutex::new(Lifecycle {
+            attachment: Attachment::new(),
+            gate: AtomicU64::new(if count > 0 { LIVE } else { 0 }),
+            life: UnsafeCell::new(Life {
                 count,
+                detaching: false,
                 strings: BTreeMap::new(),
             }),
         }
@@ -123,50 +200,71 @@ impl DomainState {
 
     /// Creates (or takes one more count on) the domain named `name`.
     pub fn create(name: &CStr) -> &'static DomainState {
-        fork::protect();
         let attached = loader::tool_attached();
-        let mut domains = lock(&DOMAINS);
-        let domain = *domains
-            .entry(name.to_owned())
-            .or_insert_with(|| Box::leak(Box::new(DomainState::new(Some(name.to_owned()), 0))));
-        let mut life = lock(&domain.lifecycle);
-        life.count += 1;
-        if life.count == 1 {
-            // First create, or revived after being destroyed.
-            if attached {
-                // SAFETY: slot type fixed by the protocol; name is NUL-terminated.
-                let handle = unsafe { slots::CORE2.get::<DomainCreateA>(core2::DOMAIN_CREATE_A) }
-                    .map_or(ptr::null_mut(), |f| unsafe { f(name.as_ptr()) });
-                domain.tool_handle.store(handle, Ordering::Relaxed);
-                for s in life.strings.values() {
-                    s.register_with_tool(handle);
-                }
+        let domain = {
+            let mut registry = registry();
+            let domain = *registry
+                .domains
+                .entry(name.to_owned())
+                .or_insert_with(|| Box::leak(Box::new(DomainState::new(Some(name.to_owned()), 0))));
+            let life = registry.life(domain);
+            life.count += 1;
+            if life.count == 1 && !life.detaching {
+                domain.gate.fetch_or(LIVE, Ordering::Release);
             }
-            domain.live.store(true, Ordering::Release);
+            domain
+        };
+        if attached {
+            // The tool sees the domain created now, not at its first event.
+            let _ = domain.enter();
         }
         domain
     }
 
-    /// Gives back one count; the last one destroys the domain in the tool.
+    /// Gives back one count; the last one destroys the domain in the tool,
+    /// once the events already using it have left.
     pub fn destroy(&'static self) -> Result<(), Error> {
         if self.name.is_none() {
             return Ok(()); // The default domain cannot be destroyed.
         }
-        let mut life = lock(&self.lifecycle);
-        if life.count == 0 {
-            return Err(Error::Destroyed);
-        }
-        life.count -= 1;
-        if life.count == 0 {
-            self.live.store(false, Ordering::Release);
-            let handle = self.tool_handle.swap(ptr::null_mut(), Ordering::Relaxed);
-            if loader::tool_attached() {
-                // SAFETY: slot type fixed by the protocol.
-                if let Some(f) = unsafe { slots::CORE2.get::<DomainDestroy>(core2::DOMAIN_DESTROY) }
-                {
-                    unsafe { f(handle) };
-                }
+        loader::tool_attached();
+        {
+            let mut registry = registry();
+            let life = registry.life(self);
+            if life.count == 0 {
+                return Err(Error::Destroyed);
             }
+            life.count -= 1;
+            if life.count > 0 || life.detaching {
+                return Ok(());
+            }
+            life.detaching = true;
+            self.gate.fetch_and(!LIVE, Ordering::AcqRel);
+        }
+        let mut spins = 0u32;
+        while self.gate.load(Ordering::Acquire) & !LIVE != 0 {
+            spins += 1;
+            if spins < 64 {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
+        if let Some(handle) = self.attachment.reset() {
+            // SAFETY: slot type fixed by the protocol.
+            if let Some(f) = unsafe { slots::CORE2.get::<DomainDestroy>(core2::DOMAIN_DESTROY) } {
+                unsafe { f(handle) };
+            }
+        }
+        let mut registry = registry();
+        let life = registry.life(self);
+        for s in life.strings.values() {
+            s.attachment.reset();
+        }
+        life.detaching = false;
+        if life.count > 0 {
+            // Created again meanwhile.
+            self.gate.fetch_or(LIVE, Ordering::Release);
         }
         Ok(())
     }
@@ -180,44 +278,79 @@ impl DomainState {
         self.name.is_none()
     }
 
-    /// The tool's handle, or `Err(Destroyed)`.
+    /// Whether the domain is created and not destroyed.
+    pub fn is_live(&self) -> bool {
+        self.gate.load(Ordering::Acquire) & LIVE != 0
+    }
+
+    /// Enters the domain's gate for one call into the tool: the domain's
+    /// tool handle, attached first if needed, or `Err(Destroyed)`. Only
+    /// called with a tool attached.
     #[inline]
-    pub fn tool_handle(&self) -> Result<*mut c_void, Error> {
-        if self.live.load(Ordering::Acquire) {
-            Ok(self.tool_handle.load(Ordering::Relaxed))
-        } else {
-            Err(Error::Destroyed)
+    pub(crate) fn enter(&'static self) -> Result<Entered, Error> {
+        if self.is_default() {
+            return Ok(Entered {
+                domain: self,
+                handle: ptr::null_mut(),
+            });
+        }
+        if self.gate.fetch_add(1, Ordering::Acquire) & LIVE == 0 {
+            self.gate.fetch_sub(1, Ordering::Release);
+            return Err(Error::Destroyed);
+        }
+        let mut entered = Entered {
+            domain: self,
+            handle: ptr::null_mut(),
+        };
+        let name = self.name.as_deref().unwrap_or_default();
+        match self.attachment.get(|| {
+            // SAFETY: slot type fixed by the protocol; name is NUL-terminated.
+            unsafe { slots::CORE2.get::<DomainCreateA>(core2::DOMAIN_CREATE_A) }
+                .map_or(ptr::null_mut(), |f| unsafe { f(name.as_ptr()) })
+        }) {
+            Some(handle) => {
+                entered.handle = handle;
+                Ok(entered)
+            }
+            // The tool called back from inside its own DomainCreate for this
+            // domain: it has no handle to give yet.
+            None => Err(Error::Destroyed),
         }
     }
 
-    /// Registers `text` once; later calls with the same text return the same string.
-    pub fn register_string(&'static self, text: &CStr) -> Result<&'static StringState, Error> {
-        fork::protect();
-        let mut life = lock(&self.lifecycle);
-        if !self.live.load(Ordering::Acquire) {
-            return Err(Error::Destroyed);
+    /// Registers `text` once; later calls with the same text return the
+    /// same string (also after the domain is destroyed: it is interned).
+    pub fn register_string(&'static self, text: &CStr) -> &'static StringState {
+        let attached = loader::tool_attached();
+        let string = {
+            let mut registry = registry();
+            let life = registry.life(self);
+            if let Some(s) = life.strings.get(text) {
+                return s;
+            }
+            let s: &'static StringState = Box::leak(Box::new(StringState {
+                domain: self,
+                text: text.to_owned(),
+                attachment: Attachment::new(),
+            }));
+            life.strings.insert(text.to_owned(), s);
+            s
+        };
+        if attached {
+            // The tool sees the string registered now, not at its first use.
+            if let Ok(entered) = self.enter() {
+                let _ = string.tool_handle(&entered);
+            }
         }
-        if let Some(s) = life.strings.get(text) {
-            return Ok(s);
-        }
-        let s: &'static StringState = Box::leak(Box::new(StringState {
-            domain: self,
-            text: text.to_owned(),
-            tool_handle: AtomicPtr::new(ptr::null_mut()),
-        }));
-        if loader::tool_attached() {
-            s.register_with_tool(self.tool_handle.load(Ordering::Relaxed));
-        }
-        life.strings.insert(text.to_owned(), s);
-        Ok(s)
+        string
     }
 
     /// Names category `id` in this domain.
     ///
     /// # Safety
     /// `name` must be a valid NUL-terminated string.
-    pub unsafe fn name_category(&self, id: u32, name: *const c_char) -> Result<(), Error> {
-        let handle = self.tool_handle()?;
+    pub unsafe fn name_category(&'static self, id: u32, name: *const c_char) -> Result<(), Error> {
+        let entered = self.enter()?;
         if self.is_default() {
             if let Some(f) = slots::CORE.get::<NameCategoryA>(core::NAME_CATEGORY_A) {
                 f(id, name);
@@ -225,23 +358,13 @@ impl DomainState {
         } else if let Some(f) =
             slots::CORE2.get::<DomainNameCategoryA>(core2::DOMAIN_NAME_CATEGORY_A)
         {
-            f(handle, id, name);
+            f(entered.handle, id, name);
         }
         Ok(())
     }
 }
 
 impl StringState {
-    fn register_with_tool(&self, domain_handle: *mut c_void) {
-        // SAFETY: slot type fixed by the protocol; text is NUL-terminated.
-        let handle =
-            unsafe { slots::CORE2.get::<DomainRegisterStringA>(core2::DOMAIN_REGISTER_STRING_A) }
-                .map_or(ptr::null_mut(), |f| unsafe {
-                    f(domain_handle, self.text.as_ptr())
-                });
-        self.tool_handle.store(handle, Ordering::Relaxed);
-    }
-
     /// The domain the string was registered in.
     pub fn domain(&self) -> &'static DomainState {
         self.domain
@@ -252,8 +375,21 @@ impl StringState {
         &self.text
     }
 
+    /// The tool's handle for the string, registered first if needed.
     #[inline]
-    pub(crate) fn tool_handle(&self) -> *mut c_void {
-        self.tool_handle.load(Ordering::Relaxed)
+    pub(crate) fn tool_handle(&self, domain: &Entered) -> Result<*mut c_void, Error> {
+        self.attachment
+            .get(|| {
+                // SAFETY: slot type fixed by the protocol; text is NUL-terminated.
+                unsafe {
+                    slots::CORE2.get::<DomainRegisterStringA>(core2::DOMAIN_REGISTER_STRING_A)
+                }
+                .map_or(ptr::null_mut(), |f| unsafe {
+                    f(domain.handle, self.text.as_ptr())
+                })
+            })
+            .ok_or(Error::InvalidArgument(
+                "the tool used a string from inside its own registration of it",
+            ))
     }
 }

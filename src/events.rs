@@ -10,7 +10,7 @@
 //! would be no-ops anyway.
 
 use crate::attributes::Event;
-use crate::domain::DomainState;
+use crate::domain::{DomainState, Entered};
 use crate::error::Error;
 use crate::loader::protocol::{core, core2, EventAttributes, NO_PUSH_POP_TRACKING};
 use crate::loader::slots;
@@ -23,8 +23,9 @@ type DomainExFn<R> = unsafe extern "C" fn(*mut c_void, *const EventAttributes) -
 /// Where an event goes.
 enum Target {
     Text(*const c_char),
-    Ex,
-    Domain(*mut c_void),
+    /// The default domain's `...Ex` slot, or, with a domain, its `Domain...Ex` slot.
+    Ex(Entered),
+    Domain(Entered),
 }
 
 /// The three slots (text, Ex, domain Ex) of one kind of event.
@@ -50,7 +51,7 @@ pub(crate) const START: Slots3 = Slots3 {
     domain_ex: core2::DOMAIN_RANGE_START_EX,
 };
 
-fn target(domain: &DomainState, event: &Event) -> Result<Target, Error> {
+fn target(domain: &'static DomainState, event: &Event) -> Result<Target, Error> {
     if let Some(s) = event.registered() {
         if !std::ptr::eq(s.domain(), domain) {
             return Err(Error::InvalidArgument(
@@ -60,32 +61,37 @@ fn target(domain: &DomainState, event: &Event) -> Result<Target, Error> {
     } else if domain.is_default() {
         return Ok(match event.plain_text() {
             Some(text) => Target::Text(text),
-            None => Target::Ex,
+            None => Target::Ex(domain.enter()?),
         });
     }
-    domain.tool_handle().map(Target::Domain)
+    domain.enter().map(Target::Domain)
 }
 
 /// Forwards `event` to the tool's slot for its kind; `none` if the slot is empty.
 #[inline]
-fn emit<R: Copy>(kind: &Slots3, domain: &DomainState, event: &Event, none: R) -> Result<R, Error> {
+fn emit<R: Copy>(
+    kind: &Slots3,
+    domain: &'static DomainState,
+    event: &Event,
+    none: R,
+) -> Result<R, Error> {
     let target = target(domain, event)?;
     // SAFETY: each slot's type is fixed by the protocol; pointers in the
     // event are valid for the call (the caller's contract).
     unsafe {
         Ok(match target {
             Target::Text(text) => default_text(kind, text, none),
-            Target::Ex => {
-                let raw = event.nvtx_attributes();
+            Target::Ex(entered) => {
+                let raw = event.nvtx_attributes(&entered)?;
                 slots::CORE
                     .get::<ExFn<R>>(kind.ex)
                     .map_or(none, |f| f(&raw))
             }
-            Target::Domain(handle) => {
-                let raw = event.nvtx_attributes();
+            Target::Domain(entered) => {
+                let raw = event.nvtx_attributes(&entered)?;
                 slots::CORE2
                     .get::<DomainExFn<R>>(kind.domain_ex)
-                    .map_or(none, |f| f(handle, &raw))
+                    .map_or(none, |f| f(entered.handle, &raw))
             }
         })
     }
@@ -124,51 +130,51 @@ pub(crate) fn default_end(id: u64) {
 
 /// An instantaneous event.
 #[inline]
-pub(crate) fn mark(domain: &DomainState, event: &Event) -> Result<(), Error> {
+pub(crate) fn mark(domain: &'static DomainState, event: &Event) -> Result<(), Error> {
     emit(&MARK, domain, event, ())
 }
 
 /// Opens a range on this thread; returns the tool's depth, or -2.
 #[inline]
-pub(crate) fn push(domain: &DomainState, event: &Event) -> Result<i32, Error> {
+pub(crate) fn push(domain: &'static DomainState, event: &Event) -> Result<i32, Error> {
     emit(&PUSH, domain, event, NO_PUSH_POP_TRACKING)
 }
 
 /// Closes this thread's innermost range; returns the tool's depth, or -2.
 #[inline]
-pub(crate) fn pop(domain: &DomainState) -> Result<i32, Error> {
+pub(crate) fn pop(domain: &'static DomainState) -> Result<i32, Error> {
     // SAFETY: slot types fixed by the protocol.
     unsafe {
         Ok(if domain.is_default() {
             default_pop()
         } else {
-            let handle = domain.tool_handle()?;
+            let entered = domain.enter()?;
             slots::CORE2
                 .get::<unsafe extern "C" fn(*mut c_void) -> i32>(core2::DOMAIN_RANGE_POP)
-                .map_or(NO_PUSH_POP_TRACKING, |f| f(handle))
+                .map_or(NO_PUSH_POP_TRACKING, |f| f(entered.handle))
         })
     }
 }
 
 /// Starts a range that any thread may end; returns its id, 0 with no tool.
 #[inline]
-pub(crate) fn start(domain: &DomainState, event: &Event) -> Result<u64, Error> {
+pub(crate) fn start(domain: &'static DomainState, event: &Event) -> Result<u64, Error> {
     emit(&START, domain, event, 0)
 }
 
 /// Ends range `id`. Id 0 (what `start` gives with no tool) is ignored; any
 /// other id is forwarded as it is, as NVIDIA's API does.
 #[inline]
-pub(crate) fn end(domain: &DomainState, id: u64) -> Result<(), Error> {
+pub(crate) fn end(domain: &'static DomainState, id: u64) -> Result<(), Error> {
     if domain.is_default() {
         default_end(id);
     } else if id != 0 {
-        let handle = domain.tool_handle()?;
+        let entered = domain.enter()?;
         // SAFETY: slot type fixed by the protocol.
         if let Some(f) = unsafe {
             slots::CORE2.get::<unsafe extern "C" fn(*mut c_void, u64)>(core2::DOMAIN_RANGE_END)
         } {
-            unsafe { f(handle, id) };
+            unsafe { f(entered.handle, id) };
         }
     }
     Ok(())

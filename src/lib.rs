@@ -26,6 +26,7 @@
 
 mod api;
 mod attributes;
+mod claim;
 mod domain;
 mod error;
 mod events;

@@ -4,14 +4,10 @@ use crate::loader::protocol::{core, cuda, cudart};
 use crate::loader::{slots, tool_attached};
 use std::ffi::{c_char, c_int, c_void};
 
-extern "C" {
-    fn gettid() -> i32;
-}
-
 /// The calling thread's OS id (Linux `gettid`), as NVTX tools expect.
 pub fn current_os_thread_id() -> u32 {
     // SAFETY: gettid has no preconditions.
-    unsafe { gettid() as u32 }
+    unsafe { libc::gettid() as u32 }
 }
 
 /// # Safety

@@ -249,12 +249,59 @@ static void reenter(void) {
     printf("returned\n");
 }
 
+/* The program's first nvtxr call registers a string (as NVTXR_FUNC_RANGE
+   does); the tool creates a domain and strings from inside its init. */
+static void register_first(void) {
+    alarm(10);
+    const nvtxr_string_t *first = nvtxr_string_register(NULL, "first call");
+    nvtxr_mark_string(NULL, first);
+    nvtxr_domain_t *d = nvtxr_domain_create("made in init");
+    nvtxr_mark_string(d, nvtxr_string_register(d, "string from init"));
+    nvtxr_mark_string(NULL, nvtxr_string_register(NULL, "default string from init"));
+    nvtxr_mark(d, "text in made in init");
+    printf("returned\n");
+}
+
+/* A domain whose creation the tool answers by calling nvtxr and forking. */
+static void hostile_domain(void) {
+    alarm(10);
+    nvtxr_domain_t *d = nvtxr_domain_create("hostile");
+    nvtxr_mark(d, "after");
+    printf("returned\n");
+}
+
+/* Threads mark in a domain while the main thread destroys and recreates it. */
+static nvtxr_domain_t *racy;
+static volatile int racing = 1;
+static void *mark_in_racy(void *arg) {
+    (void)arg;
+    while (racing) nvtxr_mark(racy, "in racy");
+    return NULL;
+}
+static void destroy_race(void) {
+    alarm(30);
+    racy = nvtxr_domain_create("racy");
+    pthread_t t[3];
+    for (int i = 0; i < 3; i++) pthread_create(&t[i], NULL, mark_in_racy, NULL);
+    for (int i = 0; i < 300; i++) {
+        nvtxr_domain_destroy(racy);
+        usleep(100);
+        nvtxr_domain_create("racy"); /* the same handle, revived */
+        usleep(100);
+    }
+    racing = 0;
+    for (int i = 0; i < 3; i++) pthread_join(t[i], NULL);
+    printf("returned\n");
+}
+
 int main(int argc, char **argv) {
     static const struct { const char *name; void (*run)(void); } scenarios[] = {
         {"basic", basic}, {"attributes", attributes}, {"domains", domains}, {"naming", naming},
         {"bad_input", bad_input}, {"version", version}, {"status", status}, {"race", race},
         {"fork_after_init", fork_after_init}, {"fork_during_init", fork_during_init}, {"reenter", reenter},
         {"fork_during_domain_create", fork_during_domain_create},
+        {"register_first", register_first}, {"hostile_domain", hostile_domain},
+        {"destroy_race", destroy_race},
     };
     for (size_t i = 0; argc > 1 && i < sizeof scenarios / sizeof scenarios[0]; i++) {
         if (strcmp(argv[1], scenarios[i].name) == 0) {

@@ -87,9 +87,11 @@ pub unsafe extern "C" fn nvtxr_string_register(
         if text.is_null() {
             return ptr::null();
         }
-        domain_ref(domain)
-            .register_string(CStr::from_ptr(text))
-            .map_or(ptr::null(), |s| (s as *const StringState).cast())
+        let domain = domain_ref(domain);
+        if !domain.is_live() {
+            return ptr::null();
+        }
+        (domain.register_string(CStr::from_ptr(text)) as *const StringState).cast()
     })
 }
 

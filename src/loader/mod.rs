@@ -12,9 +12,12 @@
 //! - a call made by the initializing thread itself (a tool that calls NVTX
 //!   from its own `InitializeInjectionNvtx2`) is dropped instead of spinning
 //!   forever;
-//! - a process forked while another thread was initializing finds the word
-//!   naming a pid that is not its own, takes initialization over and runs it
-//!   itself, instead of spinning forever;
+//! - a process forked while initialization was running (on any thread,
+//!   the tool's own entry point included) has no tool, instead of spinning
+//!   forever: the parent may have been inside `dlopen` or inside the tool's
+//!   initialization, and re-running either in the child can deadlock on a
+//!   lock its thread held, or crash in the dynamic loader. Processes forked
+//!   after the first NVTX call keep the tool;
 //! - a tool that fails to load is reported once on stderr (unless
 //!   `NVTXR_QUIET` is set) and through [`load_error`].
 
@@ -24,14 +27,14 @@ pub mod slots;
 /// The protocol's numbers and structs, shared with nvtxr's tools.
 pub use nvtx_protocol as protocol;
 
-use std::ffi::{CString, OsString};
+use crate::claim::{self, Turn};
+use std::ffi::{CStr, CString, OsString};
 use std::io::Write;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Once, OnceLock};
 
-const UNINIT: u64 = 0;
-const NO_TOOL: u64 = 1;
+const UNINIT: u64 = claim::FREE;
+const NO_TOOL: u64 = claim::DONE;
 const TOOL: u64 = 2;
 
 static STATE: AtomicU64 = AtomicU64::new(UNINIT);
@@ -72,57 +75,41 @@ pub fn known() -> Known {
 }
 
 /// Why the configured tool did not attach, if it did not.
-pub fn load_error() -> Option<&'static CString> {
-    LOAD_ERROR.get()
+pub fn load_error() -> Option<&'static CStr> {
+    if FORKED_MID_INIT.load(Ordering::Relaxed) {
+        return Some(
+            c"this process was forked while its parent was attaching the NVTX tool; it has no tool",
+        );
+    }
+    LOAD_ERROR.get().map(CString::as_c_str)
 }
 
-/// This thread's identity across processes: `(pid << 32) | tid`.
-fn me() -> u64 {
-    let tid = crate::naming::current_os_thread_id();
-    (u64::from(std::process::id()) << 32) | u64::from(tid)
-}
+/// Set in a child forked while initialization was running.
+static FORKED_MID_INIT: AtomicBool = AtomicBool::new(false);
 
-fn pid_of(owner: u64) -> u32 {
-    (owner >> 32) as u32
+/// In a child forked mid-initialization: no tool, every slot a no-op
+/// (atomic stores only: this runs between fork and the child's code).
+extern "C" fn in_fork_child() {
+    if !matches!(STATE.load(Ordering::Acquire), NO_TOOL | TOOL) {
+        slots::clear_all();
+        FORKED_MID_INIT.store(true, Ordering::Relaxed);
+        STATE.store(NO_TOOL, Ordering::Release);
+    }
 }
 
 #[cold]
 #[inline(never)]
 fn initialize_slow() -> bool {
-    let me = me();
-    let mut spins = 0u32;
-    loop {
-        let owner = match STATE.compare_exchange(UNINIT, me, Ordering::AcqRel, Ordering::Acquire) {
-            Ok(_) => return run_initialization(),
-            Err(TOOL) => return true,
-            Err(NO_TOOL) => return false,
-            Err(owner) => owner,
-        };
-        if owner == me {
-            // The tool is calling back into NVTX from its own init: drop the call.
-            return false;
-        }
-        if pid_of(owner) != std::process::id() {
-            // Forked while a thread of the parent was initializing: that thread
-            // does not exist here. Take over and initialize this process.
-            if STATE
-                .compare_exchange(owner, me, Ordering::AcqRel, Ordering::Acquire)
-                .is_ok()
-            {
-                return run_initialization();
-            }
-            continue;
-        }
-        wait(&mut spins);
-    }
-}
-
-fn wait(spins: &mut u32) {
-    *spins += 1;
-    if *spins < 64 {
-        std::thread::yield_now();
-    } else {
-        std::thread::sleep(Duration::from_micros(100));
+    static FORK_HANDLER: Once = Once::new();
+    // SAFETY: registers an `extern "C"` function with no preconditions.
+    FORK_HANDLER.call_once(|| unsafe {
+        libc::pthread_atfork(None, None, Some(in_fork_child));
+    });
+    match claim::take(&STATE, &[NO_TOOL, TOOL]) {
+        (Turn::Mine, _) => run_initialization(),
+        (Turn::Done, outcome) => outcome == TOOL,
+        // The tool is calling back into NVTX from its own init: drop the call.
+        (Turn::Reentered, _) => false,
     }
 }
 
@@ -136,7 +123,10 @@ fn run_initialization() -> bool {
             false
         }
     };
-    STATE.store(if attached { TOOL } else { NO_TOOL }, Ordering::Release);
+    // A child the tool forked from inside its own initialization continues
+    // here: it keeps no tool (see `in_fork_child`).
+    let attached = attached && !FORKED_MID_INIT.load(Ordering::Relaxed);
+    claim::finish(&STATE, if attached { TOOL } else { NO_TOOL });
     attached
 }
 
@@ -184,10 +174,24 @@ fn attach() -> Result<(), Option<AttachError>> {
 
 fn report(failure: Option<AttachError>) {
     let Some(failure) = failure else { return };
-    let message = failure.to_string();
+    let message = printable(&failure.to_string());
     if std::env::var_os(QUIET_VAR).is_none_or(|v| v.is_empty() || v == "0") {
         // Not eprintln!: a closed stderr must not panic.
         let _ = writeln!(std::io::stderr(), "nvtxr: {message}");
     }
     let _ = LOAD_ERROR.set(CString::new(message).unwrap_or_default());
+}
+
+/// `text` on one line: control characters (a newline or an escape sequence
+/// in the tool path, say) written as escapes, as Rust writes them.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }

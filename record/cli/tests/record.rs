@@ -92,14 +92,11 @@ fn events(trace: &Value) -> Vec<Event> {
         match ph.as_str() {
             // Async ids are unique across the whole trace, not per process.
             "b" => assert!(
-                open.insert(e["id"].as_str().unwrap().into(), ev)
-                    .is_none(),
+                open.insert(e["id"].as_str().unwrap().into(), ev).is_none(),
                 "duplicate async id"
             ),
             "e" => {
-                let mut begin = open
-                    .remove(e["id"].as_str().unwrap())
-                    .expect("e without b");
+                let mut begin = open.remove(e["id"].as_str().unwrap()).expect("e without b");
                 assert!(ev.start >= begin.start);
                 begin.end = ev.start;
                 out.push(begin);
@@ -603,7 +600,11 @@ fn sigkill_segfault_and_abort_lose_nothing_already_recorded() {
         assert_eq!(out.status.code(), Some(128 + signal), "{}", text(&out));
         assert_eq!(count(&ev, "X", "before death"), 1000, "{how}");
         assert_eq!(count(&ev, "i", "tick"), 1000, "{how}");
-        assert_eq!(count(&ev, "X", "open at death"), 1, "{how}: closed at the last event");
+        assert_eq!(
+            count(&ev, "X", "open at death"),
+            1,
+            "{how}: closed at the last event"
+        );
     }
 }
 
@@ -618,9 +619,13 @@ fn marks_from_a_signal_handler_neither_deadlock_nor_corrupt() {
         .parse()
         .unwrap();
     let ranges = count(&ev, "X", "under signals");
-    assert!(ranges >= 100 && ranges % 100 == 0, "{ranges}");
+    assert!(ranges >= 100 && ranges.is_multiple_of(100), "{ranges}");
     assert_eq!(count(&ev, "X", "before signals"), 1);
-    assert_eq!(count(&ev, "i", "tick"), ranges + 1, "no event lost or garbled");
+    assert_eq!(
+        count(&ev, "i", "tick"),
+        ranges + 1,
+        "no event lost or garbled"
+    );
     // Handlers that interrupt their thread mid-record too: every mark is there.
     assert_eq!(count(&ev, "i", "from handler"), handled);
 }
@@ -643,7 +648,10 @@ fn a_file_size_limit_drops_events_loudly_and_never_kills_the_program() {
         msg.contains("cannot create a chunk file: the file size limit (ulimit -f) is reached"),
         "{msg}"
     );
-    assert!(msg.contains("the recording is incomplete: events dropped: 300 in process"), "{msg}");
+    assert!(
+        msg.contains("the recording is incomplete: events dropped: 300 in process"),
+        "{msg}"
+    );
     assert_eq!(out.status.code(), Some(1), "{msg}");
     assert!(msg.contains("the recording is kept in"), "{msg}");
     assert_eq!(count(&ev, "X", "over the limit"), 0);
@@ -683,7 +691,12 @@ fn marks_from_atexit_handlers_and_destructors_are_recorded() {
 #[test]
 fn threads_carry_their_os_name_unless_named_through_nvtx() {
     let dir = scratch("thread_names");
-    let out = record(&dir, &["-q"], &[scenarios().to_str().unwrap(), "thread_names"], &[]);
+    let out = record(
+        &dir,
+        &["-q"],
+        &[scenarios().to_str().unwrap(), "thread_names"],
+        &[],
+    );
     assert!(out.status.success(), "{}", text(&out));
     let trace = load(&dir.join("trace.json"));
     let ev = events(&trace);
@@ -704,9 +717,14 @@ fn threads_carry_their_os_name_unless_named_through_nvtx() {
 #[test]
 fn async_ids_are_unique_across_processes() {
     let dir = scratch("async_ids");
-    let out = record(&dir, &["-q"], &[scenarios().to_str().unwrap(), "async_ids"], &[]);
+    let out = record(
+        &dir,
+        &["-q"],
+        &[scenarios().to_str().unwrap(), "async_ids"],
+        &[],
+    );
     assert!(out.status.success(), "{}", text(&out));
-    // `events` fails on a duplicate id; both processes' first range has tool id 1... 
+    // `events` fails on a duplicate id; both processes' first range has tool id 1...
     let ev = events(&load(&dir.join("trace.json")));
     assert_eq!(names(&ev, "b").len(), 2);
 }
@@ -727,7 +745,10 @@ fn the_recording_directory_is_private_and_never_follows_planted_files() {
     std::fs::create_dir(&open).unwrap();
     std::fs::set_permissions(&open, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
     for (raw, why) in [
-        (dir.join("link"), "is not a directory (a symlink is refused)"),
+        (
+            dir.join("link"),
+            "is not a directory (a symlink is refused)",
+        ),
         (open.clone(), "is open to other users (mode 777)"),
     ] {
         let out = Command::new(scenarios())
@@ -836,9 +857,18 @@ fn a_full_disk_fails_loudly_and_keeps_what_was_recorded() {
         .unwrap();
     let msg = text(&out);
     assert_eq!(out.status.code(), Some(1), "{msg}");
-    assert!(msg.contains("cannot create a chunk file: No space left on device"), "{msg}");
-    assert!(msg.contains("the recording is incomplete: events dropped: "), "{msg}");
+    assert!(
+        msg.contains("cannot create a chunk file: No space left on device"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("the recording is incomplete: events dropped: "),
+        "{msg}"
+    );
     let ev = events(&load(&dir.join("trace.json")));
     let kept = count(&ev, "i", "tick");
-    assert!(kept > 1000 && kept < 80000, "what fitted is in the trace: {kept}");
+    assert!(
+        kept > 1000 && kept < 80000,
+        "what fitted is in the trace: {kept}"
+    );
 }

@@ -256,9 +256,9 @@ pub fn warn_dropping(why: std::fmt::Arguments) {
         return;
     }
     let mut line = StackPath::new();
-    let _ = write!(
+    let _ = writeln!(
         line,
-        "nvtxr record: {why}; events are being dropped (counted in the recording)\n"
+        "nvtxr record: {why}; events are being dropped (counted in the recording)"
     );
     // SAFETY: writing our own buffer to fd 2.
     unsafe { libc::write(2, line.buf.as_ptr().cast(), line.len) };

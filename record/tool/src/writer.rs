@@ -286,7 +286,11 @@ impl Writer {
             }
         };
         let fits = matches!(self.chunk.get(), Some((_, size)) if CHUNK_HEADER + self.len.get() + n <= size);
-        let Some((base, _)) = (if fits { self.chunk.get() } else { self.next_chunk(n) }) else {
+        let Some((base, _)) = (if fits {
+            self.chunk.get()
+        } else {
+            self.next_chunk(n)
+        }) else {
             recording::count_dropped(count_records(&copy[..n]));
             return;
         };

@@ -71,6 +71,8 @@ pub unsafe fn w_str(p: *const u32) -> String {
 pub unsafe fn domain(d: *const c_void) -> String {
     if d.is_null() {
         "default".into()
+    } else if crate::slots::was_destroyed(d) {
+        "DESTROYED-HANDLE".into()
     } else {
         format!(
             "domain={}",

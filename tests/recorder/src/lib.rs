@@ -11,6 +11,11 @@
 //! - `slow`: sleep 500 ms inside the entry point before attaching;
 //! - `reenter`: call the producer's `nvtxr_mark` from inside the entry point;
 //! - `slow-domain`: sleep 500 ms inside `DomainCreateA`;
+//! - `reenter-create`: from inside the entry point, create a domain and
+//!   register strings through the producer's `nvtxr_` functions;
+//! - `fork-in-init`: fork from inside the entry point (the child exits);
+//! - `hostile-callbacks`: from inside `DomainCreateA`, mark, create another
+//!   domain ("nested") and fork;
 //! - `null`: fill the CORE and CORE2 slots with functions that do nothing
 //!   (the "do-nothing tool" of the benchmarks).
 
@@ -114,17 +119,85 @@ pub unsafe extern "C" fn InitializeInjectionNvtx2(get_export_table: GetExportTab
     match mode.as_str() {
         "decline" => return 0,
         "reenter" => {
-            let f = dlsym(std::ptr::null_mut(), c"nvtxr_mark".as_ptr());
-            if f.is_null() {
-                record("reenter: nvtxr_mark not found".into());
-            } else {
-                let mark: unsafe extern "C" fn(*const c_void, *const c_char) -> c_int =
-                    std::mem::transmute(f);
-                let status = mark(std::ptr::null(), c"from inside init".as_ptr());
-                record(format!("reenter: nvtxr_mark returned {status}"));
-            }
+            let status = nvtxr::mark(std::ptr::null(), c"from inside init".as_ptr());
+            record(format!("reenter: nvtxr_mark returned {status}"));
         }
+        "reenter-create" => {
+            let d = nvtxr::domain_create(c"made in init".as_ptr());
+            let s = nvtxr::string_register(d, c"string from init".as_ptr());
+            let g = nvtxr::string_register(std::ptr::null(), c"default string from init".as_ptr());
+            record(format!(
+                "reenter-create: domain {} strings {} {}",
+                !d.is_null(),
+                !s.is_null(),
+                !g.is_null()
+            ));
+        }
+        "fork-in-init" => record(format!("fork-in-init: child exit {}", fork_and_wait())),
         _ => {}
     }
     c_int::from(tables_ok)
+}
+
+/// `hostile-callbacks`: what a tool may do from inside a callback.
+pub(crate) unsafe fn hostile_callback() {
+    let status = nvtxr::mark(std::ptr::null(), c"from DomainCreate".as_ptr());
+    let nested = nvtxr::domain_create(c"nested".as_ptr());
+    record(format!(
+        "hostile: mark {status}, nested domain {}, child exit {}",
+        !nested.is_null(),
+        fork_and_wait()
+    ));
+}
+
+/// Forks a child that exits at once (after 10 s at most, by alarm, if it
+/// hangs); returns its exit status (142 for the alarm).
+unsafe fn fork_and_wait() -> c_int {
+    extern "C" {
+        fn fork() -> c_int;
+        fn waitpid(pid: c_int, status: *mut c_int, options: c_int) -> c_int;
+        fn _exit(code: c_int) -> !;
+        fn alarm(seconds: u32) -> u32;
+    }
+    let pid = fork();
+    if pid == 0 {
+        alarm(10);
+        // The child may call nvtxr too: it must not hang.
+        nvtxr::mark(std::ptr::null(), c"in the forked child".as_ptr());
+        _exit(0);
+    }
+    let mut status = 0;
+    waitpid(pid, &mut status, 0);
+    if status & 0x7f == 0 {
+        (status >> 8) & 0xff
+    } else {
+        128 + (status & 0x7f)
+    }
+}
+
+/// The producer's `nvtxr_` functions, found in the process (as a tool that
+/// calls back would).
+mod nvtxr {
+    use super::dlsym;
+    use std::ffi::{c_char, c_int, c_void};
+
+    unsafe fn find<F: Copy>(name: &std::ffi::CStr) -> Option<F> {
+        let f = dlsym(std::ptr::null_mut(), name.as_ptr());
+        (!f.is_null()).then(|| std::mem::transmute_copy(&f))
+    }
+
+    pub unsafe fn mark(d: *const c_void, m: *const c_char) -> c_int {
+        type F = unsafe extern "C" fn(*const c_void, *const c_char) -> c_int;
+        find::<F>(c"nvtxr_mark").map_or(-100, |f| f(d, m))
+    }
+
+    pub unsafe fn domain_create(n: *const c_char) -> *const c_void {
+        type F = unsafe extern "C" fn(*const c_char) -> *const c_void;
+        find::<F>(c"nvtxr_domain_create").map_or(std::ptr::null(), |f| f(n))
+    }
+
+    pub unsafe fn string_register(d: *const c_void, t: *const c_char) -> *const c_void {
+        type F = unsafe extern "C" fn(*const c_void, *const c_char) -> *const c_void;
+        find::<F>(c"nvtxr_string_register").map_or(std::ptr::null(), |f| f(d, t))
+    }
 }

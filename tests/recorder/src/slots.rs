@@ -266,18 +266,39 @@ unsafe extern "C" fn domain_register_string_w(d: Handle, s: *const u32) -> Handl
     new_string(d, wtext(s))
 }
 unsafe extern "C" fn domain_create_a(n: *const c_char) -> Handle {
-    if std::env::var_os("NVTXR_RECORDER_MODE").is_some_and(|m| m == "slow-domain") {
+    let mode = std::env::var("NVTXR_RECORDER_MODE").unwrap_or_default();
+    if mode == "slow-domain" {
         std::thread::sleep(std::time::Duration::from_millis(500));
     }
     record(format!("DomainCreateA {}", c_str(n)));
+    if mode == "hostile-callbacks" && text(n) != "nested" {
+        crate::hostile_callback();
+    }
     new_domain(text(n))
 }
 unsafe extern "C" fn domain_create_w(n: *const u32) -> Handle {
     record(format!("DomainCreateW {}", w_str(n)));
     new_domain(wtext(n))
 }
+/// Domain handles the producer destroyed (a tool that frees them would have).
+static DESTROYED: std::sync::Mutex<Vec<usize>> = std::sync::Mutex::new(Vec::new());
+
+/// Whether `d` was destroyed (handles are never freed, so never reused).
+pub(crate) fn was_destroyed(d: Handle) -> bool {
+    DESTROYED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .contains(&(d as usize))
+}
+
 unsafe extern "C" fn domain_destroy(d: Handle) {
     record(format!("DomainDestroy {}", domain(d)));
+    if !d.is_null() {
+        DESTROYED
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(d as usize);
+    }
 }
 unsafe extern "C" fn initialize(_reserved: *const c_void) {
     record("Initialize".into());
