@@ -67,6 +67,13 @@
 #define NVTXR_ERROR_INTERNAL -104
 
 /**
+ * A domain or string call (create, register, destroy) from a signal handler
+ * that interrupted another such call on the same thread: refused instead of
+ * deadlocking; nothing was done.
+ */
+#define NVTXR_ERROR_REENTERED -105
+
+/**
  * `nvtxr_event_t.color_type`: no color.
  */
 #define NVTXR_COLOR_NONE 0
@@ -193,8 +200,10 @@ extern "C" {
  * it if it exists: the same name gives the same handle, and the domain is
  * destroyed when `nvtxr_domain_destroy` has been called once per create.
  *
- * Returns NULL only when `name` is NULL (or on an internal error). The handle
- * is valid with or without a tool. Thread-safe.
+ * Returns NULL only when `name` is NULL, from a signal handler that
+ * interrupted a domain or string call on this thread, or on an internal
+ * error. The handle is valid with or without a tool. Thread-safe; not
+ * async-signal-safe (see the conventions).
  */
 struct nvtxr_domain_t *nvtxr_domain_create(const char *name);
 
@@ -203,7 +212,11 @@ struct nvtxr_domain_t *nvtxr_domain_create(const char *name);
  * destroys the domain in the tool.
  *
  * Returns `NVTXR_OK`; `NVTXR_OK` for NULL (the default domain is never
- * destroyed); `NVTXR_ERROR_DESTROYED` when the domain is already destroyed.
+ * destroyed); `NVTXR_ERROR_DESTROYED` when the domain is already destroyed;
+ * `NVTXR_ERROR_REENTERED` from a signal handler that interrupted a domain
+ * or string call on this thread. Waits for events other threads are
+ * sending in the domain right now, so that no event carries the tool's
+ * handle after the tool destroyed it.
  * After destruction, calls with the handle or its strings return
  * `NVTXR_ERROR_DESTROYED` and forward nothing; creating the name again
  * revives the same handle. Thread-safe.
@@ -215,8 +228,9 @@ int32_t nvtxr_domain_destroy(struct nvtxr_domain_t *domain);
  * Registering the same text again in the same domain returns the same handle
  * and does not call the tool again.
  *
- * Returns NULL when `text` is NULL or the domain is destroyed. The handle
- * lives as long as the domain. Thread-safe.
+ * Returns NULL when `text` is NULL, the domain is destroyed, or from a
+ * signal handler that interrupted a domain or string call on this thread.
+ * The handle lives as long as the domain. Thread-safe.
  */
 const struct nvtxr_string_t *nvtxr_string_register(const struct nvtxr_domain_t *domain,
                                                    const char *text);

@@ -166,7 +166,8 @@ impl Domain {
     /// Creates (or shares) the domain `name`. Valid with or without a tool.
     pub fn new(name: &str) -> Domain {
         with_c_str(name, |c| Domain {
-            state: DomainState::create(c),
+            // Re-entered from a signal handler: a domain of its own rather than a deadlock.
+            state: DomainState::create(c).unwrap_or_else(|_| DomainState::uninterned(c)),
         })
     }
 
@@ -182,7 +183,11 @@ impl Domain {
 
     /// Registers `text` in this domain once; later calls return the same string.
     pub fn register(&self, text: &str) -> RegisteredString<'_> {
-        let state = with_c_str(text, |c| self.state.register_string(c));
+        let state = with_c_str(text, |c| {
+            self.state
+                .register_string(c)
+                .unwrap_or_else(|_| self.state.uninterned_string(c))
+        });
         RegisteredString {
             state,
             _domain: PhantomData,

@@ -18,16 +18,19 @@
 //!   returns no event carries the old handle, and none silently moves to
 //!   the default domain: they are refused with [`Error::Destroyed`];
 //! - `fork()` waits for the lock (one lock, whatever the number of domains),
-//!   so a child never inherits it held.
+//!   so a child never inherits it held;
+//! - a signal handler that interrupts a create, register or destroy on its
+//!   own thread and calls one of them gets [`Error::Reentered`] instead of
+//!   deadlocking. Events never take the lock.
 
 use crate::claim::{self, Turn};
 use crate::error::Error;
 use crate::loader::{self, protocol::core, protocol::core2, slots};
-use std::cell::UnsafeCell;
+use std::cell::{Cell, UnsafeCell};
 use std::collections::BTreeMap;
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{compiler_fence, AtomicPtr, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 /// One domain. `name == None` is the default (global) domain.
@@ -111,10 +114,50 @@ static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
     domains: BTreeMap::new(),
 });
 
-/// The registry lock. A panic while holding it leaves the maps consistent.
-fn registry() -> MutexGuard<'static, Registry> {
+thread_local! {
+    /// This thread holds the registry lock (a signal handler that interrupts
+    /// it must not wait for it).
+    static HOLDING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The registry lock, held.
+struct Held(Option<MutexGuard<'static, Registry>>);
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        // Unlock first: a handler arriving in between finds the flag still
+        // set and backs off, rather than finding it clear and the lock held.
+        drop(self.0.take());
+        compiler_fence(Ordering::SeqCst);
+        HOLDING.with(|h| h.set(false));
+    }
+}
+
+impl std::ops::Deref for Held {
+    type Target = Registry;
+    fn deref(&self) -> &Registry {
+        self.0.as_ref().expect("held until dropped")
+    }
+}
+
+impl std::ops::DerefMut for Held {
+    fn deref_mut(&mut self) -> &mut Registry {
+        self.0.as_mut().expect("held until dropped")
+    }
+}
+
+/// The registry lock; `Err(Reentered)` when this thread already holds it
+/// (a signal handler interrupted it). A panic while holding it leaves the
+/// maps consistent.
+fn registry() -> Result<Held, Error> {
+    if HOLDING.with(|h| h.replace(true)) {
+        return Err(Error::Reentered);
+    }
+    compiler_fence(Ordering::SeqCst);
     fork::protect();
-    REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
+    Ok(Held(Some(
+        REGISTRY.lock().unwrap_or_else(|e| e.into_inner()),
+    )))
 }
 
 impl Registry {
@@ -199,10 +242,10 @@ impl DomainState {
     }
 
     /// Creates (or takes one more count on) the domain named `name`.
-    pub fn create(name: &CStr) -> &'static DomainState {
+    pub fn create(name: &CStr) -> Result<&'static DomainState, Error> {
         let attached = loader::tool_attached();
         let domain = {
-            let mut registry = registry();
+            let mut registry = registry()?;
             let domain = *registry
                 .domains
                 .entry(name.to_owned())
@@ -218,7 +261,13 @@ impl DomainState {
             // The tool sees the domain created now, not at its first event.
             let _ = domain.enter();
         }
-        domain
+        Ok(domain)
+    }
+
+    /// A live domain of its own, outside the registry (what the Rust API
+    /// makes when a signal handler interrupted a registry call on its thread).
+    pub fn uninterned(name: &CStr) -> &'static DomainState {
+        Box::leak(Box::new(DomainState::new(Some(name.to_owned()), 1)))
     }
 
     /// Gives back one count; the last one destroys the domain in the tool,
@@ -229,7 +278,7 @@ impl DomainState {
         }
         loader::tool_attached();
         {
-            let mut registry = registry();
+            let mut registry = registry()?;
             let life = registry.life(self);
             if life.count == 0 {
                 return Err(Error::Destroyed);
@@ -256,7 +305,8 @@ impl DomainState {
                 unsafe { f(handle) };
             }
         }
-        let mut registry = registry();
+        // Taken again right after this thread released it: not re-entered.
+        let mut registry = registry()?;
         let life = registry.life(self);
         for s in life.strings.values() {
             s.attachment.reset();
@@ -320,19 +370,15 @@ impl DomainState {
 
     /// Registers `text` once; later calls with the same text return the
     /// same string (also after the domain is destroyed: it is interned).
-    pub fn register_string(&'static self, text: &CStr) -> &'static StringState {
+    pub fn register_string(&'static self, text: &CStr) -> Result<&'static StringState, Error> {
         let attached = loader::tool_attached();
         let string = {
-            let mut registry = registry();
+            let mut registry = registry()?;
             let life = registry.life(self);
             if let Some(s) = life.strings.get(text) {
-                return s;
+                return Ok(s);
             }
-            let s: &'static StringState = Box::leak(Box::new(StringState {
-                domain: self,
-                text: text.to_owned(),
-                attachment: Attachment::new(),
-            }));
+            let s = self.uninterned_string(text);
             life.strings.insert(text.to_owned(), s);
             s
         };
@@ -342,7 +388,18 @@ impl DomainState {
                 let _ = string.tool_handle(&entered);
             }
         }
-        string
+        Ok(string)
+    }
+
+    /// A string of this domain outside its table (interned by `register_string`;
+    /// made alone by the Rust API when a signal handler interrupted a registry
+    /// call on its thread). Attached to the tool at its first use.
+    pub fn uninterned_string(&'static self, text: &CStr) -> &'static StringState {
+        Box::leak(Box::new(StringState {
+            domain: self,
+            text: text.to_owned(),
+            attachment: Attachment::new(),
+        }))
     }
 
     /// Names category `id` in this domain.

@@ -13,4 +13,10 @@ pub enum Error {
     /// The domain was destroyed as many times as it was created.
     #[error("the domain was already destroyed")]
     Destroyed,
+    /// A domain or string call made from a signal handler that interrupted
+    /// another such call on the same thread: refused instead of deadlocking.
+    #[error(
+        "called from a signal handler that interrupted a domain or string call on this thread"
+    )]
+    Reentered,
 }

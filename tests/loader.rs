@@ -293,3 +293,22 @@ fn destroying_a_domain_while_threads_annotate_in_it() {
     assert_eq!(count("DomainDestroy domain=\"racy\""), 300);
     assert_eq!(count("DomainCreateA \"racy\""), 301);
 }
+
+#[test]
+fn domain_and_string_calls_from_a_signal_handler_never_deadlock() {
+    let r = run(&exe(), &["signal_register"], Tool::Recorder("null"), &[]);
+    assert!(r.success, "hung (SIGALRM) or crashed: {r:?}");
+    assert_eq!(r.lines(), ["handled 200"]);
+}
+
+#[test]
+fn control_characters_in_the_tool_path_are_escaped_in_the_report() {
+    let r = status_with("/nonexistent/evil\n\x1b[2Jtool.so");
+    assert_eq!(r.stderr.lines().count(), 1, "one line: {:?}", r.stderr);
+    assert!(!r.stderr.contains('\x1b'), "{:?}", r.stderr);
+    assert!(
+        r.stderr.contains("evil\\n\\u{1b}[2Jtool.so"),
+        "{:?}",
+        r.stderr
+    );
+}

@@ -5,7 +5,9 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -294,6 +296,36 @@ static void destroy_race(void) {
     printf("returned\n");
 }
 
+/* A signal handler creates domains and registers strings while the thread it
+   interrupts does the same: refused (NULL) or done, never a deadlock. */
+static volatile sig_atomic_t handled, refused;
+static void register_in_handler(int sig) {
+    (void)sig;
+    nvtxr_domain_t *d = nvtxr_domain_create("from handler");
+    const nvtxr_string_t *s = nvtxr_string_register(d, "handler string");
+    if (!d || !s) refused++;
+    nvtxr_mark(NULL, "handler mark");
+    handled++;
+}
+static void signal_register(void) {
+    alarm(20);
+    nvtxr_mark(NULL, "attached");
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = register_in_handler;
+    sigaction(SIGPROF, &sa, NULL);
+    struct itimerval every = {{0, 100}, {0, 100}};
+    setitimer(ITIMER_PROF, &every, NULL);
+    char text[32];
+    for (int i = 0; handled < 200; i++) {
+        snprintf(text, sizeof text, "main %d", i % 1000);
+        nvtxr_string_register(nvtxr_domain_create("main"), text);
+    }
+    struct itimerval off = {{0, 0}, {0, 0}};
+    setitimer(ITIMER_PROF, &off, NULL);
+    printf("handled %d\n", (int)handled);
+}
+
 int main(int argc, char **argv) {
     static const struct { const char *name; void (*run)(void); } scenarios[] = {
         {"basic", basic}, {"attributes", attributes}, {"domains", domains}, {"naming", naming},
@@ -301,7 +333,7 @@ int main(int argc, char **argv) {
         {"fork_after_init", fork_after_init}, {"fork_during_init", fork_during_init}, {"reenter", reenter},
         {"fork_during_domain_create", fork_during_domain_create},
         {"register_first", register_first}, {"hostile_domain", hostile_domain},
-        {"destroy_race", destroy_race},
+        {"destroy_race", destroy_race}, {"signal_register", signal_register},
     };
     for (size_t i = 0; argc > 1 && i < sizeof scenarios / sizeof scenarios[0]; i++) {
         if (strcmp(argv[1], scenarios[i].name) == 0) {

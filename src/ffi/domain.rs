@@ -44,16 +44,19 @@ pub(crate) unsafe fn string_ref(string: *const nvtxr_string_t) -> Option<&'stati
 /// it if it exists: the same name gives the same handle, and the domain is
 /// destroyed when `nvtxr_domain_destroy` has been called once per create.
 ///
-/// Returns NULL only when `name` is NULL (or on an internal error). The handle
-/// is valid with or without a tool. Thread-safe.
+/// Returns NULL only when `name` is NULL, from a signal handler that
+/// interrupted a domain or string call on this thread, or on an internal
+/// error. The handle is valid with or without a tool. Thread-safe; not
+/// async-signal-safe (see the conventions).
 #[no_mangle]
 pub unsafe extern "C" fn nvtxr_domain_create(name: *const c_char) -> *mut nvtxr_domain_t {
     guard(ptr::null_mut(), || {
         if name.is_null() {
             return ptr::null_mut();
         }
-        let state = DomainState::create(CStr::from_ptr(name));
-        (state as *const DomainState).cast_mut().cast()
+        DomainState::create(CStr::from_ptr(name)).map_or(ptr::null_mut(), |d| {
+            (d as *const DomainState).cast_mut().cast()
+        })
     })
 }
 
@@ -61,7 +64,11 @@ pub unsafe extern "C" fn nvtxr_domain_create(name: *const c_char) -> *mut nvtxr_
 /// destroys the domain in the tool.
 ///
 /// Returns `NVTXR_OK`; `NVTXR_OK` for NULL (the default domain is never
-/// destroyed); `NVTXR_ERROR_DESTROYED` when the domain is already destroyed.
+/// destroyed); `NVTXR_ERROR_DESTROYED` when the domain is already destroyed;
+/// `NVTXR_ERROR_REENTERED` from a signal handler that interrupted a domain
+/// or string call on this thread. Waits for events other threads are
+/// sending in the domain right now, so that no event carries the tool's
+/// handle after the tool destroyed it.
 /// After destruction, calls with the handle or its strings return
 /// `NVTXR_ERROR_DESTROYED` and forward nothing; creating the name again
 /// revives the same handle. Thread-safe.
@@ -76,8 +83,9 @@ pub unsafe extern "C" fn nvtxr_domain_destroy(domain: *mut nvtxr_domain_t) -> i3
 /// Registering the same text again in the same domain returns the same handle
 /// and does not call the tool again.
 ///
-/// Returns NULL when `text` is NULL or the domain is destroyed. The handle
-/// lives as long as the domain. Thread-safe.
+/// Returns NULL when `text` is NULL, the domain is destroyed, or from a
+/// signal handler that interrupted a domain or string call on this thread.
+/// The handle lives as long as the domain. Thread-safe.
 #[no_mangle]
 pub unsafe extern "C" fn nvtxr_string_register(
     domain: *const nvtxr_domain_t,
@@ -91,7 +99,9 @@ pub unsafe extern "C" fn nvtxr_string_register(
         if !domain.is_live() {
             return ptr::null();
         }
-        (domain.register_string(CStr::from_ptr(text)) as *const StringState).cast()
+        domain
+            .register_string(CStr::from_ptr(text))
+            .map_or(ptr::null(), |s| (s as *const StringState).cast())
     })
 }
 

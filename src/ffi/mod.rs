@@ -18,6 +18,15 @@
 //!   destroyed returns `NVTXR_ERROR_DESTROYED`.
 //! - **Threads**: every function may be called from any thread at any time.
 //!   Push/pop ranges belong to the calling OS thread; start/end ranges do not.
+//! - **Signal handlers**: the event calls (mark, push, pop, start, end, in
+//!   any domain, with text or registered strings) take no lock and allocate
+//!   nothing once the tool is attached, so they are async-signal-safe when
+//!   the tool's own callbacks are. Domain and string calls (create, register,
+//!   destroy, name category) take nvtxr's lock and allocate: from a handler
+//!   that interrupted one of them on the same thread they return NULL or
+//!   `NVTXR_ERROR_REENTERED` instead of deadlocking. A handler that runs
+//!   during the first NVTX call (while the tool initializes) on the same
+//!   thread has its calls dropped.
 //!
 //! # Safety
 //! The one contract of every `unsafe` function here: each pointer argument is
@@ -55,6 +64,10 @@ pub const NVTXR_ERROR_INVALID_ARGUMENT: i32 = -102;
 pub const NVTXR_ERROR_DESTROYED: i32 = -103;
 /// nvtxr hit an internal error (a caught panic); nothing was forwarded.
 pub const NVTXR_ERROR_INTERNAL: i32 = -104;
+/// A domain or string call (create, register, destroy) from a signal handler
+/// that interrupted another such call on the same thread: refused instead of
+/// deadlocking; nothing was done.
+pub const NVTXR_ERROR_REENTERED: i32 = -105;
 
 fn status(result: Result<(), Error>) -> i32 {
     match result {
@@ -68,5 +81,6 @@ fn error_code(e: Error) -> i32 {
         Error::NullArgument => NVTXR_ERROR_NULL_ARGUMENT,
         Error::InvalidArgument(_) => NVTXR_ERROR_INVALID_ARGUMENT,
         Error::Destroyed => NVTXR_ERROR_DESTROYED,
+        Error::Reentered => NVTXR_ERROR_REENTERED,
     }
 }
