@@ -222,6 +222,37 @@ static void async_ids(void) {
     nvtxr_range_end(NULL, nvtxr_range_start(NULL, "parent async"));
 }
 
+/* Ranges on 4 threads until SIGTERM; the handler reports how many each
+   completed, then the process dies by the signal. */
+static volatile long completed[4];
+static void report_and_die(int sig) {
+    char line[128];
+    int n = snprintf(line, sizeof line, "completed %ld %ld %ld %ld\n", completed[0], completed[1],
+                     completed[2], completed[3]);
+    write(1, line, (size_t)n);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+static void *count_ranges(void *arg) {
+    int t = (int)(intptr_t)arg;
+    char name[32];
+    snprintf(name, sizeof name, "counted %d", t);
+    for (;;) {
+        nvtxr_range_push(NULL, name);
+        nvtxr_range_pop(NULL);
+        completed[t]++;
+    }
+    return NULL;
+}
+static void until_sigterm(void) {
+    signal(SIGTERM, report_and_die);
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++) pthread_create(&t[i], NULL, count_ranges, (void *)(intptr_t)i);
+    printf("ready\n");
+    fflush(stdout);
+    pause();
+}
+
 int main(int argc, char **argv) {
     const char *s = argc > 1 ? argv[1] : "";
     if (!strcmp(s, "processes")) processes(argv[0]);
@@ -240,6 +271,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(s, "thread_names")) thread_names();
     else if (!strcmp(s, "dir_mode")) dir_mode();
     else if (!strcmp(s, "async_ids")) async_ids();
+    else if (!strcmp(s, "until_sigterm")) until_sigterm();
     else {
         fprintf(stderr, "usage: %s SCENARIO (see main)\n", argv[0]);
         return 2;

@@ -872,3 +872,37 @@ fn a_full_disk_fails_loudly_and_keeps_what_was_recorded() {
         "what fitted is in the trace: {kept}"
     );
 }
+
+#[test]
+fn sigterm_to_nvtxr_mid_run_loses_no_completed_range() {
+    let dir = scratch("sigterm-mid-run");
+    let mut child = record_command(&dir, &["-q"], &[scenarios().to_str().unwrap(), "until_sigterm"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut stdout, &mut line).unwrap();
+    assert_eq!(line, "ready\n");
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    // SAFETY: signalling our own child process (nvtxr, which forwards it).
+    unsafe { kill(child.id() as i32, 15) };
+    line.clear();
+    std::io::BufRead::read_line(&mut stdout, &mut line).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(128 + 15));
+    let completed: Vec<usize> = line
+        .trim()
+        .strip_prefix("completed ")
+        .unwrap()
+        .split(' ')
+        .map(|n| n.parse().unwrap())
+        .collect();
+    let ev = events(&load(&dir.join("trace.json")));
+    for (t, done) in completed.iter().enumerate() {
+        let recorded = count(&ev, "X", &format!("counted {t}"));
+        // Each range completed before the signal is there (the other
+        // threads went on while the handler read the counters).
+        assert!(recorded >= *done, "thread {t}: {recorded} recorded, {done} completed");
+        assert!(*done > 1000, "thread {t} ran: {done}");
+    }
+}
