@@ -1,11 +1,14 @@
 /* Cost per NVTX event through nvtxr: `record_bench THREADS EVENTS_PER_THREAD`.
  * Each thread makes push/pop pairs; prints the mean over threads of each
- * thread's ns per event. Run with no tool and with `nvtxr record`'s tool. */
+ * thread's ns per event. Run with no tool and with `nvtxr record`'s tool.
+ * `record_bench clock N` prints the ns per clock_gettime(CLOCK_MONOTONIC)
+ * and per rdtsc instead: the floor under a recorded event's cost. */
 #include <nvtxr.h>
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static long events;
@@ -30,7 +33,23 @@ static void *work(void *arg) {
     return NULL;
 }
 
+static void clocks(long n) {
+    struct timespec ts;
+    double t0 = now_ns();
+    for (long i = 0; i < n; i++) clock_gettime(CLOCK_MONOTONIC, &ts);
+    double gettime = (now_ns() - t0) / n;
+    unsigned long long sink = 0;
+    t0 = now_ns();
+    for (long i = 0; i < n; i++) sink += __builtin_ia32_rdtsc();
+    double rdtsc = (now_ns() - t0) / n;
+    printf("%.2f %.2f\n", gettime, rdtsc + (double)(sink & 0) );
+}
+
 int main(int argc, char **argv) {
+    if (argc > 2 && !strcmp(argv[1], "clock")) {
+        clocks(atol(argv[2]));
+        return 0;
+    }
     int threads = argc > 1 ? atoi(argv[1]) : 1;
     events = argc > 2 ? atol(argv[2]) : 2000000;
     pthread_t t[64];

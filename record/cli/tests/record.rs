@@ -876,10 +876,14 @@ fn a_full_disk_fails_loudly_and_keeps_what_was_recorded() {
 #[test]
 fn sigterm_to_nvtxr_mid_run_loses_no_completed_range() {
     let dir = scratch("sigterm-mid-run");
-    let mut child = record_command(&dir, &["-q"], &[scenarios().to_str().unwrap(), "until_sigterm"])
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = record_command(
+        &dir,
+        &["-q"],
+        &[scenarios().to_str().unwrap(), "until_sigterm"],
+    )
+    .stdout(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
     let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
     std::io::BufRead::read_line(&mut stdout, &mut line).unwrap();
@@ -902,7 +906,10 @@ fn sigterm_to_nvtxr_mid_run_loses_no_completed_range() {
         let recorded = count(&ev, "X", &format!("counted {t}"));
         // Each range completed before the signal is there (the other
         // threads went on while the handler read the counters).
-        assert!(recorded >= *done, "thread {t}: {recorded} recorded, {done} completed");
+        assert!(
+            recorded >= *done,
+            "thread {t}: {recorded} recorded, {done} completed"
+        );
         assert!(*done > 1000, "thread {t} ran: {done}");
     }
 }

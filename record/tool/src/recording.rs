@@ -235,7 +235,7 @@ fn create_mapped(dir: &CStr, name: &str, size: usize) -> Result<*mut u8, Errno> 
             ptr::null_mut(),
             size,
             libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED | libc::MAP_POPULATE,
+            libc::MAP_SHARED,
             fd,
             0,
         )
@@ -243,6 +243,10 @@ fn create_mapped(dir: &CStr, name: &str, size: usize) -> Result<*mut u8, Errno> 
     if base == libc::MAP_FAILED {
         return fail(errno());
     }
+    // Fault the pages in writable now (Linux 5.14+; older kernels fault
+    // them one by one as events are written).
+    // SAFETY: advice on our own mapping.
+    unsafe { libc::madvise(base, size, libc::MADV_POPULATE_WRITE) };
     // SAFETY: our descriptor; the mapping keeps the file.
     unsafe { libc::close(fd) };
     Ok(base.cast())

@@ -405,14 +405,19 @@ impl Writer {
     }
 }
 
-/// Writes one record at the start of `out` (which has room); returns its length.
+/// Writes one record at the start of `out`; returns its length. `out` must
+/// have room for [`MAX_FIXED`] + `text_len` bytes (checked once, up front:
+/// the fields are then stored without further bounds checks).
 fn encode(out: &mut [u8], timestamp: u64, e: &Event, text_len: usize) -> usize {
-    let mut n = 2;
+    assert!(out.len() >= MAX_FIXED + text_len, "no room for the record");
+    let base = out.as_mut_ptr();
+    let mut at = 2;
     let mut flags = 0;
-    let mut put = |bit: u8, bytes: &[u8]| {
+    // SAFETY: every store below lies within the MAX_FIXED + text_len bytes checked above.
+    let mut put = |bit: u8, bytes: &[u8]| unsafe {
         flags |= bit;
-        out[n..n + bytes.len()].copy_from_slice(bytes);
-        n += bytes.len();
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), base.add(at), bytes.len());
+        at += bytes.len();
     };
     put(0, &timestamp.to_le_bytes());
     if let Some(c) = e.color {
@@ -434,32 +439,30 @@ fn encode(out: &mut [u8], timestamp: u64, e: &Event, text_len: usize) -> usize {
     if let Some(s) = e.string {
         put(HAS_STRING, &s.to_le_bytes());
     }
-    if !matches!(e.text, Text::None) {
-        put(HAS_TEXT, &(text_len as u32).to_le_bytes());
-    }
-    out[0] = e.kind as u8;
-    out[1] = flags;
     match e.text {
         Text::None => {}
         Text::Bytes(b) => {
-            out[n..n + text_len].copy_from_slice(&b[..text_len]);
-            n += text_len;
+            put(HAS_TEXT, &(text_len as u32).to_le_bytes());
+            put(HAS_TEXT, &b[..text_len]);
         }
         Text::Wide(w) => {
-            let end = n + text_len;
+            put(HAS_TEXT, &(text_len as u32).to_le_bytes());
+            let mut written = 0;
             let mut utf8 = [0u8; 4];
             // SAFETY: as in `write`.
             for c in unsafe { wide_chars(w) } {
                 let c = c.encode_utf8(&mut utf8).as_bytes();
-                if n + c.len() > end {
+                if written + c.len() > text_len {
                     break;
                 }
-                out[n..n + c.len()].copy_from_slice(c);
-                n += c.len();
+                written += c.len();
+                put(HAS_TEXT, c);
             }
         }
     }
-    n
+    out[0] = e.kind as u8;
+    out[1] = flags;
+    at
 }
 
 /// How many records `bytes` holds (for counting what is dropped).

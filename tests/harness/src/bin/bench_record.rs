@@ -1,23 +1,38 @@
 //! Recording cost: `cargo run --release -p nvtxr-harness --bin bench_record`.
 //!
 //! Runs `bindings/c/record_bench.c` (push/pop pairs through nvtxr on 1, 2 and
-//! 4 threads) with no tool and under `nvtxr record`'s tool, in one run, and
-//! prints ns per event (each thread's own time per event, averaged over the
-//! threads). The machine has 2 cores: 4 threads share them.
+//! 4 threads) with no tool and under `nvtxr record`'s tool (with the
+//! time-stamp counter and with CLOCK_MONOTONIC), in one run, beside the bare
+//! cost of each clock read, and prints ns per event (each thread's own time
+//! per event, averaged over the threads). The machine has 2 cores: 4 threads
+//! share them.
 
 use nvtxr_harness::{artifacts, compile_c, work_dir, Producer};
 use std::process::Command;
 
 const EVENTS: &str = "4000000";
 
-fn ns_per_event(exe: &std::path::Path, threads: usize, record: bool) -> f64 {
+/// How the bench program runs.
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    NoTool,
+    /// Recording with the time-stamp counter (the default where it is invariant).
+    Record,
+    /// Recording with CLOCK_MONOTONIC (the fallback).
+    RecordMonotonic,
+}
+
+fn ns_per_event(exe: &std::path::Path, threads: usize, mode: Mode) -> f64 {
     let mut cmd = Command::new(exe);
     cmd.args([threads.to_string().as_str(), EVENTS])
         .env_remove("NVTX_INJECTION64_PATH");
     let dir = work_dir().join(format!("bench-record-{}", std::process::id()));
-    if record {
+    if mode != Mode::NoTool {
         cmd.env("NVTX_INJECTION64_PATH", &artifacts().record_tool)
             .env("NVTXR_RECORD_DIR", &dir);
+    }
+    if mode == Mode::RecordMonotonic {
+        cmd.env("NVTXR_RECORD_CLOCK", "monotonic");
     }
     let out = cmd.output().unwrap();
     assert!(
@@ -31,18 +46,26 @@ fn ns_per_event(exe: &std::path::Path, threads: usize, record: bool) -> f64 {
 
 fn main() {
     let exe = compile_c("record_bench.c", Producer::NvtxrShared, &[]);
-    println!("| threads | no tool (ns/event) | recording (ns/event) | recording cost (ns/event) |");
+    let clocks = Command::new(&exe)
+        .args(["clock", "10000000"])
+        .output()
+        .unwrap();
+    let clocks = String::from_utf8_lossy(&clocks.stdout).into_owned();
+    let (gettime, rdtsc) = clocks.trim().split_once(' ').expect("two figures");
+    println!("bare clock reads: clock_gettime(CLOCK_MONOTONIC) {gettime} ns, rdtsc {rdtsc} ns\n");
+    println!("| threads | no tool (ns/event) | recording, TSC (ns/event) | recording, CLOCK_MONOTONIC (ns/event) |");
     println!("|---|---|---|---|");
     for threads in [1, 2, 4] {
-        let best = |record: bool| {
+        let best = |mode: Mode| {
             (0..3)
-                .map(|_| ns_per_event(&exe, threads, record))
+                .map(|_| ns_per_event(&exe, threads, mode))
                 .fold(f64::INFINITY, f64::min)
         };
-        let (plain, recorded) = (best(false), best(true));
-        println!(
-            "| {threads} | {plain:.2} | {recorded:.2} | {:.2} |",
-            recorded - plain
+        let (plain, tsc, monotonic) = (
+            best(Mode::NoTool),
+            best(Mode::Record),
+            best(Mode::RecordMonotonic),
         );
+        println!("| {threads} | {plain:.2} | {tsc:.2} | {monotonic:.2} |");
     }
 }
