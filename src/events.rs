@@ -144,16 +144,40 @@ pub(crate) fn push(domain: &'static DomainState, event: &Event) -> Result<i32, E
 #[inline]
 pub(crate) fn pop(domain: &'static DomainState) -> Result<i32, Error> {
     // SAFETY: slot types fixed by the protocol.
-    unsafe {
-        Ok(if domain.is_default() {
-            default_pop()
-        } else {
-            let entered = domain.enter()?;
-            slots::CORE2
-                .get::<unsafe extern "C" fn(*mut c_void) -> i32>(core2::DOMAIN_RANGE_POP)
-                .map_or(NO_PUSH_POP_TRACKING, |f| f(entered.handle))
-        })
+    if domain.is_default() {
+        Ok(default_pop())
+    } else {
+        domain_pop(domain)
     }
+}
+
+/// `pop` through the domain slot even for the default domain (NULL handle),
+/// as NVIDIA's Python package sends it.
+#[inline]
+pub(crate) fn domain_pop(domain: &'static DomainState) -> Result<i32, Error> {
+    let entered = domain.enter()?;
+    // SAFETY: slot type fixed by the protocol.
+    unsafe {
+        Ok(slots::CORE2
+            .get::<unsafe extern "C" fn(*mut c_void) -> i32>(core2::DOMAIN_RANGE_POP)
+            .map_or(NO_PUSH_POP_TRACKING, |f| f(entered.handle)))
+    }
+}
+
+/// `end` through the domain slot even for the default domain, as NVIDIA's
+/// Python package sends it.
+#[inline]
+pub(crate) fn domain_end(domain: &'static DomainState, id: u64) -> Result<(), Error> {
+    if id != 0 {
+        let entered = domain.enter()?;
+        // SAFETY: slot type fixed by the protocol.
+        if let Some(f) = unsafe {
+            slots::CORE2.get::<unsafe extern "C" fn(*mut c_void, u64)>(core2::DOMAIN_RANGE_END)
+        } {
+            unsafe { f(entered.handle, id) };
+        }
+    }
+    Ok(())
 }
 
 /// Starts a range that any thread may end; returns its id, 0 with no tool.
@@ -168,14 +192,8 @@ pub(crate) fn start(domain: &'static DomainState, event: &Event) -> Result<u64, 
 pub(crate) fn end(domain: &'static DomainState, id: u64) -> Result<(), Error> {
     if domain.is_default() {
         default_end(id);
-    } else if id != 0 {
-        let entered = domain.enter()?;
-        // SAFETY: slot type fixed by the protocol.
-        if let Some(f) = unsafe {
-            slots::CORE2.get::<unsafe extern "C" fn(*mut c_void, u64)>(core2::DOMAIN_RANGE_END)
-        } {
-            unsafe { f(entered.handle, id) };
-        }
+        Ok(())
+    } else {
+        domain_end(domain, id)
     }
-    Ok(())
 }

@@ -43,6 +43,9 @@ pub use attributes::{Color, Payload};
 pub use error::Error;
 pub use naming::{current_os_thread_id, CudaObject};
 
+#[doc(hidden)]
+pub mod bindings;
+
 /// The loader and slots, for nvtxr's own NVTX-API compatibility library
 /// (`bindings/nvtx-compat`, the drop-in `libnvToolsExt.so.1`). Not a public API.
 #[doc(hidden)]

@@ -1,11 +1,16 @@
 //! Builds nvtxr and the recording tool and prints, as shell assignments, where
 //! they are: `eval "$(cargo run -q -p nvtxr-harness --bin artifacts)"`.
-//! Used by the Haskell build and tests (`tests/run-all.sh`).
+//! Used by the Haskell and Python builds and tests (`tests/run-all.sh`).
 
 fn main() {
     let a = nvtxr_harness::artifacts();
     println!("export NVTXR_LIB_DIR='{}'", a.lib_dir.display());
     println!("export NVTXR_RECORDER='{}'", a.recorder.display());
+    println!("export NVTXR_COMMAND='{}'", a.nvtxr.display());
+    println!(
+        "export NVIDIA_PYTHON_NVTX='{}'",
+        nvtxr_harness::python_nvtx().display()
+    );
     println!(
         "export PKG_CONFIG_PATH='{}'${{PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}}",
         a.lib_dir.join("pkgconfig").display()

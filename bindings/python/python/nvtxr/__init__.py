@@ -1,0 +1,67 @@
+"""NVTX annotations for Python, on nvtxr's NVTX core.
+
+A drop-in for NVIDIA's ``nvtx`` package (``import nvtxr as nvtx``):
+
+>>> import nvtxr as nvtx
+>>> with nvtx.annotate("load data", color="green"):
+...     pass
+>>> @nvtx.annotate(color="red")          # message: the function's qualified name
+... def step():
+...     pass
+>>> nvtx.mark("checkpoint", payload=3)
+
+With no NVTX tool attached (``NVTX_INJECTION64_PATH`` unset) every call
+returns after one check, and nothing raises for lack of a tool, a GPU or
+CUDA. ``annotate`` on an ``async def``, a generator or an async generator
+covers its whole execution with a start/end range (coroutines interleave on
+one thread, where push/pop ranges would nest wrongly). Each Python thread's
+OS thread is named after ``threading.current_thread().name`` the first time
+it records (``name_threads(False)`` turns that off).
+
+Also here: ``torch.cuda.nvtx``'s calls (``range_push``, ``range_pop``,
+``range_start``, ``range_end``, ``range``; or ``import nvtxr.torch``),
+nvtxpy-style timed ranges (:mod:`nvtxr.nvtxpy`, :func:`stats`), and
+``python -m nvtxr.profile script.py`` to annotate every Python function call.
+"""
+
+from nvtxr._native import (
+    Domain,
+    EventAttributes,
+    RegisteredString,
+    annotate,
+    enabled,
+    end_range,
+    get_domain,
+    load_error,
+    mark,
+    name_current_thread,
+    name_threads,
+    pop_range,
+    push_range,
+    start_range,
+)
+from nvtxr.nvtxpy import getstats as stats
+from nvtxr.torch import range, range_end, range_pop, range_push, range_start
+
+__all__ = [
+    "Domain",
+    "EventAttributes",
+    "RegisteredString",
+    "annotate",
+    "enabled",
+    "end_range",
+    "get_domain",
+    "load_error",
+    "mark",
+    "name_current_thread",
+    "name_threads",
+    "pop_range",
+    "push_range",
+    "range",
+    "range_end",
+    "range_pop",
+    "range_push",
+    "range_start",
+    "start_range",
+    "stats",
+]

@@ -1,0 +1,109 @@
+"""Type stubs for nvtxr (see the module docstring)."""
+
+from contextlib import AbstractContextManager
+from typing import Any, Callable, Dict, Optional, Tuple, TypeVar, Union
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+Color = Union[str, int, None]
+Category = Union[str, int, None]
+Payload = Union[int, float, None]
+
+class RegisteredString:
+    """A string registered once in a domain."""
+    @property
+    def string(self) -> str: ...
+
+class EventAttributes:
+    """An event's message, color, category and payload, resolved once."""
+
+class Domain:
+    """A named group of events, categories and registered strings."""
+    @property
+    def name(self) -> Optional[str]: ...
+    def get_registered_string(self, string: str) -> Optional[RegisteredString]: ...
+    def get_category_id(self, name: str) -> int: ...
+    def get_event_attributes(
+        self,
+        message: Union[str, RegisteredString, None] = None,
+        color: Color = None,
+        category: Category = None,
+        payload: Payload = None,
+    ) -> EventAttributes: ...
+    def mark(
+        self,
+        attributes: Optional[EventAttributes] = None,
+        *,
+        message: Union[str, RegisteredString, None] = None,
+        color: Color = None,
+        category: Category = None,
+        payload: Payload = None,
+    ) -> None: ...
+    def push_range(
+        self,
+        attributes: Optional[EventAttributes] = None,
+        *,
+        message: Union[str, RegisteredString, None] = None,
+        color: Color = None,
+        category: Category = None,
+        payload: Payload = None,
+    ) -> int: ...
+    def pop_range(self) -> int: ...
+    def start_range(
+        self,
+        attributes: Optional[EventAttributes] = None,
+        *,
+        message: Union[str, RegisteredString, None] = None,
+        color: Color = None,
+        category: Category = None,
+        payload: Payload = None,
+    ) -> int: ...
+    def end_range(self, range_id: int) -> None: ...
+
+class annotate(AbstractContextManager["annotate"]):
+    """A code range: ``with annotate(...)`` or ``@annotate(...)``."""
+    def __init__(
+        self,
+        message: Optional[str] = None,
+        color: Color = None,
+        domain: Optional[str] = None,
+        category: Category = None,
+        payload: Payload = None,
+    ) -> None: ...
+    def __enter__(self) -> "annotate": ...
+    def __exit__(self, *exc: Any) -> bool: ...
+    def __call__(self, func: _F) -> _F: ...
+
+def get_domain(name: Optional[str] = None) -> Domain: ...
+def mark(
+    message: Optional[str] = None,
+    color: Color = "blue",
+    domain: Optional[str] = None,
+    category: Category = None,
+    payload: Payload = None,
+) -> None: ...
+def push_range(
+    message: Optional[str] = None,
+    color: Color = "blue",
+    domain: Optional[str] = None,
+    category: Category = None,
+    payload: Payload = None,
+) -> int: ...
+def pop_range(domain: Optional[str] = None) -> int: ...
+def start_range(
+    message: Optional[str] = None,
+    color: Color = None,
+    domain: Optional[str] = None,
+    category: Category = None,
+    payload: Payload = None,
+) -> Optional[Tuple[int, Domain]]: ...
+def end_range(range_id: Optional[Tuple[int, Domain]]) -> None: ...
+def enabled() -> bool: ...
+def name_threads(on: bool) -> None: ...
+def name_current_thread(name: str) -> None: ...
+def load_error() -> Optional[str]: ...
+def range_push(msg: str) -> int: ...
+def range_pop() -> int: ...
+def range_start(msg: str) -> int: ...
+def range_end(range_id: int) -> None: ...
+def range(msg: str, *args: Any, **kwargs: Any) -> AbstractContextManager[None]: ...
+def stats() -> Dict[str, Tuple[int, float]]: ...

@@ -1,0 +1,196 @@
+"""Annotate a program without editing it: every Python function call becomes
+a push/pop range named after the function (its qualified name, registered
+once per code object).
+
+    python -m nvtxr.profile [--include MODULE_PREFIX ...] script.py [args ...]
+    python -m nvtxr.profile [--include MODULE_PREFIX ...] -m module [args ...]
+
+``--include`` keeps only functions of modules whose name starts with one of
+the prefixes (``--include mypkg`` covers ``mypkg`` and ``mypkg.sub``). On
+Python 3.12+ it uses ``sys.monitoring`` (every thread, those started before
+included; excluded code is switched off where it is, costing nothing after
+its first call); before 3.12, ``sys.setprofile`` and ``threading.setprofile``
+(the main thread and threads started after). Generators and coroutines: a
+range per resumption (from resume to yield), so ranges nest on their thread.
+"""
+
+import argparse
+import runpy
+import sys
+import threading
+
+from nvtxr._native import _pop, _push, enabled, get_domain
+
+__all__ = ["start", "stop"]
+
+
+class _Profiler:
+    def __init__(self, include):
+        self.include = tuple(include)
+        self.domain = get_domain(None)
+        # code object -> EventAttributes, or None when excluded.
+        self.attributes = {}
+
+    def attributes_for(self, code, module):
+        try:
+            return self.attributes[code]
+        except KeyError:
+            pass
+        wanted = not self.include or (
+            module is not None
+            and any(module == p or module.startswith(p + ".") for p in self.include)
+        )
+        if wanted:
+            name = getattr(code, "co_qualname", code.co_name)
+            attrs = self.domain.get_event_attributes(message=name)
+        else:
+            attrs = None
+        self.attributes[code] = attrs
+        return attrs
+
+
+if sys.version_info >= (3, 12):
+    _monitoring = sys.monitoring
+    _E = _monitoring.events
+
+    class _Monitor(_Profiler):
+        def __init__(self, include):
+            super().__init__(include)
+            self.tool = next(
+                i for i in range(6) if _monitoring.get_tool(i) is None
+            )
+            DISABLE = _monitoring.DISABLE
+            known = self.attributes
+            lookup = self.attributes_for
+            getframe = sys._getframe
+
+            def enter(code, offset):
+                attrs = known.get(code, False)
+                if attrs is False:
+                    attrs = lookup(code, getframe(1).f_globals.get("__name__"))
+                if attrs is None:
+                    return DISABLE
+                _push(attrs)
+
+            def leave(code, offset, value):
+                attrs = known.get(code)
+                if attrs is None:
+                    return DISABLE
+                _pop(attrs)
+
+            def unwind(code, offset, exc):
+                attrs = known.get(code)
+                if attrs is not None:
+                    _pop(attrs)
+
+            self.callbacks = {
+                _E.PY_START: enter,
+                _E.PY_RESUME: enter,
+                _E.PY_RETURN: leave,
+                _E.PY_YIELD: leave,
+                _E.PY_UNWIND: unwind,
+            }
+
+        def start(self):
+            _monitoring.use_tool_id(self.tool, "nvtxr.profile")
+            events = 0
+            for event, callback in self.callbacks.items():
+                _monitoring.register_callback(self.tool, event, callback)
+                events |= event
+            _monitoring.set_events(self.tool, events)
+
+        def stop(self):
+            _monitoring.set_events(self.tool, 0)
+            for event in self.callbacks:
+                _monitoring.register_callback(self.tool, event, None)
+            _monitoring.free_tool_id(self.tool)
+
+    _Implementation = _Monitor
+else:
+
+    class _SetProfile(_Profiler):
+        def __init__(self, include):
+            super().__init__(include)
+            known = self.attributes
+            lookup = self.attributes_for
+
+            def profile(frame, event, arg):
+                if event == "call":
+                    code = frame.f_code
+                    attrs = known.get(code, False)
+                    if attrs is False:
+                        attrs = lookup(code, frame.f_globals.get("__name__"))
+                    if attrs is not None:
+                        _push(attrs)
+                elif event == "return":
+                    attrs = known.get(frame.f_code)
+                    if attrs is not None:
+                        _pop(attrs)
+
+            self.profile = profile
+
+        def start(self):
+            threading.setprofile(self.profile)
+            sys.setprofile(self.profile)
+
+        def stop(self):
+            sys.setprofile(None)
+            threading.setprofile(None)
+
+    _Implementation = _SetProfile
+
+
+_active = None
+
+
+def start(include=()):
+    """Starts annotating function calls (of modules under the ``include`` prefixes)."""
+    global _active
+    if _active is None and enabled():
+        _active = _Implementation(include)
+        _active.start()
+
+
+def stop():
+    """Stops annotating function calls."""
+    global _active
+    if _active is not None:
+        _active.stop()
+        _active = None
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="python -m nvtxr.profile",
+        description="Run a Python program with every function call as an NVTX range.",
+    )
+    parser.add_argument(
+        "--include",
+        action="append",
+        default=[],
+        metavar="MODULE_PREFIX",
+        help="only functions of modules under this prefix (repeatable)",
+    )
+    parser.add_argument("-m", dest="module", help="run a module as a script")
+    parser.add_argument("target", nargs="?", help="the script to run")
+    parser.add_argument("args", nargs=argparse.REMAINDER)
+    options = parser.parse_args(argv)
+    if options.module is None and options.target is None:
+        parser.error("give a script or -m module")
+    if options.module is not None:
+        args = [options.target] if options.target else []
+        sys.argv = [options.module, *args, *options.args]
+    else:
+        sys.argv = [options.target, *options.args]
+    start(options.include)
+    try:
+        if options.module is not None:
+            runpy.run_module(options.module, run_name="__main__", alter_sys=True)
+        else:
+            runpy.run_path(options.target, run_name="__main__")
+    finally:
+        stop()
+
+
+if __name__ == "__main__":
+    main()

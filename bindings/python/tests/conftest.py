@@ -1,0 +1,58 @@
+"""Runs Python programs under nvtxr's test recorder (one line per NVTX call)
+and under `nvtxr record`. `tests/run-all.sh` sets the paths through
+`cargo run -p nvtxr-harness --bin artifacts`; without them (and without
+NVTXR_REQUIRE_TOOLS) the tests that need them skip, saying so."""
+
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+import pytest
+
+
+def artifact(variable):
+    path = os.environ.get(variable)
+    if not path or not os.path.exists(path):
+        message = f"{variable} is not set to an existing path (run through tests/run-all.sh)"
+        if os.environ.get("NVTXR_REQUIRE_TOOLS"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
+
+
+def run(code, *, tool="recorder", env=None, python=sys.executable, args=()):
+    """Runs `code` (dedented) in a fresh interpreter; returns (process, calls).
+
+    tool: "recorder" (the test recorder), None (no tool), or a path."""
+    with tempfile.TemporaryDirectory() as tmp:
+        script = os.path.join(tmp, "script.py")
+        with open(script, "w") as f:
+            f.write(textwrap.dedent(code))
+        out = os.path.join(tmp, "events.log")
+        environment = dict(os.environ)
+        environment.pop("NVTX_INJECTION64_PATH", None)
+        environment["NVTXR_RECORDER_OUT"] = out
+        if tool == "recorder":
+            environment["NVTX_INJECTION64_PATH"] = artifact("NVTXR_RECORDER")
+        elif tool is not None:
+            environment["NVTX_INJECTION64_PATH"] = tool
+        environment.update(env or {})
+        process = subprocess.run(
+            [python, script, *args],
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        calls = []
+        if os.path.exists(out):
+            with open(out) as f:
+                calls = [l.rstrip("\n") for l in f if not l.startswith("init ")]
+        return process, calls
+
+
+def check(process):
+    assert process.returncode == 0, process.stdout + process.stderr
+    return process

@@ -1,0 +1,250 @@
+"""Exact calls for nvtxr's own behaviour: async functions, generators,
+threads, exceptions, torch-style and nvtxpy-style calls, no tool."""
+
+import os
+import sys
+
+from conftest import artifact, check, run
+
+
+def test_two_interleaved_coroutines_give_two_whole_ranges():
+    process, calls = run(
+        """
+        import asyncio
+        import nvtxr as nvtx
+        nvtx.name_threads(False)
+
+        @nvtx.annotate()
+        async def fetch(n):
+            nvtx.mark(f"fetch {n} started")
+            await asyncio.sleep(0.05)
+            nvtx.mark(f"fetch {n} done")
+
+        async def main():
+            await asyncio.gather(fetch(1), fetch(2))
+
+        asyncio.run(main())
+        """
+    )
+    check(process)
+    assert calls == [
+        "Initialize",
+        'DomainRegisterStringA default "fetch"',
+        'DomainRangeStartEx default {msg=reg:"fetch" color=0x000000ff} -> 1',
+        'DomainRegisterStringA default "fetch 1 started"',
+        'DomainMarkEx default {msg=reg:"fetch 1 started" color=0x000000ff}',
+        'DomainRangeStartEx default {msg=reg:"fetch" color=0x000000ff} -> 2',
+        'DomainRegisterStringA default "fetch 2 started"',
+        'DomainMarkEx default {msg=reg:"fetch 2 started" color=0x000000ff}',
+        'DomainRegisterStringA default "fetch 1 done"',
+        'DomainMarkEx default {msg=reg:"fetch 1 done" color=0x000000ff}',
+        "DomainRangeEnd default 1",
+        'DomainRegisterStringA default "fetch 2 done"',
+        'DomainMarkEx default {msg=reg:"fetch 2 done" color=0x000000ff}',
+        "DomainRangeEnd default 2",
+    ]
+
+
+def test_a_generator_is_one_range_from_first_next_to_close():
+    process, calls = run(
+        """
+        import nvtxr as nvtx
+        nvtx.name_threads(False)
+
+        class Loader:
+            @nvtx.annotate(color="green")
+            def batches(self):
+                for i in range(10):
+                    yield i
+
+        it = Loader().batches()
+        nvtx.mark("created")
+        print(next(it), next(it))
+        it.close()
+        nvtx.mark("closed")
+        """
+    )
+    check(process)
+    assert process.stdout == "0 1\n"
+    assert calls == [
+        "Initialize",
+        'DomainRegisterStringA default "Loader.batches"',
+        'DomainRegisterStringA default "created"',
+        'DomainMarkEx default {msg=reg:"created" color=0x000000ff}',
+        'DomainRangeStartEx default {msg=reg:"Loader.batches" color=0x00008000} -> 1',
+        "DomainRangeEnd default 1",
+        'DomainRegisterStringA default "closed"',
+        'DomainMarkEx default {msg=reg:"closed" color=0x000000ff}',
+    ]
+
+
+def test_an_exception_inside_annotate_closes_the_range():
+    process, calls = run(
+        """
+        import nvtxr as nvtx
+        nvtx.name_threads(False)
+
+        @nvtx.annotate("fails")
+        def fails():
+            raise ValueError("boom")
+
+        try:
+            with nvtx.annotate("outer"):
+                fails()
+        except ValueError as e:
+            print("caught", e)
+        """
+    )
+    check(process)
+    assert process.stdout == "caught boom\n"
+    assert [c.split(" {")[0] for c in calls if "Range" in c] == [
+        "DomainRangePushEx default",
+        "DomainRangePushEx default",
+        "DomainRangePop default -> 1",
+        "DomainRangePop default -> 0",
+    ]
+
+
+def test_each_python_thread_names_its_os_thread_once():
+    process, calls = run(
+        """
+        import threading
+        import nvtxr as nvtx
+
+        def work():
+            for _ in range(3):
+                nvtx.mark("tick")
+
+        threads = [threading.Thread(target=work, name=f"loader-{i}") for i in range(2)]
+        for t in threads:
+            t.start()
+            t.join()
+        nvtx.mark("main")
+        """
+    )
+    check(process)
+    names = [c for c in calls if c.startswith("NameOsThreadA")]
+    assert names == [
+        'NameOsThreadA tid=self "loader-0"',
+        'NameOsThreadA tid=self "loader-1"',
+        'NameOsThreadA tid=self "MainThread"',
+    ]
+    assert len([c for c in calls if '"tick"' in c and c.startswith("DomainMarkEx")]) == 6
+
+
+def test_torch_style_calls_are_pytorchs_text_calls():
+    code = """
+        import nvtxr
+        import nvtxr.torch as nvtx
+        nvtxr.name_threads(False)
+        print(nvtx.range_push("outer"), nvtx.range_push("inner"))
+        print(nvtx.range_pop(), nvtx.range_pop())
+        r = nvtx.range_start("async")
+        nvtx.range_end(r)
+        nvtx.mark("instant")
+        with nvtx.range("step {}", 3):
+            pass
+        """
+    process, calls = run(code)
+    check(process)
+    assert process.stdout == "0 1\n1 0\n"
+    assert calls == [
+        'RangePushA "outer" -> 0',
+        'RangePushA "inner" -> 1',
+        "RangePop -> 1",
+        "RangePop -> 0",
+        'RangeStartA "async" -> 1',
+        "RangeEnd 1",
+        'MarkA "instant"',
+        'RangePushA "step 3" -> 0',
+        "RangePop -> 0",
+    ]
+    # Without CUDA, without a tool: no exception, NVTX's no-tool values.
+    process, calls = run(code, tool=None)
+    check(process)
+    assert process.stdout == "-2 -2\n-2 -2\n" and calls == []
+
+
+def test_nvtxpy_style_ranges_count_and_time_without_a_tool():
+    process, calls = run(
+        """
+        import time
+        import nvtxr
+        import nvtxr.nvtxpy as nvtxpy
+
+        @nvtxpy.profiled("decorated")
+        def work():
+            time.sleep(0.01)
+
+        for _ in range(3):
+            with nvtxpy.profile_range("step", color=nvtxpy.colors.green):
+                work()
+        stats = nvtxr.stats()
+        print(stats["step"][0], stats["decorated"][0], stats["step"][1] >= 0.03)
+        """,
+        tool=None,
+    )
+    check(process)
+    assert process.stdout == "3 3 True\n"
+    assert calls == []
+
+
+def test_no_tool_and_a_missing_tool_never_raise():
+    code = """
+        import nvtxr as nvtx
+        with nvtx.annotate("x", color="no such color at all"):
+            pass
+        @nvtx.annotate()
+        def f():
+            return 5
+        print(nvtx.enabled(), f(), nvtx.start_range("r"), nvtx.push_range("p"), nvtx.load_error() is None)
+        nvtx.end_range(None)
+        nvtx.mark("m", payload=object())
+        """
+    process, _ = run(code, tool=None)
+    check(process)
+    assert process.stdout == "False 5 None -2 True\n"
+    assert process.stderr == ""
+    process, _ = run(code, tool="/nonexistent/libtool.so")
+    check(process)
+    assert process.stdout == "False 5 None -2 False\n"
+    assert process.stderr.count("\n") == 1
+    assert process.stderr.startswith("nvtxr: could not load NVTX tool \"/nonexistent/libtool.so\"")
+
+
+def test_bad_input_with_a_tool_is_a_clear_error():
+    process, calls = run(
+        """
+        import nvtxr as nvtx
+        nvtx.name_threads(False)
+        for bad in ({"color": "no such color"}, {"category": 1.5}, {"color": 2**40}):
+            try:
+                nvtx.mark("m", **bad)
+            except (TypeError, ValueError) as e:
+                print(type(e).__name__)
+        import warnings
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            nvtx.mark("with payload", payload=[1, 2])
+            print(len(w), "unsupported payload" in str(w[0].message))
+        """
+    )
+    check(process)
+    assert process.stdout == "TypeError\nTypeError\nValueError\n1 True\n"
+    assert calls[-1] == 'DomainMarkEx default {msg=reg:"with payload" color=0x000000ff}'
+
+
+def test_formatted_messages_keep_the_string_cache_bounded():
+    process, calls = run(
+        """
+        import nvtxr as nvtx
+        nvtx.name_threads(False)
+        d = nvtx.get_domain("many")
+        for i in range(70000):
+            d.mark(message=f"item {i}")
+        """
+    )
+    check(process)
+    registered = [c for c in calls if c.startswith("DomainRegisterStringA")]
+    assert len(registered) == 65536
+    assert calls[-1] == 'DomainMarkEx domain="many" {msg="item 69999" color=0x000000ff}'

@@ -1,0 +1,93 @@
+"""The same programs through NVIDIA's `nvtx` package and through
+`import nvtxr as nvtx` reach the tool as the same calls (NVIDIA's package
+also destroys its domains at exit; nvtxr keeps them: those lines aside)."""
+
+import textwrap
+
+import pytest
+
+from conftest import artifact, check, run
+
+PROGRAMS = {
+    "documented": """
+        import threading
+        import nvtx
+
+        @nvtx.annotate("decorated", color="green")
+        def decorated():
+            pass
+
+        @nvtx.annotate(color="red", domain="my_domain")
+        def func():
+            pass
+
+        with nvtx.annotate("outer", color="blue", domain="python", payload=7):
+            for i in range(3):
+                with nvtx.annotate("inner", color="red", domain="python", category="loop", payload=i):
+                    decorated()
+        func()
+        for epoch in range(2):
+            nvtx.mark("epoch_start", color="green", payload=epoch)
+            nvtx.mark("validation", color="yellow", payload=epoch + 0.5)
+        r = nvtx.start_range("data_pipeline", color="blue")
+        nvtx.end_range(r)
+        nvtx.push_range("my_code_range", domain="my_domain")
+        nvtx.pop_range(domain="my_domain")
+    """,
+    "cross_thread_and_categories": """
+        import threading
+        import nvtx
+
+        ranges = {}
+        for task in range(3):
+            ranges[task] = nvtx.start_range(f"background_task_{task}", color="orange", payload=task)
+
+        def finish(task):
+            nvtx.end_range(ranges[task])
+
+        for task in (2, 0, 1):
+            t = threading.Thread(target=finish, args=(task,))
+            t.start()
+            t.join()
+        nvtx.mark("io", category="disk", domain="store")
+        nvtx.mark("net", category="network", domain="store")
+        nvtx.mark("io again", category="disk", domain="store")
+        nvtx.mark("numbered", category=7, payload=-3)
+    """,
+    "domain_objects": """
+        import nvtx
+
+        domain = nvtx.get_domain("trainer")
+        step = domain.get_registered_string("step")
+        attrs = domain.get_event_attributes(message="step", color="purple", category="compute", payload=1.5)
+        domain.mark(attrs)
+        domain.push_range(attrs)
+        domain.pop_range()
+        rid = domain.start_range(message="span", color="cyan")
+        domain.end_range(rid)
+        print(domain.get_category_id("compute"), step.string)
+    """,
+}
+
+
+def as_nvidia(code):
+    return textwrap.dedent(code)
+
+
+def as_nvtxr(code):
+    imports = "import nvtxr as nvtx\nnvtx.name_threads(False)\n"
+    return as_nvidia(code).replace("import nvtx\n", imports, 1)
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_same_calls_as_nvidias_package(name):
+    nvidia_path = artifact("NVIDIA_PYTHON_NVTX")
+    code = PROGRAMS[name]
+    nvidia, nvidia_calls = run(as_nvidia(code), env={"PYTHONPATH": nvidia_path})
+    ours, our_calls = run(as_nvtxr(code))
+    check(nvidia)
+    check(ours)
+    assert ours.stdout == nvidia.stdout
+    nvidia_calls = [c for c in nvidia_calls if not c.startswith("DomainDestroy")]
+    assert len(our_calls) > 5
+    assert our_calls == nvidia_calls
