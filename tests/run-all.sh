@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test of the project. Needs Rust, gcc and Python 3 with pip (the tests
-# fetch NVIDIA's reference producers from PyPI); installs GHC and cabal from
-# Debian for the Haskell package when they are missing.
+# fetch NVIDIA's reference producers, maturin and pytest from PyPI); installs
+# GHC and cabal from Debian for the Haskell package when they are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,9 +35,16 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 cargo test --workspace 2>&1 | tee "$log"
 bash bindings/haskell/test.sh 2>&1 | tee -a "$log"
-# One closing line for the whole run: cargo's per-binary results and tasty's
-# per-suite results added up.
+bash bindings/python/test.sh 2>&1 | tee -a "$log"
+# One closing line for the whole run: cargo's per-binary results, tasty's
+# per-suite results and pytest's summary added up.
 awk '/^test result:/ { p += $4; f += $6 }
      /^All [0-9]+ tests passed/ { p += $2 }
      / out of [0-9]+ tests failed/ { f += $1; p += $4 - $1 }
+     !/^test result:/ && /[0-9]+ (passed|failed).* in [0-9.]+s/ {
+         for (i = 2; i <= NF; i++) {
+             if ($i ~ /^passed/) p += $(i - 1)
+             if ($i ~ /^failed/) f += $(i - 1)
+         }
+     }
      END { printf "all: %d passed, %d failed\n", p, f }' "$log"

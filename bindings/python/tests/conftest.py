@@ -22,8 +22,9 @@ def artifact(variable):
     return path
 
 
-def run(code, *, tool="recorder", env=None, python=sys.executable, args=()):
-    """Runs `code` (dedented) in a fresh interpreter; returns (process, calls).
+def run(code, *, tool="recorder", env=None, python=sys.executable, args=(), python_args=()):
+    """Runs `code` (dedented) in a fresh interpreter as `python [python_args]
+    script.py [args]`; returns (process, calls).
 
     tool: "recorder" (the test recorder), None (no tool), or a path."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -40,7 +41,7 @@ def run(code, *, tool="recorder", env=None, python=sys.executable, args=()):
             environment["NVTX_INJECTION64_PATH"] = tool
         environment.update(env or {})
         process = subprocess.run(
-            [python, script, *args],
+            [python, *python_args, script, *args],
             env=environment,
             capture_output=True,
             text=True,
@@ -56,3 +57,21 @@ def run(code, *, tool="recorder", env=None, python=sys.executable, args=()):
 def check(process):
     assert process.returncode == 0, process.stdout + process.stderr
     return process
+
+
+def interpreter(version):
+    """pyenv's CPython `version` (e.g. "3.12"), or a skip saying it is missing."""
+    root = os.path.expanduser("~/.pyenv/versions")
+    found = sorted(
+        v for v in (os.listdir(root) if os.path.isdir(root) else []) if v.startswith(version + ".")
+    )
+    if not found:
+        pytest.skip(f"CPython {version} is not installed (pyenv); the test needs it")
+    return os.path.join(root, found[-1], "bin", "python3")
+
+
+def installed_path():
+    """The folder holding the installed nvtxr package (abi3: any CPython 3.9+ can import it)."""
+    import nvtxr
+
+    return os.path.dirname(os.path.dirname(nvtxr.__file__))

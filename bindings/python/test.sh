@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The Python package's tests: installs maturin and pytest from PyPI, builds and
+# installs the package with pip (`pip install ./bindings/python`), then runs
+# pytest with the paths of nvtxr's test recorder, `nvtxr` and NVIDIA's Python
+# nvtx package (the reference) from the harness.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+eval "$(cargo run -q -p nvtxr-harness --bin artifacts)"
+pip=(python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore)
+"${pip[@]}" "maturin>=1.5,<2" pytest
+"${pip[@]}" ./bindings/python
+cd bindings/python
+python3 -m pytest -q tests

@@ -1,0 +1,88 @@
+"""`python -m nvtxr.profile`: function calls as ranges, through
+sys.setprofile (3.11) and sys.monitoring (3.12, 3.13)."""
+
+import sys
+
+import pytest
+
+from conftest import check, installed_path, interpreter, run
+
+PACKAGE = {
+    "pkg/__init__.py": "",
+    "pkg/work.py": """
+import json
+
+def inner(x):
+    return json.dumps(x)
+
+def numbers():
+    yield 1
+    yield 2
+
+class Model:
+    def forward(self):
+        return [inner(1), inner(2), sum(numbers())]
+""",
+}
+
+SCRIPT = """
+import threading
+import pkg.work
+
+def helper():            # in __main__: not under --include pkg
+    return pkg.work.Model().forward()
+
+helper()
+t = threading.Thread(target=pkg.work.inner, args=(3,))
+t.start()
+t.join()
+"""
+
+EXPECTED = [
+    # import pkg.work: the two modules' bodies, the class body inside the second.
+    'DomainRegisterStringA default "<module>"',
+    'DomainRangePushEx default {msg=reg:"<module>" color=0x000000ff} -> 0',
+    "DomainRangePop default -> 0",
+    'DomainRangePushEx default {msg=reg:"<module>" color=0x000000ff} -> 0',
+    'DomainRegisterStringA default "Model"',
+    'DomainRangePushEx default {msg=reg:"Model" color=0x000000ff} -> 1',
+    "DomainRangePop default -> 1",
+    "DomainRangePop default -> 0",
+    # helper() is in __main__, not included; Model.forward and what it calls are.
+    'DomainRegisterStringA default "Model.forward"',
+    'DomainRangePushEx default {msg=reg:"Model.forward" color=0x000000ff} -> 0',
+    'DomainRegisterStringA default "inner"',
+    'DomainRangePushEx default {msg=reg:"inner" color=0x000000ff} -> 1',
+    "DomainRangePop default -> 1",
+    'DomainRangePushEx default {msg=reg:"inner" color=0x000000ff} -> 1',
+    "DomainRangePop default -> 1",
+    # The generator: a range per resumption (start, two resumes), each closed at its yield or return.
+    'DomainRegisterStringA default "numbers"',
+    'DomainRangePushEx default {msg=reg:"numbers" color=0x000000ff} -> 1',
+    "DomainRangePop default -> 1",
+    'DomainRangePushEx default {msg=reg:"numbers" color=0x000000ff} -> 1',
+    "DomainRangePop default -> 1",
+    'DomainRangePushEx default {msg=reg:"numbers" color=0x000000ff} -> 1',
+    "DomainRangePop default -> 1",
+    "DomainRangePop default -> 0",
+    # The thread: its own stack.
+    'DomainRangePushEx default {msg=reg:"inner" color=0x000000ff} -> 0',
+    "DomainRangePop default -> 0",
+]
+
+
+@pytest.mark.parametrize("version", ["3.11", "3.12", "3.13"])
+def test_profile_turns_calls_of_included_modules_into_ranges(version, tmp_path):
+    same = sys.version_info[:2] == tuple(map(int, version.split(".")))
+    python = sys.executable if same else interpreter(version)
+    for name, text in PACKAGE.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    process, calls = run(
+        "import nvtxr\nnvtxr.name_threads(False)\n" + SCRIPT,
+        python=python,
+        python_args=["-m", "nvtxr.profile", "--include", "pkg"],
+        env={"PYTHONPATH": f"{tmp_path}:{installed_path()}"},
+    )
+    check(process)
+    assert [c for c in calls if c != "Initialize"] == EXPECTED
