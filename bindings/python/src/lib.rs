@@ -522,6 +522,26 @@ fn _end(a: &Bound<'_, EventAttributes>, id: u64) {
     a.get().domain().end(id);
 }
 
+/// `func(*args, **kwargs)` inside a push/pop range: one call from the
+/// decorator's wrapper instead of three. The range is popped whether `func`
+/// returns or raises.
+#[pyfunction]
+#[pyo3(signature = (a, func, args, kwargs=None))]
+fn _call<'py>(
+    a: &Bound<'py, EventAttributes>,
+    func: &Bound<'py, PyAny>,
+    args: &Bound<'py, pyo3::types::PyTuple>,
+    kwargs: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    name_thread_once(a.py());
+    let attributes = a.get();
+    let domain = attributes.domain();
+    domain.push(&attributes.attributes());
+    let result = func.call(args, kwargs);
+    domain.pop();
+    result
+}
+
 /// Module-level event functions: `domain` by name (`None`: the default).
 macro_rules! module_fn {
     ($(#[$doc:meta])* $name:ident, $call:ident, $ret:ty, $off:expr, $default_color:expr) => {
@@ -678,6 +698,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_pop, m)?)?;
     m.add_function(wrap_pyfunction!(_start, m)?)?;
     m.add_function(wrap_pyfunction!(_end, m)?)?;
+    m.add_function(wrap_pyfunction!(_call, m)?)?;
     m.add_function(wrap_pyfunction!(_text_mark, m)?)?;
     m.add_function(wrap_pyfunction!(_text_push, m)?)?;
     m.add_function(wrap_pyfunction!(_text_start, m)?)?;

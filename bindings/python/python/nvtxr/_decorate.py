@@ -5,7 +5,7 @@ generator (they interleave on one thread, so push/pop would nest wrongly)."""
 import functools
 import inspect
 
-from nvtxr._native import _end, _pop, _push, _start
+from nvtxr._native import _call, _end, _start
 
 
 def decorate(func, attributes):
@@ -48,10 +48,6 @@ def decorate(func, attributes):
 
     @functools.wraps(func)
     def call(*args, **kwargs):
-        _push(attributes)
-        try:
-            return func(*args, **kwargs)
-        finally:
-            _pop(attributes)
+        return _call(attributes, func, args, kwargs)
 
     return call

@@ -1,0 +1,23 @@
+//! The Python package against NVIDIA's `nvtx`: `cargo run --release -q -p
+//! nvtxr-harness --bin bench_python`. Builds the test recorder (the
+//! do-nothing tool), fetches NVIDIA's package, installs `bindings/python`
+//! with pip, then runs `bindings/python/bench.py`.
+
+use nvtxr_harness::{artifacts, python, python_nvtx, root};
+use std::process::Command;
+
+fn main() {
+    let status = Command::new(python())
+        .args(["-m", "pip", "install", "-q", "--disable-pip-version-check"])
+        .arg(root().join("bindings/python"))
+        .status()
+        .unwrap();
+    assert!(status.success(), "pip install ./bindings/python failed");
+    let status = Command::new(python())
+        .arg(root().join("bindings/python/bench.py"))
+        .env("NVTXR_RECORDER", &artifacts().recorder)
+        .env("NVIDIA_PYTHON_NVTX", python_nvtx())
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
