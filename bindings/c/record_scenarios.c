@@ -253,6 +253,28 @@ static void until_sigterm(void) {
     pause();
 }
 
+/* Ranges in hard colors (white, yellow, cyan, navy), and a child that
+   attaches the tool but records nothing. */
+static void colors(void) {
+    const struct { const char *name; uint32_t argb; } bars[] = {
+        {"white", 0xFFFFFFFF}, {"yellow", 0xFFFFFF00}, {"cyan", 0xFF00FFFF}, {"navy", 0xFF000080}};
+    for (int i = 0; i < 4; i++) {
+        nvtxr_event_t e = {0};
+        e.message = bars[i].name;
+        e.color_type = NVTXR_COLOR_ARGB;
+        e.color = bars[i].argb;
+        nvtxr_range_push_ex(NULL, &e);
+        usleep(20 * 1000);
+        nvtxr_range_pop(NULL);
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl("/proc/self/exe", "record_scenarios", "quiet", (char *)NULL);
+        _exit(127);
+    }
+    waitpid(pid, NULL, 0);
+}
+
 int main(int argc, char **argv) {
     const char *s = argc > 1 ? argv[1] : "";
     if (!strcmp(s, "processes")) processes(argv[0]);
@@ -272,6 +294,8 @@ int main(int argc, char **argv) {
     else if (!strcmp(s, "dir_mode")) dir_mode();
     else if (!strcmp(s, "async_ids")) async_ids();
     else if (!strcmp(s, "until_sigterm")) until_sigterm();
+    else if (!strcmp(s, "colors")) colors();
+    else if (!strcmp(s, "quiet")) nvtxr_initialize();
     else {
         fprintf(stderr, "usage: %s SCENARIO (see main)\n", argv[0]);
         return 2;

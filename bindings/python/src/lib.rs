@@ -134,9 +134,9 @@ fn color(c: Option<&Bound<'_, PyAny>>) -> PyResult<u32> {
         return Ok(0x0000FF);
     };
     if let Ok(v) = c.cast::<PyInt>() {
-        return v.extract::<u32>().map_err(|_| {
-            PyValueError::new_err(format!("color {c} is not a 32-bit ARGB value"))
-        });
+        return v
+            .extract::<u32>()
+            .map_err(|_| PyValueError::new_err(format!("color {c} is not a 32-bit ARGB value")));
     }
     let name: String = c.extract().map_err(|_| {
         PyTypeError::new_err(format!("color must be a name or an ARGB int, not {c:?}"))
@@ -156,7 +156,11 @@ fn color(c: Option<&Bound<'_, PyAny>>) -> PyResult<u32> {
         .ok_or_else(|| {
             PyTypeError::new_err(format!(
                 "invalid color {name:?}: use an ARGB int, \"#RRGGBB\" or one of {}",
-                COLORS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+                COLORS
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ))
         })
 }
@@ -225,11 +229,14 @@ impl Domain {
             }
             let id = categories.len() as u32 + 1;
             categories.set_item(name, id)?;
-            slf.get().inner.name_category(id, &c_string(&name.to_cow()?));
+            slf.get()
+                .inner
+                .name_category(id, &c_string(&name.to_cow()?));
             return Ok(id);
         }
-        c.extract::<u32>()
-            .map_err(|_| PyTypeError::new_err(format!("category must be a str or an int, not {c:?}")))
+        c.extract::<u32>().map_err(|_| {
+            PyTypeError::new_err(format!("category must be a str or an int, not {c:?}"))
+        })
     }
 
     /// Resolves the attributes of one event.
@@ -337,7 +344,16 @@ impl Domain {
         category: Option<&Bound<'_, PyAny>>,
         payload: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
-        Domain::event(slf, attributes, message, color, category, payload, (), |d, a| d.mark(a))
+        Domain::event(
+            slf,
+            attributes,
+            message,
+            color,
+            category,
+            payload,
+            (),
+            |d, a| d.mark(a),
+        )
     }
 
     /// Opens a range on this OS thread; returns the tool's depth (-2 with no tool).
@@ -350,7 +366,16 @@ impl Domain {
         category: Option<&Bound<'_, PyAny>>,
         payload: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<i32> {
-        Domain::event(slf, attributes, message, color, category, payload, -2, |d, a| d.push(a))
+        Domain::event(
+            slf,
+            attributes,
+            message,
+            color,
+            category,
+            payload,
+            -2,
+            |d, a| d.push(a),
+        )
     }
 
     /// Starts a range that any thread may end; returns its id (0 with no tool).
@@ -363,7 +388,16 @@ impl Domain {
         category: Option<&Bound<'_, PyAny>>,
         payload: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<u64> {
-        Domain::event(slf, attributes, message, color, category, payload, 0, |d, a| d.start(a))
+        Domain::event(
+            slf,
+            attributes,
+            message,
+            color,
+            category,
+            payload,
+            0,
+            |d, a| d.start(a),
+        )
     }
 
     /// Closes this OS thread's innermost range in this domain.
@@ -421,7 +455,12 @@ fn get_domain(py: Python<'_>, name: Option<&Bound<'_, PyString>>) -> PyResult<Py
 pub struct annotate {
     attributes: Option<Py<EventAttributes>>,
     /// For a decorator with no message: the function's qualified name.
-    args: Option<(Py<Domain>, Option<Py<PyAny>>, Option<Py<PyAny>>, Option<Py<PyAny>>)>,
+    args: Option<(
+        Py<Domain>,
+        Option<Py<PyAny>>,
+        Option<Py<PyAny>>,
+        Option<Py<PyAny>>,
+    )>,
 }
 
 #[pymethods]
@@ -449,7 +488,14 @@ impl annotate {
         let unbind = |o: Option<&Bound<'_, PyAny>>| o.map(|o| o.clone().unbind());
         Ok(annotate {
             attributes: Some(attributes),
-            args: no_message.then(|| (d.clone().unbind(), unbind(color), unbind(category), unbind(payload))),
+            args: no_message.then(|| {
+                (
+                    d.clone().unbind(),
+                    unbind(color),
+                    unbind(category),
+                    unbind(payload),
+                )
+            }),
         })
     }
 
@@ -489,7 +535,11 @@ impl annotate {
             )?;
             self.attributes = Some(Py::new(py, resolved)?);
         }
-        let attributes = self.attributes.as_ref().expect("checked above").clone_ref(py);
+        let attributes = self
+            .attributes
+            .as_ref()
+            .expect("checked above")
+            .clone_ref(py);
         Ok(py
             .import("nvtxr._decorate")?
             .call_method1("decorate", (func, attributes))?

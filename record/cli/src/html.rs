@@ -1,10 +1,13 @@
 //! A self-contained HTML timeline (no network access, one file): threads as
-//! rows, nested push/pop ranges as colored bars, start/end ranges on a row
-//! per process, marks; hover for details; wheel to zoom, drag to pan.
+//! rows, nested push/pop ranges as colored bars (outlined, so a white bar
+//! shows; labels black or white by the bar's brightness), start/end ranges
+//! on a row per process, marks; hover for details; wheel to zoom, drag to
+//! pan; find a range by name; a legend and the summary table below.
 
 use crate::chrome::{css_color, payload_json};
 use crate::json;
 use crate::model::{Details, Recording, Style};
+use crate::summary::Row;
 
 const TEMPLATE: &str = include_str!("timeline.html");
 
@@ -45,8 +48,56 @@ fn duration(ns: u64) -> String {
     format!("{:.3} µs", ns as f64 / 1000.0)
 }
 
-/// The page for a recording.
-pub fn page(recording: &Recording, title: &str) -> String {
+/// The summary rows, for the table under the timeline.
+fn summary_json(rows: &[Row]) -> String {
+    let items: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            json::object(&[
+                ("p", json::number(r.time_percent)),
+                ("t", r.total.to_string()),
+                ("n", r.instances.to_string()),
+                ("a", json::number(r.avg)),
+                ("m", json::number(r.median)),
+                ("lo", r.min.to_string()),
+                ("hi", r.max.to_string()),
+                ("sd", json::number(r.stddev)),
+                ("s", json::string(r.style.label())),
+                ("r", json::string(&r.range)),
+            ])
+        })
+        .collect();
+    format!("[{}]", items.join(","))
+}
+
+/// One swatch per range and mark name (its color: the first one given, or the page's own).
+fn legend_json(recording: &Recording) -> String {
+    let mut seen = std::collections::BTreeMap::new();
+    for p in &recording.processes {
+        let details = p
+            .ranges
+            .iter()
+            .map(|r| &r.details)
+            .chain(p.marks.iter().map(|m| &m.details));
+        for d in details {
+            seen.entry(d.name.clone()).or_insert(d.color);
+        }
+    }
+    let items: Vec<String> = seen
+        .iter()
+        .map(|(name, color)| {
+            let mut f = vec![("n", json::string(name))];
+            if let Some(c) = color {
+                f.push(("c", json::string(&css_color(*c))));
+            }
+            json::object(&f)
+        })
+        .collect();
+    format!("[{}]", items.join(","))
+}
+
+/// The page for a recording, with its summary rows.
+pub fn page(recording: &Recording, title: &str, summary: &[Row]) -> String {
     let o = recording.origin;
     let mut rows = Vec::new();
     let mut end = 0;
@@ -151,12 +202,25 @@ pub fn page(recording: &Recording, title: &str) -> String {
         for m in &p.marks {
             end = end.max(m.time - o);
         }
+        if p.threads.is_empty() {
+            rows.push(json::object(&[
+                ("pid", p.pid.to_string()),
+                ("process", json::string(&process)),
+                (
+                    "label",
+                    json::string("no NVTX events: the process made no NVTX call while recorded"),
+                ),
+                ("empty", "true".into()),
+            ]));
+        }
     }
     let data = json::object(&[
         ("end", end.to_string()),
         ("count", count.to_string()),
         ("processes", recording.processes.len().to_string()),
         ("rows", format!("[\n{}\n]", rows.join(",\n"))),
+        ("summary", summary_json(summary)),
+        ("legend", legend_json(recording)),
     ]);
     let (head, tail) = TEMPLATE
         .split_once("__DATA__")

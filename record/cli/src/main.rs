@@ -148,7 +148,7 @@ pub fn report(dir: &Path, outputs: &Outputs) -> Result<(), String> {
             .map(|p| p.command.clone())
             .unwrap_or_default();
         write_output(&outputs.html_path(), &|out| {
-            out.write_all(html::page(&recording, &title).as_bytes())
+            out.write_all(html::page(&recording, &title, &rows).as_bytes())
         })?;
     }
     if let Some(path) = &outputs.csv {

@@ -913,3 +913,76 @@ fn sigterm_to_nvtxr_mid_run_loses_no_completed_range() {
         assert!(*done > 1000, "thread {t} ran: {done}");
     }
 }
+
+#[test]
+fn html_timeline_bars_are_visible_readable_findable_and_summarized() {
+    if !have_tool("chromium") {
+        return;
+    }
+    let dir = scratch("html-colors");
+    let out = record(
+        &dir,
+        &["-q", "--html"],
+        &[scenarios().to_str().unwrap(), "colors"],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let page = dir.join("trace.html");
+    let dom = Command::new("chromium")
+        .args(nvtxr_harness::CHROMIUM_FLAGS)
+        .arg(format!(
+            "--user-data-dir={}",
+            dir.join("chromium").display()
+        ))
+        .arg("--dump-dom")
+        .arg(format!("file://{}#find=whi", page.display()))
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    // Every bar has an outline (a white bar on a white row shows).
+    assert!(
+        dom.contains(".range rect { stroke: rgba(0, 0, 0, .45)"),
+        "{dom}"
+    );
+    // Labels: dark on light bars, white on dark ones.
+    for (name, ink) in [
+        ("white", "#111"),
+        ("yellow", "#111"),
+        ("cyan", "#111"),
+        ("navy", "#fff"),
+    ] {
+        let bar = dom
+            .split("<g class=\"")
+            .find(|g| g.contains(&format!("data-name=\"{name}\"")))
+            .unwrap_or_else(|| panic!("{name} not drawn:\n{dom}"));
+        assert!(
+            bar.contains(&format!("fill=\"{ink}\">{name}")),
+            "{name}: {bar}"
+        );
+    }
+    // Found by name: the match outlined, the others dimmed.
+    assert!(
+        dom.contains("<g class=\"range found\" data-name=\"white\""),
+        "{dom}"
+    );
+    assert!(
+        dom.contains("<g class=\"range dim\" data-name=\"navy\""),
+        "{dom}"
+    );
+    assert!(
+        dom.contains("<span id=\"found\">1 match in view</span>"),
+        "{dom}"
+    );
+    // The legend and the summary table.
+    assert!(dom.contains("background:#ffff00\"></span>yellow"), "{dom}");
+    assert_eq!(
+        dom.matches("<td class=\"style\">PushPop</td><td>").count(),
+        4,
+        "{dom}"
+    );
+    // A process that recorded nothing says so.
+    assert!(
+        dom.contains("no NVTX events: the process made no NVTX call while recorded"),
+        "{dom}"
+    );
+}
