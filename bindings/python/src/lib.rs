@@ -446,6 +446,14 @@ fn get_domain(py: Python<'_>, name: Option<&Bound<'_, PyString>>) -> PyResult<Py
     Ok(d)
 }
 
+/// A decorator's arguments, kept until it learns the function's name.
+struct Deferred {
+    domain: Py<Domain>,
+    color: Option<Py<PyAny>>,
+    category: Option<Py<PyAny>>,
+    payload: Option<Py<PyAny>>,
+}
+
 /// A code range: `with annotate(...)` or `@annotate(...)`.
 ///
 /// With no tool attached, construction stores nothing and entering or
@@ -455,12 +463,7 @@ fn get_domain(py: Python<'_>, name: Option<&Bound<'_, PyString>>) -> PyResult<Py
 pub struct annotate {
     attributes: Option<Py<EventAttributes>>,
     /// For a decorator with no message: the function's qualified name.
-    args: Option<(
-        Py<Domain>,
-        Option<Py<PyAny>>,
-        Option<Py<PyAny>>,
-        Option<Py<PyAny>>,
-    )>,
+    args: Option<Deferred>,
 }
 
 #[pymethods]
@@ -488,13 +491,11 @@ impl annotate {
         let unbind = |o: Option<&Bound<'_, PyAny>>| o.map(|o| o.clone().unbind());
         Ok(annotate {
             attributes: Some(attributes),
-            args: no_message.then(|| {
-                (
-                    d.clone().unbind(),
-                    unbind(color),
-                    unbind(category),
-                    unbind(payload),
-                )
+            args: no_message.then(|| Deferred {
+                domain: d.clone().unbind(),
+                color: unbind(color),
+                category: unbind(category),
+                payload: unbind(payload),
             }),
         })
     }
@@ -522,7 +523,13 @@ impl annotate {
         if self.attributes.is_none() {
             return Ok(func.unbind());
         }
-        if let Some((d, color, category, payload)) = self.args.take() {
+        if let Some(Deferred {
+            domain: d,
+            color,
+            category,
+            payload,
+        }) = self.args.take()
+        {
             let name = func
                 .getattr("__qualname__")
                 .or_else(|_| func.getattr("__name__"))?;
@@ -714,7 +721,18 @@ macro_rules! text_fn {
     };
 }
 
-text_fn!(_text_mark, mark, (), ());
+#[pyfunction]
+fn _text_mark(py: Python<'_>, message: &str) {
+    if nb::enabled() {
+        name_thread_once(py);
+        StaticDomain::global().mark(&Attributes {
+            message: Text::Text(&c_string(message)),
+            color: None,
+            category: 0,
+            payload: None,
+        });
+    }
+}
 text_fn!(_text_push, push, i32, -2);
 text_fn!(_text_start, start, u64, 0);
 
