@@ -88,11 +88,42 @@ pub struct Outputs {
     /// No progress line and no summary table on the terminal.
     #[arg(short, long)]
     pub quiet: bool,
+    /// The summary's time unit (table and CSV).
+    #[arg(long, value_enum, default_value_t = summary::Unit::Ns)]
+    pub time_unit: summary::Unit,
+    /// Thousands separators in the summary's numbers (table and CSV).
+    #[arg(long)]
+    pub separators: bool,
+    /// Keep only what starts inside an instance of this NVTX range
+    /// (`NAME` or `NAME@DOMAIN`, `default` for the default domain).
+    #[arg(long, value_name = "NAME[@DOMAIN]")]
+    pub capture_range: Option<String>,
+    /// Keep only these domains (comma-separated; `default` is the default domain).
+    #[arg(long, value_name = "DOMAINS", value_delimiter = ',')]
+    pub nvtx_domain_include: Vec<String>,
+    /// Drop these domains (comma-separated; `default` is the default domain).
+    #[arg(long, value_name = "DOMAINS", value_delimiter = ',')]
+    pub nvtx_domain_exclude: Vec<String>,
 }
 
 impl Outputs {
     pub fn html_path(&self) -> PathBuf {
         self.trace.with_extension("html")
+    }
+
+    fn selection(&self) -> model::Selection {
+        model::Selection {
+            capture_range: self.capture_range.clone(),
+            include: self.nvtx_domain_include.clone(),
+            exclude: self.nvtx_domain_exclude.clone(),
+        }
+    }
+
+    fn format(&self) -> summary::Format {
+        summary::Format {
+            unit: self.time_unit,
+            separators: self.separators,
+        }
     }
 }
 
@@ -137,8 +168,9 @@ fn write_output(
 /// summary. On failure says what could not be written. Events the tool had
 /// to drop are an error too, reported after the outputs are written.
 pub fn report(dir: &Path, outputs: &Outputs) -> Result<(), String> {
-    let recording = model::load(dir)
+    let mut recording = model::load(dir)
         .map_err(|e| format!("cannot read the recording in {}: {e}", dir.display()))?;
+    recording.select(&outputs.selection());
     write_output(&outputs.trace, &|out| chrome::write(&recording, out))?;
     let rows = summary::rows(&recording);
     if outputs.html {
@@ -152,7 +184,9 @@ pub fn report(dir: &Path, outputs: &Outputs) -> Result<(), String> {
         })?;
     }
     if let Some(path) = &outputs.csv {
-        write_output(path, &|out| out.write_all(summary::csv(&rows).as_bytes()))?;
+        write_output(path, &|out| {
+            out.write_all(summary::csv(&rows, &outputs.format()).as_bytes())
+        })?;
     }
     if let Some(path) = &outputs.json {
         write_output(path, &|out| out.write_all(summary::json(&rows).as_bytes()))?;
@@ -163,7 +197,7 @@ pub fn report(dir: &Path, outputs: &Outputs) -> Result<(), String> {
             recording.events,
             recording.processes.len()
         );
-        print!("{}", summary::table(&rows));
+        print!("{}", summary::table(&rows, &outputs.format()));
         println!(
             "\ntrace: {} (open it in https://ui.perfetto.dev or chrome://tracing)",
             outputs.trace.display()
@@ -201,5 +235,77 @@ fn main() -> ExitCode {
                 ExitCode::from(1)
             }
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("nvtxr").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn options_before_or_after_the_recording_directory() {
+        for args in [
+            &["report", "rec", "--html", "-o", "t.json"][..],
+            &["report", "--html", "--output=t.json", "rec"][..],
+        ] {
+            let Command::Report { outputs, dir } = parse(args).unwrap().command else {
+                panic!("not report")
+            };
+            assert_eq!(
+                (dir, outputs.trace, outputs.html),
+                ("rec".into(), "t.json".into(), true)
+            );
+        }
+    }
+
+    #[test]
+    fn the_command_keeps_its_own_options() {
+        let Command::Record {
+            command,
+            wait,
+            outputs,
+        } = parse(&[
+            "record", "-q", "--wait", "primary", "--", "python", "-m", "x", "--html",
+        ])
+        .unwrap()
+        .command
+        else {
+            panic!("not record")
+        };
+        assert_eq!(command, ["python", "-m", "x", "--html"]);
+        assert_eq!(wait, Wait::Primary);
+        assert!(outputs.quiet && !outputs.html);
+    }
+
+    #[test]
+    fn lists_units_and_bad_input() {
+        let Command::Report { outputs, .. } = parse(&[
+            "report",
+            "--nvtx-domain-include=default,io",
+            "--time-unit",
+            "us",
+            "--capture-range",
+            "step@io",
+            "rec",
+        ])
+        .unwrap()
+        .command
+        else {
+            panic!("not report")
+        };
+        assert_eq!(outputs.nvtx_domain_include, ["default", "io"]);
+        assert_eq!(outputs.time_unit, summary::Unit::Us);
+        assert_eq!(outputs.capture_range.as_deref(), Some("step@io"));
+        assert!(parse(&["report"]).is_err(), "a directory is required");
+        assert!(parse(&["record"]).is_err(), "a command is required");
+        assert!(parse(&["report", "--time-unit", "weeks", "rec"]).is_err());
+        assert_eq!(
+            parse(&["--version"]).unwrap_err().kind(),
+            clap::error::ErrorKind::DisplayVersion
+        );
     }
 }

@@ -454,3 +454,63 @@ fn push_pop(
         unterminated,
     }
 }
+
+/// Which ranges and marks a report keeps (`--capture-range`, `--nvtx-domain-include`,
+/// `--nvtx-domain-exclude`, as Nsight Systems names them).
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// `NAME` or `NAME@DOMAIN`: keep only what starts inside an instance of that range.
+    pub capture_range: Option<String>,
+    /// Keep only these domains (`default` is the default domain); empty: all.
+    pub include: Vec<String>,
+    /// Drop these domains.
+    pub exclude: Vec<String>,
+}
+
+impl Selection {
+    fn domain_kept(&self, domain: &str) -> bool {
+        let name = if domain.is_empty() { "default" } else { domain };
+        (self.include.is_empty() || self.include.iter().any(|d| d == name))
+            && !self.exclude.iter().any(|d| d == name)
+    }
+
+    /// The instances of the capture range, as (start, end), across processes.
+    fn windows(&self, recording: &Recording) -> Option<Vec<(u64, u64)>> {
+        let wanted = self.capture_range.as_ref()?;
+        let (name, domain) = match wanted.rsplit_once('@') {
+            Some((n, d)) => (n, Some(if d == "default" { "" } else { d })),
+            None => (wanted.as_str(), None),
+        };
+        Some(
+            recording
+                .processes
+                .iter()
+                .flat_map(|p| &p.ranges)
+                .filter(|r| r.details.name == name && domain.is_none_or(|d| r.details.domain == d))
+                .map(|r| (r.start, r.end))
+                .collect(),
+        )
+    }
+}
+
+impl Recording {
+    /// Keeps what `selection` selects; the event count follows.
+    pub fn select(&mut self, selection: &Selection) {
+        let windows = selection.windows(self);
+        let inside = |t: u64| {
+            windows
+                .as_ref()
+                .is_none_or(|w| w.iter().any(|&(s, e)| s <= t && t <= e))
+        };
+        let mut dropped = 0;
+        for p in &mut self.processes {
+            let before = p.ranges.len() * 2 + p.marks.len();
+            p.ranges
+                .retain(|r| selection.domain_kept(&r.details.domain) && inside(r.start));
+            p.marks
+                .retain(|m| selection.domain_kept(&m.details.domain) && inside(m.time));
+            dropped += before - (p.ranges.len() * 2 + p.marks.len());
+        }
+        self.events = self.events.saturating_sub(dropped);
+    }
+}

@@ -17,33 +17,122 @@ pub struct Row {
     pub max: u64,
     pub stddev: f64,
     pub style: Style,
-    /// `domain:name`, or the name in the default domain.
+    /// `domain:name`; `:name` in the default domain (as `nvtx_sum` writes it).
     pub range: String,
 }
 
-pub const COLUMNS: [&str; 10] = [
-    "Time (%)",
-    "Total Time (ns)",
-    "Instances",
-    "Avg (ns)",
-    "Med (ns)",
-    "Min (ns)",
-    "Max (ns)",
-    "StdDev (ns)",
-    "Style",
-    "Range",
-];
+/// The time unit of the table and CSV (`--time-unit`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Unit {
+    Ns,
+    Us,
+    Ms,
+    S,
+}
+
+impl Unit {
+    fn label(self) -> &'static str {
+        match self {
+            Unit::Ns => "ns",
+            Unit::Us => "us",
+            Unit::Ms => "ms",
+            Unit::S => "s",
+        }
+    }
+
+    fn per_ns(self) -> f64 {
+        match self {
+            Unit::Ns => 1.0,
+            Unit::Us => 1e-3,
+            Unit::Ms => 1e-6,
+            Unit::S => 1e-9,
+        }
+    }
+}
+
+/// How the table and CSV write numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Format {
+    pub unit: Unit,
+    /// Thousands separators (`1,234,567`), as some `nvtx_sum` versions print.
+    pub separators: bool,
+}
+
+impl Format {
+    /// A whole number of ns in this unit: an integer in ns, else 3 decimals.
+    fn time(&self, ns: u64) -> String {
+        match self.unit {
+            Unit::Ns => self.group(&ns.to_string()),
+            _ => self.group(&format!("{:.3}", ns as f64 * self.unit.per_ns())),
+        }
+    }
+
+    /// A statistic (average, median, deviation): one decimal in ns, else 3.
+    fn stat(&self, ns: f64) -> String {
+        let digits = if self.unit == Unit::Ns { 1 } else { 3 };
+        self.group(&format!("{:.digits$}", ns * self.unit.per_ns()))
+    }
+
+    fn count(&self, n: usize) -> String {
+        self.group(&n.to_string())
+    }
+
+    /// `1234567.5` as `1,234,567.5` when separators are on.
+    fn group(&self, number: &str) -> String {
+        if !self.separators {
+            return number.to_string();
+        }
+        let (whole, fraction) = number
+            .split_once('.')
+            .map_or((number, None), |(w, f)| (w, Some(f)));
+        let digits: Vec<char> = whole.chars().collect();
+        let mut out = String::new();
+        for (i, c) in digits.iter().enumerate() {
+            if i > 0 && (digits.len() - i) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(*c);
+        }
+        match fraction {
+            Some(f) => format!("{out}.{f}"),
+            None => out,
+        }
+    }
+
+    /// The column headers, with the unit.
+    pub fn columns(&self) -> [String; 10] {
+        let u = self.unit.label();
+        [
+            "Time (%)".into(),
+            format!("Total Time ({u})"),
+            "Instances".into(),
+            format!("Avg ({u})"),
+            format!("Med ({u})"),
+            format!("Min ({u})"),
+            format!("Max ({u})"),
+            format!("StdDev ({u})"),
+            "Style".into(),
+            "Range".into(),
+        ]
+    }
+}
+
+impl Default for Format {
+    fn default() -> Self {
+        Format {
+            unit: Unit::Ns,
+            separators: false,
+        }
+    }
+}
 
 /// One row per (style, domain, name), largest total first.
 pub fn rows(recording: &Recording) -> Vec<Row> {
     let mut groups: BTreeMap<(Style, String), Vec<u64>> = BTreeMap::new();
     for r in recording.processes.iter().flat_map(|p| &p.ranges) {
         let d = &r.details;
-        let label = if d.domain.is_empty() {
-            d.name.clone()
-        } else {
-            format!("{}:{}", d.domain, d.name)
-        };
+        // As Nsight Systems names them: `domain:name`, `:name` in the default domain.
+        let label = format!("{}:{}", d.domain, d.name);
         groups
             .entry((r.style, label))
             .or_default()
@@ -89,29 +178,30 @@ pub fn rows(recording: &Recording) -> Vec<Row> {
     rows
 }
 
-fn cells(r: &Row) -> [String; 10] {
+fn cells(r: &Row, f: &Format) -> [String; 10] {
     [
         format!("{:.1}", r.time_percent),
-        r.total.to_string(),
-        r.instances.to_string(),
-        format!("{:.1}", r.avg),
-        format!("{:.1}", r.median),
-        r.min.to_string(),
-        r.max.to_string(),
-        format!("{:.1}", r.stddev),
+        f.time(r.total),
+        f.count(r.instances),
+        f.stat(r.avg),
+        f.stat(r.median),
+        f.time(r.min),
+        f.time(r.max),
+        f.stat(r.stddev),
         r.style.label().to_string(),
         r.range.clone(),
     ]
 }
 
 /// The table as a terminal shows it: numbers right-aligned, the range left.
-pub fn table(rows: &[Row]) -> String {
-    let body: Vec<[String; 10]> = rows.iter().map(cells).collect();
+pub fn table(rows: &[Row], f: &Format) -> String {
+    let columns = f.columns();
+    let body: Vec<[String; 10]> = rows.iter().map(|r| cells(r, f)).collect();
     let widths: Vec<usize> = (0..10)
         .map(|i| {
             body.iter()
                 .map(|c| c[i].chars().count())
-                .chain([COLUMNS[i].len()])
+                .chain([columns[i].len()])
                 .max()
                 .unwrap()
         })
@@ -129,7 +219,7 @@ pub fn table(rows: &[Row]) -> String {
         }
         s.trim_end().to_string() + "\n"
     };
-    let header: Vec<String> = COLUMNS.iter().map(|c| c.to_string()).collect();
+    let header: Vec<String> = columns.to_vec();
     let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
     let mut out = line(&header) + &line(&rule);
     for c in &body {
@@ -146,10 +236,10 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-pub fn csv(rows: &[Row]) -> String {
-    let mut out = COLUMNS.join(",") + "\n";
+pub fn csv(rows: &[Row], f: &Format) -> String {
+    let mut out = f.columns().join(",") + "\n";
     for r in rows {
-        out += &cells(r)
+        out += &cells(r, f)
             .iter()
             .map(|c| csv_field(c))
             .collect::<Vec<_>>()
@@ -178,4 +268,78 @@ pub fn json(rows: &[Row]) -> String {
         })
         .collect();
     format!("[\n{}\n]\n", items.join(",\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_in_each_unit_with_and_without_separators() {
+        let plain = Format::default();
+        assert_eq!(plain.time(1_234_567), "1234567");
+        assert_eq!(plain.stat(1_234_567.25), "1234567.2");
+        let grouped = Format {
+            separators: true,
+            ..plain
+        };
+        assert_eq!(grouped.time(1_234_567), "1,234,567");
+        assert_eq!(grouped.stat(1_234_567.25), "1,234,567.2");
+        assert_eq!(grouped.count(999), "999");
+        let ms = Format {
+            unit: Unit::Ms,
+            separators: true,
+        };
+        assert_eq!(ms.time(1_234_567_891), "1,234.568");
+        assert_eq!(ms.columns()[1], "Total Time (ms)");
+    }
+
+    #[test]
+    fn statistics_of_one_group() {
+        use crate::model::{Details, Process, Range, Recording, Style};
+        let range = |name: &str, start, end| Range {
+            details: Details {
+                name: name.into(),
+                domain: String::new(),
+                color: None,
+                category: None,
+                payload: None,
+            },
+            style: Style::PushPop,
+            start,
+            end,
+            depth: 0,
+            tid: 1,
+            id: 0,
+            unterminated: false,
+        };
+        let recording = Recording {
+            processes: vec![Process {
+                ranges: vec![
+                    range("a", 0, 10),
+                    range("a", 0, 20),
+                    range("a", 0, 60),
+                    range("b", 0, 10),
+                ],
+                ..Process::default()
+            }],
+            ..Recording::default()
+        };
+        let rows = rows(&recording);
+        assert_eq!(
+            rows[0].range, ":a",
+            "the default domain as nvtx_sum names it"
+        );
+        assert_eq!(
+            (rows[0].total, rows[0].instances, rows[0].min, rows[0].max),
+            (90, 3, 10, 60)
+        );
+        assert_eq!((rows[0].avg, rows[0].median), (30.0, 20.0));
+        assert!(
+            (rows[0].stddev - 26.457513).abs() < 1e-5,
+            "sample deviation"
+        );
+        assert!((rows[0].time_percent - 90.0).abs() < 1e-9);
+        assert_eq!((rows[1].range.as_str(), rows[1].median), (":b", 10.0));
+    }
 }

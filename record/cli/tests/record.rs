@@ -148,7 +148,7 @@ fn check_summary(dir: &Path, events: &[Event]) {
     for e in events.iter().filter(|e| e.ph != "i") {
         let style = if e.ph == "X" { "PushPop" } else { "StartEnd" };
         let range = if e.cat == "nvtx" {
-            e.name.clone()
+            format!(":{}", e.name)
         } else {
             format!("{}:{}", e.cat, e.name)
         };
@@ -984,5 +984,83 @@ fn html_timeline_bars_are_visible_readable_findable_and_summarized() {
     assert!(
         dom.contains("no NVTX events: the process made no NVTX call while recorded"),
         "{dom}"
+    );
+}
+
+#[test]
+fn capture_range_and_domain_selection_as_nsight_systems_has_them() {
+    let exe = compile_c("differential.c", Producer::NvidiaHeader, &[]);
+    let dir = scratch("select");
+    let out = record(
+        &dir,
+        &[
+            "--capture-range",
+            "epoch 1",
+            "--time-unit",
+            "us",
+            "--separators",
+        ],
+        &[exe.to_str().unwrap()],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let ev = events(&load(&dir.join("trace.json")));
+    assert_eq!(
+        names(&ev, "X"),
+        ["epoch 1", "forward"],
+        "only what starts inside epoch 1"
+    );
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("Total Time (us)"), "{table}");
+    assert!(
+        table.contains("PushPop  :epoch 1"),
+        "default-domain ranges named as nvtx_sum names them: {table}"
+    );
+    check_summary(&dir, &ev);
+    let out = record(
+        &dir,
+        &["-q", "--nvtx-domain-exclude", "default"],
+        &[exe.to_str().unwrap()],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let ev = events(&load(&dir.join("trace.json")));
+    assert!(ev.iter().all(|e| e.cat == "trainer"), "{ev:?}");
+    assert_eq!(names(&ev, "X"), ["step", "load"]);
+    let out = record(
+        &dir,
+        &["-q", "--nvtx-domain-include", "default"],
+        &[exe.to_str().unwrap()],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let ev = events(&load(&dir.join("trace.json")));
+    assert!(ev.iter().all(|e| e.cat == "nvtx"), "{ev:?}");
+}
+
+#[test]
+fn thousands_separators_on_request() {
+    let exe = compile_c("differential.c", Producer::NvidiaHeader, &[]);
+    let dir = scratch("separators");
+    let out = record(
+        &dir,
+        &["--separators", "--csv"],
+        &[exe.to_str().unwrap()],
+        &[],
+    );
+    // `--csv` needs a value: a clear usage error, nothing run.
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let csv = dir.join("summary.csv");
+    let out = record(
+        &dir,
+        &["-q", "--separators", "--csv", csv.to_str().unwrap()],
+        &[scenarios().to_str().unwrap(), "many"],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    assert!(
+        csv.contains("\"20,000\",") && csv.contains(",PushPop,:busy 0"),
+        "{csv}"
     );
 }
