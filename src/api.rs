@@ -216,15 +216,18 @@ impl Domain {
     }
 
     /// Opens a range on this thread, closed when the guard drops.
+    ///
+    /// A push nvtxr refuses (a registered string of another domain, say) is
+    /// not popped either, so the caller's enclosing range stays open.
     pub fn push<'a>(&self, attributes: impl Into<EventAttributes<'a>>) -> LocalRange<'_> {
-        if loader::tool_attached() {
-            attributes
+        let pushed = loader::tool_attached()
+            && attributes
                 .into()
                 .with_event(|e| events::push(self.state, e))
-                .ok();
-        }
+                .is_ok();
         LocalRange {
             domain: self.state,
+            pushed,
             _lifetime: PhantomData,
         }
     }
@@ -280,12 +283,16 @@ impl RegisteredString<'_> {
 #[must_use = "the range closes when this guard is dropped; bind it to a named variable"]
 pub struct LocalRange<'d> {
     domain: &'static DomainState,
+    /// Whether the push reached the tool: only then is there a range to pop.
+    pushed: bool,
     _lifetime: PhantomData<(&'d Domain, *const ())>,
 }
 
 impl Drop for LocalRange<'_> {
     fn drop(&mut self) {
-        events::pop(self.domain).ok();
+        if self.pushed {
+            events::pop(self.domain).ok();
+        }
     }
 }
 

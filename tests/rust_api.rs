@@ -132,3 +132,31 @@ fn no_tool_means_no_effects() {
     let r = nvtxr::start("x");
     assert_eq!(r.id(), 0);
 }
+
+#[test]
+fn a_refused_push_is_not_popped() {
+    let events = recorded("a_refused_push_is_not_popped", || {
+        let a = Domain::new("a");
+        let b = Domain::new("b");
+        let in_a = a.register("belongs to a");
+        let _outer = b.push("outer");
+        {
+            // A registered string of another domain: refused, so not popped.
+            let _refused = b.push(&in_a);
+        }
+        b.mark("still inside outer");
+    });
+    let calls: Vec<&str> = events
+        .iter()
+        .map(String::as_str)
+        .filter(|e| e.contains("Range") || e.contains("Mark"))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            "DomainRangePushEx domain=\"b\" {msg=\"outer\"} -> 0",
+            "DomainMarkEx domain=\"b\" {msg=\"still inside outer\"}",
+            "DomainRangePop domain=\"b\" -> 0",
+        ]
+    );
+}

@@ -152,7 +152,20 @@ impl Drop for Release {
 /// Records one event on the calling thread. Returns, for a push or a pop,
 /// the depth NVIDIA's tools return (see `Writer::step_depth`); else 0; -1
 /// when the event could not be recorded.
+///
+/// Runs inside a panic guard: a panic here (a bug) must never unwind into
+/// the program that called NVTX; the event is dropped and counted instead.
 pub fn record(event: &Event) -> i32 {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| record_unguarded(event)))
+        .unwrap_or_else(|_| {
+            // The thread's writer is usable again for its next event.
+            let _ = WRITER.try_with(|w| w.busy.set(false));
+            recording::count_dropped(1);
+            -1
+        })
+}
+
+fn record_unguarded(event: &Event) -> i32 {
     let now = clock::now();
     WRITER
         .try_with(|w| {
