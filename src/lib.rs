@@ -46,6 +46,11 @@ pub use naming::{current_os_thread_id, CudaObject};
 #[doc(hidden)]
 pub mod bindings;
 
+/// The README's Rust code, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme {}
+
 /// The loader and slots, for nvtxr's own NVTX-API compatibility library
 /// (`bindings/nvtx-compat`, the drop-in `libnvToolsExt.so.1`). Not a public API.
 #[doc(hidden)]

@@ -1,0 +1,81 @@
+//! The README's C and C++ code compiles (`-Wall -Wextra -Werror`) and runs
+//! under the recorder with the events it promises. (Its Rust code is a doc
+//! test of the crate; its Python code is run by the Python package's tests;
+//! its Haskell quick start is the package's QuickStart example.)
+
+use nvtxr_harness::{compile_c, root, run, work_dir, Producer, Tool};
+
+/// The README's code blocks in `language`, in order.
+fn blocks(language: &str) -> Vec<String> {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let fence = format!("```{language}\n");
+    readme
+        .split(&fence)
+        .skip(1)
+        .map(|rest| rest.split("```").next().unwrap().to_string())
+        .collect()
+}
+
+/// Compiles and runs each block; returns each run's recorded calls.
+fn run_blocks(language: &str, extension: &str) -> Vec<Vec<String>> {
+    blocks(language)
+        .iter()
+        .enumerate()
+        .map(|(i, code)| {
+            let path = work_dir().join(format!("readme-{language}-{i}.{extension}"));
+            std::fs::write(&path, code).unwrap();
+            let exe = compile_c(path.to_str().unwrap(), Producer::NvtxrShared, &[]);
+            let r = run(&exe, &[], Tool::Recorder("record"), &[]);
+            assert!(r.success, "README {language} block {i}: {r:?}");
+            r.calls().into_iter().map(str::to_owned).collect()
+        })
+        .collect()
+}
+
+#[test]
+fn the_readme_c_code_compiles_and_records() {
+    let runs = run_blocks("c", "c");
+    assert_eq!(runs.len(), 2, "the quick start and the scoped ranges");
+    let quick_start = &runs[0];
+    assert!(
+        quick_start.contains(&"RangePushA \"epoch 1\" -> 0".to_string()),
+        "{quick_start:#?}"
+    );
+    assert!(
+        quick_start
+            .iter()
+            .any(|c| c.starts_with("DomainRangeStartEx domain=\"my library\" {msg=reg:\"step\"")),
+        "{quick_start:#?}"
+    );
+    let scoped = &runs[1];
+    let iterations = scoped
+        .iter()
+        .filter(|c| c.contains("\"iteration\""))
+        .count();
+    assert_eq!(
+        iterations, 3,
+        "iterations 0, 1 and 2 (the break): {scoped:#?}"
+    );
+    let pushes = scoped.iter().filter(|c| c.contains("Push")).count();
+    let pops = scoped.iter().filter(|c| c.contains("Pop")).count();
+    assert_eq!((pushes, pops), (4, 4), "every scope popped: {scoped:#?}");
+}
+
+#[test]
+fn the_readme_cpp_code_compiles_and_records_in_the_right_domain() {
+    let runs = run_blocks("cpp", "cpp");
+    assert_eq!(runs.len(), 1);
+    let calls = &runs[0];
+    assert!(
+        calls.iter().any(|c| c.starts_with(
+            "DomainRangeStartEx domain=\"my library\" {msg=reg:\"step\" color=0xff76b900"
+        )),
+        "the range with a string registered in `my library` is recorded there: {calls:#?}"
+    );
+    assert!(
+        calls
+            .iter()
+            .any(|c| c.starts_with("DomainRangeEnd domain=\"my library\"")),
+        "{calls:#?}"
+    );
+}
