@@ -2,8 +2,12 @@
  * payloads, a named thread, a domain with registered strings, and a range
  * that starts on one thread and ends on another.
  *
- *   gcc -Iinclude bindings/c/example.c -Ltarget/release -lnvtxr -pthread -o example
- *   NVTX_INJECTION64_PATH=/path/to/tool.so ./example      (or: nsys profile ./example)
+ * Build it against nvtxr installed in a private prefix (the README's "Install"):
+ *   PREFIX=$HOME/.local cargo run --release -q -p nvtxr-harness --bin install
+ *   export PKG_CONFIG_PATH=$HOME/.local/lib/pkgconfig PATH=$HOME/.local/bin:$PATH
+ *   gcc bindings/c/example.c $(pkg-config --cflags --libs nvtxr) -Wl,-rpath,$HOME/.local/lib -pthread -o example
+ * then run it with a tool:
+ *   nvtxr record -- ./example                              (or: nsys profile ./example)
  */
 #include <nvtxr.h>
 
