@@ -4,7 +4,7 @@
 //! slices (ids `<pid>.<id>`, unique across the trace), marks as instants; domain, category, payload and color in args.
 
 use crate::json;
-use crate::model::{Details, Payload, Recording, Style};
+use crate::model::{Details, Mark, Payload, Process, Range, Sink, Style};
 use std::io::Write;
 
 /// Microseconds since the recording's origin, with ns precision.
@@ -59,80 +59,125 @@ fn category(d: &Details) -> String {
     })
 }
 
-/// Writes the trace; one event per line.
-pub fn write(recording: &Recording, out: &mut dyn Write) -> std::io::Result<()> {
-    let o = recording.origin;
-    let mut lines: Vec<String> = Vec::new();
-    for p in &recording.processes {
+/// Writes the trace as a replay goes: one event per line.
+pub struct Writer<'a> {
+    out: &'a mut dyn Write,
+    origin: u64,
+    first: bool,
+    /// The last process whose metadata was written.
+    described: Option<u32>,
+}
+
+impl<'a> Writer<'a> {
+    /// Starts the trace; `origin` is the recording's zero.
+    pub fn new(out: &'a mut dyn Write, origin: u64) -> std::io::Result<Self> {
+        writeln!(
+            out,
+            "{{\"displayTimeUnit\":\"ns\",\"otherData\":{{\"producer\":\"nvtxr record\"}},\"traceEvents\":["
+        )?;
+        Ok(Writer {
+            out,
+            origin,
+            first: true,
+            described: None,
+        })
+    }
+
+    fn line(&mut self, line: &str) -> std::io::Result<()> {
+        let comma = if self.first { "" } else { ",\n" };
+        self.first = false;
+        write!(self.out, "{comma}{line}")
+    }
+
+    /// The process's and its threads' names, once, before its first event.
+    pub fn describe(&mut self, p: &Process) -> std::io::Result<()> {
+        if self.described == Some(p.pid) {
+            return Ok(());
+        }
+        self.described = Some(p.pid);
         let name = if p.command.is_empty() {
             format!("pid {}", p.pid)
         } else {
             p.command.clone()
         };
-        lines.push(format!(
+        self.line(&format!(
             r#"{{"ph":"M","name":"process_name","pid":{},"args":{{"name":{}}}}}"#,
             p.pid,
             json::string(&name)
-        ));
+        ))?;
         if p.parent != 0 {
-            lines.push(format!(
+            self.line(&format!(
                 r#"{{"ph":"M","name":"process_labels","pid":{},"args":{{"labels":"parent pid {}"}}}}"#,
                 p.pid, p.parent
-            ));
+            ))?;
         }
         for t in &p.threads {
             let name = t
                 .name
                 .clone()
                 .unwrap_or_else(|| format!("thread {}", t.tid));
-            lines.push(format!(
+            self.line(&format!(
                 r#"{{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":{}}}}}"#,
                 p.pid,
                 t.tid,
                 json::string(&name)
-            ));
+            ))?;
         }
-        for r in &p.ranges {
-            let name = json::string(&r.details.name);
-            let (cat, args) = (category(&r.details), args(&r.details));
-            match r.style {
-                Style::PushPop => lines.push(format!(
-                    r#"{{"ph":"X","name":{name},"cat":{cat},"pid":{},"tid":{},"ts":{},"dur":{},"args":{args}}}"#,
-                    p.pid,
-                    r.tid,
-                    micros(r.start, o),
-                    micros(r.end, r.start)
-                )),
-                Style::StartEnd => {
-                    for (ph, t, a) in [("b", r.start, args.as_str()), ("e", r.end, "{}")] {
-                        lines.push(format!(
-                            r#"{{"ph":"{ph}","name":{name},"cat":{cat},"id":"{}.{:x}","pid":{},"tid":{},"ts":{},"args":{a}}}"#,
-                            p.pid,
-                            r.id,
-                            p.pid,
-                            r.tid,
-                            micros(t, o)
-                        ));
-                    }
+        Ok(())
+    }
+
+    /// Ends the trace.
+    pub fn finish(self) -> std::io::Result<()> {
+        writeln!(self.out, "\n]}}")?;
+        self.out.flush()
+    }
+}
+
+impl Sink for Writer<'_> {
+    fn range(&mut self, p: &Process, r: &Range) -> std::io::Result<()> {
+        self.describe(p)?;
+        let o = self.origin;
+        let name = json::string(&r.details.name);
+        let (cat, args) = (category(&r.details), args(&r.details));
+        match r.style {
+            Style::PushPop => self.line(&format!(
+                r#"{{"ph":"X","name":{name},"cat":{cat},"pid":{},"tid":{},"ts":{},"dur":{},"args":{args}}}"#,
+                p.pid,
+                r.tid,
+                micros(r.start, o),
+                micros(r.end, r.start)
+            )),
+            Style::StartEnd => {
+                for (ph, t, a) in [("b", r.start, args.as_str()), ("e", r.end, "{}")] {
+                    self.line(&format!(
+                        r#"{{"ph":"{ph}","name":{name},"cat":{cat},"id":"{}.{:x}","pid":{},"tid":{},"ts":{},"args":{a}}}"#,
+                        p.pid,
+                        r.id,
+                        p.pid,
+                        r.tid,
+                        micros(t, o)
+                    ))?;
                 }
+                Ok(())
             }
         }
-        for m in &p.marks {
-            lines.push(format!(
-                r#"{{"ph":"i","s":"t","name":{},"cat":{},"pid":{},"tid":{},"ts":{},"args":{}}}"#,
-                json::string(&m.details.name),
-                category(&m.details),
-                p.pid,
-                m.tid,
-                micros(m.time, o),
-                args(&m.details)
-            ));
-        }
     }
-    writeln!(out, "{{\"displayTimeUnit\":\"ns\",\"otherData\":{{\"producer\":\"nvtxr record\"}},\"traceEvents\":[")?;
-    for (i, line) in lines.iter().enumerate() {
-        writeln!(out, "{line}{}", if i + 1 < lines.len() { "," } else { "" })?;
+
+    fn mark(&mut self, p: &Process, m: &Mark) -> std::io::Result<()> {
+        self.describe(p)?;
+        self.line(&format!(
+            r#"{{"ph":"i","s":"t","name":{},"cat":{},"pid":{},"tid":{},"ts":{},"args":{}}}"#,
+            json::string(&m.details.name),
+            category(&m.details),
+            p.pid,
+            m.tid,
+            micros(m.time, self.origin),
+            args(&m.details)
+        ))
     }
-    writeln!(out, "]}}")?;
-    out.flush()
+
+    fn process_end(&mut self, p: &Process) -> std::io::Result<()> {
+        // A process with no events still gets its track (and its name).
+        self.describe(p)
+    }
 }

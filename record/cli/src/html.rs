@@ -6,8 +6,10 @@
 
 use crate::chrome::{css_color, payload_json};
 use crate::json;
-use crate::model::{Details, Recording, Style};
+use crate::model::{Details, Mark, Process, Range, Scan, Sink, Style, Thread};
 use crate::summary::Row;
+use std::collections::BTreeMap;
+use std::io::Write;
 
 const TEMPLATE: &str = include_str!("timeline.html");
 
@@ -30,18 +32,6 @@ fn tip(d: &Details, when: &str) -> String {
         lines.push(format!("color: {}", css_color(c)));
     }
     lines.join("\n")
-}
-
-fn item(d: &Details, fields: Vec<(&str, String)>, when: &str) -> String {
-    let mut f = vec![
-        ("n", json::string(&d.name)),
-        ("i", json::string(&tip(d, when))),
-    ];
-    if let Some(c) = d.color {
-        f.push(("c", json::string(&css_color(c))));
-    }
-    f.extend(fields);
-    json::object(&f)
 }
 
 fn duration(ns: u64) -> String {
@@ -70,20 +60,9 @@ fn summary_json(rows: &[Row]) -> String {
     format!("[{}]", items.join(","))
 }
 
-/// One swatch per range and mark name (its color: the first one given, or the page's own).
-fn legend_json(recording: &Recording) -> String {
-    let mut seen = std::collections::BTreeMap::new();
-    for p in &recording.processes {
-        let details = p
-            .ranges
-            .iter()
-            .map(|r| &r.details)
-            .chain(p.marks.iter().map(|m| &m.details));
-        for d in details {
-            seen.entry(d.name.clone()).or_insert(d.color);
-        }
-    }
-    let items: Vec<String> = seen
+/// One swatch per range and mark name (its first color, or the page's own).
+fn legend_json(legend: &BTreeMap<String, Option<u32>>) -> String {
+    let items: Vec<String> = legend
         .iter()
         .map(|(name, color)| {
             let mut f = vec![("n", json::string(name))];
@@ -96,76 +75,163 @@ fn legend_json(recording: &Recording) -> String {
     format!("[{}]", items.join(","))
 }
 
-/// The page for a recording, with its summary rows.
-pub fn page(recording: &Recording, title: &str, summary: &[Row]) -> String {
-    let o = recording.origin;
-    let mut rows = Vec::new();
-    let mut end = 0;
-    let mut count = 0;
-    for p in &recording.processes {
+/// Writes the page as a replay goes: a row per thread (its push/pop ranges
+/// and marks as they come), then a row of each process's start/end ranges
+/// on lanes (kept until the process ends, to place them).
+pub struct Page<'a> {
+    out: &'a mut dyn Write,
+    origin: u64,
+    first_row: bool,
+    first_item: bool,
+    count: usize,
+    /// The current process's start/end ranges.
+    asynchronous: Vec<Range>,
+}
+
+impl<'a> Page<'a> {
+    /// Writes the page up to its rows.
+    pub fn new(out: &'a mut dyn Write, title: &str, origin: u64) -> std::io::Result<Self> {
+        let (head, _) = TEMPLATE
+            .split_once("__DATA__")
+            .expect("the template has a data slot");
+        writeln!(
+            out,
+            "{}{{\"rows\":[",
+            head.replace("__TITLE__", &html_escape(title))
+        )?;
+        Ok(Page {
+            out,
+            origin,
+            first_row: true,
+            first_item: true,
+            count: 0,
+            asynchronous: Vec::new(),
+        })
+    }
+
+    fn row_start(&mut self, p: &Process, label: &str, is_async: bool) -> std::io::Result<()> {
+        let comma = if self.first_row { "" } else { ",\n" };
+        self.first_row = false;
+        self.first_item = true;
         let process = format!("{} (pid {})", short_command(&p.command), p.pid);
-        let mut row =
-            |label: String, is_async: bool, ranges: Vec<String>, marks: Vec<String>, depth: u32| {
-                count += ranges.len() + marks.len();
-                rows.push(json::object(&[
-                    ("pid", p.pid.to_string()),
-                    ("process", json::string(&process)),
-                    ("label", json::string(&label)),
-                    ("async", is_async.to_string()),
-                    ("depth", depth.to_string()),
-                    ("ranges", format!("[{}]", ranges.join(","))),
-                    ("marks", format!("[{}]", marks.join(","))),
-                ]));
-            };
-        for t in &p.threads {
-            let mine: Vec<_> = p
-                .ranges
-                .iter()
-                .filter(|r| r.style == Style::PushPop && r.tid == t.tid)
-                .collect();
-            let marks: Vec<String> = p
-                .marks
-                .iter()
-                .filter(|m| m.tid == t.tid)
-                .map(|m| {
-                    item(
-                        &m.details,
-                        vec![("t", (m.time - o).to_string())],
-                        &format!("mark at {}", duration(m.time - o)),
-                    )
-                })
-                .collect();
-            let depth = mine.iter().map(|r| r.depth).max().unwrap_or(0);
-            let ranges = mine
-                .iter()
-                .map(|r| {
-                    end = end.max(r.end - o);
-                    let when = format!(
-                        "{} (push/pop{})",
-                        duration(r.end - r.start),
-                        if r.unterminated { ", never popped" } else { "" }
-                    );
-                    item(
-                        &r.details,
-                        vec![
-                            ("s", (r.start - o).to_string()),
-                            ("e", (r.end - o).to_string()),
-                            ("d", r.depth.to_string()),
-                        ],
-                        &when,
-                    )
-                })
-                .collect();
-            let label = t
-                .name
-                .clone()
-                .map_or(format!("thread {}", t.tid), |n| format!("{n} ({})", t.tid));
-            row(label, false, ranges, marks, depth);
+        write!(
+            self.out,
+            "{comma}{{\"pid\":{},\"process\":{},\"label\":{},\"async\":{is_async},\"items\":[",
+            p.pid,
+            json::string(&process),
+            json::string(label)
+        )
+    }
+
+    fn item(
+        &mut self,
+        d: &Details,
+        fields: Vec<(&str, String)>,
+        when: &str,
+    ) -> std::io::Result<()> {
+        let mut f = vec![
+            ("n", json::string(&d.name)),
+            ("i", json::string(&tip(d, when))),
+        ];
+        if let Some(c) = d.color {
+            f.push(("c", json::string(&css_color(c))));
         }
-        // Start/end ranges: one row per process, overlapping ones on separate lanes.
+        f.extend(fields);
+        let comma = if self.first_item { "" } else { "," };
+        self.first_item = false;
+        self.count += 1;
+        write!(self.out, "{comma}{}", json::object(&f))
+    }
+
+    fn row_end(&mut self, depth: u32) -> std::io::Result<()> {
+        write!(self.out, "],\"depth\":{depth}}}")
+    }
+
+    /// Writes the rest: the time span, the summary table and the legend.
+    pub fn finish(
+        self,
+        scan: &Scan,
+        summary: &[Row],
+        legend: &BTreeMap<String, Option<u32>>,
+    ) -> std::io::Result<()> {
+        let (_, tail) = TEMPLATE.split_once("__DATA__").expect("a data slot");
+        write!(
+            self.out,
+            "\n],\"end\":{},\"count\":{},\"processes\":{},\"summary\":{},\"legend\":{}}}{tail}",
+            scan.end.saturating_sub(self.origin),
+            self.count,
+            scan.processes.len(),
+            summary_json(summary),
+            legend_json(legend)
+        )?;
+        self.out.flush()
+    }
+}
+
+impl Sink for Page<'_> {
+    fn thread_start(&mut self, p: &Process, t: &Thread) -> std::io::Result<()> {
+        let label = t
+            .name
+            .clone()
+            .map_or(format!("thread {}", t.tid), |n| format!("{n} ({})", t.tid));
+        self.row_start(p, &label, false)
+    }
+
+    fn range(&mut self, _: &Process, r: &Range) -> std::io::Result<()> {
+        if r.style == Style::StartEnd {
+            self.asynchronous.push(r.clone());
+            return Ok(());
+        }
+        let when = format!(
+            "{} (push/pop{})",
+            duration(r.end - r.start),
+            if r.unterminated { ", never popped" } else { "" }
+        );
+        let o = self.origin;
+        self.item(
+            &r.details,
+            vec![
+                ("s", (r.start - o).to_string()),
+                ("e", (r.end - o).to_string()),
+                ("d", r.depth.to_string()),
+            ],
+            &when,
+        )
+    }
+
+    fn mark(&mut self, _: &Process, m: &Mark) -> std::io::Result<()> {
+        let o = self.origin;
+        self.item(
+            &m.details,
+            vec![("t", (m.time - o).to_string()), ("m", "1".into())],
+            &format!("mark at {}", duration(m.time - o)),
+        )
+    }
+
+    fn thread_end(&mut self, _: &Process, depth: u32) -> std::io::Result<()> {
+        self.row_end(depth)
+    }
+
+    /// The process's start/end ranges, overlapping ones on separate lanes;
+    /// or, for a process that recorded nothing, a line that says so.
+    fn process_end(&mut self, p: &Process) -> std::io::Result<()> {
+        if p.threads.is_empty() {
+            self.row_start(
+                p,
+                "no NVTX events: the process made no NVTX call while recorded",
+                false,
+            )?;
+            return write!(self.out, "],\"empty\":true,\"depth\":0}}");
+        }
+        let mut ranges = std::mem::take(&mut self.asynchronous);
+        if ranges.is_empty() {
+            return Ok(());
+        }
+        ranges.sort_by_key(|r| r.start);
+        self.row_start(p, "start/end ranges", true)?;
         let mut lanes: Vec<u64> = Vec::new();
-        let mut ranges = Vec::new();
-        for r in p.ranges.iter().filter(|r| r.style == Style::StartEnd) {
+        let o = self.origin;
+        for r in &ranges {
             let lane = lanes
                 .iter()
                 .position(|&free| free <= r.start)
@@ -174,13 +240,12 @@ pub fn page(recording: &Recording, title: &str, summary: &[Row]) -> String {
                     lanes.len() - 1
                 });
             lanes[lane] = r.end;
-            end = end.max(r.end - o);
             let when = format!(
                 "{} (start/end{})",
                 duration(r.end - r.start),
                 if r.unterminated { ", never ended" } else { "" }
             );
-            ranges.push(item(
+            self.item(
                 &r.details,
                 vec![
                     ("s", (r.start - o).to_string()),
@@ -188,47 +253,10 @@ pub fn page(recording: &Recording, title: &str, summary: &[Row]) -> String {
                     ("d", lane.to_string()),
                 ],
                 &when,
-            ));
+            )?;
         }
-        if !ranges.is_empty() {
-            row(
-                "start/end ranges".into(),
-                true,
-                ranges,
-                Vec::new(),
-                lanes.len() as u32 - 1,
-            );
-        }
-        for m in &p.marks {
-            end = end.max(m.time - o);
-        }
-        if p.threads.is_empty() {
-            rows.push(json::object(&[
-                ("pid", p.pid.to_string()),
-                ("process", json::string(&process)),
-                (
-                    "label",
-                    json::string("no NVTX events: the process made no NVTX call while recorded"),
-                ),
-                ("empty", "true".into()),
-            ]));
-        }
+        self.row_end(lanes.len() as u32 - 1)
     }
-    let data = json::object(&[
-        ("end", end.to_string()),
-        ("count", count.to_string()),
-        ("processes", recording.processes.len().to_string()),
-        ("rows", format!("[\n{}\n]", rows.join(",\n"))),
-        ("summary", summary_json(summary)),
-        ("legend", legend_json(recording)),
-    ]);
-    let (head, tail) = TEMPLATE
-        .split_once("__DATA__")
-        .expect("the template has a data slot");
-    format!(
-        "{}{data}{tail}",
-        head.replace("__TITLE__", &html_escape(title))
-    )
 }
 
 /// The command with its program's directory dropped, at most 80 characters.

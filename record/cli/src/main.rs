@@ -111,7 +111,7 @@ impl Outputs {
         self.trace.with_extension("html")
     }
 
-    fn selection(&self) -> model::Selection {
+    pub fn selection(&self) -> model::Selection {
         model::Selection {
             capture_range: self.capture_range.clone(),
             include: self.nvtx_domain_include.clone(),
@@ -167,20 +167,33 @@ fn write_output(
 /// Writes every requested output from a recording directory; prints the
 /// summary. On failure says what could not be written. Events the tool had
 /// to drop are an error too, reported after the outputs are written.
+///
+/// The recording is read in passes, one chunk at a time (see `model`): one
+/// for the summary, one per output file.
 pub fn report(dir: &Path, outputs: &Outputs) -> Result<(), String> {
-    let mut recording = model::load(dir)
-        .map_err(|e| format!("cannot read the recording in {}: {e}", dir.display()))?;
-    recording.select(&outputs.selection());
-    write_output(&outputs.trace, &|out| chrome::write(&recording, out))?;
-    let rows = summary::rows(&recording);
+    let unreadable =
+        |e: std::io::Error| format!("cannot read the recording in {}: {e}", dir.display());
+    let scan = model::scan(dir).map_err(unreadable)?;
+    let filter = model::Filter::new(&outputs.selection(), &scan).map_err(unreadable)?;
+    let mut collector = summary::Collector::default();
+    let events = scan.replay(&filter, &mut collector).map_err(unreadable)?;
+    let legend = std::mem::take(&mut collector.legend);
+    let rows = collector.rows();
+    write_output(&outputs.trace, &|out| {
+        let mut trace = chrome::Writer::new(out, scan.origin)?;
+        scan.replay(&filter, &mut trace)?;
+        trace.finish()
+    })?;
     if outputs.html {
-        let title = recording
+        let title = scan
             .processes
             .first()
             .map(|p| p.command.clone())
             .unwrap_or_default();
         write_output(&outputs.html_path(), &|out| {
-            out.write_all(html::page(&recording, &title, &rows).as_bytes())
+            let mut page = html::Page::new(out, &title, scan.origin)?;
+            scan.replay(&filter, &mut page)?;
+            page.finish(&scan, &rows, &legend)
         })?;
     }
     if let Some(path) = &outputs.csv {
@@ -193,9 +206,8 @@ pub fn report(dir: &Path, outputs: &Outputs) -> Result<(), String> {
     }
     if !outputs.quiet {
         println!(
-            "\nNVTX range summary ({} events, {} process(es)):\n",
-            recording.events,
-            recording.processes.len()
+            "\nNVTX range summary ({events} events, {} process(es)):\n",
+            scan.processes.len()
         );
         print!("{}", summary::table(&rows, &outputs.format()));
         println!(
@@ -206,7 +218,7 @@ pub fn report(dir: &Path, outputs: &Outputs) -> Result<(), String> {
             println!("timeline: {}", outputs.html_path().display());
         }
     }
-    let dropped: Vec<String> = recording
+    let dropped: Vec<String> = scan
         .processes
         .iter()
         .filter(|p| p.dropped > 0)

@@ -1,9 +1,17 @@
-//! A recording directory, read back: processes, threads, ranges and marks.
+//! A recording directory, read back in passes that hold one chunk at a time.
+//!
+//! [`scan`] reads every chunk once for what the outputs need up front: the
+//! processes and their threads, the names (domains, registered strings,
+//! categories, threads), the clock anchors and the time span. Then
+//! [`Scan::replay`] reads the chunks again, thread by thread, and hands each
+//! range and mark to a [`Sink`] as soon as it is complete. Memory is bounded
+//! by the distinct names, the open ranges, and the start/end ranges whose
+//! end comes before their start in reading order, not by the trace's length.
 
 use nvtxr_record::clock::{Anchor, Converter};
 use nvtxr_record::format::{Chunk, Kind, ProcessHeader, Record};
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// How a range was made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -77,31 +85,21 @@ pub struct Mark {
     pub tid: u32,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Thread {
     pub tid: u32,
     pub name: Option<String>,
 }
 
-#[derive(Debug, Default)]
+/// A process, as the scan found it.
+#[derive(Debug, Clone, Default)]
 pub struct Process {
     pub pid: u32,
     pub parent: u32,
     pub command: String,
     pub threads: Vec<Thread>,
-    /// Push/pop and start/end ranges, by start time.
-    pub ranges: Vec<Range>,
-    pub marks: Vec<Mark>,
     /// Events the tool could not record (see the tool's stderr for why).
     pub dropped: u64,
-}
-
-#[derive(Debug, Default)]
-pub struct Recording {
-    pub processes: Vec<Process>,
-    /// The earliest timestamp, the trace's zero.
-    pub origin: u64,
-    pub events: usize,
 }
 
 /// Names a process needs to resolve its events; a forked child falls back to its parent's.
@@ -116,190 +114,390 @@ struct Names {
     os_threads: HashMap<u32, String>,
 }
 
-/// One process image's folder, read back.
-struct Image {
-    pid: u32,
-    /// The image's number among its pid's (`exec` starts a new one).
-    n: u32,
-    header: ProcessHeader,
-    chunks: Vec<Chunk>,
-}
-
-/// Reads a `<pid>.<n>` folder; timestamps converted to CLOCK_MONOTONIC ns.
-fn read_image(path: &Path, pid: u32, n: u32) -> std::io::Result<Image> {
-    let bad = |what: &Path, e: String| {
-        std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("{}: {e}", what.display()),
-        )
-    };
-    let header_path = path.join("process");
-    let header =
-        ProcessHeader::decode(&std::fs::read(&header_path)?).map_err(|e| bad(&header_path, e))?;
-    let mut chunks = Vec::new();
-    for entry in std::fs::read_dir(path)? {
-        let file = entry?.path();
-        if file.extension().is_some_and(|e| e == "events") {
-            let bytes = std::fs::read(&file)?;
-            match Chunk::decode(&bytes) {
-                Ok(chunk) => chunks.push(chunk),
-                // Created, but killed before its header was written: empty.
-                Err(_) if bytes.iter().take(64).all(|&b| b == 0) => {}
-                Err(e) => return Err(bad(&file, e)),
-            }
+impl Names {
+    /// Learns the name a record gives, if any; `tag` is its image's id tag.
+    fn learn(&mut self, r: &Record, tag: u64) {
+        let text = || r.text.clone().unwrap_or_default();
+        let tagged = |id: u64| if id == 0 { 0 } else { id | tag };
+        match r.kind {
+            Kind::DomainCreate => drop(self.domains.insert(tagged(r.domain), text())),
+            Kind::RegisterString => drop(self.strings.insert(tagged(r.value), text())),
+            Kind::NameCategory => drop(
+                self.categories
+                    .insert((tagged(r.domain), r.value as u32), text()),
+            ),
+            Kind::NameThread => drop(self.threads.insert(r.value as u32, text())),
+            Kind::OsThreadName => drop(self.os_threads.insert(r.value as u32, text())),
+            _ => {}
         }
     }
-    let anchors = chunks
-        .iter()
-        .flat_map(|c| &c.records)
-        .filter(|r| r.kind == Kind::Anchor)
-        .map(|r| Anchor {
-            ticks: r.timestamp,
-            ns: r.value,
-        })
-        .collect();
-    let clock = Converter::new(&header.calibration, anchors);
-    // Ids count from 1 again in each image a pid execs: keep them apart.
-    let tag = u64::from(n) << 48;
-    let tagged = |id: u64| if id == 0 { 0 } else { id | tag };
-    for r in chunks.iter_mut().flat_map(|c| &mut c.records) {
-        r.timestamp = clock.ns(r.timestamp);
+}
+
+/// One process image's folder (`<pid>.<n>`: `exec` starts a new one).
+struct Image {
+    clock: Converter,
+    /// Ids count from 1 again in each image a pid execs: this keeps them apart.
+    tag: u64,
+}
+
+/// A chunk file: its thread, its place among the thread's chunks (image,
+/// then number) and the image it belongs to.
+struct ChunkFile {
+    path: PathBuf,
+    tid: u32,
+    order: (usize, u32),
+    image: usize,
+}
+
+/// Everything but the ranges and marks: what the outputs need before them.
+pub struct Scan {
+    /// By pid.
+    pub processes: Vec<Process>,
+    /// The earliest and latest timestamps (CLOCK_MONOTONIC ns).
+    pub origin: u64,
+    pub end: u64,
+    images: Vec<Image>,
+    /// Per pid (in `processes` order): each thread's chunks, in order.
+    chunks: Vec<Vec<(u32, Vec<ChunkFile>)>>,
+    names: HashMap<u32, Names>,
+    /// Per pid: its last timestamp (where ranges left open are closed).
+    last: HashMap<u32, u64>,
+}
+
+/// What receives the ranges and marks of a replay, in reading order:
+/// process by process, thread by thread.
+pub trait Sink {
+    fn range(&mut self, process: &Process, range: &Range) -> std::io::Result<()>;
+    fn mark(&mut self, process: &Process, mark: &Mark) -> std::io::Result<()>;
+    /// Before a thread's push/pop ranges and marks.
+    fn thread_start(&mut self, _process: &Process, _thread: &Thread) -> std::io::Result<()> {
+        Ok(())
+    }
+    /// After them, with the deepest nesting seen.
+    fn thread_end(&mut self, _process: &Process, _depth: u32) -> std::io::Result<()> {
+        Ok(())
+    }
+    /// After the process's start/end ranges, which come last.
+    fn process_end(&mut self, _process: &Process) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn invalid(what: &Path, e: String) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        format!("{}: {e}", what.display()),
+    )
+}
+
+/// Reads a chunk file; `None` for one created but never written (killed first).
+fn read_chunk(path: &Path) -> std::io::Result<Option<Chunk>> {
+    let bytes = std::fs::read(path)?;
+    match Chunk::decode(&bytes) {
+        Ok(chunk) => Ok(Some(chunk)),
+        Err(_) if bytes.iter().take(64).all(|&b| b == 0) => Ok(None),
+        Err(e) => Err(invalid(path, e)),
+    }
+}
+
+/// The first pass over a recording directory.
+pub fn scan(dir: &Path) -> std::io::Result<Scan> {
+    let mut folders = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        let parsed = path
+            .file_name()
+            .and_then(|f| f.to_str())
+            .and_then(|f| f.split_once('.'))
+            .and_then(|(p, n)| Some((p.parse::<u32>().ok()?, n.parse::<u32>().ok()?)));
+        if let (Some((pid, n)), true) = (parsed, path.is_dir()) {
+            folders.push((pid, n, path));
+        }
+    }
+    folders.sort();
+    let mut scan = Scan {
+        processes: Vec::new(),
+        origin: u64::MAX,
+        end: 0,
+        images: Vec::new(),
+        chunks: Vec::new(),
+        names: HashMap::new(),
+        last: HashMap::new(),
+    };
+    let mut threads: BTreeMap<u32, Vec<ChunkFile>> = BTreeMap::new();
+    for (pid, n, folder) in folders {
+        let header_path = folder.join("process");
+        let header = ProcessHeader::decode(&std::fs::read(&header_path)?)
+            .map_err(|e| invalid(&header_path, e))?;
+        let image = scan.images.len();
+        let names = scan.names.entry(pid).or_default();
+        let mut anchors = Vec::new();
+        let (mut first, mut last) = (u64::MAX, 0);
+        for entry in std::fs::read_dir(&folder)? {
+            let path = entry?.path();
+            if path.extension().is_none_or(|e| e != "events") {
+                continue;
+            }
+            let Some(chunk) = read_chunk(&path)? else {
+                continue;
+            };
+            for r in &chunk.records {
+                names.learn(r, u64::from(n) << 48);
+                if r.kind == Kind::Anchor {
+                    anchors.push(Anchor {
+                        ticks: r.timestamp,
+                        ns: r.value,
+                    });
+                }
+                first = first.min(r.timestamp);
+                last = last.max(r.timestamp);
+            }
+            threads.entry(pid).or_default().push(ChunkFile {
+                path,
+                tid: chunk.tid,
+                order: (image, chunk.seq),
+                image,
+            });
+        }
+        let clock = Converter::new(&header.calibration, anchors);
+        if first <= last {
+            let (first, last) = (clock.ns(first), clock.ns(last));
+            scan.origin = scan.origin.min(first);
+            scan.end = scan.end.max(last);
+            let l = scan.last.entry(pid).or_default();
+            *l = (*l).max(last);
+        }
+        let command = String::from_utf8_lossy(&header.command)
+            .trim_end_matches('\0')
+            .replace('\0', " ");
+        match scan.processes.last_mut().filter(|p| p.pid == pid) {
+            // A later image of the same pid: its drops count too.
+            Some(p) => p.dropped += header.dropped,
+            None => scan.processes.push(Process {
+                pid,
+                parent: header.parent,
+                command,
+                threads: Vec::new(),
+                dropped: header.dropped,
+            }),
+        }
+        scan.images.push(Image {
+            clock,
+            tag: u64::from(n) << 48,
+        });
+    }
+    if scan.origin == u64::MAX {
+        scan.origin = 0;
+    }
+    for process in &mut scan.processes {
+        let mut list = threads.remove(&process.pid).unwrap_or_default();
+        list.sort_by_key(|c| (c.tid, c.order));
+        let mut grouped: Vec<(u32, Vec<ChunkFile>)> = Vec::new();
+        for chunk in list {
+            match grouped.last_mut().filter(|(t, _)| *t == chunk.tid) {
+                Some((_, chunks)) => chunks.push(chunk),
+                None => grouped.push((chunk.tid, vec![chunk])),
+            }
+        }
+        let names = scan.names.get(&process.pid);
+        process.threads = grouped
+            .iter()
+            .map(|(tid, _)| Thread {
+                tid: *tid,
+                name: names.and_then(|n| {
+                    n.threads
+                        .get(tid)
+                        .or_else(|| n.os_threads.get(tid))
+                        .cloned()
+                }),
+            })
+            .collect();
+        scan.chunks.push(grouped);
+    }
+    Ok(scan)
+}
+
+impl Scan {
+    /// `pid`, its parent, its parent's parent... as far as the recording knows.
+    fn lineage(&self, pid: u32) -> Vec<u32> {
+        let parent_of = |pid: u32| {
+            self.processes
+                .iter()
+                .find(|p| p.pid == pid)
+                .map(|p| p.parent)
+        };
+        let mut chain = vec![pid];
+        while let Some(parent) = parent_of(*chain.last().unwrap()) {
+            if chain.contains(&parent) || parent_of(parent).is_none() {
+                break;
+            }
+            chain.push(parent);
+        }
+        chain
+    }
+
+    /// The windows of the capture range, if one is selected (a pass of its own).
+    pub fn windows(&self, selection: &Selection) -> std::io::Result<Option<Vec<(u64, u64)>>> {
+        let Some(wanted) = &selection.capture_range else {
+            return Ok(None);
+        };
+        let (name, domain) = match wanted.rsplit_once('@') {
+            Some((n, d)) => (
+                n.to_string(),
+                Some(if d == "default" {
+                    String::new()
+                } else {
+                    d.to_string()
+                }),
+            ),
+            None => (wanted.clone(), None),
+        };
+        struct Windows {
+            name: String,
+            domain: Option<String>,
+            found: Vec<(u64, u64)>,
+        }
+        impl Sink for Windows {
+            fn range(&mut self, _: &Process, r: &Range) -> std::io::Result<()> {
+                if r.details.name == self.name
+                    && self.domain.as_ref().is_none_or(|d| *d == r.details.domain)
+                {
+                    self.found.push((r.start, r.end));
+                }
+                Ok(())
+            }
+            fn mark(&mut self, _: &Process, _: &Mark) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut sink = Windows {
+            name,
+            domain,
+            found: Vec::new(),
+        };
+        self.replay(&Filter::all(), &mut sink)?;
+        Ok(Some(sink.found))
+    }
+
+    /// The second pass: every range and mark `filter` keeps, to `sink`;
+    /// returns the number of events kept (a range is two).
+    pub fn replay(&self, filter: &Filter, sink: &mut dyn Sink) -> std::io::Result<usize> {
+        let mut events = 0;
+        for (process, threads) in self.processes.iter().zip(&self.chunks) {
+            let lineage = self.lineage(process.pid);
+            let resolve = Resolver {
+                lineage: &lineage,
+                names: &self.names,
+            };
+            let last = self.last.get(&process.pid).copied().unwrap_or(0);
+            let mut starts: HashMap<(u64, u64), (u32, Record)> = HashMap::new();
+            let mut ends: HashMap<(u64, u64), u64> = HashMap::new();
+            let mut emit_range = |sink: &mut dyn Sink, r: Range| {
+                if filter.keeps(&r.details, r.start) {
+                    events += 2;
+                    sink.range(process, &r)?;
+                }
+                Ok::<(), std::io::Error>(())
+            };
+            let mut marks = 0;
+            for ((tid, chunks), thread) in threads.iter().zip(&process.threads) {
+                sink.thread_start(process, thread)?;
+                let mut stacks: HashMap<u64, Vec<Record>> = HashMap::new();
+                let mut depth = 0;
+                for file in chunks {
+                    let Some(chunk) = read_chunk(&file.path)? else {
+                        continue;
+                    };
+                    let image = &self.images[file.image];
+                    for mut r in chunk.records {
+                        image.convert(&mut r);
+                        match r.kind {
+                            Kind::Push => {
+                                let stack = stacks.entry(r.domain).or_default();
+                                depth = depth.max(stack.len() as u32);
+                                stack.push(r);
+                            }
+                            Kind::Pop => {
+                                let stack = stacks.entry(r.domain).or_default();
+                                if let Some(open) = stack.pop() {
+                                    let range = push_pop(
+                                        &open,
+                                        r.timestamp,
+                                        stack.len(),
+                                        *tid,
+                                        &resolve,
+                                        false,
+                                    );
+                                    emit_range(sink, range)?;
+                                }
+                            }
+                            Kind::Start => match ends.remove(&(r.domain, r.value)) {
+                                Some(end) => emit_range(
+                                    sink,
+                                    start_end(&r, *tid, Some(end), last, &resolve),
+                                )?,
+                                None => drop(starts.insert((r.domain, r.value), (*tid, r))),
+                            },
+                            Kind::End => match starts.remove(&(r.domain, r.value)) {
+                                Some((tid, open)) => emit_range(
+                                    sink,
+                                    start_end(&open, tid, Some(r.timestamp), last, &resolve),
+                                )?,
+                                None => drop(ends.insert((r.domain, r.value), r.timestamp)),
+                            },
+                            Kind::Mark => {
+                                let mark = Mark {
+                                    details: resolve.details(&r),
+                                    time: r.timestamp,
+                                    tid: *tid,
+                                };
+                                if filter.keeps(&mark.details, mark.time) {
+                                    marks += 1;
+                                    sink.mark(process, &mark)?;
+                                }
+                            }
+                            // Names were learned by the scan; anchors placed the timestamps.
+                            Kind::DomainCreate
+                            | Kind::RegisterString
+                            | Kind::NameCategory
+                            | Kind::NameThread
+                            | Kind::OsThreadName
+                            | Kind::Anchor => {}
+                        }
+                    }
+                }
+                // Never popped: closed at the process's last event.
+                for stack in stacks.into_values() {
+                    for (d, open) in stack.iter().enumerate() {
+                        emit_range(sink, push_pop(open, last, d, *tid, &resolve, true))?;
+                    }
+                }
+                sink.thread_end(process, depth)?;
+            }
+            // Never ended: closed at the process's last event.
+            let mut open: Vec<_> = starts.into_values().collect();
+            open.sort_by_key(|(_, r)| r.timestamp);
+            for (tid, r) in open {
+                emit_range(sink, start_end(&r, tid, None, last, &resolve))?;
+            }
+            events += marks;
+            sink.process_end(process)?;
+        }
+        Ok(events)
+    }
+}
+
+impl Image {
+    /// The record's timestamp on CLOCK_MONOTONIC and its ids tagged.
+    fn convert(&self, r: &mut Record) {
+        r.timestamp = self.clock.ns(r.timestamp);
+        let tagged = |id: u64| if id == 0 { 0 } else { id | self.tag };
         r.domain = tagged(r.domain);
         r.string = r.string.map(tagged);
         if matches!(r.kind, Kind::Start | Kind::End | Kind::RegisterString) {
             r.value = tagged(r.value);
         }
     }
-    Ok(Image {
-        pid,
-        n,
-        header,
-        chunks,
-    })
-}
-
-/// Reads every process folder (`<pid>.<n>`) in `dir`.
-pub fn load(dir: &Path) -> std::io::Result<Recording> {
-    let mut images = Vec::new();
-    for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        let Some((pid, n)) = path
-            .file_name()
-            .and_then(|f| f.to_str())
-            .and_then(|f| f.split_once('.'))
-            .and_then(|(p, n)| Some((p.parse().ok()?, n.parse().ok()?)))
-        else {
-            continue;
-        };
-        if path.is_dir() {
-            images.push(read_image(&path, pid, n)?);
-        }
-    }
-    images.sort_by_key(|i| (i.pid, i.n));
-    // Per pid: the first image's command and parent; every image's threads,
-    // a thread's chunks in order.
-    let mut commands: BTreeMap<u32, (String, u32)> = BTreeMap::new();
-    let mut dropped: BTreeMap<u32, u64> = BTreeMap::new();
-    let mut files: BTreeMap<u32, Vec<(u32, Vec<Record>)>> = BTreeMap::new();
-    for image in images {
-        let h = &image.header;
-        let command = String::from_utf8_lossy(&h.command)
-            .trim_end_matches('\0')
-            .replace('\0', " ");
-        commands.entry(image.pid).or_insert((command, h.parent));
-        *dropped.entry(image.pid).or_default() += h.dropped;
-        let mut chunks = image.chunks;
-        chunks.sort_by_key(|c| (c.tid, c.seq));
-        let threads = files.entry(image.pid).or_default();
-        for chunk in chunks {
-            match threads.iter_mut().find(|(tid, _)| *tid == chunk.tid) {
-                Some((_, records)) => records.extend(chunk.records),
-                None => threads.push((chunk.tid, chunk.records)),
-            }
-        }
-    }
-    let mut names: HashMap<u32, Names> = HashMap::new();
-    for (&pid, threads) in &files {
-        let n = names.entry(pid).or_default();
-        for (_, records) in threads {
-            for r in records {
-                match r.kind {
-                    Kind::DomainCreate => drop(
-                        n.domains
-                            .insert(r.domain, r.text.clone().unwrap_or_default()),
-                    ),
-                    Kind::RegisterString => drop(
-                        n.strings
-                            .insert(r.value, r.text.clone().unwrap_or_default()),
-                    ),
-                    Kind::NameCategory => drop(n.categories.insert(
-                        (r.domain, r.value as u32),
-                        r.text.clone().unwrap_or_default(),
-                    )),
-                    Kind::NameThread => drop(
-                        n.threads
-                            .insert(r.value as u32, r.text.clone().unwrap_or_default()),
-                    ),
-                    Kind::OsThreadName => drop(
-                        n.os_threads
-                            .insert(r.value as u32, r.text.clone().unwrap_or_default()),
-                    ),
-                    _ => {}
-                }
-            }
-        }
-    }
-    let mut recording = Recording {
-        origin: files
-            .values()
-            .flatten()
-            .flat_map(|(_, rs)| rs.iter().map(|r| r.timestamp))
-            .min()
-            .unwrap_or(0),
-        ..Recording::default()
-    };
-    let pids: Vec<u32> = commands
-        .keys()
-        .chain(files.keys())
-        .copied()
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    for pid in pids {
-        let (command, parent) = commands.get(&pid).cloned().unwrap_or_default();
-        let lineage = lineage(pid, &commands);
-        let resolve = Resolver {
-            lineage: &lineage,
-            names: &names,
-        };
-        let mut process = Process {
-            pid,
-            parent,
-            command,
-            dropped: dropped.get(&pid).copied().unwrap_or(0),
-            ..Process::default()
-        };
-        build(
-            &mut process,
-            files.get(&pid).map(Vec::as_slice).unwrap_or(&[]),
-            &resolve,
-            &mut recording.events,
-        );
-        recording.processes.push(process);
-    }
-    Ok(recording)
-}
-
-/// `pid`, its parent, its parent's parent... as far as the recording knows.
-fn lineage(pid: u32, commands: &BTreeMap<u32, (String, u32)>) -> Vec<u32> {
-    let mut chain = vec![pid];
-    while let Some((_, parent)) = commands.get(chain.last().unwrap()) {
-        if chain.contains(parent) || !commands.contains_key(parent) {
-            break;
-        }
-        chain.push(*parent);
-    }
-    chain
 }
 
 struct Resolver<'a> {
@@ -345,96 +543,6 @@ impl Resolver<'_> {
     }
 }
 
-fn build(
-    process: &mut Process,
-    threads: &[(u32, Vec<Record>)],
-    resolve: &Resolver,
-    events: &mut usize,
-) {
-    let last = threads
-        .iter()
-        .flat_map(|(_, rs)| rs.iter().map(|r| r.timestamp))
-        .max()
-        .unwrap_or(0);
-    let mut starts: HashMap<(u64, u64), (u32, &Record)> = HashMap::new();
-    let mut ends: HashMap<(u64, u64), u64> = HashMap::new();
-    for (tid, records) in threads {
-        process.threads.push(Thread {
-            tid: *tid,
-            name: resolve.find(|n| n.threads.get(tid)).or_else(|| {
-                resolve
-                    .names
-                    .get(&process.pid)?
-                    .os_threads
-                    .get(tid)
-                    .cloned()
-            }),
-        });
-        let mut stacks: HashMap<u64, Vec<&Record>> = HashMap::new();
-        for r in records {
-            if matches!(
-                r.kind,
-                Kind::Push | Kind::Pop | Kind::Start | Kind::End | Kind::Mark
-            ) {
-                *events += 1;
-            }
-            match r.kind {
-                Kind::Push => stacks.entry(r.domain).or_default().push(r),
-                Kind::Pop => {
-                    let stack = stacks.entry(r.domain).or_default();
-                    if let Some(open) = stack.pop() {
-                        process.ranges.push(push_pop(
-                            open,
-                            r.timestamp,
-                            stack.len(),
-                            *tid,
-                            resolve,
-                            false,
-                        ));
-                    }
-                }
-                Kind::Start => drop(starts.insert((r.domain, r.value), (*tid, r))),
-                Kind::End => drop(ends.insert((r.domain, r.value), r.timestamp)),
-                Kind::Mark => process.marks.push(Mark {
-                    details: resolve.details(r),
-                    time: r.timestamp,
-                    tid: *tid,
-                }),
-                // Names: resolved in `load` before ranges are built.
-                Kind::DomainCreate
-                | Kind::RegisterString
-                | Kind::NameCategory
-                | Kind::NameThread
-                | Kind::OsThreadName
-                | Kind::Anchor => {}
-            }
-        }
-        for stack in stacks.into_values() {
-            for (depth, open) in stack.iter().enumerate() {
-                process
-                    .ranges
-                    .push(push_pop(open, last, depth, *tid, resolve, true));
-            }
-        }
-    }
-    for (key, (tid, r)) in starts {
-        let end = ends.get(&key).copied();
-        process.ranges.push(Range {
-            details: resolve.details(r),
-            style: Style::StartEnd,
-            start: r.timestamp,
-            end: end.unwrap_or(last).max(r.timestamp),
-            depth: 0,
-            tid,
-            id: r.value,
-            unterminated: end.is_none(),
-        });
-    }
-    process.threads.sort_by_key(|t| t.tid);
-    process.ranges.sort_by_key(|r| (r.start, r.depth, r.tid));
-    process.marks.sort_by_key(|m| m.time);
-}
-
 fn push_pop(
     open: &Record,
     end: u64,
@@ -455,6 +563,19 @@ fn push_pop(
     }
 }
 
+fn start_end(open: &Record, tid: u32, end: Option<u64>, last: u64, resolve: &Resolver) -> Range {
+    Range {
+        details: resolve.details(open),
+        style: Style::StartEnd,
+        start: open.timestamp,
+        end: end.unwrap_or(last).max(open.timestamp),
+        depth: 0,
+        tid,
+        id: open.value,
+        unterminated: end.is_none(),
+    }
+}
+
 /// Which ranges and marks a report keeps (`--capture-range`, `--nvtx-domain-include`,
 /// `--nvtx-domain-exclude`, as Nsight Systems names them).
 #[derive(Debug, Clone, Default)]
@@ -467,50 +588,40 @@ pub struct Selection {
     pub exclude: Vec<String>,
 }
 
-impl Selection {
-    fn domain_kept(&self, domain: &str) -> bool {
-        let name = if domain.is_empty() { "default" } else { domain };
-        (self.include.is_empty() || self.include.iter().any(|d| d == name))
-            && !self.exclude.iter().any(|d| d == name)
-    }
-
-    /// The instances of the capture range, as (start, end), across processes.
-    fn windows(&self, recording: &Recording) -> Option<Vec<(u64, u64)>> {
-        let wanted = self.capture_range.as_ref()?;
-        let (name, domain) = match wanted.rsplit_once('@') {
-            Some((n, d)) => (n, Some(if d == "default" { "" } else { d })),
-            None => (wanted.as_str(), None),
-        };
-        Some(
-            recording
-                .processes
-                .iter()
-                .flat_map(|p| &p.ranges)
-                .filter(|r| r.details.name == name && domain.is_none_or(|d| r.details.domain == d))
-                .map(|r| (r.start, r.end))
-                .collect(),
-        )
-    }
+/// A selection, with the capture range's windows found.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    include: Vec<String>,
+    exclude: Vec<String>,
+    windows: Option<Vec<(u64, u64)>>,
 }
 
-impl Recording {
-    /// Keeps what `selection` selects; the event count follows.
-    pub fn select(&mut self, selection: &Selection) {
-        let windows = selection.windows(self);
-        let inside = |t: u64| {
-            windows
-                .as_ref()
-                .is_none_or(|w| w.iter().any(|&(s, e)| s <= t && t <= e))
+impl Filter {
+    /// Keeps everything.
+    pub fn all() -> Filter {
+        Filter::default()
+    }
+
+    /// The selection's filter (one replay of its own for a capture range).
+    pub fn new(selection: &Selection, scan: &Scan) -> std::io::Result<Filter> {
+        Ok(Filter {
+            include: selection.include.clone(),
+            exclude: selection.exclude.clone(),
+            windows: scan.windows(selection)?,
+        })
+    }
+
+    fn keeps(&self, d: &Details, start: u64) -> bool {
+        let name = if d.domain.is_empty() {
+            "default"
+        } else {
+            d.domain.as_str()
         };
-        let mut dropped = 0;
-        for p in &mut self.processes {
-            let before = p.ranges.len() * 2 + p.marks.len();
-            p.ranges
-                .retain(|r| selection.domain_kept(&r.details.domain) && inside(r.start));
-            p.marks
-                .retain(|m| selection.domain_kept(&m.details.domain) && inside(m.time));
-            dropped += before - (p.ranges.len() * 2 + p.marks.len());
-        }
-        self.events = self.events.saturating_sub(dropped);
+        (self.include.is_empty() || self.include.iter().any(|i| i == name))
+            && !self.exclude.iter().any(|e| e == name)
+            && self
+                .windows
+                .as_ref()
+                .is_none_or(|w| w.iter().any(|&(s, e)| s <= start && start <= e))
     }
 }

@@ -3,7 +3,7 @@
 //! minimum, maximum and standard deviation of the durations (ns).
 
 use crate::json;
-use crate::model::{Recording, Style};
+use crate::model::{Mark, Process, Range, Sink, Style};
 use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -126,18 +126,45 @@ impl Default for Format {
     }
 }
 
-/// One row per (style, domain, name), largest total first.
-pub fn rows(recording: &Recording) -> Vec<Row> {
-    let mut groups: BTreeMap<(Style, String), Vec<u64>> = BTreeMap::new();
-    for r in recording.processes.iter().flat_map(|p| &p.ranges) {
+/// What a replay leaves for the summary and the legend: each range
+/// instance's duration (8 bytes each: the median is exact), per (style,
+/// range); each name's first color.
+#[derive(Debug, Default)]
+pub struct Collector {
+    groups: BTreeMap<(Style, String), Vec<u64>>,
+    /// Name -> its first color (the timeline's legend).
+    pub legend: BTreeMap<String, Option<u32>>,
+}
+
+impl Sink for Collector {
+    fn range(&mut self, _: &Process, r: &Range) -> std::io::Result<()> {
         let d = &r.details;
         // As Nsight Systems names them: `domain:name`, `:name` in the default domain.
         let label = format!("{}:{}", d.domain, d.name);
-        groups
+        self.groups
             .entry((r.style, label))
             .or_default()
             .push(r.end - r.start);
+        self.legend.entry(d.name.clone()).or_insert(d.color);
+        Ok(())
     }
+
+    fn mark(&mut self, _: &Process, m: &Mark) -> std::io::Result<()> {
+        self.legend
+            .entry(m.details.name.clone())
+            .or_insert(m.details.color);
+        Ok(())
+    }
+}
+
+impl Collector {
+    /// One row per (style, domain, name), largest total first.
+    pub fn rows(self) -> Vec<Row> {
+        rows(self.groups)
+    }
+}
+
+fn rows(groups: BTreeMap<(Style, String), Vec<u64>>) -> Vec<Row> {
     let grand: u64 = groups.values().flatten().sum();
     let mut rows: Vec<Row> = groups
         .into_iter()
@@ -296,7 +323,7 @@ mod tests {
 
     #[test]
     fn statistics_of_one_group() {
-        use crate::model::{Details, Process, Range, Recording, Style};
+        use crate::model::{Details, Process, Range, Style};
         let range = |name: &str, start, end| Range {
             details: Details {
                 name: name.into(),
@@ -313,19 +340,17 @@ mod tests {
             id: 0,
             unterminated: false,
         };
-        let recording = Recording {
-            processes: vec![Process {
-                ranges: vec![
-                    range("a", 0, 10),
-                    range("a", 0, 20),
-                    range("a", 0, 60),
-                    range("b", 0, 10),
-                ],
-                ..Process::default()
-            }],
-            ..Recording::default()
-        };
-        let rows = rows(&recording);
+        let mut collector = Collector::default();
+        let process = Process::default();
+        for r in [
+            range("a", 0, 10),
+            range("a", 0, 20),
+            range("a", 0, 60),
+            range("b", 0, 10),
+        ] {
+            collector.range(&process, &r).unwrap();
+        }
+        let rows = collector.rows();
         assert_eq!(
             rows[0].range, ":a",
             "the default domain as nvtx_sum names it"
