@@ -488,17 +488,7 @@ fn html_timeline_renders_the_ranges_in_headless_chromium() {
         !html.contains("http://") && !html.contains("https://"),
         "the page needs no network"
     );
-    let dom = Command::new("chromium")
-        .args(nvtxr_harness::CHROMIUM_FLAGS)
-        .arg(format!(
-            "--user-data-dir={}",
-            dir.join("chromium").display()
-        ))
-        .arg("--dump-dom")
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .unwrap();
-    let dom = String::from_utf8_lossy(&dom.stdout);
+    let dom = dump_dom(&dir, &format!("file://{}", page.display()));
     for name in [
         "epoch",
         "forward",
@@ -562,18 +552,10 @@ fn html_timeline_of_a_long_trace_draws_about_a_bar_per_pixel() {
         &[],
     );
     assert!(out.status.success(), "{}", text(&out));
-    let dom = Command::new("chromium")
-        .args(nvtxr_harness::CHROMIUM_FLAGS)
-        .arg(format!(
-            "--user-data-dir={}",
-            dir.join("chromium").display()
-        ))
-        .arg("--window-size=1200,800")
-        .arg("--dump-dom")
-        .arg(format!("file://{}", dir.join("trace.html").display()))
-        .output()
-        .unwrap();
-    let dom = String::from_utf8_lossy(&dom.stdout);
+    let dom = dump_dom(
+        &dir,
+        &format!("file://{}", dir.join("trace.html").display()),
+    );
     let bars = dom.matches("class=\"range\"").count();
     // 80,000 ranges on 4 thread rows, about 1,000 pixels wide each.
     assert!((4..=4 * 1200).contains(&bars), "{bars} bars drawn");
@@ -583,6 +565,23 @@ fn html_timeline_of_a_long_trace_draws_about_a_bar_per_pixel() {
             "busy {t} not drawn"
         );
     }
+}
+
+/// The page at `url` as headless Chromium leaves it after its scripts ran,
+/// in a 1200×800 window.
+fn dump_dom(dir: &Path, url: &str) -> String {
+    let out = Command::new("chromium")
+        .args(nvtxr_harness::CHROMIUM_FLAGS)
+        .arg(format!(
+            "--user-data-dir={}",
+            dir.join("chromium").display()
+        ))
+        .arg("--window-size=1200,800")
+        .arg("--dump-dom")
+        .arg(url)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// `nvtxr record -q [extra] -- record_scenarios NAME`, with its trace's events.
@@ -930,17 +929,7 @@ fn html_timeline_bars_are_visible_readable_findable_and_summarized() {
     );
     assert!(out.status.success(), "{}", text(&out));
     let page = dir.join("trace.html");
-    let dom = Command::new("chromium")
-        .args(nvtxr_harness::CHROMIUM_FLAGS)
-        .arg(format!(
-            "--user-data-dir={}",
-            dir.join("chromium").display()
-        ))
-        .arg("--dump-dom")
-        .arg(format!("file://{}#find=whi", page.display()))
-        .output()
-        .unwrap();
-    let dom = String::from_utf8_lossy(&dom.stdout);
+    let dom = dump_dom(&dir, &format!("file://{}#find=whi", page.display()));
     // Every bar has an outline (a white bar on a white row shows).
     assert!(
         dom.contains(".range rect { stroke: rgba(0, 0, 0, .45)"),
