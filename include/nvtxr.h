@@ -216,7 +216,8 @@ struct nvtxr_domain_t *nvtxr_domain_create(const char *name);
  * `NVTXR_ERROR_REENTERED` from a signal handler that interrupted a domain
  * or string call on this thread. Waits for events other threads are
  * sending in the domain right now, so that no event carries the tool's
- * handle after the tool destroyed it.
+ * handle after the tool destroyed it (so a tool must not destroy a domain
+ * from inside its callback for an event in that same domain).
  * After destruction, calls with the handle or its strings return
  * `NVTXR_ERROR_DESTROYED` and forward nothing; creating the name again
  * revives the same handle. Thread-safe.

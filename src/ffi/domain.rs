@@ -68,7 +68,8 @@ pub unsafe extern "C" fn nvtxr_domain_create(name: *const c_char) -> *mut nvtxr_
 /// `NVTXR_ERROR_REENTERED` from a signal handler that interrupted a domain
 /// or string call on this thread. Waits for events other threads are
 /// sending in the domain right now, so that no event carries the tool's
-/// handle after the tool destroyed it.
+/// handle after the tool destroyed it (so a tool must not destroy a domain
+/// from inside its callback for an event in that same domain).
 /// After destruction, calls with the handle or its strings return
 /// `NVTXR_ERROR_DESTROYED` and forward nothing; creating the name again
 /// revives the same handle. Thread-safe.
