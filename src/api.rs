@@ -401,6 +401,30 @@ macro_rules! range {
     }};
 }
 
+/// A push/pop range, as [`range!`], that lasts until the end of the
+/// enclosing block: the macro binds the guard itself, so it cannot be
+/// dropped at once by mistake (as `let _ = nvtxr::range!(...)` is).
+/// With no argument, it is named after the enclosing function.
+///
+/// ```
+/// fn step(batch: u32) {
+///     nvtxr::scope!();                  // "step" (its path), until step returns
+///     for _ in 0..batch {
+///         nvtxr::scope!("inner loop");  // until the end of this iteration
+///     }
+/// }
+/// step(2);
+/// ```
+#[macro_export]
+macro_rules! scope {
+    () => {
+        let _nvtxr_scope = $crate::function_range!();
+    };
+    ($message:expr) => {
+        let _nvtxr_scope = $crate::range!($message);
+    };
+}
+
 /// [`range!`] named after the enclosing function (its path, e.g. `crate::module::function`).
 ///
 /// ```

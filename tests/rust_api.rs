@@ -160,3 +160,28 @@ fn a_refused_push_is_not_popped() {
         ]
     );
 }
+
+#[test]
+fn scope_lasts_until_the_end_of_its_block() {
+    let events = recorded("scope_lasts_until_the_end_of_its_block", || {
+        {
+            nvtxr::scope!("block");
+            nvtxr::mark("inside");
+        }
+        nvtxr::mark("after");
+    });
+    let calls: Vec<&str> = events
+        .iter()
+        .map(String::as_str)
+        .filter(|e| !e.starts_with("DomainRegisterString"))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            "DomainRangePushEx default {msg=reg:\"block\"} -> 0",
+            "MarkA \"inside\"",
+            "RangePop -> 0",
+            "MarkA \"after\"",
+        ]
+    );
+}
