@@ -1,0 +1,190 @@
+//! A [`tracing_subscriber::Layer`] that puts `tracing`'s spans and events on
+//! the NVTX timeline (Nsight Systems, `nvtxr record`), right for async code:
+//!
+//! - each span's whole life (new → close) is a start/end range, so a task
+//!   that moves between threads still gets one range;
+//! - each entry (enter → exit: for an `.instrument()`ed future, each poll)
+//!   is a push/pop range on the thread that runs it;
+//! - each event is a mark.
+//!
+//! Span and event names are registered strings, registered once per
+//! callsite (callsite metadata is `'static`) in a lock-free table: with a
+//! tool attached, no lock and no allocation per span entry or event. With no
+//! tool, every callback returns after one check. OS threads are named after
+//! their Rust thread names the first time they record.
+//!
+//! ```
+//! use tracing_subscriber::prelude::*;
+//!
+//! tracing_subscriber::registry().with(nvtxr_tracing::NvtxLayer::new()).init();
+//! let span = tracing::info_span!("load data");
+//! let _entered = span.enter();
+//! tracing::info!("loaded");
+//! ```
+
+use nvtxr::{Domain, EventAttributes, LocalRange, Range, RegisteredString};
+use std::cell::{Cell, RefCell};
+use std::sync::OnceLock;
+use tracing::span::{Attributes, Id};
+use tracing::subscriber::Interest;
+use tracing::{Event, Metadata, Subscriber};
+use tracing_subscriber::layer::Context;
+use tracing_subscriber::registry::LookupSpan;
+use tracing_subscriber::Layer;
+
+/// Callsites whose names are registered; later ones send their name as text.
+const CALLSITES: usize = 4096;
+
+/// The layer. See the crate documentation.
+pub struct NvtxLayer {
+    domain: &'static Domain,
+    names: Box<[OnceLock<(usize, RegisteredString<'static>)>]>,
+}
+
+thread_local! {
+    /// Spans entered on this thread, innermost last, with their push/pop guards.
+    static ENTERED: RefCell<Vec<(Id, LocalRange<'static>)>> = const { RefCell::new(Vec::new()) };
+    static NAMED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// A span's start/end range, kept in its extensions until it closes (then
+/// dropping it ends the range).
+struct Life {
+    _range: Range<'static>,
+}
+
+impl NvtxLayer {
+    /// A layer recording in the default domain.
+    pub fn new() -> Self {
+        NvtxLayer::in_domain(Domain::global())
+    }
+
+    /// A layer recording in the domain `name` (Nsight Systems shows it as a row of its own).
+    pub fn with_domain(name: &str) -> Self {
+        NvtxLayer::in_domain(Box::leak(Box::new(Domain::new(name))))
+    }
+
+    fn in_domain(domain: &'static Domain) -> Self {
+        NvtxLayer {
+            domain,
+            names: (0..CALLSITES).map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    /// The slots a callsite may occupy, from its hash on.
+    fn probe(
+        &self,
+        metadata: &'static Metadata<'static>,
+    ) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let key = metadata as *const Metadata<'static> as usize;
+        let start = (key >> 4).wrapping_mul(0x9E37_79B9_7F4A_7C15) % CALLSITES;
+        (0..CALLSITES).map(move |i| (key, (start + i) % CALLSITES))
+    }
+
+    /// Registers a callsite's name once (lock-free: slots are set once).
+    fn register(&self, metadata: &'static Metadata<'static>) {
+        for (key, slot) in self.probe(metadata) {
+            let (k, _) =
+                self.names[slot].get_or_init(|| (key, self.domain.register(metadata.name())));
+            if *k == key {
+                return;
+            }
+        }
+    }
+
+    /// The callsite's registered name, if it has one.
+    fn name(&self, metadata: &'static Metadata<'static>) -> Option<&RegisteredString<'static>> {
+        for (key, slot) in self.probe(metadata) {
+            match self.names[slot].get() {
+                Some((k, s)) if *k == key => return Some(s),
+                Some(_) => continue,
+                None => return None,
+            }
+        }
+        None
+    }
+
+    fn attributes(&self, metadata: &'static Metadata<'static>) -> EventAttributes<'_> {
+        let name = self.name(metadata).or_else(|| {
+            // Another thread may be registering it right now: wait for that.
+            self.register(metadata);
+            self.name(metadata)
+        });
+        match name {
+            Some(s) => EventAttributes::new(s),
+            // The table is full: the name as text.
+            None => EventAttributes::new(metadata.name()),
+        }
+    }
+}
+
+impl Default for NvtxLayer {
+    fn default() -> Self {
+        NvtxLayer::new()
+    }
+}
+
+/// Names this OS thread after its Rust thread name, the first time it records.
+fn name_thread_once() {
+    if !NAMED.with(|n| n.replace(true)) {
+        if let Some(name) = std::thread::current().name() {
+            nvtxr::name_current_thread(name);
+        }
+    }
+}
+
+impl<S> Layer<S> for NvtxLayer
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+{
+    fn register_callsite(&self, metadata: &'static Metadata<'static>) -> Interest {
+        self.register(metadata);
+        Interest::always()
+    }
+
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
+        if !nvtxr::is_tool_attached() {
+            return;
+        }
+        name_thread_once();
+        let range = self.domain.start(self.attributes(attrs.metadata()));
+        if let Some(span) = ctx.span(id) {
+            span.extensions_mut().insert(Life { _range: range });
+        }
+    }
+
+    fn on_enter(&self, id: &Id, ctx: Context<'_, S>) {
+        if !nvtxr::is_tool_attached() {
+            return;
+        }
+        let Some(span) = ctx.span(id) else { return };
+        name_thread_once();
+        let guard = self.domain.push(self.attributes(span.metadata()));
+        ENTERED.with(|e| e.borrow_mut().push((id.clone(), guard)));
+    }
+
+    fn on_exit(&self, id: &Id, _ctx: Context<'_, S>) {
+        // Spans exit innermost first; the guard pops this thread's range.
+        let _ = ENTERED.try_with(|e| {
+            let mut entered = e.borrow_mut();
+            if let Some(i) = entered.iter().rposition(|(entered, _)| entered == id) {
+                entered.truncate(i);
+            }
+        });
+    }
+
+    fn on_close(&self, id: Id, ctx: Context<'_, S>) {
+        if let Some(span) = ctx.span(&id) {
+            // Dropping the range ends it, on whatever thread closes the span.
+            drop(span.extensions_mut().remove::<Life>());
+        }
+    }
+
+    fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
+        if !nvtxr::is_tool_attached() {
+            return;
+        }
+        name_thread_once();
+        self.domain.mark(self.attributes(event.metadata()));
+    }
+}

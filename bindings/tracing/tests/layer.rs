@@ -1,0 +1,152 @@
+//! The layer under nvtxr's test recorder: a tokio multi-thread runtime with
+//! instrumented futures that migrate between worker threads, nested
+//! synchronous spans, events, and nothing with no tool. Each test re-runs
+//! this binary as a child with the recorder attached.
+
+use nvtxr_harness::artifacts;
+use std::collections::HashMap;
+use std::process::Command;
+use tracing::Instrument;
+use tracing_subscriber::prelude::*;
+
+/// In the child: installs the layer and runs `scenario`. In the parent:
+/// runs the child under the recorder (or no tool) and returns its calls.
+fn recorded(name: &str, tool: bool, scenario: fn()) -> Vec<String> {
+    if std::env::var_os("NVTXR_TRACING_CHILD").is_some() {
+        tracing_subscriber::registry()
+            .with(nvtxr_tracing::NvtxLayer::new())
+            .init();
+        scenario();
+        std::process::exit(0);
+    }
+    let out = nvtxr_harness::work_dir().join(format!("tracing-{name}-{}.log", std::process::id()));
+    let _ = std::fs::remove_file(&out);
+    let mut child = Command::new(std::env::current_exe().unwrap());
+    child
+        .args(["--exact", name, "--nocapture", "--test-threads=1"])
+        .env("NVTXR_TRACING_CHILD", "1")
+        .env("NVTXR_RECORDER_OUT", &out)
+        .env_remove("NVTX_INJECTION64_PATH");
+    if tool {
+        child.env("NVTX_INJECTION64_PATH", &artifacts().recorder);
+    }
+    assert!(child.status().unwrap().success());
+    std::fs::read_to_string(&out)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.starts_with("init "))
+        .map(str::to_owned)
+        .collect()
+}
+
+async fn job(n: u32) {
+    for _ in 0..5 {
+        tokio::task::yield_now().await;
+        tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+    }
+    tracing::info!(n, "job done");
+}
+
+fn migrating_tasks() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("tokio-worker")
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let tasks: Vec<_> = (0..8)
+            .map(|n| tokio::spawn(job(n).instrument(tracing::info_span!("job", n))))
+            .collect();
+        for t in tasks {
+            t.await.unwrap();
+        }
+    });
+}
+
+#[test]
+fn async_spans_are_one_range_each_and_polls_balance_per_thread() {
+    let calls = recorded(
+        "async_spans_are_one_range_each_and_polls_balance_per_thread",
+        true,
+        migrating_tasks,
+    );
+    // Every span: one start/end range, its id started and ended exactly once.
+    let mut ids: HashMap<String, (usize, usize)> = HashMap::new();
+    for c in &calls {
+        if let Some(id) = c.strip_prefix("DomainRangeStartEx default {msg=reg:\"job\"} -> ") {
+            ids.entry(id.to_string()).or_default().0 += 1;
+        } else if let Some(id) = c.strip_prefix("RangeEnd ") {
+            ids.entry(id.to_string()).or_default().1 += 1;
+        }
+    }
+    assert_eq!(ids.len(), 8, "{calls:#?}");
+    assert!(ids.values().all(|&n| n == (1, 1)), "{ids:?}");
+    // Every poll: a push and a pop on the thread that ran it (the recorder
+    // returns -1 for a pop with nothing pushed on that thread).
+    let pushes = calls
+        .iter()
+        .filter(|c| c.starts_with("DomainRangePushEx default {msg=reg:\"job\"}"))
+        .count();
+    let pops = calls.iter().filter(|c| c.starts_with("RangePop")).count();
+    assert!(
+        pushes >= 8 * 6,
+        "at least a poll per await and one more: {pushes}"
+    );
+    assert_eq!(pushes, pops);
+    assert!(
+        !calls.iter().any(|c| c.ends_with("-> -1")),
+        "a pop on the wrong thread: {calls:#?}"
+    );
+    // Events are marks; worker threads are named.
+    let marks = calls
+        .iter()
+        .filter(|c| c.contains("msg=reg:\"event"))
+        .count();
+    assert_eq!(marks, 8, "{calls:#?}");
+    assert!(calls
+        .iter()
+        .any(|c| c.starts_with("NameOsThreadA") && c.ends_with("\"tokio-worker\"")));
+}
+
+#[test]
+fn synchronous_spans_nest() {
+    let calls = recorded("synchronous_spans_nest", true, || {
+        let outer = tracing::info_span!("outer");
+        let _o = outer.enter();
+        {
+            let inner = tracing::info_span!("inner");
+            let _i = inner.enter();
+            tracing::warn!("inside");
+        }
+    });
+    let shape: Vec<String> = calls
+        .iter()
+        .filter(|c| c.contains("Push") || c.contains("Pop") || c.contains("Mark"))
+        .map(|c| {
+            // The call and its message, the event's line number dropped.
+            let message = c
+                .split("msg=reg:")
+                .nth(1)
+                .map_or("", |m| m.split([':', '}']).next().unwrap());
+            c.split(" {").next().unwrap().to_string() + message
+        })
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            "DomainRangePushEx default\"outer\"",
+            "DomainRangePushEx default\"inner\"",
+            "DomainMarkEx default\"event bindings/tracing/tests/layer.rs",
+            "RangePop -> 1",
+            "RangePop -> 0",
+        ],
+        "{calls:#?}"
+    );
+}
+
+#[test]
+fn nothing_is_emitted_with_no_tool() {
+    let calls = recorded("nothing_is_emitted_with_no_tool", false, migrating_tasks);
+    assert!(calls.is_empty(), "{calls:?}");
+}
