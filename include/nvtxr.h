@@ -33,6 +33,15 @@
 #define NVTXR_VERSION_PATCH 0
 #define NVTXR_VERSION_STRING "0.1.0"
 #define NVTXR_VERSION (NVTXR_VERSION_MAJOR * 1000000 + NVTXR_VERSION_MINOR * 1000 + NVTXR_VERSION_PATCH)
+/**
+ * Initializes an nvtxr_event_t: its size set, every other field zero (no
+ * message, color, category or payload): `nvtxr_event_t e = NVTXR_EVENT_INIT;`
+ */
+#ifdef __cplusplus
+#define NVTXR_EVENT_INIT ([] { nvtxr_event_t e_{}; e_.size = (uint32_t)sizeof e_; return e_; }())
+#else
+#define NVTXR_EVENT_INIT { .size = (uint32_t)sizeof(nvtxr_event_t) }
+#endif
 
 
 /**
@@ -143,11 +152,27 @@ typedef union nvtxr_payload_t {
 } nvtxr_payload_t;
 
 /**
- * An event's attributes. Zero-initialize it (`nvtxr_event_t e = {0};`), then
- * set what you need: all-zero is "no message, no color, no category, no
- * payload". Set at most one of `message` and `registered_message`.
+ * An event's attributes. Initialize it with `NVTXR_EVENT_INIT`
+ * (`nvtxr_event_t e = NVTXR_EVENT_INIT;`, which sets `size` and zeroes the
+ * rest), then set what you need: all other fields zero is "no message, no
+ * color, no category, no payload". Set at most one of `message` and
+ * `registered_message`.
+ *
+ * The struct can grow: nvtxr reads only the fields that `size` covers, so
+ * a program built against an older, smaller header keeps working, and
+ * fields added later read as zero for it.
  */
 typedef struct nvtxr_event_t {
+  /**
+   * `sizeof(nvtxr_event_t)` in the caller's header (`NVTXR_EVENT_INIT`
+   * sets it). A size that does not cover `category` is an error
+   * (`NVTXR_ERROR_INVALID_ARGUMENT`): the struct was not initialized.
+   */
+  uint32_t size;
+  /**
+   * Category id; 0 means none.
+   */
+  uint32_t category;
   /**
    * UTF-8 text, or NULL. Read during the call only.
    */
@@ -156,10 +181,6 @@ typedef struct nvtxr_event_t {
    * A registered string of the same domain, or NULL.
    */
   const struct nvtxr_string_t *registered_message;
-  /**
-   * Category id; 0 means none.
-   */
-  uint32_t category;
   /**
    * `NVTXR_COLOR_NONE` or `NVTXR_COLOR_ARGB`.
    */
@@ -172,6 +193,10 @@ typedef struct nvtxr_event_t {
    * One of `NVTXR_PAYLOAD_*`.
    */
   uint32_t payload_type;
+  /**
+   * Must be 0.
+   */
+  uint32_t reserved;
   union nvtxr_payload_t payload;
 } nvtxr_event_t;
 

@@ -31,9 +31,9 @@ class registered_string;
 /** Attributes of an event: message, color, category, payload. */
 class event_attributes {
 public:
-    event_attributes() noexcept : event_{} {}
+    event_attributes() noexcept : event_(NVTXR_EVENT_INIT) {}
     /** A text message (UTF-8; read when the event is emitted). */
-    explicit event_attributes(const char *message) noexcept : event_{} { event_.message = message; }
+    explicit event_attributes(const char *message) noexcept : event_(NVTXR_EVENT_INIT) { event_.message = message; }
     /** A registered string as the message. */
     explicit event_attributes(const registered_string &message) noexcept;
 
@@ -121,7 +121,7 @@ private:
     const nvtxr_string_t *handle_;
 };
 
-inline event_attributes::event_attributes(const registered_string &message) noexcept : event_{} {
+inline event_attributes::event_attributes(const registered_string &message) noexcept : event_(NVTXR_EVENT_INIT) {
     event_.registered_message = message.handle();
 }
 

@@ -313,3 +313,20 @@ fn no_memory_errors_under_valgrind() {
         );
     }
 }
+
+#[test]
+fn only_the_fields_the_event_size_covers_are_read() {
+    let exe = nvtxr_harness::compile_c("scenarios.c", nvtxr_harness::Producer::NvtxrShared, &[]);
+    let r = nvtxr_harness::run(&exe, &["event_size"], nvtxr_harness::Tool::Recorder("record"), &[]);
+    assert!(r.success, "{r:?}");
+    assert_eq!(r.lines(), ["smaller 0", "full 0", "size 0 -102", "bigger 0"]);
+    assert_eq!(
+        r.calls(),
+        [
+            "MarkEx {msg=\"older header\" color=0xff112233}",
+            "MarkEx {msg=\"older header\" color=0xff112233 payload=u64:7}",
+            "MarkEx {msg=\"older header\" color=0xff112233 payload=u64:7}",
+        ],
+        "the payload past the smaller size is not read; size 0 is refused"
+    );
+}

@@ -7,13 +7,15 @@ fn generate() -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut config =
         cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("cbindgen.toml");
+    let from_toml = config.after_includes.take().unwrap_or_default();
     config.after_includes = Some(format!(
         "\n/* nvtxr's version, from Cargo.toml; nvtxr_version() returns NVTXR_VERSION. */\n\
          #define NVTXR_VERSION_MAJOR {major}\n\
          #define NVTXR_VERSION_MINOR {minor}\n\
          #define NVTXR_VERSION_PATCH {patch}\n\
          #define NVTXR_VERSION_STRING \"{major}.{minor}.{patch}\"\n\
-         #define NVTXR_VERSION (NVTXR_VERSION_MAJOR * 1000000 + NVTXR_VERSION_MINOR * 1000 + NVTXR_VERSION_PATCH)\n",
+         #define NVTXR_VERSION (NVTXR_VERSION_MAJOR * 1000000 + NVTXR_VERSION_MINOR * 1000 + NVTXR_VERSION_PATCH)\n\
+         {from_toml}",
         major = env!("CARGO_PKG_VERSION_MAJOR"),
         minor = env!("CARGO_PKG_VERSION_MINOR"),
         patch = env!("CARGO_PKG_VERSION_PATCH"),

@@ -18,7 +18,7 @@
 enum { CATEGORY_COMPUTE = 1, CATEGORY_IO = 2 };
 
 static nvtxr_event_t event(const nvtxr_string_t *message, uint32_t argb, uint32_t category) {
-    nvtxr_event_t e = {0};
+    nvtxr_event_t e = NVTXR_EVENT_INIT;
     e.registered_message = message;
     e.color_type = NVTXR_COLOR_ARGB;
     e.color = argb;
@@ -64,7 +64,7 @@ int main(void) {
             usleep(3000);
             nvtxr_range_pop(train);
         }
-        nvtxr_event_t loss = {0};
+        nvtxr_event_t loss = NVTXR_EVENT_INIT;
         loss.message = "loss";
         loss.payload_type = NVTXR_PAYLOAD_F64;
         loss.payload.as_f64 = 1.0 / (epoch + 1);

@@ -89,7 +89,7 @@ typedef const nvtxr_string_t *p_string;
 #define P_NAME "nvtxr"
 
 static inline nvtxr_event_t p_event_full(const char *msg, uint32_t argb, uint32_t category, double payload) {
-    nvtxr_event_t e = {0};
+    nvtxr_event_t e = NVTXR_EVENT_INIT;
     e.message = msg;
     e.color_type = NVTXR_COLOR_ARGB;
     e.color = argb;

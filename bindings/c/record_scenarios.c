@@ -259,7 +259,7 @@ static void colors(void) {
     const struct { const char *name; uint32_t argb; } bars[] = {
         {"white", 0xFFFFFFFF}, {"yellow", 0xFFFFFF00}, {"cyan", 0xFF00FFFF}, {"navy", 0xFF000080}};
     for (int i = 0; i < 4; i++) {
-        nvtxr_event_t e = {0};
+        nvtxr_event_t e = NVTXR_EVENT_INIT;
         e.message = bars[i].name;
         e.color_type = NVTXR_COLOR_ARGB;
         e.color = bars[i].argb;

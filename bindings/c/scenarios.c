@@ -3,6 +3,7 @@
 #include <nvtxr.h>
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <signal.h>
@@ -23,14 +24,14 @@ static void basic(void) {
 }
 
 static void attributes(void) {
-    nvtxr_event_t e = {0};
+    nvtxr_event_t e = NVTXR_EVENT_INIT;
     e.message = "colored";
     e.color_type = NVTXR_COLOR_ARGB;
     e.color = 0xFF00FF00u;
     e.category = 7;
     nvtxr_mark_ex(NULL, &e);
 
-    nvtxr_event_t p = {0};
+    nvtxr_event_t p = NVTXR_EVENT_INIT;
     p.message = "payload";
     p.payload_type = NVTXR_PAYLOAD_U64; p.payload.as_u64 = 18446744073709551615ull; nvtxr_mark_ex(NULL, &p);
     p.payload_type = NVTXR_PAYLOAD_I64; p.payload.as_i64 = -42; nvtxr_mark_ex(NULL, &p);
@@ -39,7 +40,7 @@ static void attributes(void) {
     p.payload_type = NVTXR_PAYLOAD_I32; p.payload.as_i32 = -7; nvtxr_mark_ex(NULL, &p);
     p.payload_type = NVTXR_PAYLOAD_F32; p.payload.as_f32 = 1.25f; nvtxr_mark_ex(NULL, &p);
 
-    nvtxr_event_t none = {0};
+    nvtxr_event_t none = NVTXR_EVENT_INIT;
     nvtxr_mark_ex(NULL, &none);
     printf("push_ex -> %d\n", nvtxr_range_push_ex(NULL, &e));
     printf("pop -> %d\n", nvtxr_range_pop(NULL));
@@ -49,7 +50,7 @@ static void attributes(void) {
     /* Registered strings of the default domain go through the domain API. */
     const nvtxr_string_t *s = nvtxr_string_register(NULL, "registered");
     nvtxr_mark_string(NULL, s);
-    nvtxr_event_t r = {0};
+    nvtxr_event_t r = NVTXR_EVENT_INIT;
     r.registered_message = s;
     r.payload_type = NVTXR_PAYLOAD_I32;
     r.payload.as_i32 = 3;
@@ -70,7 +71,7 @@ static void domains(void) {
     printf("pop -> %d\n", nvtxr_range_pop(d));
     uint64_t id = nvtxr_range_start_string(d, s1);
     printf("end -> %d\n", nvtxr_range_end(d, id));
-    nvtxr_event_t e = {0};
+    nvtxr_event_t e = NVTXR_EVENT_INIT;
     e.registered_message = s1;
     e.category = 1;
     e.color_type = NVTXR_COLOR_ARGB;
@@ -113,7 +114,7 @@ static void bad_input(void) {
     nvtxr_domain_t *d = nvtxr_domain_create("bad");
     nvtxr_domain_t *other = nvtxr_domain_create("other");
     const nvtxr_string_t *s = nvtxr_string_register(other, "elsewhere");
-    nvtxr_event_t e = {0};
+    nvtxr_event_t e = NVTXR_EVENT_INIT;
     printf("mark NULL message -> %d\n", nvtxr_mark(NULL, NULL));
     printf("mark_ex NULL event -> %d\n", nvtxr_mark_ex(d, NULL));
     printf("mark_string NULL -> %d\n", nvtxr_mark_string(d, NULL));
@@ -326,6 +327,27 @@ static void signal_register(void) {
     printf("handled %d\n", (int)handled);
 }
 
+/* nvtxr_event_t's size: a caller built against an older, smaller header
+   (here: one that ended before the payload) has only what its size covers
+   read; an uninitialized size is an error. */
+static void event_size(void) {
+    nvtxr_event_t e = NVTXR_EVENT_INIT;
+    e.message = "older header";
+    e.color_type = NVTXR_COLOR_ARGB;
+    e.color = 0xFF112233u;
+    e.payload_type = NVTXR_PAYLOAD_U64; /* beyond the smaller size: never read */
+    e.payload.as_u64 = 7;
+    e.size = (uint32_t)offsetof(nvtxr_event_t, payload_type);
+    printf("smaller %d\n", nvtxr_mark_ex(NULL, &e));
+    e.size = (uint32_t)sizeof(nvtxr_event_t);
+    printf("full %d\n", nvtxr_mark_ex(NULL, &e));
+    nvtxr_event_t zero = {0};
+    zero.message = "not initialized";
+    printf("size 0 %d\n", nvtxr_mark_ex(NULL, &zero));
+    e.size = 4096; /* a newer, bigger header: what nvtxr knows is read */
+    printf("bigger %d\n", nvtxr_mark_ex(NULL, &e));
+}
+
 int main(int argc, char **argv) {
     static const struct { const char *name; void (*run)(void); } scenarios[] = {
         {"basic", basic}, {"attributes", attributes}, {"domains", domains}, {"naming", naming},
@@ -334,6 +356,7 @@ int main(int argc, char **argv) {
         {"fork_during_domain_create", fork_during_domain_create},
         {"register_first", register_first}, {"hostile_domain", hostile_domain},
         {"destroy_race", destroy_race}, {"signal_register", signal_register},
+        {"event_size", event_size},
     };
     for (size_t i = 0; argc > 1 && i < sizeof scenarios / sizeof scenarios[0]; i++) {
         if (strcmp(argv[1], scenarios[i].name) == 0) {

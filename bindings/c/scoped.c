@@ -23,7 +23,7 @@ static void loop_with_break(void) {
 int main(void) {
     nvtxr_domain_t *d = nvtxr_domain_create("scoped");
     {
-        nvtxr_event_t e = {0};
+        nvtxr_event_t e = NVTXR_EVENT_INIT;
         e.message = "colored";
         e.color_type = NVTXR_COLOR_ARGB;
         e.color = 0xFF0000FFu;

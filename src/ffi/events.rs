@@ -42,24 +42,36 @@ pub union nvtxr_payload_t {
     pub as_f32: f32,
 }
 
-/// An event's attributes. Zero-initialize it (`nvtxr_event_t e = {0};`), then
-/// set what you need: all-zero is "no message, no color, no category, no
-/// payload". Set at most one of `message` and `registered_message`.
+/// An event's attributes. Initialize it with `NVTXR_EVENT_INIT`
+/// (`nvtxr_event_t e = NVTXR_EVENT_INIT;`, which sets `size` and zeroes the
+/// rest), then set what you need: all other fields zero is "no message, no
+/// color, no category, no payload". Set at most one of `message` and
+/// `registered_message`.
+///
+/// The struct can grow: nvtxr reads only the fields that `size` covers, so
+/// a program built against an older, smaller header keeps working, and
+/// fields added later read as zero for it.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct nvtxr_event_t {
+    /// `sizeof(nvtxr_event_t)` in the caller's header (`NVTXR_EVENT_INIT`
+    /// sets it). A size that does not cover `category` is an error
+    /// (`NVTXR_ERROR_INVALID_ARGUMENT`): the struct was not initialized.
+    pub size: u32,
+    /// Category id; 0 means none.
+    pub category: u32,
     /// UTF-8 text, or NULL. Read during the call only.
     pub message: *const c_char,
     /// A registered string of the same domain, or NULL.
     pub registered_message: *const nvtxr_string_t,
-    /// Category id; 0 means none.
-    pub category: u32,
     /// `NVTXR_COLOR_NONE` or `NVTXR_COLOR_ARGB`.
     pub color_type: u32,
     /// `0xAARRGGBB` when `color_type` is `NVTXR_COLOR_ARGB`.
     pub color: u32,
     /// One of `NVTXR_PAYLOAD_*`.
     pub payload_type: u32,
+    /// Must be 0.
+    pub reserved: u32,
     pub payload: nvtxr_payload_t,
 }
 
@@ -100,7 +112,20 @@ impl Arg {
 /// # Safety
 /// Pointers inside `e` must be valid as documented on `nvtxr_event_t`.
 unsafe fn event_from(e: *const nvtxr_event_t) -> Result<Event, Error> {
-    let e = e.as_ref().ok_or(Error::NullArgument)?;
+    if e.is_null() {
+        return Err(Error::NullArgument);
+    }
+    // Only the fields the caller's size covers: a copy of that prefix over
+    // an all-zero struct (zero is every field's "none").
+    let size = (e.cast::<u32>().read_unaligned() as usize).min(std::mem::size_of::<nvtxr_event_t>());
+    if size < std::mem::offset_of!(nvtxr_event_t, category) + 4 {
+        return Err(Error::InvalidArgument(
+            "nvtxr_event_t.size is not set: initialize it with NVTXR_EVENT_INIT",
+        ));
+    }
+    let mut covered = std::mem::MaybeUninit::<nvtxr_event_t>::zeroed();
+    std::ptr::copy_nonoverlapping(e.cast::<u8>(), covered.as_mut_ptr().cast::<u8>(), size);
+    let e = &covered.assume_init();
     let message = match (e.message.is_null(), string_ref(e.registered_message)) {
         (true, None) => RawMessage::None,
         (false, None) => RawMessage::Text(e.message),

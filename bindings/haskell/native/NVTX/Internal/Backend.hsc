@@ -147,6 +147,8 @@ withEvent attrs text registered full = case attrs of
   EventAttribs msg color category payload reg ->
     allocaBytesAligned #{size nvtxr_event_t} #{alignment nvtxr_event_t} $ \p -> do
       fillBytes p 0 #{size nvtxr_event_t}
+      -- NVTXR_EVENT_INIT: the size this binding was built with.
+      #{poke nvtxr_event_t, size} p (#{size nvtxr_event_t} :: Word32)
       pokeColor p color
       #{poke nvtxr_event_t, category} p (fromMaybe 0 category)
       pokePayload p payload
