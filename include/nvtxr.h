@@ -37,6 +37,9 @@
  * Initializes an nvtxr_event_t: its size set, every other field zero (no
  * message, color, category or payload): `nvtxr_event_t e = NVTXR_EVENT_INIT;`
  */
+/** Whether a status, or what push or pop returned, is an error code. */
+#define NVTXR_IS_ERROR(value) ((value) <= NVTXR_ERROR_BASE)
+
 #ifdef __cplusplus
 #define NVTXR_EVENT_INIT ([] { nvtxr_event_t e_{}; e_.size = (uint32_t)sizeof e_; return e_; }())
 #else
@@ -45,42 +48,9 @@
 
 
 /**
- * Success.
- */
-#define NVTXR_OK 0
-
-/**
  * What push and pop return when no tool tracks nesting depth.
  */
 #define NVTXR_NO_PUSH_POP_TRACKING -2
-
-/**
- * A required pointer argument was NULL.
- */
-#define NVTXR_ERROR_NULL_ARGUMENT -101
-
-/**
- * An argument was out of range (unknown payload or color type, both a text
- * and a registered message, a registered string of another domain).
- */
-#define NVTXR_ERROR_INVALID_ARGUMENT -102
-
-/**
- * The domain (or the domain of a registered string) was already destroyed.
- */
-#define NVTXR_ERROR_DESTROYED -103
-
-/**
- * nvtxr hit an internal error (a caught panic); nothing was forwarded.
- */
-#define NVTXR_ERROR_INTERNAL -104
-
-/**
- * A domain or string call (create, register, destroy) from a signal handler
- * that interrupted another such call on the same thread: refused instead of
- * deadlocking; nothing was done.
- */
-#define NVTXR_ERROR_REENTERED -105
 
 /**
  * `nvtxr_event_t.color_type`: no color.
@@ -138,6 +108,15 @@ typedef struct nvtxr_domain_t nvtxr_domain_t;
  * Owned by nvtxr; never freed.
  */
 typedef struct nvtxr_string_t nvtxr_string_t;
+
+/**
+ * What status-returning functions return: `NVTXR_OK`, or one of the
+ * `NVTXR_ERROR_*` codes, every one of them at or below `NVTXR_ERROR_BASE`.
+ * Push and pop return a depth or `NVTXR_NO_PUSH_POP_TRACKING` (both above
+ * it) or an error code: `NVTXR_IS_ERROR(v)` / `nvtxr_is_error(v)` tells them
+ * apart; `nvtxr_status_string(v)` says what a code means.
+ */
+typedef int32_t nvtxr_status_t;
 
 /**
  * A payload value; `nvtxr_event_t.payload_type` says which member is set.
@@ -216,9 +195,58 @@ typedef struct nvtxr_event_t {
 
 
 
+/**
+ * Success.
+ */
+#define NVTXR_OK 0
+
+/**
+ * Every error code is at or below this value.
+ */
+#define NVTXR_ERROR_BASE -100
+
+/**
+ * A required pointer argument was NULL.
+ */
+#define NVTXR_ERROR_NULL_ARGUMENT -101
+
+/**
+ * An argument was out of range (unknown payload or color type, both a text
+ * and a registered message, a registered string of another domain).
+ */
+#define NVTXR_ERROR_INVALID_ARGUMENT -102
+
+/**
+ * The domain (or the domain of a registered string) was already destroyed.
+ */
+#define NVTXR_ERROR_DESTROYED -103
+
+/**
+ * nvtxr hit an internal error (a caught panic); nothing was forwarded.
+ */
+#define NVTXR_ERROR_INTERNAL -104
+
+/**
+ * A domain or string call (create, register, destroy) from a signal handler
+ * that interrupted another such call on the same thread: refused instead of
+ * deadlocking; nothing was done.
+ */
+#define NVTXR_ERROR_REENTERED -105
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * Whether `value` (a status, or what push or pop returned) is an error code.
+ */
+bool nvtxr_is_error(int32_t value);
+
+/**
+ * What a status code means, as a static NUL-terminated English sentence
+ * (`"unknown status"` for a value that is not one); never NULL.
+ */
+const char *nvtxr_status_string(nvtxr_status_t status);
 
 /**
  * Creates the domain `name` (UTF-8, copied), or takes one more reference on
@@ -247,7 +275,7 @@ struct nvtxr_domain_t *nvtxr_domain_create(const char *name);
  * `NVTXR_ERROR_DESTROYED` and forward nothing; creating the name again
  * revives the same handle. Thread-safe.
  */
-int32_t nvtxr_domain_destroy(struct nvtxr_domain_t *domain);
+nvtxr_status_t nvtxr_domain_destroy(struct nvtxr_domain_t *domain);
 
 /**
  * Registers `text` (UTF-8, copied) in `domain` (NULL: the default domain).
@@ -267,9 +295,9 @@ const struct nvtxr_string_t *nvtxr_string_register(const struct nvtxr_domain_t *
  * Returns `NVTXR_OK`, `NVTXR_ERROR_NULL_ARGUMENT` (NULL name) or
  * `NVTXR_ERROR_DESTROYED`. Thread-safe.
  */
-int32_t nvtxr_name_category(const struct nvtxr_domain_t *domain,
-                            uint32_t category,
-                            const char *name);
+nvtxr_status_t nvtxr_name_category(const struct nvtxr_domain_t *domain,
+                                   uint32_t category,
+                                   const char *name);
 
 /**
  * Marks an instant with a text message in `domain` (NULL: default domain).
@@ -277,7 +305,7 @@ int32_t nvtxr_name_category(const struct nvtxr_domain_t *domain,
  * Returns `NVTXR_OK`, or with a tool attached `NVTXR_ERROR_NULL_ARGUMENT`
  * (NULL message) or `NVTXR_ERROR_DESTROYED`. Thread-safe.
  */
-int32_t nvtxr_mark(const struct nvtxr_domain_t *domain, const char *message);
+nvtxr_status_t nvtxr_mark(const struct nvtxr_domain_t *domain, const char *message);
 
 /**
  * Marks an instant with a registered string as its message.
@@ -285,7 +313,8 @@ int32_t nvtxr_mark(const struct nvtxr_domain_t *domain, const char *message);
  * Returns as `nvtxr_mark`, and `NVTXR_ERROR_INVALID_ARGUMENT` when the string
  * belongs to another domain.
  */
-int32_t nvtxr_mark_string(const struct nvtxr_domain_t *domain, const struct nvtxr_string_t *string);
+nvtxr_status_t nvtxr_mark_string(const struct nvtxr_domain_t *domain,
+                                 const struct nvtxr_string_t *string);
 
 /**
  * Marks an instant with full attributes.
@@ -293,7 +322,8 @@ int32_t nvtxr_mark_string(const struct nvtxr_domain_t *domain, const struct nvtx
  * Returns as `nvtxr_mark_string`, and `NVTXR_ERROR_INVALID_ARGUMENT` for an
  * unknown color or payload type or both messages set.
  */
-int32_t nvtxr_mark_ex(const struct nvtxr_domain_t *domain, const struct nvtxr_event_t *event);
+nvtxr_status_t nvtxr_mark_ex(const struct nvtxr_domain_t *domain,
+                             const struct nvtxr_event_t *event);
 
 /**
  * Opens a push/pop range on the calling OS thread.
@@ -350,7 +380,7 @@ uint64_t nvtxr_range_start_ex(const struct nvtxr_domain_t *domain,
  *
  * Returns `NVTXR_OK` or `NVTXR_ERROR_DESTROYED`. Thread-safe.
  */
-int32_t nvtxr_range_end(const struct nvtxr_domain_t *domain, uint64_t id);
+nvtxr_status_t nvtxr_range_end(const struct nvtxr_domain_t *domain, uint64_t id);
 
 /**
  * Loads and attaches the tool named by `NVTX_INJECTION64_PATH` now, instead of
@@ -395,47 +425,47 @@ uint32_t nvtxr_current_os_thread_id(void);
  *
  * Returns `NVTXR_OK` or `NVTXR_ERROR_NULL_ARGUMENT`. Thread-safe.
  */
-int32_t nvtxr_name_current_thread(const char *name);
+nvtxr_status_t nvtxr_name_current_thread(const char *name);
 
 /**
  * Names the OS thread `tid` (a Linux `gettid` value).
  */
-int32_t nvtxr_name_os_thread(uint32_t tid, const char *name);
+nvtxr_status_t nvtxr_name_os_thread(uint32_t tid, const char *name);
 
 /**
  * Names a CUDA driver device (`CUdevice` ordinal).
  */
-int32_t nvtxr_name_cu_device(int device, const char *name);
+nvtxr_status_t nvtxr_name_cu_device(int device, const char *name);
 
 /**
  * Names a CUDA driver context (`CUcontext`); the handle is not dereferenced.
  */
-int32_t nvtxr_name_cu_context(void *context, const char *name);
+nvtxr_status_t nvtxr_name_cu_context(void *context, const char *name);
 
 /**
  * Names a CUDA driver stream (`CUstream`).
  */
-int32_t nvtxr_name_cu_stream(void *stream, const char *name);
+nvtxr_status_t nvtxr_name_cu_stream(void *stream, const char *name);
 
 /**
  * Names a CUDA driver event (`CUevent`).
  */
-int32_t nvtxr_name_cu_event(void *event, const char *name);
+nvtxr_status_t nvtxr_name_cu_event(void *event, const char *name);
 
 /**
  * Names a CUDA runtime device (ordinal).
  */
-int32_t nvtxr_name_cuda_device(int device, const char *name);
+nvtxr_status_t nvtxr_name_cuda_device(int device, const char *name);
 
 /**
  * Names a CUDA runtime stream (`cudaStream_t`).
  */
-int32_t nvtxr_name_cuda_stream(void *stream, const char *name);
+nvtxr_status_t nvtxr_name_cuda_stream(void *stream, const char *name);
 
 /**
  * Names a CUDA runtime event (`cudaEvent_t`).
  */
-int32_t nvtxr_name_cuda_event(void *event, const char *name);
+nvtxr_status_t nvtxr_name_cuda_event(void *event, const char *name);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -146,7 +146,7 @@ public:
 
 private:
     /** False when nvtxr refused the push (bad input): then there is nothing to pop. */
-    static bool accepted(std::int32_t pushed) noexcept { return pushed > NVTXR_ERROR_NULL_ARGUMENT; }
+    static bool accepted(std::int32_t pushed) noexcept { return !NVTXR_IS_ERROR(pushed); }
     nvtxr_domain_t *domain_;
     bool active_;
 };

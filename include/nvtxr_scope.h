@@ -31,7 +31,7 @@ typedef struct nvtxr_scope_t {
 
 /** Wraps a push's result: active unless nvtxr refused the push. */
 static inline nvtxr_scope_t nvtxr_scope_from(const nvtxr_domain_t *domain, int32_t pushed) {
-    nvtxr_scope_t scope = {domain, pushed > NVTXR_ERROR_NULL_ARGUMENT};
+    nvtxr_scope_t scope = {domain, !NVTXR_IS_ERROR(pushed)};
     return scope;
 }
 

@@ -317,9 +317,17 @@ fn no_memory_errors_under_valgrind() {
 #[test]
 fn only_the_fields_the_event_size_covers_are_read() {
     let exe = nvtxr_harness::compile_c("scenarios.c", nvtxr_harness::Producer::NvtxrShared, &[]);
-    let r = nvtxr_harness::run(&exe, &["event_size"], nvtxr_harness::Tool::Recorder("record"), &[]);
+    let r = nvtxr_harness::run(
+        &exe,
+        &["event_size"],
+        nvtxr_harness::Tool::Recorder("record"),
+        &[],
+    );
     assert!(r.success, "{r:?}");
-    assert_eq!(r.lines(), ["smaller 0", "full 0", "size 0 -102", "bigger 0"]);
+    assert_eq!(
+        r.lines(),
+        ["smaller 0", "full 0", "size 0 -102", "bigger 0"]
+    );
     assert_eq!(
         r.calls(),
         [
@@ -329,4 +337,32 @@ fn only_the_fields_the_event_size_covers_are_read() {
         ],
         "the payload past the smaller size is not read; size 0 is refused"
     );
+}
+
+#[test]
+fn status_codes_are_told_apart_from_depths_and_explained() {
+    use nvtxr::ffi::*;
+    for depth in [0, 1, 5, NVTXR_NO_PUSH_POP_TRACKING, -1] {
+        assert!(!nvtxr_is_error(depth), "{depth}");
+    }
+    let errors = [
+        NVTXR_ERROR_NULL_ARGUMENT,
+        NVTXR_ERROR_INVALID_ARGUMENT,
+        NVTXR_ERROR_DESTROYED,
+        NVTXR_ERROR_INTERNAL,
+        NVTXR_ERROR_REENTERED,
+    ];
+    let text = |s| {
+        unsafe { std::ffi::CStr::from_ptr(nvtxr_status_string(s)) }
+            .to_str()
+            .unwrap()
+            .to_owned()
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    for e in errors {
+        assert!(nvtxr_is_error(e) && e <= NVTXR_ERROR_BASE);
+        assert!(seen.insert(text(e)), "each code has its own text");
+    }
+    assert_eq!(text(NVTXR_OK), "success");
+    assert_eq!(text(12345), "unknown status");
 }

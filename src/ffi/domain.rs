@@ -1,5 +1,6 @@
 //! Domains, registered strings and category names.
 
+use super::nvtxr_status_t;
 use super::panic::guard;
 use super::{status, NVTXR_ERROR_INTERNAL, NVTXR_OK};
 use crate::domain::{DomainState, StringState};
@@ -74,7 +75,7 @@ pub unsafe extern "C" fn nvtxr_domain_create(name: *const c_char) -> *mut nvtxr_
 /// `NVTXR_ERROR_DESTROYED` and forward nothing; creating the name again
 /// revives the same handle. Thread-safe.
 #[no_mangle]
-pub unsafe extern "C" fn nvtxr_domain_destroy(domain: *mut nvtxr_domain_t) -> i32 {
+pub unsafe extern "C" fn nvtxr_domain_destroy(domain: *mut nvtxr_domain_t) -> nvtxr_status_t {
     guard(NVTXR_ERROR_INTERNAL, || {
         status(domain_ref(domain).destroy())
     })
@@ -115,7 +116,7 @@ pub unsafe extern "C" fn nvtxr_name_category(
     domain: *const nvtxr_domain_t,
     category: u32,
     name: *const c_char,
-) -> i32 {
+) -> nvtxr_status_t {
     guard(NVTXR_ERROR_INTERNAL, || {
         if !loader::tool_attached() {
             return NVTXR_OK;

@@ -1,6 +1,7 @@
 //! Marks, push/pop ranges and start/end ranges.
 
 use super::domain::{domain_ref, nvtxr_domain_t, nvtxr_string_t, string_ref};
+use super::nvtxr_status_t;
 use super::panic::guard;
 use super::{error_code, status, NVTXR_ERROR_INTERNAL, NVTXR_NO_PUSH_POP_TRACKING, NVTXR_OK};
 use crate::attributes::{Color, Event, Payload, RawMessage};
@@ -117,7 +118,8 @@ unsafe fn event_from(e: *const nvtxr_event_t) -> Result<Event, Error> {
     }
     // Only the fields the caller's size covers: a copy of that prefix over
     // an all-zero struct (zero is every field's "none").
-    let size = (e.cast::<u32>().read_unaligned() as usize).min(std::mem::size_of::<nvtxr_event_t>());
+    let size =
+        (e.cast::<u32>().read_unaligned() as usize).min(std::mem::size_of::<nvtxr_event_t>());
     if size < std::mem::offset_of!(nvtxr_event_t, category) + 4 {
         return Err(Error::InvalidArgument(
             "nvtxr_event_t.size is not set: initialize it with NVTXR_EVENT_INIT",
@@ -227,7 +229,10 @@ unsafe extern "C" fn end_with(domain: *const nvtxr_domain_t, id: u64) -> i32 {
 /// Returns `NVTXR_OK`, or with a tool attached `NVTXR_ERROR_NULL_ARGUMENT`
 /// (NULL message) or `NVTXR_ERROR_DESTROYED`. Thread-safe.
 #[no_mangle]
-pub unsafe extern "C" fn nvtxr_mark(domain: *const nvtxr_domain_t, message: *const c_char) -> i32 {
+pub unsafe extern "C" fn nvtxr_mark(
+    domain: *const nvtxr_domain_t,
+    message: *const c_char,
+) -> nvtxr_status_t {
     match known() {
         Known::NoTool => NVTXR_OK,
         Known::Tool if domain.is_null() && !message.is_null() => guard(NVTXR_OK, || {
@@ -246,7 +251,7 @@ pub unsafe extern "C" fn nvtxr_mark(domain: *const nvtxr_domain_t, message: *con
 pub unsafe extern "C" fn nvtxr_mark_string(
     domain: *const nvtxr_domain_t,
     string: *const nvtxr_string_t,
-) -> i32 {
+) -> nvtxr_status_t {
     if known() == Known::NoTool {
         return NVTXR_OK;
     }
@@ -261,7 +266,7 @@ pub unsafe extern "C" fn nvtxr_mark_string(
 pub unsafe extern "C" fn nvtxr_mark_ex(
     domain: *const nvtxr_domain_t,
     event: *const nvtxr_event_t,
-) -> i32 {
+) -> nvtxr_status_t {
     if known() == Known::NoTool {
         return NVTXR_OK;
     }
@@ -374,7 +379,7 @@ pub unsafe extern "C" fn nvtxr_range_start_ex(
 ///
 /// Returns `NVTXR_OK` or `NVTXR_ERROR_DESTROYED`. Thread-safe.
 #[no_mangle]
-pub unsafe extern "C" fn nvtxr_range_end(domain: *const nvtxr_domain_t, id: u64) -> i32 {
+pub unsafe extern "C" fn nvtxr_range_end(domain: *const nvtxr_domain_t, id: u64) -> nvtxr_status_t {
     match known() {
         Known::NoTool => NVTXR_OK,
         Known::Tool if domain.is_null() => guard(NVTXR_OK, || {

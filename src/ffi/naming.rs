@@ -1,5 +1,6 @@
 //! Naming OS threads and CUDA objects.
 
+use super::nvtxr_status_t;
 use super::panic::guard;
 use super::{status, NVTXR_ERROR_INTERNAL, NVTXR_OK};
 use crate::error::Error;
@@ -31,7 +32,7 @@ fn name_with(name: *const c_char, f: impl FnOnce()) -> i32 {
 ///
 /// Returns `NVTXR_OK` or `NVTXR_ERROR_NULL_ARGUMENT`. Thread-safe.
 #[no_mangle]
-pub unsafe extern "C" fn nvtxr_name_current_thread(name: *const c_char) -> i32 {
+pub unsafe extern "C" fn nvtxr_name_current_thread(name: *const c_char) -> nvtxr_status_t {
     name_with(name, || {
         naming::name_os_thread(naming::current_os_thread_id(), name)
     })
@@ -39,13 +40,16 @@ pub unsafe extern "C" fn nvtxr_name_current_thread(name: *const c_char) -> i32 {
 
 /// Names the OS thread `tid` (a Linux `gettid` value).
 #[no_mangle]
-pub unsafe extern "C" fn nvtxr_name_os_thread(tid: u32, name: *const c_char) -> i32 {
+pub unsafe extern "C" fn nvtxr_name_os_thread(tid: u32, name: *const c_char) -> nvtxr_status_t {
     name_with(name, || naming::name_os_thread(tid, name))
 }
 
 /// Names a CUDA driver device (`CUdevice` ordinal).
 #[no_mangle]
-pub unsafe extern "C" fn nvtxr_name_cu_device(device: c_int, name: *const c_char) -> i32 {
+pub unsafe extern "C" fn nvtxr_name_cu_device(
+    device: c_int,
+    name: *const c_char,
+) -> nvtxr_status_t {
     name_with(name, || {
         naming::name_cuda(CudaObject::CuDevice, device as usize, name)
     })
@@ -53,7 +57,10 @@ pub unsafe extern "C" fn nvtxr_name_cu_device(device: c_int, name: *const c_char
 
 /// Names a CUDA driver context (`CUcontext`); the handle is not dereferenced.
 #[no_mangle]
-pub unsafe extern "C" fn nvtxr_name_cu_context(context: *mut c_void, name: *const c_char) -> i32 {
+pub unsafe extern "C" fn nvtxr_name_cu_context(
+    context: *mut c_void,
+    name: *const c_char,
+) -> nvtxr_status_t {
     name_with(name, || {
         naming::name_cuda(CudaObject::CuContext, context as usize, name)
     })
@@ -61,7 +68,10 @@ pub unsafe extern "C" fn nvtxr_name_cu_context(context: *mut c_void, name: *cons
 
 /// Names a CUDA driver stream (`CUstream`).
 #[no_mangle]
-pub unsafe extern "C" fn nvtxr_name_cu_stream(stream: *mut c_void, name: *const c_char) -> i32 {
+pub unsafe extern "C" fn nvtxr_name_cu_stream(
+    stream: *mut c_void,
+    name: *const c_char,
+) -> nvtxr_status_t {
     name_with(name, || {
         naming::name_cuda(CudaObject::CuStream, stream as usize, name)
     })
@@ -69,7 +79,10 @@ pub unsafe extern "C" fn nvtxr_name_cu_stream(stream: *mut c_void, name: *const 
 
 /// Names a CUDA driver event (`CUevent`).
 #[no_mangle]
-pub unsafe extern "C" fn nvtxr_name_cu_event(event: *mut c_void, name: *const c_char) -> i32 {
+pub unsafe extern "C" fn nvtxr_name_cu_event(
+    event: *mut c_void,
+    name: *const c_char,
+) -> nvtxr_status_t {
     name_with(name, || {
         naming::name_cuda(CudaObject::CuEvent, event as usize, name)
     })
@@ -77,7 +90,10 @@ pub unsafe extern "C" fn nvtxr_name_cu_event(event: *mut c_void, name: *const c_
 
 /// Names a CUDA runtime device (ordinal).
 #[no_mangle]
-pub unsafe extern "C" fn nvtxr_name_cuda_device(device: c_int, name: *const c_char) -> i32 {
+pub unsafe extern "C" fn nvtxr_name_cuda_device(
+    device: c_int,
+    name: *const c_char,
+) -> nvtxr_status_t {
     name_with(name, || {
         naming::name_cuda(CudaObject::CudaDevice, device as usize, name)
     })
@@ -85,7 +101,10 @@ pub unsafe extern "C" fn nvtxr_name_cuda_device(device: c_int, name: *const c_ch
 
 /// Names a CUDA runtime stream (`cudaStream_t`).
 #[no_mangle]
-pub unsafe extern "C" fn nvtxr_name_cuda_stream(stream: *mut c_void, name: *const c_char) -> i32 {
+pub unsafe extern "C" fn nvtxr_name_cuda_stream(
+    stream: *mut c_void,
+    name: *const c_char,
+) -> nvtxr_status_t {
     name_with(name, || {
         naming::name_cuda(CudaObject::CudaStream, stream as usize, name)
     })
@@ -93,7 +112,10 @@ pub unsafe extern "C" fn nvtxr_name_cuda_stream(stream: *mut c_void, name: *cons
 
 /// Names a CUDA runtime event (`cudaEvent_t`).
 #[no_mangle]
-pub unsafe extern "C" fn nvtxr_name_cuda_event(event: *mut c_void, name: *const c_char) -> i32 {
+pub unsafe extern "C" fn nvtxr_name_cuda_event(
+    event: *mut c_void,
+    name: *const c_char,
+) -> nvtxr_status_t {
     name_with(name, || {
         naming::name_cuda(CudaObject::CudaEvent, event as usize, name)
     })
