@@ -33,8 +33,16 @@ use std::ptr;
 use std::sync::atomic::{compiler_fence, AtomicPtr, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
+/// Tags at the start of each handle's object: a handle of one kind passed
+/// where the other is expected is detected instead of misread.
+const DOMAIN_TAG: u32 = u32::from_le_bytes(*b"nvDM");
+const STRING_TAG: u32 = u32::from_le_bytes(*b"nvST");
+
 /// One domain. `name == None` is the default (global) domain.
+#[repr(C)]
 pub struct DomainState {
+    /// [`DOMAIN_TAG`], first.
+    tag: u32,
     name: Option<CString>,
     attachment: Attachment,
     /// [`LIVE`] while the domain is created and not being destroyed, plus
@@ -58,7 +66,10 @@ struct Life {
 }
 
 /// One registered string of one domain.
+#[repr(C)]
 pub struct StringState {
+    /// [`STRING_TAG`], first.
+    tag: u32,
     domain: &'static DomainState,
     text: CString,
     attachment: Attachment,
@@ -225,6 +236,7 @@ impl Drop for Entered {
 impl DomainState {
     const fn new(name: Option<CString>, count: u32) -> Self {
         Self {
+            tag: DOMAIN_TAG,
             name,
             attachment: Attachment::new(),
             gate: AtomicU64::new(if count > 0 { LIVE } else { 0 }),
@@ -396,6 +408,7 @@ impl DomainState {
     /// call on its thread). Attached to the tool at its first use.
     pub fn uninterned_string(&'static self, text: &CStr) -> &'static StringState {
         Box::leak(Box::new(StringState {
+            tag: STRING_TAG,
             domain: self,
             text: text.to_owned(),
             attachment: Attachment::new(),
@@ -418,6 +431,20 @@ impl DomainState {
             f(entered.handle, id, name);
         }
         Ok(())
+    }
+}
+
+/// Whether `p` points to a domain (`true`) or a registered string (`false`)
+/// object, read from its tag; `None` for neither.
+///
+/// # Safety
+/// `p` points to a domain or string object of nvtxr, or at least to 4
+/// readable bytes.
+pub(crate) unsafe fn is_domain(p: *const c_void) -> Option<bool> {
+    match p.cast::<u32>().read() {
+        DOMAIN_TAG => Some(true),
+        STRING_TAG => Some(false),
+        _ => None,
     }
 }
 

@@ -366,3 +366,37 @@ fn status_codes_are_told_apart_from_depths_and_explained() {
     assert_eq!(text(NVTXR_OK), "success");
     assert_eq!(text(12345), "unknown status");
 }
+
+#[test]
+fn a_handle_of_the_wrong_kind_is_refused() {
+    let exe = nvtxr_harness::compile_c("scenarios.c", nvtxr_harness::Producer::NvtxrShared, &[]);
+    let r = nvtxr_harness::run(
+        &exe,
+        &["handle_kinds"],
+        nvtxr_harness::Tool::Recorder("record"),
+        &[],
+    );
+    assert!(r.success, "{r:?}");
+    assert_eq!(
+        r.lines(),
+        [
+            "mark in a string -102",
+            "push in a string -102",
+            "register in a string NULL",
+            "a domain as message -102",
+            "a domain in an event -102",
+            "destroy a string -102",
+            "right kinds 0",
+        ]
+    );
+    let marks: Vec<&str> = r
+        .calls()
+        .into_iter()
+        .filter(|c| c.contains("Mark"))
+        .collect();
+    assert_eq!(
+        marks,
+        ["DomainMarkEx domain=\"kinds\" {msg=reg:\"text\"}"],
+        "nothing else reached the tool"
+    );
+}

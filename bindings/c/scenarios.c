@@ -348,6 +348,23 @@ static void event_size(void) {
     printf("bigger %d\n", nvtxr_mark_ex(NULL, &e));
 }
 
+/* A string handle where a domain is expected, and the reverse: refused. */
+static void handle_kinds(void) {
+    nvtxr_domain_t *d = nvtxr_domain_create("kinds");
+    const nvtxr_string_t *s = nvtxr_string_register(d, "text");
+    const nvtxr_domain_t *not_a_domain = (const nvtxr_domain_t *)(const void *)s;
+    const nvtxr_string_t *not_a_string = (const nvtxr_string_t *)(const void *)d;
+    printf("mark in a string %d\n", nvtxr_mark(not_a_domain, "x"));
+    printf("push in a string %d\n", nvtxr_range_push(not_a_domain, "x"));
+    printf("register in a string %s\n", nvtxr_string_register(not_a_domain, "x") ? "handle" : "NULL");
+    printf("a domain as message %d\n", nvtxr_mark_string(d, not_a_string));
+    nvtxr_event_t e = NVTXR_EVENT_INIT;
+    e.registered_message = not_a_string;
+    printf("a domain in an event %d\n", nvtxr_mark_ex(d, &e));
+    printf("destroy a string %d\n", nvtxr_domain_destroy((nvtxr_domain_t *)(void *)s));
+    printf("right kinds %d\n", nvtxr_mark_string(d, s));
+}
+
 int main(int argc, char **argv) {
     static const struct { const char *name; void (*run)(void); } scenarios[] = {
         {"basic", basic}, {"attributes", attributes}, {"domains", domains}, {"naming", naming},
@@ -356,7 +373,7 @@ int main(int argc, char **argv) {
         {"fork_during_domain_create", fork_during_domain_create},
         {"register_first", register_first}, {"hostile_domain", hostile_domain},
         {"destroy_race", destroy_race}, {"signal_register", signal_register},
-        {"event_size", event_size},
+        {"event_size", event_size}, {"handle_kinds", handle_kinds},
     };
     for (size_t i = 0; argc > 1 && i < sizeof scenarios / sizeof scenarios[0]; i++) {
         if (strcmp(argv[1], scenarios[i].name) == 0) {

@@ -3,7 +3,7 @@
 use super::nvtxr_status_t;
 use super::panic::guard;
 use super::{status, NVTXR_ERROR_INTERNAL, NVTXR_OK};
-use crate::domain::{DomainState, StringState};
+use crate::domain::{is_domain, DomainState, StringState};
 use crate::error::Error;
 use crate::loader;
 use std::ffi::{c_char, CStr};
@@ -21,24 +21,38 @@ pub struct nvtxr_string_t {
     _opaque: [u8; 0],
 }
 
-/// The domain behind a handle; NULL is the default domain.
+/// The domain behind a handle; NULL is the default domain. A string handle
+/// passed as a domain is `InvalidArgument` (handles carry a tag).
 ///
 /// # Safety
-/// A non-NULL `domain` must come from `nvtxr_domain_create`.
-pub(crate) unsafe fn domain_ref(domain: *const nvtxr_domain_t) -> &'static DomainState {
+/// A non-NULL `domain` must come from `nvtxr_domain_create` (or be another nvtxr handle).
+pub(crate) unsafe fn domain_ref(
+    domain: *const nvtxr_domain_t,
+) -> Result<&'static DomainState, Error> {
     if domain.is_null() {
-        DomainState::default_domain()
-    } else {
-        &*domain.cast::<DomainState>()
+        return Ok(DomainState::default_domain());
+    }
+    match is_domain(domain.cast()) {
+        Some(true) => Ok(&*domain.cast::<DomainState>()),
+        _ => Err(Error::InvalidArgument("not a domain handle")),
     }
 }
 
-/// The registered string behind a non-NULL handle.
+/// The registered string behind a handle; `None` for NULL. A domain handle
+/// passed as a string is `InvalidArgument`.
 ///
 /// # Safety
-/// A non-NULL `string` must come from `nvtxr_string_register`.
-pub(crate) unsafe fn string_ref(string: *const nvtxr_string_t) -> Option<&'static StringState> {
-    string.cast::<StringState>().as_ref()
+/// A non-NULL `string` must come from `nvtxr_string_register` (or be another nvtxr handle).
+pub(crate) unsafe fn string_ref(
+    string: *const nvtxr_string_t,
+) -> Result<Option<&'static StringState>, Error> {
+    if string.is_null() {
+        return Ok(None);
+    }
+    match is_domain(string.cast()) {
+        Some(false) => Ok(Some(&*string.cast::<StringState>())),
+        _ => Err(Error::InvalidArgument("not a registered-string handle")),
+    }
 }
 
 /// Creates the domain `name` (UTF-8, copied), or takes one more reference on
@@ -77,7 +91,7 @@ pub unsafe extern "C" fn nvtxr_domain_create(name: *const c_char) -> *mut nvtxr_
 #[no_mangle]
 pub unsafe extern "C" fn nvtxr_domain_destroy(domain: *mut nvtxr_domain_t) -> nvtxr_status_t {
     guard(NVTXR_ERROR_INTERNAL, || {
-        status(domain_ref(domain).destroy())
+        status(domain_ref(domain).and_then(|d| d.destroy()))
     })
 }
 
@@ -97,7 +111,9 @@ pub unsafe extern "C" fn nvtxr_string_register(
         if text.is_null() {
             return ptr::null();
         }
-        let domain = domain_ref(domain);
+        let Ok(domain) = domain_ref(domain) else {
+            return ptr::null();
+        };
         if !domain.is_live() {
             return ptr::null();
         }
@@ -124,6 +140,6 @@ pub unsafe extern "C" fn nvtxr_name_category(
         if name.is_null() {
             return status(Err(Error::NullArgument));
         }
-        status(domain_ref(domain).name_category(category, name))
+        status(domain_ref(domain).and_then(|d| d.name_category(category, name)))
     })
 }

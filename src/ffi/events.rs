@@ -95,7 +95,7 @@ impl Arg {
             Arg::Text(message) if message.is_null() => Err(Error::NullArgument),
             Arg::Text(message) => Ok(Event::text(message)),
             Arg::String(string) => {
-                let s = string_ref(string).ok_or(Error::NullArgument)?;
+                let s = string_ref(string)?.ok_or(Error::NullArgument)?;
                 Ok(Event::with_attributes(
                     RawMessage::Registered(s),
                     None,
@@ -128,7 +128,7 @@ unsafe fn event_from(e: *const nvtxr_event_t) -> Result<Event, Error> {
     let mut covered = std::mem::MaybeUninit::<nvtxr_event_t>::zeroed();
     std::ptr::copy_nonoverlapping(e.cast::<u8>(), covered.as_mut_ptr().cast::<u8>(), size);
     let e = &covered.assume_init();
-    let message = match (e.message.is_null(), string_ref(e.registered_message)) {
+    let message = match (e.message.is_null(), string_ref(e.registered_message)?) {
         (true, None) => RawMessage::None,
         (false, None) => RawMessage::Text(e.message),
         (true, Some(s)) => RawMessage::Registered(s),
@@ -175,7 +175,7 @@ unsafe extern "C" fn mark_with(domain: *const nvtxr_domain_t, arg: Arg) -> i32 {
         }
         status(
             arg.event()
-                .and_then(|e| events::mark(domain_ref(domain), &e)),
+                .and_then(|e| events::mark(domain_ref(domain)?, &e)),
         )
     })
 }
@@ -187,7 +187,7 @@ unsafe extern "C" fn push_with(domain: *const nvtxr_domain_t, arg: Arg) -> i32 {
             return NVTXR_NO_PUSH_POP_TRACKING;
         }
         arg.event()
-            .and_then(|e| events::push(domain_ref(domain), &e))
+            .and_then(|e| events::push(domain_ref(domain)?, &e))
             .unwrap_or_else(error_code)
     })
 }
@@ -199,7 +199,7 @@ unsafe extern "C" fn start_with(domain: *const nvtxr_domain_t, arg: Arg) -> u64 
             return 0;
         }
         arg.event()
-            .and_then(|e| events::start(domain_ref(domain), &e))
+            .and_then(|e| events::start(domain_ref(domain)?, &e))
             .unwrap_or(0)
     })
 }
@@ -210,7 +210,9 @@ unsafe extern "C" fn pop_with(domain: *const nvtxr_domain_t) -> i32 {
         if !tool_attached() {
             return NVTXR_NO_PUSH_POP_TRACKING;
         }
-        events::pop(domain_ref(domain)).unwrap_or_else(error_code)
+        domain_ref(domain)
+            .and_then(events::pop)
+            .unwrap_or_else(error_code)
     })
 }
 
@@ -220,7 +222,7 @@ unsafe extern "C" fn end_with(domain: *const nvtxr_domain_t, id: u64) -> i32 {
         if !tool_attached() {
             return NVTXR_OK;
         }
-        status(events::end(domain_ref(domain), id))
+        status(domain_ref(domain).and_then(|d| events::end(d, id)))
     })
 }
 
