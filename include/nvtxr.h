@@ -110,6 +110,14 @@ typedef struct nvtxr_domain_t nvtxr_domain_t;
 typedef struct nvtxr_string_t nvtxr_string_t;
 
 /**
+ * A synchronization object as the tool knows it (a lock, a barrier, a queue
+ * the program implements itself). NULL when no tool is attached; every call
+ * accepts NULL as a no-op. Owned by the tool: release it with
+ * `nvtxr_sync_destroy`. The calls may come from any thread.
+ */
+typedef struct nvtxr_sync_t nvtxr_sync_t;
+
+/**
  * What status-returning functions return: `NVTXR_OK`, or one of the
  * `NVTXR_ERROR_*` codes, every one of them at or below `NVTXR_ERROR_BASE`.
  * Push and pop return a depth or `NVTXR_NO_PUSH_POP_TRACKING` (both above
@@ -466,6 +474,73 @@ nvtxr_status_t nvtxr_name_cuda_stream(void *stream, const char *name);
  * Names a CUDA runtime event (`cudaEvent_t`).
  */
 nvtxr_status_t nvtxr_name_cuda_event(void *event, const char *name);
+
+/**
+ * Names an OpenCL device (`cl_device_id`).
+ */
+nvtxr_status_t nvtxr_name_cl_device(void *device, const char *name);
+
+/**
+ * Names an OpenCL context (`cl_context`).
+ */
+nvtxr_status_t nvtxr_name_cl_context(void *context, const char *name);
+
+/**
+ * Names an OpenCL command queue (`cl_command_queue`).
+ */
+nvtxr_status_t nvtxr_name_cl_command_queue(void *queue, const char *name);
+
+/**
+ * Names an OpenCL memory object (`cl_mem`).
+ */
+nvtxr_status_t nvtxr_name_cl_mem_object(void *object, const char *name);
+
+/**
+ * Names an OpenCL sampler (`cl_sampler`).
+ */
+nvtxr_status_t nvtxr_name_cl_sampler(void *sampler, const char *name);
+
+/**
+ * Names an OpenCL program (`cl_program`).
+ */
+nvtxr_status_t nvtxr_name_cl_program(void *program, const char *name);
+
+/**
+ * Names an OpenCL event (`cl_event`).
+ */
+nvtxr_status_t nvtxr_name_cl_event(void *event, const char *name);
+
+/**
+ * Creates the tool's object for a synchronization object named `name`
+ * (UTF-8, read during the call) in `domain` (NULL: the default domain).
+ * Returns NULL with no tool, for a NULL name, or for a destroyed domain.
+ */
+struct nvtxr_sync_t *nvtxr_sync_create(const struct nvtxr_domain_t *domain, const char *name);
+
+/**
+ * Destroys the tool's object (NULL: nothing). Returns `NVTXR_OK`.
+ */
+nvtxr_status_t nvtxr_sync_destroy(struct nvtxr_sync_t *sync);
+
+/**
+ * The program is about to try to acquire `sync`.
+ */
+nvtxr_status_t nvtxr_sync_acquire_start(struct nvtxr_sync_t *sync);
+
+/**
+ * The attempt to acquire `sync` failed.
+ */
+nvtxr_status_t nvtxr_sync_acquire_failed(struct nvtxr_sync_t *sync);
+
+/**
+ * `sync` was acquired.
+ */
+nvtxr_status_t nvtxr_sync_acquire_success(struct nvtxr_sync_t *sync);
+
+/**
+ * The program is about to release `sync`.
+ */
+nvtxr_status_t nvtxr_sync_releasing(struct nvtxr_sync_t *sync);
 
 #ifdef __cplusplus
 }  // extern "C"

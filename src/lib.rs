@@ -33,15 +33,17 @@ mod events;
 pub mod ffi;
 mod loader;
 mod naming;
+mod sync;
 
 pub use api::{
     initialize, is_tool_attached, load_error, mark, name_category, name_cuda, name_current_thread,
     name_os_thread, push, start, Domain, EventAttributes, LocalRange, Message, Range,
     RegisteredString,
 };
+pub use api::{name_opencl, SyncUser};
 pub use attributes::{Color, Payload};
 pub use error::Error;
-pub use naming::{current_os_thread_id, CudaObject};
+pub use naming::{current_os_thread_id, CudaObject, OpenClObject};
 
 #[doc(hidden)]
 pub mod bindings;

@@ -1,6 +1,6 @@
 //! Naming OS threads and CUDA objects (categories are named per domain, in `domain`).
 
-use crate::loader::protocol::{core, cuda, cudart};
+use crate::loader::protocol::{core, cuda, cudart, opencl};
 use crate::loader::{slots, tool_attached};
 use std::ffi::{c_char, c_int, c_void};
 
@@ -66,5 +66,46 @@ pub(crate) unsafe fn name_cuda(object: CudaObject, id: usize, name: *const c_cha
         std::mem::transmute::<*mut c_void, ByOrdinal>(f)(id as c_int, name);
     } else {
         std::mem::transmute::<*mut c_void, ByHandle>(f)(id as *mut c_void, name);
+    }
+}
+
+/// An OpenCL object kind that can be named (by handle).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpenClObject {
+    /// `cl_device_id`.
+    Device,
+    /// `cl_context`.
+    Context,
+    /// `cl_command_queue`.
+    CommandQueue,
+    /// `cl_mem`.
+    MemObject,
+    /// `cl_sampler`.
+    Sampler,
+    /// `cl_program`.
+    Program,
+    /// `cl_event`.
+    Event,
+}
+
+/// Names an OpenCL object; nvtxr never dereferences the handle.
+///
+/// # Safety
+/// `name` must be a valid NUL-terminated string.
+pub(crate) unsafe fn name_opencl(object: OpenClObject, handle: *mut c_void, name: *const c_char) {
+    if !tool_attached() {
+        return;
+    }
+    let slot = match object {
+        OpenClObject::Device => opencl::NAME_CL_DEVICE_A,
+        OpenClObject::Context => opencl::NAME_CL_CONTEXT_A,
+        OpenClObject::CommandQueue => opencl::NAME_CL_COMMAND_QUEUE_A,
+        OpenClObject::MemObject => opencl::NAME_CL_MEM_OBJECT_A,
+        OpenClObject::Sampler => opencl::NAME_CL_SAMPLER_A,
+        OpenClObject::Program => opencl::NAME_CL_PROGRAM_A,
+        OpenClObject::Event => opencl::NAME_CL_EVENT_A,
+    };
+    if let Some(f) = slots::OPENCL.get::<unsafe extern "C" fn(*mut c_void, *const c_char)>(slot) {
+        f(handle, name);
     }
 }

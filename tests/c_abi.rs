@@ -400,3 +400,40 @@ fn a_handle_of_the_wrong_kind_is_refused() {
         "nothing else reached the tool"
     );
 }
+
+#[test]
+fn sync_objects_and_opencl_names_through_nvtxrs_own_names() {
+    let exe = nvtxr_harness::compile_c("scenarios.c", nvtxr_harness::Producer::NvtxrShared, &[]);
+    let r = nvtxr_harness::run(
+        &exe,
+        &["sync_and_opencl"],
+        nvtxr_harness::Tool::Recorder("record"),
+        &[],
+    );
+    assert!(r.success, "{r:?}");
+    assert_eq!(r.lines(), ["sync created", "cl event 0", "null name -101"]);
+    let sync = "{msg=\"work queue\" version=3 size=16}";
+    assert_eq!(
+        r.calls(),
+        [
+            "DomainCreateA \"locks\"".to_string(),
+            format!("DomainSyncUserCreate domain=\"locks\" {sync}"),
+            format!("DomainSyncUserAcquireStart {sync}"),
+            format!("DomainSyncUserAcquireFailed {sync}"),
+            format!("DomainSyncUserAcquireStart {sync}"),
+            format!("DomainSyncUserAcquireSuccess {sync}"),
+            format!("DomainSyncUserReleasing {sync}"),
+            format!("DomainSyncUserDestroy {sync}"),
+            "NameClDeviceA 0x1000 \"gpu0\"".into(),
+            "NameClContextA 0x1000 \"ctx\"".into(),
+            "NameClCommandQueueA 0x1000 \"queue\"".into(),
+            "NameClMemObjectA 0x1000 \"buffer\"".into(),
+            "NameClSamplerA 0x1000 \"sampler\"".into(),
+            "NameClProgramA 0x1000 \"program\"".into(),
+            "NameClEventA 0x1000 \"event\"".into(),
+        ]
+    );
+    // No tool: NULL object, every call a no-op that reads nothing.
+    let r = nvtxr_harness::run(&exe, &["sync_and_opencl"], nvtxr_harness::Tool::None, &[]);
+    assert_eq!(r.lines(), ["sync NULL", "cl event 0", "null name 0"]);
+}

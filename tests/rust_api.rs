@@ -185,3 +185,32 @@ fn scope_lasts_until_the_end_of_its_block() {
         ]
     );
 }
+
+#[test]
+fn sync_objects_and_opencl_names() {
+    let events = recorded("sync_objects_and_opencl_names", || {
+        let domain = Domain::new("rust locks");
+        {
+            let lock = nvtxr::SyncUser::new(&domain, "mutex");
+            std::thread::scope(|s| {
+                s.spawn(|| {
+                    lock.acquire_start();
+                    lock.acquire_success();
+                });
+            });
+            lock.releasing();
+        }
+        nvtxr::name_opencl(nvtxr::OpenClObject::CommandQueue, 0x2000 as *mut _, "queue");
+    });
+    let sync = "{msg=\"mutex\" version=3 size=16}";
+    let expected = [
+        "DomainCreateA \"rust locks\"".to_string(),
+        format!("DomainSyncUserCreate domain=\"rust locks\" {sync}"),
+        format!("DomainSyncUserAcquireStart {sync}"),
+        format!("DomainSyncUserAcquireSuccess {sync}"),
+        format!("DomainSyncUserReleasing {sync}"),
+        format!("DomainSyncUserDestroy {sync}"),
+        "NameClCommandQueueA 0x2000 \"queue\"".into(),
+    ];
+    assert_eq!(events[..expected.len()], expected);
+}

@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <signal.h>
@@ -365,6 +366,28 @@ static void handle_kinds(void) {
     printf("right kinds %d\n", nvtxr_mark_string(d, s));
 }
 
+/* A user synchronization object and OpenCL object names, through nvtxr's own names. */
+static void sync_and_opencl(void) {
+    nvtxr_domain_t *d = nvtxr_domain_create("locks");
+    nvtxr_sync_t *lock = nvtxr_sync_create(d, "work queue");
+    printf("sync %s\n", lock ? "created" : "NULL");
+    nvtxr_sync_acquire_start(lock);
+    nvtxr_sync_acquire_failed(lock);
+    nvtxr_sync_acquire_start(lock);
+    nvtxr_sync_acquire_success(lock);
+    nvtxr_sync_releasing(lock);
+    nvtxr_sync_destroy(lock);
+    void *cl = (void *)(uintptr_t)0x1000;
+    nvtxr_name_cl_device(cl, "gpu0");
+    nvtxr_name_cl_context(cl, "ctx");
+    nvtxr_name_cl_command_queue(cl, "queue");
+    nvtxr_name_cl_mem_object(cl, "buffer");
+    nvtxr_name_cl_sampler(cl, "sampler");
+    nvtxr_name_cl_program(cl, "program");
+    printf("cl event %d\n", nvtxr_name_cl_event(cl, "event"));
+    printf("null name %d\n", nvtxr_name_cl_event(cl, NULL));
+}
+
 int main(int argc, char **argv) {
     static const struct { const char *name; void (*run)(void); } scenarios[] = {
         {"basic", basic}, {"attributes", attributes}, {"domains", domains}, {"naming", naming},
@@ -373,7 +396,7 @@ int main(int argc, char **argv) {
         {"fork_during_domain_create", fork_during_domain_create},
         {"register_first", register_first}, {"hostile_domain", hostile_domain},
         {"destroy_race", destroy_race}, {"signal_register", signal_register},
-        {"event_size", event_size}, {"handle_kinds", handle_kinds},
+        {"event_size", event_size}, {"handle_kinds", handle_kinds}, {"sync_and_opencl", sync_and_opencl},
     };
     for (size_t i = 0; argc > 1 && i < sizeof scenarios / sizeof scenarios[0]; i++) {
         if (strcmp(argv[1], scenarios[i].name) == 0) {

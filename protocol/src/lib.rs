@@ -163,6 +163,29 @@ pub mod cudart {
     pub const NAME_CUDA_EVENT_A: usize = 5;
 }
 
+/// Slot indices of the OpenCL naming module (A/W pairs).
+pub mod opencl {
+    pub const NAME_CL_DEVICE_A: usize = 1;
+    pub const NAME_CL_CONTEXT_A: usize = 3;
+    pub const NAME_CL_COMMAND_QUEUE_A: usize = 5;
+    pub const NAME_CL_MEM_OBJECT_A: usize = 7;
+    pub const NAME_CL_SAMPLER_A: usize = 9;
+    pub const NAME_CL_PROGRAM_A: usize = 11;
+    pub const NAME_CL_EVENT_A: usize = 13;
+}
+
+/// Slot indices of the SYNC module (user-defined synchronization objects).
+pub mod sync {
+    pub const USER_CREATE: usize = 1;
+    pub const USER_DESTROY: usize = 2;
+    pub const USER_ACQUIRE_START: usize = 3;
+    pub const USER_ACQUIRE_FAILED: usize = 4;
+    pub const USER_ACQUIRE_SUCCESS: usize = 5;
+    pub const USER_RELEASING: usize = 6;
+    /// `nvtxSyncUserAttributes_t.version`.
+    pub const ATTRIBUTES_VERSION: u16 = 3;
+}
+
 /// `nvtxEventAttributes_t` field values.
 pub mod attr {
     pub const VERSION: u16 = 3;

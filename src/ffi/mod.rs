@@ -43,11 +43,13 @@ mod events;
 mod lifecycle;
 mod naming;
 pub(crate) mod panic;
+mod sync;
 
 pub use domain::*;
 pub use events::*;
 pub use lifecycle::*;
 pub use naming::*;
+pub use sync::*;
 
 use crate::error::Error;
 

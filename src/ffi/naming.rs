@@ -5,7 +5,7 @@ use super::panic::guard;
 use super::{status, NVTXR_ERROR_INTERNAL, NVTXR_OK};
 use crate::error::Error;
 use crate::loader::tool_attached;
-use crate::naming::{self, CudaObject};
+use crate::naming::{self, CudaObject, OpenClObject};
 use std::ffi::{c_char, c_int, c_void};
 
 /// The calling thread's OS id (Linux `gettid`), the id NVTX tools use.
@@ -119,4 +119,72 @@ pub unsafe extern "C" fn nvtxr_name_cuda_event(
     name_with(name, || {
         naming::name_cuda(CudaObject::CudaEvent, event as usize, name)
     })
+}
+
+/// Names an OpenCL object of kind `kind` (`handle` is not dereferenced).
+unsafe fn name_cl(kind: OpenClObject, handle: *mut c_void, name: *const c_char) -> nvtxr_status_t {
+    name_with(name, || naming::name_opencl(kind, handle, name))
+}
+
+/// Names an OpenCL device (`cl_device_id`).
+#[no_mangle]
+pub unsafe extern "C" fn nvtxr_name_cl_device(
+    device: *mut c_void,
+    name: *const c_char,
+) -> nvtxr_status_t {
+    name_cl(OpenClObject::Device, device, name)
+}
+
+/// Names an OpenCL context (`cl_context`).
+#[no_mangle]
+pub unsafe extern "C" fn nvtxr_name_cl_context(
+    context: *mut c_void,
+    name: *const c_char,
+) -> nvtxr_status_t {
+    name_cl(OpenClObject::Context, context, name)
+}
+
+/// Names an OpenCL command queue (`cl_command_queue`).
+#[no_mangle]
+pub unsafe extern "C" fn nvtxr_name_cl_command_queue(
+    queue: *mut c_void,
+    name: *const c_char,
+) -> nvtxr_status_t {
+    name_cl(OpenClObject::CommandQueue, queue, name)
+}
+
+/// Names an OpenCL memory object (`cl_mem`).
+#[no_mangle]
+pub unsafe extern "C" fn nvtxr_name_cl_mem_object(
+    object: *mut c_void,
+    name: *const c_char,
+) -> nvtxr_status_t {
+    name_cl(OpenClObject::MemObject, object, name)
+}
+
+/// Names an OpenCL sampler (`cl_sampler`).
+#[no_mangle]
+pub unsafe extern "C" fn nvtxr_name_cl_sampler(
+    sampler: *mut c_void,
+    name: *const c_char,
+) -> nvtxr_status_t {
+    name_cl(OpenClObject::Sampler, sampler, name)
+}
+
+/// Names an OpenCL program (`cl_program`).
+#[no_mangle]
+pub unsafe extern "C" fn nvtxr_name_cl_program(
+    program: *mut c_void,
+    name: *const c_char,
+) -> nvtxr_status_t {
+    name_cl(OpenClObject::Program, program, name)
+}
+
+/// Names an OpenCL event (`cl_event`).
+#[no_mangle]
+pub unsafe extern "C" fn nvtxr_name_cl_event(
+    event: *mut c_void,
+    name: *const c_char,
+) -> nvtxr_status_t {
+    name_cl(OpenClObject::Event, event, name)
 }

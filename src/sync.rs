@@ -1,0 +1,79 @@
+//! User-defined synchronization objects (NVTX's SYNC module: a lock, a
+//! barrier, a queue the program implements itself), so a tool can show who
+//! waited for what. The object is the tool's: NULL with no tool.
+
+use crate::domain::DomainState;
+use crate::error::Error;
+use crate::loader::protocol::{attr, sync, SyncUserAttributes};
+use crate::loader::{slots, tool_attached};
+use std::ffi::{c_char, c_void};
+use std::ptr;
+
+/// What a synchronization object reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SyncEvent {
+    /// About to try to acquire it.
+    AcquireStart,
+    /// The attempt failed (a try-lock).
+    AcquireFailed,
+    /// Acquired.
+    AcquireSuccess,
+    /// About to release it.
+    Releasing,
+}
+
+/// Creates the tool's object for a synchronization object named `name` in
+/// `domain`; NULL with no tool (the other calls accept NULL as a no-op).
+///
+/// # Safety
+/// `name` is a valid NUL-terminated string.
+pub(crate) unsafe fn create(
+    domain: &'static DomainState,
+    name: *const c_char,
+) -> Result<*mut c_void, Error> {
+    if !tool_attached() {
+        return Ok(ptr::null_mut());
+    }
+    let entered = domain.enter()?;
+    let attributes = SyncUserAttributes {
+        version: sync::ATTRIBUTES_VERSION,
+        size: std::mem::size_of::<SyncUserAttributes>() as u16,
+        message_type: attr::MESSAGE_ASCII,
+        message: name.cast(),
+    };
+    type Create = unsafe extern "C" fn(*mut c_void, *const SyncUserAttributes) -> *mut c_void;
+    Ok(slots::SYNC
+        .get::<Create>(sync::USER_CREATE)
+        .map_or(ptr::null_mut(), |f| f(entered.handle, &attributes)))
+}
+
+/// Reports `event` on the tool's object `handle` (NULL: nothing).
+///
+/// # Safety
+/// `handle` is NULL or came from [`create`] and was not destroyed.
+pub(crate) unsafe fn report(handle: *mut c_void, event: SyncEvent) {
+    let slot = match event {
+        SyncEvent::AcquireStart => sync::USER_ACQUIRE_START,
+        SyncEvent::AcquireFailed => sync::USER_ACQUIRE_FAILED,
+        SyncEvent::AcquireSuccess => sync::USER_ACQUIRE_SUCCESS,
+        SyncEvent::Releasing => sync::USER_RELEASING,
+    };
+    call(handle, slot);
+}
+
+/// Destroys the tool's object `handle` (NULL: nothing).
+///
+/// # Safety
+/// As [`report`]; `handle` is not used afterwards.
+pub(crate) unsafe fn destroy(handle: *mut c_void) {
+    call(handle, sync::USER_DESTROY);
+}
+
+unsafe fn call(handle: *mut c_void, slot: usize) {
+    if handle.is_null() || !tool_attached() {
+        return;
+    }
+    if let Some(f) = slots::SYNC.get::<unsafe extern "C" fn(*mut c_void)>(slot) {
+        f(handle);
+    }
+}
