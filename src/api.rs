@@ -444,12 +444,13 @@ macro_rules! function_range {
     }};
 }
 
-/// Names an OpenCL object (`handle` is the `cl_*` handle; never dereferenced).
-pub fn name_opencl(object: crate::OpenClObject, handle: *mut std::ffi::c_void, name: &str) {
+/// Names an OpenCL object: `handle` is the `cl_*` handle's address (never
+/// dereferenced), as `name_cuda` takes CUDA handles.
+pub fn name_opencl(object: crate::OpenClObject, handle: usize, name: &str) {
     if loader::tool_attached() {
         // SAFETY: the pointer is a valid C string for the call.
         with_c_str(name, |c| unsafe {
-            naming::name_opencl(object, handle, c.as_ptr())
+            naming::name_opencl(object, handle as *mut std::ffi::c_void, c.as_ptr())
         })
     }
 }

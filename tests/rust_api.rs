@@ -200,7 +200,7 @@ fn sync_objects_and_opencl_names() {
             });
             lock.releasing();
         }
-        nvtxr::name_opencl(nvtxr::OpenClObject::CommandQueue, 0x2000 as *mut _, "queue");
+        nvtxr::name_opencl(nvtxr::OpenClObject::CommandQueue, 0x2000, "queue");
     });
     let sync = "{msg=\"mutex\" version=3 size=16}";
     let expected = [
