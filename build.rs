@@ -1,6 +1,6 @@
 //! Link settings for the shared library: a SONAME, and an export list that
 //! holds only `nvtxr_` symbols (rustc already hides everything that is not
-//! `#[no_mangle]`, and every `#[no_mangle]` item is `nvtxr_`-prefixed; a test
+//! `#[unsafe(no_mangle)]`, and every `#[no_mangle]` item is `nvtxr_`-prefixed; a test
 //! reads the dynamic symbol table to keep it so).
 
 fn main() {

@@ -63,7 +63,7 @@ pub(crate) unsafe fn string_ref(
 /// interrupted a domain or string call on this thread, or on an internal
 /// error. The handle is valid with or without a tool. Thread-safe; not
 /// async-signal-safe (see the conventions).
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_domain_create(name: *const c_char) -> *mut nvtxr_domain_t {
     guard(ptr::null_mut(), || {
         if name.is_null() {
@@ -88,7 +88,7 @@ pub unsafe extern "C" fn nvtxr_domain_create(name: *const c_char) -> *mut nvtxr_
 /// After destruction, calls with the handle or its strings return
 /// `NVTXR_ERROR_DESTROYED` and forward nothing; creating the name again
 /// revives the same handle. Thread-safe.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_domain_destroy(domain: *mut nvtxr_domain_t) -> nvtxr_status_t {
     guard(NVTXR_ERROR_INTERNAL, || {
         status(domain_ref(domain).and_then(|d| d.destroy()))
@@ -102,7 +102,7 @@ pub unsafe extern "C" fn nvtxr_domain_destroy(domain: *mut nvtxr_domain_t) -> nv
 /// Returns NULL when `text` is NULL, the domain is destroyed, or from a
 /// signal handler that interrupted a domain or string call on this thread.
 /// The handle lives as long as the domain. Thread-safe.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_string_register(
     domain: *const nvtxr_domain_t,
     text: *const c_char,
@@ -127,7 +127,7 @@ pub unsafe extern "C" fn nvtxr_string_register(
 ///
 /// Returns `NVTXR_OK`, `NVTXR_ERROR_NULL_ARGUMENT` (NULL name) or
 /// `NVTXR_ERROR_DESTROYED`. Thread-safe.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_name_category(
     domain: *const nvtxr_domain_t,
     category: u32,

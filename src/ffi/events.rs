@@ -230,7 +230,7 @@ unsafe extern "C" fn end_with(domain: *const nvtxr_domain_t, id: u64) -> i32 {
 ///
 /// Returns `NVTXR_OK`, or with a tool attached `NVTXR_ERROR_NULL_ARGUMENT`
 /// (NULL message) or `NVTXR_ERROR_DESTROYED`. Thread-safe.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_mark(
     domain: *const nvtxr_domain_t,
     message: *const c_char,
@@ -249,7 +249,7 @@ pub unsafe extern "C" fn nvtxr_mark(
 ///
 /// Returns as `nvtxr_mark`, and `NVTXR_ERROR_INVALID_ARGUMENT` when the string
 /// belongs to another domain.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_mark_string(
     domain: *const nvtxr_domain_t,
     string: *const nvtxr_string_t,
@@ -264,7 +264,7 @@ pub unsafe extern "C" fn nvtxr_mark_string(
 ///
 /// Returns as `nvtxr_mark_string`, and `NVTXR_ERROR_INVALID_ARGUMENT` for an
 /// unknown color or payload type or both messages set.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_mark_ex(
     domain: *const nvtxr_domain_t,
     event: *const nvtxr_event_t,
@@ -279,7 +279,7 @@ pub unsafe extern "C" fn nvtxr_mark_ex(
 ///
 /// Returns the depth the tool reports (0-based), `NVTXR_NO_PUSH_POP_TRACKING`
 /// (-2) with no tool, or a negative `NVTXR_ERROR_*` code (nothing forwarded).
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_range_push(
     domain: *const nvtxr_domain_t,
     message: *const c_char,
@@ -296,7 +296,7 @@ pub unsafe extern "C" fn nvtxr_range_push(
 }
 
 /// `nvtxr_range_push` with a registered string as the message.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_range_push_string(
     domain: *const nvtxr_domain_t,
     string: *const nvtxr_string_t,
@@ -308,7 +308,7 @@ pub unsafe extern "C" fn nvtxr_range_push_string(
 }
 
 /// `nvtxr_range_push` with full attributes.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_range_push_ex(
     domain: *const nvtxr_domain_t,
     event: *const nvtxr_event_t,
@@ -324,7 +324,7 @@ pub unsafe extern "C" fn nvtxr_range_push_ex(
 /// Returns the tool's result (an unbalanced pop is forwarded and the tool
 /// decides; NVIDIA's tools return a negative value), -2 with no tool, or
 /// `NVTXR_ERROR_DESTROYED`.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_range_pop(domain: *const nvtxr_domain_t) -> i32 {
     match known() {
         Known::NoTool => NVTXR_NO_PUSH_POP_TRACKING,
@@ -337,7 +337,7 @@ pub unsafe extern "C" fn nvtxr_range_pop(domain: *const nvtxr_domain_t) -> i32 {
 ///
 /// Returns the tool's 64-bit range id; 0 with no tool or on invalid input
 /// (ending id 0 is a no-op, so callers never need to branch).
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_range_start(
     domain: *const nvtxr_domain_t,
     message: *const c_char,
@@ -352,7 +352,7 @@ pub unsafe extern "C" fn nvtxr_range_start(
 }
 
 /// `nvtxr_range_start` with a registered string as the message.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_range_start_string(
     domain: *const nvtxr_domain_t,
     string: *const nvtxr_string_t,
@@ -364,7 +364,7 @@ pub unsafe extern "C" fn nvtxr_range_start_string(
 }
 
 /// `nvtxr_range_start` with full attributes.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_range_start_ex(
     domain: *const nvtxr_domain_t,
     event: *const nvtxr_event_t,
@@ -380,7 +380,7 @@ pub unsafe extern "C" fn nvtxr_range_start_ex(
 /// with NVIDIA's API).
 ///
 /// Returns `NVTXR_OK` or `NVTXR_ERROR_DESTROYED`. Thread-safe.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_range_end(domain: *const nvtxr_domain_t, id: u64) -> nvtxr_status_t {
     match known() {
         Known::NoTool => NVTXR_OK,

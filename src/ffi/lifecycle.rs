@@ -24,13 +24,13 @@ pub(crate) fn initialize_and_forward() -> bool {
 ///
 /// Returns whether a tool is attached. May block while a tool initializes
 /// (on this or another thread). Thread-safe; initialization runs once.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub extern "C" fn nvtxr_initialize() -> bool {
     guard(false, initialize_and_forward)
 }
 
 /// Whether a tool is attached (initializing first if nobody has yet).
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub extern "C" fn nvtxr_tool_attached() -> bool {
     guard(false, loader::tool_attached)
 }
@@ -39,7 +39,7 @@ pub extern "C" fn nvtxr_tool_attached() -> bool {
 /// of UTF-8 text, or NULL if it attached or none was named.
 ///
 /// The string is owned by nvtxr and valid for the life of the process.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub extern "C" fn nvtxr_load_error() -> *const c_char {
     guard(ptr::null(), || {
         loader::tool_attached();
@@ -49,7 +49,7 @@ pub extern "C" fn nvtxr_load_error() -> *const c_char {
 
 /// nvtxr's version as `major * 1000000 + minor * 1000 + patch`; equal to
 /// `NVTXR_VERSION` of the header it was built with.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub extern "C" fn nvtxr_version() -> u32 {
     const fn parse(s: &str) -> u32 {
         let b = s.as_bytes();
@@ -68,7 +68,7 @@ pub extern "C" fn nvtxr_version() -> u32 {
 }
 
 /// nvtxr's version as text (`"MAJOR.MINOR.PATCH"`); static storage.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub extern "C" fn nvtxr_version_string() -> *const c_char {
     const TEXT: &str = concat!(env!("CARGO_PKG_VERSION"), "\0");
     guard(TEXT.as_ptr().cast(), || TEXT.as_ptr().cast())

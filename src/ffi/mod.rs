@@ -97,14 +97,14 @@ fn error_code(e: Error) -> nvtxr_status_t {
 }
 
 /// Whether `value` (a status, or what push or pop returned) is an error code.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub extern "C" fn nvtxr_is_error(value: i32) -> bool {
     value <= NVTXR_ERROR_BASE
 }
 
 /// What a status code means, as a static NUL-terminated English sentence
 /// (`"unknown status"` for a value that is not one); never NULL.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub extern "C" fn nvtxr_status_string(status: nvtxr_status_t) -> *const std::ffi::c_char {
     let text: &'static std::ffi::CStr = match status {
         NVTXR_OK => c"success",

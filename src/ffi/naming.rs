@@ -9,7 +9,7 @@ use crate::naming::{self, CudaObject, OpenClObject};
 use std::ffi::{c_char, c_int, c_void};
 
 /// The calling thread's OS id (Linux `gettid`), the id NVTX tools use.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub extern "C" fn nvtxr_current_os_thread_id() -> u32 {
     guard(0, naming::current_os_thread_id)
 }
@@ -31,7 +31,7 @@ fn name_with(name: *const c_char, f: impl FnOnce()) -> i32 {
 /// Names the calling OS thread (UTF-8 `name`, read during the call).
 ///
 /// Returns `NVTXR_OK` or `NVTXR_ERROR_NULL_ARGUMENT`. Thread-safe.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_name_current_thread(name: *const c_char) -> nvtxr_status_t {
     name_with(name, || {
         naming::name_os_thread(naming::current_os_thread_id(), name)
@@ -39,13 +39,13 @@ pub unsafe extern "C" fn nvtxr_name_current_thread(name: *const c_char) -> nvtxr
 }
 
 /// Names the OS thread `tid` (a Linux `gettid` value).
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_name_os_thread(tid: u32, name: *const c_char) -> nvtxr_status_t {
     name_with(name, || naming::name_os_thread(tid, name))
 }
 
 /// Names a CUDA driver device (`CUdevice` ordinal).
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_name_cu_device(
     device: c_int,
     name: *const c_char,
@@ -56,7 +56,7 @@ pub unsafe extern "C" fn nvtxr_name_cu_device(
 }
 
 /// Names a CUDA driver context (`CUcontext`); the handle is not dereferenced.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_name_cu_context(
     context: *mut c_void,
     name: *const c_char,
@@ -67,7 +67,7 @@ pub unsafe extern "C" fn nvtxr_name_cu_context(
 }
 
 /// Names a CUDA driver stream (`CUstream`).
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_name_cu_stream(
     stream: *mut c_void,
     name: *const c_char,
@@ -78,7 +78,7 @@ pub unsafe extern "C" fn nvtxr_name_cu_stream(
 }
 
 /// Names a CUDA driver event (`CUevent`).
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_name_cu_event(
     event: *mut c_void,
     name: *const c_char,
@@ -89,7 +89,7 @@ pub unsafe extern "C" fn nvtxr_name_cu_event(
 }
 
 /// Names a CUDA runtime device (ordinal).
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_name_cuda_device(
     device: c_int,
     name: *const c_char,
@@ -100,7 +100,7 @@ pub unsafe extern "C" fn nvtxr_name_cuda_device(
 }
 
 /// Names a CUDA runtime stream (`cudaStream_t`).
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_name_cuda_stream(
     stream: *mut c_void,
     name: *const c_char,
@@ -111,7 +111,7 @@ pub unsafe extern "C" fn nvtxr_name_cuda_stream(
 }
 
 /// Names a CUDA runtime event (`cudaEvent_t`).
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_name_cuda_event(
     event: *mut c_void,
     name: *const c_char,
@@ -127,7 +127,7 @@ unsafe fn name_cl(kind: OpenClObject, handle: *mut c_void, name: *const c_char) 
 }
 
 /// Names an OpenCL device (`cl_device_id`).
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_name_cl_device(
     device: *mut c_void,
     name: *const c_char,
@@ -136,7 +136,7 @@ pub unsafe extern "C" fn nvtxr_name_cl_device(
 }
 
 /// Names an OpenCL context (`cl_context`).
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_name_cl_context(
     context: *mut c_void,
     name: *const c_char,
@@ -145,7 +145,7 @@ pub unsafe extern "C" fn nvtxr_name_cl_context(
 }
 
 /// Names an OpenCL command queue (`cl_command_queue`).
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_name_cl_command_queue(
     queue: *mut c_void,
     name: *const c_char,
@@ -154,7 +154,7 @@ pub unsafe extern "C" fn nvtxr_name_cl_command_queue(
 }
 
 /// Names an OpenCL memory object (`cl_mem`).
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_name_cl_mem_object(
     object: *mut c_void,
     name: *const c_char,
@@ -163,7 +163,7 @@ pub unsafe extern "C" fn nvtxr_name_cl_mem_object(
 }
 
 /// Names an OpenCL sampler (`cl_sampler`).
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_name_cl_sampler(
     sampler: *mut c_void,
     name: *const c_char,
@@ -172,7 +172,7 @@ pub unsafe extern "C" fn nvtxr_name_cl_sampler(
 }
 
 /// Names an OpenCL program (`cl_program`).
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_name_cl_program(
     program: *mut c_void,
     name: *const c_char,
@@ -181,7 +181,7 @@ pub unsafe extern "C" fn nvtxr_name_cl_program(
 }
 
 /// Names an OpenCL event (`cl_event`).
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_name_cl_event(
     event: *mut c_void,
     name: *const c_char,

@@ -19,7 +19,7 @@ pub struct nvtxr_sync_t {
 /// Creates the tool's object for a synchronization object named `name`
 /// (UTF-8, read during the call) in `domain` (NULL: the default domain).
 /// Returns NULL with no tool, for a NULL name, or for a destroyed domain.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_sync_create(
     domain: *const nvtxr_domain_t,
     name: *const c_char,
@@ -35,7 +35,7 @@ pub unsafe extern "C" fn nvtxr_sync_create(
 }
 
 /// Destroys the tool's object (NULL: nothing). Returns `NVTXR_OK`.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_sync_destroy(sync: *mut nvtxr_sync_t) -> nvtxr_status_t {
     guard(NVTXR_ERROR_INTERNAL, || {
         sync::destroy(sync.cast());
@@ -52,25 +52,25 @@ fn report(sync: *mut nvtxr_sync_t, event: SyncEvent) -> nvtxr_status_t {
 }
 
 /// The program is about to try to acquire `sync`.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_sync_acquire_start(sync: *mut nvtxr_sync_t) -> nvtxr_status_t {
     report(sync, SyncEvent::AcquireStart)
 }
 
 /// The attempt to acquire `sync` failed.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_sync_acquire_failed(sync: *mut nvtxr_sync_t) -> nvtxr_status_t {
     report(sync, SyncEvent::AcquireFailed)
 }
 
 /// `sync` was acquired.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_sync_acquire_success(sync: *mut nvtxr_sync_t) -> nvtxr_status_t {
     report(sync, SyncEvent::AcquireSuccess)
 }
 
 /// The program is about to release `sync`.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_sync_releasing(sync: *mut nvtxr_sync_t) -> nvtxr_status_t {
     report(sync, SyncEvent::Releasing)
 }

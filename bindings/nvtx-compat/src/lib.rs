@@ -46,7 +46,7 @@ macro_rules! nvtx_api {
         /// # Safety
         /// The arguments must be valid as NVIDIA's NVTX API documents; they
         /// are passed to the tool unread.
-        #[no_mangle]
+        #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $name($($arg: $ty),*) $(-> $ret)? {
             type Slot = unsafe extern "C" fn($($ty),*) $(-> $ret)?;
             guard(no_tool_value!($($none)?), || {

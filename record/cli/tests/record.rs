@@ -347,10 +347,6 @@ fn sigterm_keeps_what_was_recorded() {
     );
 }
 
-extern "C" {
-    fn kill(pid: i32, sig: i32) -> i32;
-}
-
 #[test]
 fn sigint_to_nvtxr_reaches_the_command_and_the_trace_is_complete() {
     let dir = scratch("sigint");
@@ -364,7 +360,7 @@ fn sigint_to_nvtxr_reaches_the_command_and_the_trace_is_complete() {
     assert_eq!(line, "ready\n");
     std::thread::sleep(std::time::Duration::from_millis(100));
     // SAFETY: signalling our own child process.
-    unsafe { kill(child.id() as i32, 2) };
+    unsafe { libc::kill(child.id() as i32, 2) };
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(128 + 2));
     let ev = events(&load(&dir.join("trace.json")));
@@ -891,7 +887,7 @@ fn sigterm_to_nvtxr_mid_run_loses_no_completed_range() {
     assert_eq!(line, "ready\n");
     std::thread::sleep(std::time::Duration::from_millis(50));
     // SAFETY: signalling our own child process (nvtxr, which forwards it).
-    unsafe { kill(child.id() as i32, 15) };
+    unsafe { libc::kill(child.id() as i32, 15) };
     line.clear();
     std::io::BufRead::read_line(&mut stdout, &mut line).unwrap();
     assert_eq!(child.wait().unwrap().code(), Some(128 + 15));

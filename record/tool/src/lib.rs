@@ -63,7 +63,7 @@ extern "C" fn in_fork_child() {
 ///
 /// # Safety
 /// Called by an NVTX producer with its export-table getter.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn InitializeInjectionNvtx2(get_export_table: GetExportTable) -> c_int {
     if !setup() {
         return 0;

@@ -22,7 +22,7 @@
 mod format;
 mod slots;
 
-use std::ffi::{c_char, c_int, c_uint, c_void};
+use std::ffi::{c_int, c_uint};
 use std::fs::File;
 use std::io::Write;
 use std::sync::{Mutex, OnceLock};
@@ -53,15 +53,11 @@ use nvtx_protocol::{
     module, Callbacks, GetExportTable, Slot, VersionInfo, ETID_CALLBACKS, ETID_VERSIONINFO,
 };
 
-extern "C" {
-    fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
-}
-
 /// The tool's entry point.
 ///
 /// # Safety
 /// Called by an NVTX producer with its export-table getter.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn InitializeInjectionNvtx2(get_export_table: GetExportTable) -> c_int {
     let mode = std::env::var("NVTXR_RECORDER_MODE").unwrap_or_default();
     if mode == "slow" {
@@ -153,12 +149,7 @@ pub(crate) unsafe fn hostile_callback() {
 /// Forks a child that exits at once (after 10 s at most, by alarm, if it
 /// hangs); returns its exit status (142 for the alarm).
 unsafe fn fork_and_wait() -> c_int {
-    extern "C" {
-        fn fork() -> c_int;
-        fn waitpid(pid: c_int, status: *mut c_int, options: c_int) -> c_int;
-        fn _exit(code: c_int) -> !;
-        fn alarm(seconds: u32) -> u32;
-    }
+    use libc::{_exit, alarm, fork, waitpid};
     let pid = fork();
     if pid == 0 {
         alarm(10);
@@ -178,11 +169,11 @@ unsafe fn fork_and_wait() -> c_int {
 /// The producer's `nvtxr_` functions, found in the process (as a tool that
 /// calls back would).
 mod nvtxr {
-    use super::dlsym;
+    use libc::dlsym;
     use std::ffi::{c_char, c_int, c_void};
 
     unsafe fn find<F: Copy>(name: &std::ffi::CStr) -> Option<F> {
-        let f = dlsym(std::ptr::null_mut(), name.as_ptr());
+        let f = dlsym(libc::RTLD_DEFAULT, name.as_ptr());
         (!f.is_null()).then(|| std::mem::transmute_copy(&f))
     }
 

@@ -20,10 +20,6 @@ thread_local! {
     static DEPTH: RefCell<HashMap<usize, i32>> = RefCell::new(HashMap::new());
 }
 
-extern "C" {
-    fn gettid() -> i32;
-}
-
 fn push_depth(d: Handle) -> i32 {
     DEPTH.with(|m| {
         let mut m = m.borrow_mut();
@@ -50,7 +46,7 @@ fn new_range_id() -> u64 {
 }
 
 fn thread(tid: u32) -> String {
-    if tid == unsafe { gettid() } as u32 {
+    if tid == unsafe { libc::gettid() } as u32 {
         "tid=self".into()
     } else {
         format!("tid={tid}")
