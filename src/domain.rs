@@ -92,11 +92,17 @@ impl Attachment {
     /// The tool's handle, made by `attach` (with no lock held) if this is
     /// the first use. `None` when this thread is making it further up its
     /// stack (the tool re-entered from inside `attach`).
-    #[inline]
+    #[inline(always)]
     fn get(&self, attach: impl FnOnce() -> *mut c_void) -> Option<*mut c_void> {
         if self.claim.load(Ordering::Acquire) == claim::DONE {
             return Some(self.handle.load(Ordering::Relaxed));
         }
+        self.get_slow(attach)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn get_slow(&self, attach: impl FnOnce() -> *mut c_void) -> Option<*mut c_void> {
         match claim::take(&self.claim, &[]) {
             (Turn::Done, _) => Some(self.handle.load(Ordering::Relaxed)),
             (Turn::Mine, _) => {
@@ -380,6 +386,29 @@ impl DomainState {
         }
     }
 
+    /// `enter` for a domain the tool already knows (the fast path): `None`
+    /// when the domain is destroyed or not attached yet (take `enter`).
+    #[inline(always)]
+    pub(crate) fn enter_attached(&'static self) -> Option<Entered> {
+        if self.is_default() {
+            return Some(Entered {
+                domain: self,
+                handle: ptr::null_mut(),
+            });
+        }
+        let mut entered = Entered {
+            domain: self,
+            handle: ptr::null_mut(),
+        };
+        if self.gate.fetch_add(1, Ordering::Acquire) & LIVE == 0
+            || self.attachment.claim.load(Ordering::Acquire) != claim::DONE
+        {
+            return None; // dropping `entered` leaves the gate
+        }
+        entered.handle = self.attachment.handle.load(Ordering::Relaxed);
+        Some(entered)
+    }
+
     /// Registers `text` once; later calls with the same text return the
     /// same string (also after the domain is destroyed: it is interned).
     pub fn register_string(&'static self, text: &CStr) -> Result<&'static StringState, Error> {
@@ -457,6 +486,13 @@ impl StringState {
     /// The registered text.
     pub fn text(&self) -> &CStr {
         &self.text
+    }
+
+    /// The tool's handle for the string if the tool already has it (the fast path).
+    #[inline(always)]
+    pub(crate) fn attached_handle(&self) -> Option<*mut c_void> {
+        (self.attachment.claim.load(Ordering::Acquire) == claim::DONE)
+            .then(|| self.attachment.handle.load(Ordering::Relaxed))
     }
 
     /// The tool's handle for the string, registered first if needed.

@@ -97,6 +97,34 @@ fn emit<R: Copy>(
     }
 }
 
+/// An event whose only attribute is a registered string, in a domain and
+/// with a string the tool already knows: the `Domain...Ex` slot, with no
+/// validation left to do (the C ABI's fast path for `*_string` calls).
+#[inline(always)]
+pub(crate) unsafe fn registered<R: Copy>(
+    kind: &Slots3,
+    domain: &Entered,
+    string: *mut c_void,
+    none: R,
+) -> R {
+    let attributes = EventAttributes {
+        version: crate::loader::protocol::attr::VERSION,
+        size: std::mem::size_of::<EventAttributes>() as u16,
+        category: 0,
+        color_type: 0,
+        color: 0,
+        payload_type: 0,
+        reserved0: 0,
+        payload: 0,
+        message_type: crate::loader::protocol::attr::MESSAGE_REGISTERED,
+        padding: 0,
+        message: string,
+    };
+    slots::CORE2
+        .get::<DomainExFn<R>>(kind.domain_ex)
+        .map_or(none, |f| f(domain.handle, &attributes))
+}
+
 /// A text-only event in the default domain: the `...A` slot, as `nvtxMarkA`
 /// and friends. The C ABI's fast path calls this directly.
 ///
@@ -155,12 +183,17 @@ pub(crate) fn pop(domain: &'static DomainState) -> Result<i32, Error> {
 /// as NVIDIA's Python package sends it.
 #[inline]
 pub(crate) fn domain_pop(domain: &'static DomainState) -> Result<i32, Error> {
-    let entered = domain.enter()?;
+    Ok(domain_pop_entered(&domain.enter()?))
+}
+
+/// `domain_pop` inside the domain's gate.
+#[inline(always)]
+pub(crate) fn domain_pop_entered(entered: &Entered) -> i32 {
     // SAFETY: slot type fixed by the protocol.
     unsafe {
-        Ok(slots::CORE2
+        slots::CORE2
             .get::<unsafe extern "C" fn(*mut c_void) -> i32>(core2::DOMAIN_RANGE_POP)
-            .map_or(NO_PUSH_POP_TRACKING, |f| f(entered.handle)))
+            .map_or(NO_PUSH_POP_TRACKING, |f| f(entered.handle))
     }
 }
 

@@ -157,6 +157,28 @@ unsafe fn event_from(e: *const nvtxr_event_t) -> Result<Event, Error> {
     Ok(Event::with_attributes(message, color, e.category, payload))
 }
 
+/// The fast path of the `*_string` calls with a tool attached: a string of
+/// its own domain, both already known to the tool. `None`: take the full
+/// path (which validates, attaches, and reports errors).
+#[inline(always)]
+unsafe fn registered_fast<R: Copy>(
+    kind: &events::Slots3,
+    domain: *const nvtxr_domain_t,
+    string: *const nvtxr_string_t,
+    none: R,
+) -> Option<R> {
+    let d = domain_ref(domain).ok()?;
+    let s = string_ref(string).ok()??;
+    if !std::ptr::eq(s.domain(), d) {
+        return None;
+    }
+    let entered = d.enter_attached()?;
+    let handle = s.attached_handle()?;
+    Some(guard(none, || {
+        events::registered(kind, &entered, handle, none)
+    }))
+}
+
 // Each exported function loads the state word once (`known()`):
 // - no tool: it returns at once (a load, a compare and a return, no stack frame);
 // - a tool, the default domain and a non-NULL text message (the commonest
@@ -254,10 +276,12 @@ pub unsafe extern "C" fn nvtxr_mark_string(
     domain: *const nvtxr_domain_t,
     string: *const nvtxr_string_t,
 ) -> nvtxr_status_t {
-    if known() == Known::NoTool {
-        return NVTXR_OK;
+    match known() {
+        Known::NoTool => NVTXR_OK,
+        Known::Tool => registered_fast(&MARK, domain, string, ())
+            .map_or_else(|| mark_with(domain, Arg::String(string)), |()| NVTXR_OK),
+        Known::Unknown => mark_with(domain, Arg::String(string)),
     }
-    mark_with(domain, Arg::String(string))
 }
 
 /// Marks an instant with full attributes.
@@ -301,10 +325,12 @@ pub unsafe extern "C" fn nvtxr_range_push_string(
     domain: *const nvtxr_domain_t,
     string: *const nvtxr_string_t,
 ) -> i32 {
-    if known() == Known::NoTool {
-        return NVTXR_NO_PUSH_POP_TRACKING;
+    match known() {
+        Known::NoTool => NVTXR_NO_PUSH_POP_TRACKING,
+        Known::Tool => registered_fast(&PUSH, domain, string, NVTXR_NO_PUSH_POP_TRACKING)
+            .unwrap_or_else(|| push_with(domain, Arg::String(string))),
+        Known::Unknown => push_with(domain, Arg::String(string)),
     }
-    push_with(domain, Arg::String(string))
 }
 
 /// `nvtxr_range_push` with full attributes.
@@ -329,7 +355,16 @@ pub unsafe extern "C" fn nvtxr_range_pop(domain: *const nvtxr_domain_t) -> i32 {
     match known() {
         Known::NoTool => NVTXR_NO_PUSH_POP_TRACKING,
         Known::Tool if domain.is_null() => guard(NVTXR_NO_PUSH_POP_TRACKING, default_pop),
-        _ => pop_with(domain),
+        Known::Tool => domain_ref(domain)
+            .ok()
+            .and_then(|d| d.enter_attached())
+            .map(|entered| {
+                guard(NVTXR_NO_PUSH_POP_TRACKING, || {
+                    events::domain_pop_entered(&entered)
+                })
+            })
+            .unwrap_or_else(|| pop_with(domain)),
+        Known::Unknown => pop_with(domain),
     }
 }
 
@@ -357,10 +392,12 @@ pub unsafe extern "C" fn nvtxr_range_start_string(
     domain: *const nvtxr_domain_t,
     string: *const nvtxr_string_t,
 ) -> u64 {
-    if known() == Known::NoTool {
-        return 0;
+    match known() {
+        Known::NoTool => 0,
+        Known::Tool => registered_fast(&START, domain, string, 0)
+            .unwrap_or_else(|| start_with(domain, Arg::String(string))),
+        Known::Unknown => start_with(domain, Arg::String(string)),
     }
-    start_with(domain, Arg::String(string))
 }
 
 /// `nvtxr_range_start` with full attributes.
