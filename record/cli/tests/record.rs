@@ -540,14 +540,7 @@ fn html_timeline_of_a_long_trace_draws_about_a_bar_per_pixel() {
     if !have_tool("chromium") {
         return;
     }
-    let dir = scratch("html-many");
-    let out = record(
-        &dir,
-        &["-q", "--html"],
-        &[scenarios().to_str().unwrap(), "many"],
-        &[],
-    );
-    assert!(out.status.success(), "{}", text(&out));
+    let dir = html_of("html-many", "many");
     let dom = dump_dom(
         &dir,
         &format!("file://{}", dir.join("trace.html").display()),
@@ -561,6 +554,19 @@ fn html_timeline_of_a_long_trace_draws_about_a_bar_per_pixel() {
             "busy {t} not drawn"
         );
     }
+}
+
+/// Records `record_scenarios SCENARIO` with `--html` into `scratch(name)`.
+fn html_of(name: &str, scenario: &str) -> PathBuf {
+    let dir = scratch(name);
+    let out = record(
+        &dir,
+        &["-q", "--html"],
+        &[scenarios().to_str().unwrap(), scenario],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    dir
 }
 
 /// The page at `url` as headless Chromium leaves it after its scripts ran,
@@ -916,14 +922,7 @@ fn html_timeline_bars_are_visible_readable_findable_and_summarized() {
     if !have_tool("chromium") {
         return;
     }
-    let dir = scratch("html-colors");
-    let out = record(
-        &dir,
-        &["-q", "--html"],
-        &[scenarios().to_str().unwrap(), "colors"],
-        &[],
-    );
-    assert!(out.status.success(), "{}", text(&out));
+    let dir = html_of("html-colors", "colors");
     let page = dir.join("trace.html");
     let dom = dump_dom(&dir, &format!("file://{}#find=whi", page.display()));
     // Every bar has an outline (a white bar on a white row shows).
