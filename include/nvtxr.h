@@ -130,11 +130,29 @@ typedef int32_t nvtxr_status_t;
  * A payload value; `nvtxr_event_t.payload_type` says which member is set.
  */
 typedef union nvtxr_payload_t {
+  /**
+   * `NVTXR_PAYLOAD_U64`.
+   */
   uint64_t as_u64;
+  /**
+   * `NVTXR_PAYLOAD_I64`.
+   */
   int64_t as_i64;
+  /**
+   * `NVTXR_PAYLOAD_F64`.
+   */
   double as_f64;
+  /**
+   * `NVTXR_PAYLOAD_U32`.
+   */
   uint32_t as_u32;
+  /**
+   * `NVTXR_PAYLOAD_I32`.
+   */
   int32_t as_i32;
+  /**
+   * `NVTXR_PAYLOAD_F32`.
+   */
   float as_f32;
 } nvtxr_payload_t;
 
@@ -184,6 +202,9 @@ typedef struct nvtxr_event_t {
    * Must be 0.
    */
   uint32_t reserved;
+  /**
+   * The member `payload_type` names.
+   */
   union nvtxr_payload_t payload;
 } nvtxr_event_t;
 

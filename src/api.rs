@@ -31,8 +31,11 @@ fn with_c_str<R>(text: &str, f: impl FnOnce(&CStr) -> R) -> R {
 /// attached), a C string (passed as is), or a registered string (a handle).
 #[derive(Clone, Copy)]
 pub enum Message<'a> {
+    /// UTF-8 text.
     Text(&'a str),
+    /// A C string, passed as it is.
     CText(&'a CStr),
+    /// A string registered in the event's domain.
     Registered(&'a RegisteredString<'a>),
 }
 
@@ -99,6 +102,7 @@ impl<'a> EventAttributes<'a> {
         }
     }
 
+    /// The event's color.
     pub fn color(mut self, color: Color) -> Self {
         self.color = Some(color);
         self
@@ -110,6 +114,7 @@ impl<'a> EventAttributes<'a> {
         self
     }
 
+    /// A number the tool shows with the event.
     pub fn payload(mut self, payload: Payload) -> Self {
         self.payload = Some(payload);
         self

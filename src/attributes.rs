@@ -18,13 +18,21 @@ use std::ptr;
 pub struct Color(u32);
 
 impl Color {
+    /// Opaque black.
     pub const BLACK: Color = Color(0xFF000000);
+    /// Opaque white.
     pub const WHITE: Color = Color(0xFFFFFFFF);
+    /// Opaque red.
     pub const RED: Color = Color(0xFFFF0000);
+    /// Opaque green.
     pub const GREEN: Color = Color(0xFF00FF00);
+    /// Opaque blue.
     pub const BLUE: Color = Color(0xFF0000FF);
+    /// Opaque yellow.
     pub const YELLOW: Color = Color(0xFFFFFF00);
+    /// Opaque cyan.
     pub const CYAN: Color = Color(0xFF00FFFF);
+    /// Opaque magenta.
     pub const MAGENTA: Color = Color(0xFFFF00FF);
 
     /// From an `0xAARRGGBB` value.
@@ -51,11 +59,17 @@ impl Color {
 /// A numeric payload attached to an event.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Payload {
+    /// An unsigned 64-bit integer.
     U64(u64),
+    /// A signed 64-bit integer.
     I64(i64),
+    /// A 64-bit float.
     F64(f64),
+    /// An unsigned 32-bit integer.
     U32(u32),
+    /// A signed 32-bit integer.
     I32(i32),
+    /// A 32-bit float.
     F32(f32),
 }
 

@@ -1,3 +1,4 @@
+#![deny(missing_docs)]
 //! # nvtxr: NVTX annotations without the CUDA toolkit
 //!
 //! nvtxr marks ranges and events ("forward", "epoch 3") that NVIDIA's tools

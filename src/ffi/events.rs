@@ -35,11 +35,17 @@ pub const NVTXR_PAYLOAD_F32: u32 = 6;
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub union nvtxr_payload_t {
+    /// `NVTXR_PAYLOAD_U64`.
     pub as_u64: u64,
+    /// `NVTXR_PAYLOAD_I64`.
     pub as_i64: i64,
+    /// `NVTXR_PAYLOAD_F64`.
     pub as_f64: f64,
+    /// `NVTXR_PAYLOAD_U32`.
     pub as_u32: u32,
+    /// `NVTXR_PAYLOAD_I32`.
     pub as_i32: i32,
+    /// `NVTXR_PAYLOAD_F32`.
     pub as_f32: f32,
 }
 
@@ -73,6 +79,7 @@ pub struct nvtxr_event_t {
     pub payload_type: u32,
     /// Must be 0.
     pub reserved: u32,
+    /// The member `payload_type` names.
     pub payload: nvtxr_payload_t,
 }
 

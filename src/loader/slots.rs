@@ -65,11 +65,17 @@ impl<const M: usize> Table<M> {
     }
 }
 
+/// The CORE module's slots (default-domain events and naming).
 pub static CORE: Slots<{ module::CORE_SIZE }> = Slots::new();
+/// The CUDA driver naming module's slots.
 pub static CUDA: Slots<{ module::CUDA_SIZE }> = Slots::new();
+/// The OpenCL naming module's slots.
 pub static OPENCL: Slots<{ module::OPENCL_SIZE }> = Slots::new();
+/// The CUDA runtime naming module's slots.
 pub static CUDART: Slots<{ module::CUDART_SIZE }> = Slots::new();
+/// The CORE2 (domain) module's slots.
 pub static CORE2: Slots<{ module::CORE2_SIZE }> = Slots::new();
+/// The SYNC module's slots.
 pub static SYNC: Slots<{ module::SYNC_SIZE }> = Slots::new();
 
 static CORE_TABLE: Table<{ module::CORE_SIZE + 1 }> = Table::new(&CORE);
