@@ -1,4 +1,4 @@
-//! The C ABI, driven by `bindings/c/scenarios.c` linked to nvtxr shared and
+//! The C ABI, driven by `tests/c/scenarios.c` linked to nvtxr shared and
 //! static, recorded by the recording tool: exact event sequences and return
 //! values, with and without a tool.
 

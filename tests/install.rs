@@ -31,7 +31,7 @@ fn prefix() -> &'static Path {
 fn consumer(name: &str) -> PathBuf {
     let dir = outside(name);
     for f in ["main.c", "main.cpp", "CMakeLists.txt"] {
-        std::fs::copy(root().join("bindings/c/consumer").join(f), dir.join(f)).unwrap();
+        std::fs::copy(root().join("examples/c/consumer").join(f), dir.join(f)).unwrap();
     }
     dir
 }

@@ -1,5 +1,5 @@
 //! Test and benchmark harness: builds nvtxr (shared and static) and the
-//! recording tool, compiles the C programs in `bindings/c`, fetches NVIDIA's
+//! recording tool, compiles the C programs in `tests/c` and `examples/c`, fetches NVIDIA's
 //! reference producers from PyPI, and runs programs under the recorder.
 //!
 //! Everything it builds goes under `target/harness/`.
@@ -310,7 +310,19 @@ fn unique(stem: &str) -> PathBuf {
     ))
 }
 
-/// Compiles `bindings/c/<source>` (C11, or C++17 for `.cpp`; a later `-std=`
+/// Where a C or C++ program is: `tests/c` (test programs) or `examples/c`
+/// (what users read); an absolute path as it is.
+fn c_source(source: &str) -> PathBuf {
+    let test = root().join("tests/c").join(source);
+    if test.exists() {
+        test
+    } else {
+        root().join("examples/c").join(source)
+    }
+}
+
+/// Compiles `<source>` from `tests/c`, else `examples/c` (an absolute path as
+/// it is) (C11, or C++17 for `.cpp`; a later `-std=`
 /// in `extra` wins) with `-Wall -Wextra -Werror` against the given producer;
 /// returns the executable.
 pub fn compile_c(source: &str, producer: Producer, extra: &[&str]) -> PathBuf {
@@ -333,7 +345,7 @@ pub fn compile_c(source: &str, producer: Producer, extra: &[&str]) -> PathBuf {
         })
         .arg("-I")
         .arg(root().join("include"))
-        .arg(root().join("bindings/c").join(source))
+        .arg(c_source(source))
         .args(extra)
         .arg("-o")
         .arg(&exe);

@@ -1,6 +1,6 @@
 //! The benchmark: `cargo run --release -p nvtxr-harness --bin bench`.
 //!
-//! Runs `bindings/c/bench.c` through four producers (nvtxr shared, nvtxr
+//! Runs `tests/c/bench.c` through four producers (nvtxr shared, nvtxr
 //! static, NVIDIA's header-only NVTX3, NVIDIA's `libnvtx3interop.so.1`), with
 //! no tool and with a do-nothing tool, in one run; prints ns per call, the
 //! ratios of nvtxr to NVIDIA's two, and instructions per call (callgrind).

@@ -1,6 +1,6 @@
 //! Recording cost: `cargo run --release -p nvtxr-harness --bin bench_record`.
 //!
-//! Runs `bindings/c/record_bench.c` (push/pop pairs through nvtxr on 1, 2 and
+//! Runs `tests/c/record_bench.c` (push/pop pairs through nvtxr on 1, 2 and
 //! 4 threads) with no tool and under `nvtxr record`'s tool (with the
 //! time-stamp counter and with CLOCK_MONOTONIC), in one run, beside the bare
 //! cost of each clock read, and prints ns per event (each thread's own time

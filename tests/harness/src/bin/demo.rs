@@ -1,6 +1,6 @@
 //! The demo: builds nvtxr, its recording tool and the `nvtxr` command, runs
 //! the annotated example workloads (the C training loop in
-//! `bindings/c/example.c` and, when GHC is installed, the Haskell training
+//! `examples/c/example.c` and, when GHC is installed, the Haskell training
 //! example) under `nvtxr record`, and prints the summary and where the trace
 //! and the HTML timeline are.
 

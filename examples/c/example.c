@@ -5,7 +5,7 @@
  * Build it against nvtxr installed in a private prefix (the README's "Install"):
  *   PREFIX=$HOME/.local cargo run --release -q -p nvtxr-harness --bin install
  *   export PKG_CONFIG_PATH=$HOME/.local/lib/pkgconfig PATH=$HOME/.local/bin:$PATH
- *   gcc bindings/c/example.c $(pkg-config --cflags --libs nvtxr) -Wl,-rpath,$HOME/.local/lib -pthread -o example
+ *   gcc examples/c/example.c $(pkg-config --cflags --libs nvtxr) -Wl,-rpath,$HOME/.local/lib -pthread -o example
  * then run it with a tool:
  *   nvtxr record -- ./example                              (or: nsys profile ./example)
  */

@@ -1,0 +1,88 @@
+//! `cargo xtask WORKFLOW`: every developer workflow of the project in one
+//! place (the cargo-xtask convention). Each runs what the README documents.
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::{Command, ExitCode};
+
+/// nvtxr's developer workflows.
+#[derive(Parser)]
+#[command(name = "cargo xtask", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    workflow: Workflow,
+}
+
+#[derive(Subcommand)]
+enum Workflow {
+    /// Build nvtxr and record the example workloads with `nvtxr record` (the README's first command).
+    Demo,
+    /// Every test: format, lint, docs, the workspace's tests, the Haskell and Python packages
+    /// (the README's second command, `bash tests/run-all.sh`).
+    Test,
+    /// Install the libraries, headers, pkg-config and CMake files, the drop-ins and `nvtxr`
+    /// into PREFIX (default /usr/local; DESTDIR is honoured).
+    Install,
+    /// The C ABI against NVIDIA's header and libnvtx3interop (ns and callgrind instructions).
+    Bench,
+    /// The recording tool's cost per event, beside the bare clock reads.
+    BenchRecord,
+    /// The Python package against NVIDIA's `nvtx` package.
+    BenchPython,
+    /// The `tracing` layer's cost.
+    BenchTracing,
+    /// Build nvtxr and its tools; print where they are, as shell assignments.
+    Artifacts,
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_path_buf()
+}
+
+/// `cargo run [--release] -q -p nvtxr-harness --bin NAME`.
+fn harness(name: &str, release: bool) -> Command {
+    let mut c = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    c.arg("run");
+    if release {
+        c.arg("--release");
+    }
+    c.args(["-q", "-p", "nvtxr-harness", "--bin", name]);
+    c
+}
+
+fn main() -> ExitCode {
+    let mut command = match Cli::parse().workflow {
+        Workflow::Demo => harness("demo", false),
+        Workflow::Test => {
+            let mut c = Command::new("bash");
+            c.arg("tests/run-all.sh");
+            c
+        }
+        Workflow::Install => harness("install", true),
+        Workflow::Bench => harness("bench", true),
+        Workflow::BenchRecord => harness("bench_record", true),
+        Workflow::BenchPython => harness("bench_python", true),
+        Workflow::BenchTracing => harness("bench_tracing", true),
+        Workflow::Artifacts => harness("artifacts", true),
+    };
+    match command.current_dir(root()).status() {
+        Ok(s) if s.success() => ExitCode::SUCCESS,
+        Ok(s) => ExitCode::from(s.code().unwrap_or(1) as u8),
+        Err(e) => {
+            eprintln!("cargo xtask: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
+}
