@@ -95,16 +95,27 @@ impl<'a> Writer<'a> {
             return Ok(());
         }
         self.described = Some(p.pid);
-        let name = if p.command.is_empty() {
-            format!("pid {}", p.pid)
-        } else {
-            p.command.clone()
-        };
         self.line(&format!(
             r#"{{"ph":"M","name":"process_name","pid":{},"args":{{"name":{}}}}}"#,
             p.pid,
-            json::string(&name)
+            json::string(&p.label())
         ))?;
+        if let Some(rank) = p.rank {
+            // Tracks sort by rank; the command stays visible as a label.
+            self.line(&format!(
+                r#"{{"ph":"M","name":"process_sort_index","pid":{},"args":{{"sort_index":{rank}}}}}"#,
+                p.pid
+            ))?;
+            let labels = match p.world {
+                Some(world) => format!("{world} ranks; {}", p.command),
+                None => p.command.clone(),
+            };
+            self.line(&format!(
+                r#"{{"ph":"M","name":"process_labels","pid":{},"args":{{"labels":{}}}}}"#,
+                p.pid,
+                json::string(&labels)
+            ))?;
+        }
         if p.parent != 0 {
             self.line(&format!(
                 r#"{{"ph":"M","name":"process_labels","pid":{},"args":{{"labels":"parent pid {}"}}}}"#,

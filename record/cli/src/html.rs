@@ -113,7 +113,10 @@ impl<'a> Page<'a> {
         let comma = if self.first_row { "" } else { ",\n" };
         self.first_row = false;
         self.first_item = true;
-        let process = format!("{} (pid {})", short_command(&p.command), p.pid);
+        let process = match p.rank {
+            Some(_) => format!("{} {}", p.label(), short_command(&p.command)),
+            None => format!("{} (pid {})", short_command(&p.command), p.pid),
+        };
         write!(
             self.out,
             "{comma}{{\"pid\":{},\"process\":{},\"label\":{},\"async\":{is_async},\"items\":[",

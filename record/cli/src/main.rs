@@ -106,7 +106,58 @@ pub struct Outputs {
     pub nvtx_domain_exclude: Vec<String>,
 }
 
+/// An output name with `%q{VAR}` (an environment variable of `nvtxr`'s own,
+/// as a launcher sets it: `OMPI_COMM_WORLD_RANK`, `SLURM_PROCID`, `RANK`),
+/// `%h` (the host name), `%p` (`nvtxr`'s pid) and `%%` expanded, as Nsight
+/// Systems expands them.
+pub fn expand(name: &Path) -> Result<PathBuf, String> {
+    let text = name.to_string_lossy();
+    let mut out = String::new();
+    let mut rest = text.as_ref();
+    while let Some(i) = rest.find('%') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i + 1..];
+        if let Some(after) = rest.strip_prefix("q{") {
+            let end = after
+                .find('}')
+                .ok_or_else(|| format!("{text}: `%q{{` without its `}}`"))?;
+            let var = &after[..end];
+            let value = std::env::var(var).map_err(|_| {
+                format!("{text}: the environment variable {var} (for %q{{{var}}}) is not set")
+            })?;
+            out.push_str(&value);
+            rest = &after[end + 1..];
+        } else if let Some(after) = rest.strip_prefix('h') {
+            out.push_str(&nvtxr_record::recording::host_name());
+            rest = after;
+        } else if let Some(after) = rest.strip_prefix('p') {
+            out.push_str(&std::process::id().to_string());
+            rest = after;
+        } else if let Some(after) = rest.strip_prefix('%') {
+            out.push('%');
+            rest = after;
+        } else {
+            return Err(format!(
+                "{text}: unknown %-sequence (use %q{{VAR}}, %h, %p or %%)"
+            ));
+        }
+    }
+    out.push_str(rest);
+    Ok(out.into())
+}
+
 impl Outputs {
+    /// The same outputs with their names expanded (see [`expand`]).
+    pub fn expanded(&self) -> Result<Outputs, String> {
+        let optional = |p: &Option<PathBuf>| p.as_deref().map(expand).transpose();
+        Ok(Outputs {
+            trace: expand(&self.trace)?,
+            csv: optional(&self.csv)?,
+            json: optional(&self.json)?,
+            ..self.clone()
+        })
+    }
+
     pub fn html_path(&self) -> PathBuf {
         self.trace.with_extension("html")
     }
@@ -234,13 +285,20 @@ pub fn report(dir: &Path, outputs: &Outputs) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    match Cli::parse().command {
-        Command::Record {
-            outputs,
-            wait,
-            command,
-        } => record::run(&command, &outputs, wait),
-        Command::Report { outputs, dir } => match report(&dir, &outputs) {
+    let cli = Cli::parse();
+    let outputs = match &cli.command {
+        Command::Record { outputs, .. } | Command::Report { outputs, .. } => outputs.expanded(),
+    };
+    let outputs = match outputs {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("nvtxr: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match cli.command {
+        Command::Record { wait, command, .. } => record::run(&command, &outputs, wait),
+        Command::Report { dir, .. } => match report(&dir, &outputs) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("nvtxr: {e}");
@@ -291,6 +349,22 @@ mod tests {
         assert_eq!(command, ["python", "-m", "x", "--html"]);
         assert_eq!(wait, Wait::Primary);
         assert!(outputs.quiet && !outputs.html);
+    }
+
+    #[test]
+    fn output_names_expand_as_nsight_systems_expands_them() {
+        std::env::set_var("NVTXR_TEST_RANK", "3");
+        let pid = std::process::id();
+        assert_eq!(
+            expand(Path::new("run.%q{NVTXR_TEST_RANK}.%p.100%%.json")).unwrap(),
+            PathBuf::from(format!("run.3.{pid}.100%.json"))
+        );
+        assert!(!expand(Path::new("%h")).unwrap().to_string_lossy().is_empty());
+        assert!(expand(Path::new("r.%q{NVTXR_TEST_UNSET_VARIABLE}"))
+            .unwrap_err()
+            .contains("NVTXR_TEST_UNSET_VARIABLE"));
+        assert!(expand(Path::new("r.%x")).is_err());
+        assert!(expand(Path::new("r.%q{RANK")).is_err());
     }
 
     #[test]

@@ -97,6 +97,10 @@ pub struct Process {
     pub pid: u32,
     pub parent: u32,
     pub command: String,
+    /// Rank and world size under a parallel launcher, if it set them.
+    pub rank: Option<u32>,
+    pub world: Option<u32>,
+    pub host: String,
     pub threads: Vec<Thread>,
     /// Events the tool could not record (see the tool's stderr for why).
     pub dropped: u64,
@@ -277,6 +281,9 @@ pub fn scan(dir: &Path) -> std::io::Result<Scan> {
                 pid,
                 parent: header.parent,
                 command,
+                rank: header.rank,
+                world: header.world,
+                host: header.host.clone(),
                 threads: Vec::new(),
                 dropped: header.dropped,
             }),
@@ -315,6 +322,18 @@ pub fn scan(dir: &Path) -> std::io::Result<Scan> {
         scan.chunks.push(grouped);
     }
     Ok(scan)
+}
+
+impl Process {
+    /// How the process is shown: `rank N (host:pid)` under a parallel
+    /// launcher, else its command (or `pid N`).
+    pub fn label(&self) -> String {
+        match self.rank {
+            Some(rank) => format!("rank {rank} ({}:{})", self.host, self.pid),
+            None if self.command.is_empty() => format!("pid {}", self.pid),
+            None => self.command.clone(),
+        }
+    }
 }
 
 impl Scan {

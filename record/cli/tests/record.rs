@@ -1050,3 +1050,68 @@ fn thousands_separators_on_request() {
         "{csv}"
     );
 }
+
+#[test]
+fn torchrun_style_ranks_get_a_recording_each_named_by_rank() {
+    let dir = scratch("ranks");
+    let python = nvtxr_harness::python();
+    let script = dir.join("rank.py");
+    std::fs::write(
+        &script,
+        "import nvtx, os\nwith nvtx.annotate(f\"step on rank {os.environ['RANK']}\"):\n    pass\n",
+    )
+    .unwrap();
+    let output = dir.join("run.%q{RANK}.json");
+    let runs: Vec<_> = (0..2)
+        .map(|rank| {
+            Command::new(&artifacts().nvtxr)
+                .args(["record", "-q", "-o"])
+                .arg(&output)
+                .arg("--")
+                .arg(&python)
+                .arg(&script)
+                .env_remove("NVTX_INJECTION64_PATH")
+                .env("PYTHONPATH", python_nvtx())
+                .env("RANK", rank.to_string())
+                .env("WORLD_SIZE", "2")
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut run in runs {
+        assert!(run.wait().unwrap().success());
+    }
+    for rank in 0..2 {
+        let trace = load(&dir.join(format!("run.{rank}.json")));
+        let ev = events(&trace);
+        assert_eq!(names(&ev, "X"), [format!("step on rank {rank}")]);
+        let meta = trace["traceEvents"].as_array().unwrap();
+        let name = meta
+            .iter()
+            .find(|m| m["name"] == "process_name")
+            .map(|m| m["args"]["name"].as_str().unwrap().to_string())
+            .unwrap();
+        assert!(name.starts_with(&format!("rank {rank} (")), "{name}");
+        assert!(
+            meta.iter().any(|m| m["name"] == "process_labels"
+                && m["args"]["labels"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("2 ranks; ")),
+            "{trace}"
+        );
+    }
+    // A name that needs a variable nobody set is a clear usage error.
+    let out = Command::new(&artifacts().nvtxr)
+        .args([
+            "record",
+            "-o",
+            "run.%q{NVTXR_TEST_NOT_SET}.json",
+            "--",
+            "true",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("NVTXR_TEST_NOT_SET"), "{}", text(&out));
+}

@@ -55,7 +55,12 @@ const PROCESS_PARENT: usize = 12;
 const PROCESS_CLOCK: usize = 24;
 const PROCESS_RATE: usize = 32;
 const PROCESS_ANCHOR: usize = 40;
-const PROCESS_COMMAND: usize = 56;
+const PROCESS_RANK: usize = 56;
+const PROCESS_WORLD: usize = 60;
+const PROCESS_HOST: usize = 64;
+/// The most bytes of host name a header keeps.
+pub const PROCESS_HOST_MAX: usize = 64;
+const PROCESS_COMMAND: usize = PROCESS_HOST + PROCESS_HOST_MAX;
 /// The most bytes of command line a header keeps.
 pub const PROCESS_COMMAND_MAX: usize = PROCESS_SIZE - PROCESS_COMMAND - 4;
 
@@ -67,6 +72,12 @@ pub struct ProcessHeader {
     /// Events the tool could not record (no file could be made, a full disk...).
     pub dropped: u64,
     pub calibration: Calibration,
+    /// The process's rank and the world size under a parallel launcher
+    /// (MPI, SLURM, torchrun), if it set them.
+    pub rank: Option<u32>,
+    pub world: Option<u32>,
+    /// The host's name.
+    pub host: String,
     /// NUL-separated arguments.
     pub command: Vec<u8>,
 }
@@ -85,6 +96,11 @@ impl ProcessHeader {
         b[PROCESS_RATE..PROCESS_RATE + 8].copy_from_slice(&c.ticks_per_second.to_le_bytes());
         b[PROCESS_ANCHOR..PROCESS_ANCHOR + 8].copy_from_slice(&c.anchor.ticks.to_le_bytes());
         b[PROCESS_ANCHOR + 8..PROCESS_ANCHOR + 16].copy_from_slice(&c.anchor.ns.to_le_bytes());
+        let number = |v: Option<u32>| v.map_or(-1, |v| v as i32).to_le_bytes();
+        b[PROCESS_RANK..PROCESS_RANK + 4].copy_from_slice(&number(self.rank));
+        b[PROCESS_WORLD..PROCESS_WORLD + 4].copy_from_slice(&number(self.world));
+        let host = &self.host.as_bytes()[..self.host.len().min(PROCESS_HOST_MAX - 1)];
+        b[PROCESS_HOST..PROCESS_HOST + host.len()].copy_from_slice(host);
         b[PROCESS_COMMAND..PROCESS_COMMAND + 4]
             .copy_from_slice(&(command.len() as u32).to_le_bytes());
         b[PROCESS_COMMAND + 4..PROCESS_COMMAND + 4 + command.len()].copy_from_slice(command);
@@ -104,10 +120,19 @@ impl ProcessHeader {
         let ns = le_u64(b, PROCESS_ANCHOR + 8);
         let n = (le_u32(b, PROCESS_COMMAND) as usize).min(PROCESS_COMMAND_MAX);
         let command = b[PROCESS_COMMAND + 4..PROCESS_COMMAND + 4 + n].to_vec();
+        let number = |at| u32::try_from(le_u32(b, at) as i32).ok();
+        let host = &b[PROCESS_HOST..PROCESS_HOST + PROCESS_HOST_MAX];
+        let host = &host[..host
+            .iter()
+            .position(|&c| c == 0)
+            .unwrap_or(PROCESS_HOST_MAX)];
         Ok(ProcessHeader {
             pid,
             parent,
             dropped,
+            rank: number(PROCESS_RANK),
+            world: number(PROCESS_WORLD),
+            host: String::from_utf8_lossy(host).into_owned(),
             calibration: Calibration {
                 kind,
                 ticks_per_second,
@@ -294,4 +319,53 @@ impl Reader<'_> {
 pub fn decode(bytes: &[u8]) -> Vec<Record> {
     let mut reader = Reader { bytes, at: 0 };
     std::iter::from_fn(|| reader.record()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_process_header_round_trips() {
+        let header = ProcessHeader {
+            pid: 42,
+            parent: 7,
+            dropped: 3,
+            calibration: Calibration {
+                kind: clock::Kind::Tsc,
+                ticks_per_second: 2.5e9,
+                anchor: Anchor { ticks: 11, ns: 22 },
+            },
+            rank: Some(3),
+            world: Some(8),
+            host: "node-17".into(),
+            command: b"python\0train.py\0".to_vec(),
+        };
+        assert_eq!(ProcessHeader::decode(&header.encode()), Ok(header.clone()));
+        let alone = ProcessHeader {
+            rank: None,
+            world: None,
+            ..header
+        };
+        assert_eq!(ProcessHeader::decode(&alone.encode()), Ok(alone));
+    }
+
+    #[test]
+    fn a_chunk_stops_at_its_committed_length() {
+        let mut b = vec![0u8; CHUNK_HEADER + 64];
+        b[..8].copy_from_slice(&CHUNK_MAGIC);
+        b[CHUNK_TID..CHUNK_TID + 4].copy_from_slice(&9u32.to_le_bytes());
+        // One 10-byte pop record, committed; garbage after it, not committed.
+        b[CHUNK_HEADER] = Kind::Pop as u8;
+        b[CHUNK_HEADER + 2..CHUNK_HEADER + 10].copy_from_slice(&77u64.to_le_bytes());
+        b[CHUNK_HEADER + 10] = Kind::Mark as u8;
+        b[CHUNK_COMMITTED..CHUNK_COMMITTED + 8].copy_from_slice(&10u64.to_le_bytes());
+        let chunk = Chunk::decode(&b).unwrap();
+        assert_eq!((chunk.tid, chunk.records.len()), (9, 1));
+        assert_eq!(
+            (chunk.records[0].kind, chunk.records[0].timestamp),
+            (Kind::Pop, 77)
+        );
+        assert!(Chunk::decode(&b[..8]).is_err(), "too short");
+    }
 }

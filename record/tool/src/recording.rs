@@ -101,6 +101,20 @@ pub fn start_image(calibration: Calibration) -> Result<(), String> {
         parent: unsafe { libc::getppid() } as u32,
         dropped: 0,
         calibration,
+        rank: from_env(&[
+            "OMPI_COMM_WORLD_RANK",
+            "PMI_RANK",
+            "PMIX_RANK",
+            "SLURM_PROCID",
+            "RANK",
+        ]),
+        world: from_env(&[
+            "OMPI_COMM_WORLD_SIZE",
+            "PMI_SIZE",
+            "SLURM_NTASKS",
+            "WORLD_SIZE",
+        ]),
+        host: host_name(),
         command: std::fs::read("/proc/self/cmdline").unwrap_or_default(),
     };
     let mapping = create_mapped(&dir, "process", PROCESS_SIZE)
@@ -121,6 +135,25 @@ pub fn start_image(calibration: Calibration) -> Result<(), String> {
 /// The clock calibration of this process, once recording has started.
 pub fn calibration() -> Option<Calibration> {
     CALIBRATION.get().copied()
+}
+
+/// The first of `names` set to a number (the launchers' rank and size variables:
+/// Open MPI, MPICH/PMI, PMIx, SLURM, torchrun).
+fn from_env(names: &[&str]) -> Option<u32> {
+    names
+        .iter()
+        .find_map(|n| std::env::var(n).ok()?.trim().parse().ok())
+}
+
+/// This machine's host name.
+pub fn host_name() -> String {
+    let mut name = [0u8; 256];
+    // SAFETY: gethostname writes at most `len` bytes.
+    if unsafe { libc::gethostname(name.as_mut_ptr().cast(), name.len()) } != 0 {
+        return String::new();
+    }
+    let len = name.iter().position(|&c| c == 0).unwrap_or(name.len());
+    String::from_utf8_lossy(&name[..len]).into_owned()
 }
 
 fn image() -> Option<&'static Image> {
