@@ -359,7 +359,10 @@ mod tests {
             expand(Path::new("run.%q{NVTXR_TEST_RANK}.%p.100%%.json")).unwrap(),
             PathBuf::from(format!("run.3.{pid}.100%.json"))
         );
-        assert!(!expand(Path::new("%h")).unwrap().to_string_lossy().is_empty());
+        assert!(!expand(Path::new("%h"))
+            .unwrap()
+            .to_string_lossy()
+            .is_empty());
         assert!(expand(Path::new("r.%q{NVTXR_TEST_UNSET_VARIABLE}"))
             .unwrap_err()
             .contains("NVTXR_TEST_UNSET_VARIABLE"));
