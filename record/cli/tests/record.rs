@@ -693,16 +693,9 @@ fn marks_from_atexit_handlers_and_destructors_are_recorded() {
 
 #[test]
 fn threads_carry_their_os_name_unless_named_through_nvtx() {
-    let dir = scratch("thread_names");
-    let out = record(
-        &dir,
-        &["-q"],
-        &[scenarios().to_str().unwrap(), "thread_names"],
-        &[],
-    );
+    let (out, ev, dir) = scenario("thread_names", &[]);
     assert!(out.status.success(), "{}", text(&out));
     let trace = load(&dir.join("trace.json"));
-    let ev = events(&trace);
     let name_of = |range: &str| {
         let e = ev.iter().find(|e| e.name == range).unwrap();
         trace["traceEvents"]
@@ -719,16 +712,10 @@ fn threads_carry_their_os_name_unless_named_through_nvtx() {
 
 #[test]
 fn async_ids_are_unique_across_processes() {
-    let dir = scratch("async_ids");
-    let out = record(
-        &dir,
-        &["-q"],
-        &[scenarios().to_str().unwrap(), "async_ids"],
-        &[],
-    );
+    // `events` (in `scenario`) fails on a duplicate async id; both processes'
+    // first range has tool id 1.
+    let (out, ev, _) = scenario("async_ids", &[]);
     assert!(out.status.success(), "{}", text(&out));
-    // `events` fails on a duplicate id; both processes' first range has tool id 1...
-    let ev = events(&load(&dir.join("trace.json")));
     assert_eq!(names(&ev, "b").len(), 2);
 }
 
