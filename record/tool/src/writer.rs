@@ -47,6 +47,19 @@ pub enum Text<'a> {
     Wide(*const i32),
 }
 
+impl Text<'_> {
+    /// The bytes the text takes in a record: cut to [`MAX_TEXT`], a wide
+    /// string at whole characters.
+    fn encoded_len(&self) -> usize {
+        match *self {
+            Text::None => 0,
+            Text::Bytes(b) => b.len().min(MAX_TEXT),
+            // SAFETY: the producer passes a NUL-terminated wide string.
+            Text::Wide(w) => unsafe { wide_utf8_len(w) },
+        }
+    }
+}
+
 /// One event, before encoding (see `format` for what each field means).
 pub struct Event<'a> {
     pub kind: Kind,
@@ -204,12 +217,7 @@ pub fn after_fork_in_child() {
 
 impl Writer {
     fn write(&self, now: u64, e: &Event) -> i32 {
-        let text_len = match e.text {
-            Text::None => 0,
-            Text::Bytes(b) => b.len().min(MAX_TEXT),
-            // SAFETY: the producer passes a NUL-terminated wide string.
-            Text::Wide(w) => unsafe { wide_utf8_len(w) },
-        };
+        let text_len = e.text.encoded_len();
         let need = MAX_EXTRA + MAX_FIXED + text_len;
         let epoch = EPOCH.load(Ordering::Relaxed);
         if self.epoch.get() != epoch {
@@ -246,12 +254,7 @@ impl Writer {
     /// the event into the side buffer. Returns 0 (no depth is tracked here),
     /// -1 if it does not fit.
     fn set_aside(&self, now: u64, e: &Event) -> i32 {
-        let text_len = match e.text {
-            Text::None => 0,
-            Text::Bytes(b) => b.len(),
-            // SAFETY: the producer passes a NUL-terminated wide string.
-            Text::Wide(w) => unsafe { wide_utf8_len(w) },
-        };
+        let text_len = e.text.encoded_len();
         loop {
             let at = self.side_len.load(Ordering::Relaxed);
             if at + MAX_FIXED + text_len > SIDE_BUFFER {
