@@ -128,7 +128,7 @@ pub fn expand(name: &Path) -> Result<PathBuf, String> {
             out.push_str(&value);
             rest = &after[end + 1..];
         } else if let Some(after) = rest.strip_prefix('h') {
-            out.push_str(&nvtxr_record::recording::host_name());
+            out.push_str(&nvtxr_record_format::host_name());
             rest = after;
         } else if let Some(after) = rest.strip_prefix('p') {
             out.push_str(&std::process::id().to_string());

@@ -8,8 +8,8 @@
 //! by the distinct names, the open ranges, and the start/end ranges whose
 //! end comes before their start in reading order, not by the trace's length.
 
-use nvtxr_record::clock::{Anchor, Converter};
-use nvtxr_record::format::{Chunk, Kind, ProcessHeader, Record};
+use nvtxr_record_format::time::{Anchor, Converter};
+use nvtxr_record_format::{Chunk, Kind, ProcessHeader, Record};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 

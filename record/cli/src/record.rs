@@ -90,7 +90,7 @@ pub fn run(command: &[OsString], outputs: &Outputs, wait: Wait) -> ExitCode {
     let child = match Command::new(&command[0])
         .args(&command[1..])
         .env("NVTX_INJECTION64_PATH", &tool)
-        .env(nvtxr_record::DIR_VAR, raw.path())
+        .env(nvtxr_record_format::DIR_VAR, raw.path())
         .spawn()
     {
         Ok(c) => c,

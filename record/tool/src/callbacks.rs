@@ -1,9 +1,9 @@
 //! The functions the tool writes into a producer's slots: each turns its
 //! arguments into an [`Event`] and records it on the calling thread.
 
-use crate::format::Kind;
 use crate::writer::{self, Event, Text};
 use nvtx_protocol::{attr, EventAttributes};
+use nvtxr_record_format::Kind;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -29,12 +29,8 @@ unsafe fn id_of(h: *const c_void) -> u64 {
     h.cast::<Handle>().as_ref().map_or(0, |h| h.id)
 }
 
-unsafe fn bytes<'a>(s: *const c_char) -> Text<'a> {
-    if s.is_null() {
-        Text::None
-    } else {
-        Text::Bytes(CStr::from_ptr(s).to_bytes())
-    }
+unsafe fn bytes<'a>(s: *const c_char) -> Option<Text<'a>> {
+    (!s.is_null()).then(|| Text::Bytes(CStr::from_ptr(s).to_bytes()))
 }
 
 /// An event from an attribute struct (an absent or unreadable one gives an empty event).
@@ -44,7 +40,7 @@ unsafe fn from_attributes<'a>(
     value: u64,
     a: *const EventAttributes,
 ) -> Event<'a> {
-    let mut e = Event::simple(kind, domain, value, Text::None);
+    let mut e = Event::simple(kind, domain, value, None);
     let Some(a) = a.as_ref() else { return e };
     if a.version < 1 || usize::from(a.size) < std::mem::size_of::<EventAttributes>() {
         return e;
@@ -56,35 +52,35 @@ unsafe fn from_attributes<'a>(
     }
     match a.message_type {
         attr::MESSAGE_ASCII => e.text = bytes(a.message.cast()),
-        attr::MESSAGE_UNICODE => e.text = Text::Wide(a.message.cast()),
+        attr::MESSAGE_UNICODE => e.text = Some(Text::Wide(a.message.cast())),
         attr::MESSAGE_REGISTERED => e.string = Some(id_of(a.message)),
         _ => {}
     }
     e
 }
 
-fn text_event(kind: Kind, domain: u64, value: u64, text: Text) -> Event {
+fn text_event(kind: Kind, domain: u64, value: u64, text: Option<Text>) -> Event {
     Event::simple(kind, domain, value, text)
 }
 
 // Marks.
 unsafe extern "C" fn mark_ex(a: *const EventAttributes) {
-    writer::record(&from_attributes(Kind::Mark, 0, 0, a));
+    writer::record(&mut from_attributes(Kind::Mark, 0, 0, a));
 }
 unsafe extern "C" fn mark_a(m: *const c_char) {
-    writer::record(&text_event(Kind::Mark, 0, 0, bytes(m)));
+    writer::record(&mut text_event(Kind::Mark, 0, 0, bytes(m)));
 }
 unsafe extern "C" fn mark_w(m: *const i32) {
-    writer::record(&text_event(Kind::Mark, 0, 0, Text::Wide(m)));
+    writer::record(&mut text_event(Kind::Mark, 0, 0, Some(Text::Wide(m))));
 }
 unsafe extern "C" fn domain_mark_ex(d: *const c_void, a: *const EventAttributes) {
-    writer::record(&from_attributes(Kind::Mark, id_of(d), 0, a));
+    writer::record(&mut from_attributes(Kind::Mark, id_of(d), 0, a));
 }
 
 // Start/end ranges.
-fn start(e: Event) -> u64 {
+fn start(mut e: Event) -> u64 {
     let id = e.value;
-    writer::record(&e);
+    writer::record(&mut e);
     id
 }
 unsafe extern "C" fn range_start_ex(a: *const EventAttributes) -> u64 {
@@ -94,24 +90,24 @@ unsafe extern "C" fn range_start_a(m: *const c_char) -> u64 {
     start(text_event(Kind::Start, 0, next_id(), bytes(m)))
 }
 unsafe extern "C" fn range_start_w(m: *const i32) -> u64 {
-    start(text_event(Kind::Start, 0, next_id(), Text::Wide(m)))
+    start(text_event(Kind::Start, 0, next_id(), Some(Text::Wide(m))))
 }
 unsafe extern "C" fn domain_range_start_ex(d: *const c_void, a: *const EventAttributes) -> u64 {
     start(from_attributes(Kind::Start, id_of(d), next_id(), a))
 }
 unsafe extern "C" fn range_end(id: u64) {
-    writer::record(&Event::simple(Kind::End, 0, id, Text::None));
+    writer::record(&mut Event::simple(Kind::End, 0, id, None));
 }
 unsafe extern "C" fn domain_range_end(d: *const c_void, id: u64) {
-    writer::record(&Event::simple(Kind::End, id_of(d), id, Text::None));
+    writer::record(&mut Event::simple(Kind::End, id_of(d), id, None));
 }
 
 // Push/pop ranges: return the depth, as NVIDIA's tools do.
-fn push(e: Event) -> c_int {
-    writer::record(&e)
+fn push(mut e: Event) -> c_int {
+    writer::record(&mut e)
 }
 fn pop(domain: u64) -> c_int {
-    writer::record(&Event::simple(Kind::Pop, domain, 0, Text::None))
+    writer::record(&mut Event::simple(Kind::Pop, domain, 0, None))
 }
 unsafe extern "C" fn range_push_ex(a: *const EventAttributes) -> c_int {
     push(from_attributes(Kind::Push, 0, 0, a))
@@ -120,7 +116,7 @@ unsafe extern "C" fn range_push_a(m: *const c_char) -> c_int {
     push(text_event(Kind::Push, 0, 0, bytes(m)))
 }
 unsafe extern "C" fn range_push_w(m: *const i32) -> c_int {
-    push(text_event(Kind::Push, 0, 0, Text::Wide(m)))
+    push(text_event(Kind::Push, 0, 0, Some(Text::Wide(m))))
 }
 unsafe extern "C" fn domain_range_push_ex(d: *const c_void, a: *const EventAttributes) -> c_int {
     push(from_attributes(Kind::Push, id_of(d), 0, a))
@@ -134,7 +130,7 @@ unsafe extern "C" fn domain_range_pop(d: *const c_void) -> c_int {
 
 // Naming.
 unsafe extern "C" fn name_category_a(category: u32, n: *const c_char) {
-    writer::record(&Event::simple(
+    writer::record(&mut Event::simple(
         Kind::NameCategory,
         0,
         category.into(),
@@ -142,15 +138,15 @@ unsafe extern "C" fn name_category_a(category: u32, n: *const c_char) {
     ));
 }
 unsafe extern "C" fn name_category_w(category: u32, n: *const i32) {
-    writer::record(&Event::simple(
+    writer::record(&mut Event::simple(
         Kind::NameCategory,
         0,
         category.into(),
-        Text::Wide(n),
+        Some(Text::Wide(n)),
     ));
 }
 unsafe extern "C" fn domain_name_category_a(d: *const c_void, category: u32, n: *const c_char) {
-    writer::record(&Event::simple(
+    writer::record(&mut Event::simple(
         Kind::NameCategory,
         id_of(d),
         category.into(),
@@ -158,47 +154,52 @@ unsafe extern "C" fn domain_name_category_a(d: *const c_void, category: u32, n: 
     ));
 }
 unsafe extern "C" fn domain_name_category_w(d: *const c_void, category: u32, n: *const i32) {
-    writer::record(&Event::simple(
+    writer::record(&mut Event::simple(
         Kind::NameCategory,
         id_of(d),
         category.into(),
-        Text::Wide(n),
+        Some(Text::Wide(n)),
     ));
 }
 unsafe extern "C" fn name_os_thread_a(tid: u32, n: *const c_char) {
-    writer::record(&Event::simple(Kind::NameThread, 0, tid.into(), bytes(n)));
-}
-unsafe extern "C" fn name_os_thread_w(tid: u32, n: *const i32) {
-    writer::record(&Event::simple(
+    writer::record(&mut Event::simple(
         Kind::NameThread,
         0,
         tid.into(),
-        Text::Wide(n),
+        bytes(n),
+    ));
+}
+unsafe extern "C" fn name_os_thread_w(tid: u32, n: *const i32) {
+    writer::record(&mut Event::simple(
+        Kind::NameThread,
+        0,
+        tid.into(),
+        Some(Text::Wide(n)),
     ));
 }
 
 // Domains and registered strings.
-fn create_domain(text: Text) -> *mut c_void {
+fn create_domain(text: Option<Text>) -> *mut c_void {
     let id = next_id();
-    writer::record(&Event::simple(Kind::DomainCreate, id, 0, text));
+    writer::record(&mut Event::simple(Kind::DomainCreate, id, 0, text));
     new_handle(id)
 }
 unsafe extern "C" fn domain_create_a(n: *const c_char) -> *mut c_void {
     create_domain(bytes(n))
 }
 unsafe extern "C" fn domain_create_w(n: *const i32) -> *mut c_void {
-    create_domain(Text::Wide(n))
+    create_domain(Some(Text::Wide(n)))
 }
-fn register(domain: u64, text: Text) -> *mut c_void {
+fn register(domain: u64, text: Option<Text>) -> *mut c_void {
     let id = next_id();
-    writer::record(&Event::simple(Kind::RegisterString, domain, id, text));
+    writer::record(&mut Event::simple(Kind::RegisterString, domain, id, text));
     new_handle(id)
 }
 unsafe extern "C" fn domain_register_string_a(d: *const c_void, s: *const c_char) -> *mut c_void {
     register(id_of(d), bytes(s))
 }
 unsafe extern "C" fn domain_register_string_w(d: *const c_void, s: *const i32) -> *mut c_void {
-    register(id_of(d), Text::Wide(s))
+    register(id_of(d), Some(Text::Wide(s)))
 }
 /// Domains stay known after destruction (their events are already recorded).
 unsafe extern "C" fn domain_destroy(_d: *const c_void) {}

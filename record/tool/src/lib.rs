@@ -9,19 +9,16 @@
 //! then `nvtxr report dir`.
 
 mod callbacks;
-pub mod clock;
-pub mod format;
-pub mod recording;
+mod clock;
+mod recording;
 mod writer;
 
 use std::ffi::{c_int, c_uint};
 use std::io::Write;
 use std::sync::OnceLock;
 
-/// The variable naming the recording directory.
-pub const DIR_VAR: &str = "NVTXR_RECORD_DIR";
-
 use nvtx_protocol::{fill_slots, module, Callbacks, GetExportTable, Slot, ETID_CALLBACKS};
+use nvtxr_record_format::DIR_VAR;
 
 /// Process-wide setup, once (every producer in the process calls the entry
 /// point). Nothing is registered to run at exit or on signals: events are in

@@ -12,9 +12,9 @@
 //! kernel kill the program with SIGXFSZ. The descriptor is closed once the
 //! chunk is mapped: a thread holds no file descriptor while it records.
 
-use crate::clock::Calibration;
-use crate::format::{
-    ProcessHeader, CHUNK_MAGIC, CHUNK_SEQ, CHUNK_TID, PROCESS_DROPPED, PROCESS_SIZE,
+use nvtxr_record_format::time::Calibration;
+use nvtxr_record_format::{
+    host_name, ProcessHeader, CHUNK_MAGIC, CHUNK_SEQ, CHUNK_TID, PROCESS_DROPPED, PROCESS_SIZE,
 };
 use std::ffi::{CStr, CString, OsStr};
 use std::fmt::Write as _;
@@ -143,17 +143,6 @@ fn from_env(names: &[&str]) -> Option<u32> {
     names
         .iter()
         .find_map(|n| std::env::var(n).ok()?.trim().parse().ok())
-}
-
-/// This machine's host name.
-pub fn host_name() -> String {
-    let mut name = [0u8; 256];
-    // SAFETY: gethostname writes at most `len` bytes.
-    if unsafe { libc::gethostname(name.as_mut_ptr().cast(), name.len()) } != 0 {
-        return String::new();
-    }
-    let len = name.iter().position(|&c| c == 0).unwrap_or(name.len());
-    String::from_utf8_lossy(&name[..len]).into_owned()
 }
 
 fn image() -> Option<&'static Image> {

@@ -14,11 +14,10 @@
 //! chunks alone and starts its own.
 
 use crate::clock;
-use crate::format::{
-    Kind, CHUNK_COMMITTED, CHUNK_HEADER, HAS_CATEGORY, HAS_COLOR, HAS_DOMAIN, HAS_PAYLOAD,
-    HAS_STRING, HAS_TEXT, HAS_VALUE,
-};
 use crate::recording::{self, Mapping};
+use nvtxr_record_format::{
+    self as format, Kind, Record, Stamp, CHUNK_COMMITTED, CHUNK_HEADER, MAX_FIXED,
+};
 use std::cell::{Cell, UnsafeCell};
 use std::sync::atomic::{compiler_fence, AtomicU64, AtomicUsize, Ordering};
 
@@ -39,59 +38,47 @@ const SIDE_BUFFER: usize = 4096;
 /// so a new thread's writer (epoch 0) sets itself up on its first event.
 static EPOCH: AtomicU64 = AtomicU64::new(1);
 
-/// An event's text, written after the header.
+/// An event's text: the producer's string, cut to [`MAX_TEXT`] bytes.
+#[derive(Clone, Copy)]
 pub enum Text<'a> {
-    None,
     Bytes(&'a [u8]),
     /// A NUL-terminated `wchar_t` (UTF-32) string, converted to UTF-8.
     Wide(*const i32),
 }
 
-impl Text<'_> {
-    /// The bytes the text takes in a record: cut to [`MAX_TEXT`], a wide
-    /// string at whole characters.
+impl format::Text for Text<'_> {
     fn encoded_len(&self) -> usize {
         match *self {
-            Text::None => 0,
             Text::Bytes(b) => b.len().min(MAX_TEXT),
             // SAFETY: the producer passes a NUL-terminated wide string.
             Text::Wide(w) => unsafe { wide_utf8_len(w) },
         }
     }
-}
 
-/// One event, before encoding (see `format` for what each field means).
-pub struct Event<'a> {
-    pub kind: Kind,
-    pub color: Option<u32>,
-    /// 0 means none.
-    pub category: u32,
-    /// `(type, bits)`; type 0 means none.
-    pub payload: (u8, u64),
-    pub domain: u64,
-    pub value: u64,
-    pub string: Option<u64>,
-    pub text: Text<'a>,
-}
-
-impl<'a> Event<'a> {
-    /// An event with only a kind, domain, value and text.
-    pub fn simple(kind: Kind, domain: u64, value: u64, text: Text<'a>) -> Self {
-        Event {
-            kind,
-            color: None,
-            category: 0,
-            payload: (0, 0),
-            domain,
-            value,
-            string: None,
-            text,
+    fn write(&self, out: &mut [u8]) {
+        let len = self.encoded_len();
+        match *self {
+            // SAFETY: `out` has room for `len` bytes, which `b` has too.
+            Text::Bytes(b) => unsafe {
+                std::ptr::copy_nonoverlapping(b.as_ptr(), out.as_mut_ptr(), len)
+            },
+            Text::Wide(w) => {
+                let mut at = 0;
+                // SAFETY: as in `encoded_len`.
+                for c in unsafe { wide_chars(w) } {
+                    if at + c.len_utf8() > len {
+                        break;
+                    }
+                    at += c.encode_utf8(&mut out[at..]).len();
+                }
+            }
         }
     }
 }
 
-/// The most bytes a record takes besides its text.
-const MAX_FIXED: usize = 2 + 8 + 4 + 4 + 9 + 8 + 8 + 8 + 4;
+/// One event, as the tool's callbacks make it (the writer stamps the time).
+pub type Event<'a> = Record<Text<'a>>;
+
 /// Room kept for an anchor and the thread's OS name before each event.
 const MAX_EXTRA: usize = 2 * MAX_FIXED + 16;
 
@@ -99,6 +86,8 @@ struct Writer {
     chunk: Cell<Option<(*mut u8, usize)>>,
     /// Record bytes committed in the current chunk.
     len: Cell<usize>,
+    /// The timestamp of the chunk's last relative record.
+    previous: Cell<u64>,
     /// The thread's next chunk number and size.
     seq: Cell<u32>,
     next_size: Cell<usize>,
@@ -126,6 +115,7 @@ impl Writer {
         Writer {
             chunk: Cell::new(None),
             len: Cell::new(0),
+            previous: Cell::new(0),
             seq: Cell::new(0),
             next_size: Cell::new(FIRST_CHUNK),
             epoch: Cell::new(0),
@@ -168,7 +158,7 @@ impl Drop for Release {
 ///
 /// Runs inside a panic guard: a panic here (a bug) must never unwind into
 /// the program that called NVTX; the event is dropped and counted instead.
-pub fn record(event: &Event) -> i32 {
+pub fn record(event: &mut Event) -> i32 {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| record_unguarded(event)))
         .unwrap_or_else(|_| {
             // The thread's writer is usable again for its next event.
@@ -178,18 +168,19 @@ pub fn record(event: &Event) -> i32 {
         })
 }
 
-fn record_unguarded(event: &Event) -> i32 {
-    let now = clock::now();
+fn record_unguarded(event: &mut Event) -> i32 {
+    event.timestamp = clock::now();
+    let event = &*event;
     WRITER
         .try_with(|w| {
             if w.busy.replace(true) {
                 // A signal handler interrupted this thread mid-record.
-                return w.set_aside(now, event);
+                return w.set_aside(event);
             }
             // The fences keep the compiler from moving the writes to the
             // chunk outside the `busy` window a signal handler checks.
             compiler_fence(Ordering::SeqCst);
-            let result = w.write(now, event);
+            let result = w.write(event);
             while w.side_len.load(Ordering::Relaxed) != 0 {
                 w.append_side();
             }
@@ -216,9 +207,8 @@ pub fn after_fork_in_child() {
 }
 
 impl Writer {
-    fn write(&self, now: u64, e: &Event) -> i32 {
-        let text_len = e.text.encoded_len();
-        let need = MAX_EXTRA + MAX_FIXED + text_len;
+    fn write(&self, e: &Event) -> i32 {
+        let need = MAX_EXTRA + format::max_len(e);
         let epoch = EPOCH.load(Ordering::Relaxed);
         if self.epoch.get() != epoch {
             self.start_epoch(epoch);
@@ -238,10 +228,12 @@ impl Writer {
         let out =
             unsafe { std::slice::from_raw_parts_mut(base.add(CHUNK_HEADER), size - CHUNK_HEADER) };
         let mut len = self.len.get();
-        if now >= self.next_anchor.get() {
-            len += self.anchor(&mut out[len..]);
+        let mut previous = self.previous.get();
+        if e.timestamp >= self.next_anchor.get() {
+            len += self.anchor(&mut out[len..], &mut previous);
         }
-        len += encode(&mut out[len..], now, e, text_len);
+        len += format::encode(&mut out[len..], Stamp::Relative(&mut previous), e);
+        self.previous.set(previous);
         self.commit(base, len);
         match e.kind {
             Kind::Push => self.step_depth(e.domain, 1),
@@ -253,16 +245,18 @@ impl Writer {
     /// From a signal handler that interrupted this thread mid-record: encodes
     /// the event into the side buffer. Returns 0 (no depth is tracked here),
     /// -1 if it does not fit.
-    fn set_aside(&self, now: u64, e: &Event) -> i32 {
-        let text_len = e.text.encoded_len();
+    #[cold]
+    #[inline(never)]
+    fn set_aside(&self, e: &Event) -> i32 {
+        let need = format::max_len(e);
         loop {
             let at = self.side_len.load(Ordering::Relaxed);
-            if at + MAX_FIXED + text_len > SIDE_BUFFER {
+            if at + need > SIDE_BUFFER {
                 recording::count_dropped(1);
                 return -1;
             }
             let mut record = [0u8; SIDE_BUFFER];
-            let n = encode(&mut record, now, e, text_len);
+            let n = format::encode(&mut record, Stamp::Absolute, e);
             // A nested handler may have set something aside meanwhile: claim
             // the space only if it is still free.
             if self
@@ -284,6 +278,8 @@ impl Writer {
     }
 
     /// Appends what signal handlers set aside, after the record they interrupted.
+    #[cold]
+    #[inline(never)]
     fn append_side(&self) {
         let mut copy = [0u8; SIDE_BUFFER];
         let n = loop {
@@ -356,6 +352,7 @@ impl Writer {
                 self.seq.set(self.seq.get() + 1);
                 self.next_size.set((size * 2).min(MAX_CHUNK));
                 self.len.set(0);
+                self.previous.set(0);
                 self.next_anchor.set(0);
                 Some((m.base, m.size))
             }
@@ -368,25 +365,25 @@ impl Writer {
     }
 
     /// Writes an anchor, and the OS thread name if it changed; returns the bytes written.
-    fn anchor(&self, out: &mut [u8]) -> usize {
+    #[cold]
+    #[inline(never)]
+    fn anchor(&self, out: &mut [u8], previous: &mut u64) -> usize {
         let a = clock::anchor();
         self.next_anchor
             .set(a.ticks.saturating_add(clock::anchor_ticks()));
-        let mut n = encode(
-            out,
-            a.ticks,
-            &Event::simple(Kind::Anchor, 0, a.ns, Text::None),
-            0,
-        );
+        let mut anchor = Event::simple(Kind::Anchor, 0, a.ns, None);
+        anchor.timestamp = a.ticks;
+        let mut n = format::encode(out, Stamp::Relative(previous), &anchor);
         let mut name = [0u8; 16];
         // SAFETY: PR_GET_NAME writes at most 16 bytes, NUL included.
         unsafe { libc::prctl(libc::PR_GET_NAME, name.as_mut_ptr()) };
         if name != self.os_name.get() {
             self.os_name.set(name);
             let len = name.iter().position(|&b| b == 0).unwrap_or(16);
-            let text = Text::Bytes(&name[..len]);
-            let event = Event::simple(Kind::OsThreadName, 0, self.tid.get().into(), text);
-            n += encode(&mut out[n..], a.ticks, &event, len);
+            let text = Some(Text::Bytes(&name[..len]));
+            let mut event = Event::simple(Kind::OsThreadName, 0, self.tid.get().into(), text);
+            event.timestamp = a.ticks;
+            n += format::encode(&mut out[n..], Stamp::Relative(previous), &event);
         }
         n
     }
@@ -421,69 +418,9 @@ impl Writer {
     }
 }
 
-/// Writes one record at the start of `out`; returns its length. `out` must
-/// have room for [`MAX_FIXED`] + `text_len` bytes (checked once, up front:
-/// the fields are then stored without further bounds checks).
-fn encode(out: &mut [u8], timestamp: u64, e: &Event, text_len: usize) -> usize {
-    assert!(out.len() >= MAX_FIXED + text_len, "no room for the record");
-    let base = out.as_mut_ptr();
-    let mut at = 2;
-    let mut flags = 0;
-    // SAFETY: every store below lies within the MAX_FIXED + text_len bytes checked above.
-    let mut put = |bit: u8, bytes: &[u8]| unsafe {
-        flags |= bit;
-        std::ptr::copy_nonoverlapping(bytes.as_ptr(), base.add(at), bytes.len());
-        at += bytes.len();
-    };
-    put(0, &timestamp.to_le_bytes());
-    if let Some(c) = e.color {
-        put(HAS_COLOR, &c.to_le_bytes());
-    }
-    if e.category != 0 {
-        put(HAS_CATEGORY, &e.category.to_le_bytes());
-    }
-    if e.payload.0 != 0 {
-        put(HAS_PAYLOAD, &[e.payload.0]);
-        put(HAS_PAYLOAD, &e.payload.1.to_le_bytes());
-    }
-    if e.domain != 0 {
-        put(HAS_DOMAIN, &e.domain.to_le_bytes());
-    }
-    if e.value != 0 {
-        put(HAS_VALUE, &e.value.to_le_bytes());
-    }
-    if let Some(s) = e.string {
-        put(HAS_STRING, &s.to_le_bytes());
-    }
-    match e.text {
-        Text::None => {}
-        Text::Bytes(b) => {
-            put(HAS_TEXT, &(text_len as u32).to_le_bytes());
-            put(HAS_TEXT, &b[..text_len]);
-        }
-        Text::Wide(w) => {
-            put(HAS_TEXT, &(text_len as u32).to_le_bytes());
-            let mut written = 0;
-            let mut utf8 = [0u8; 4];
-            // SAFETY: as in `write`.
-            for c in unsafe { wide_chars(w) } {
-                let c = c.encode_utf8(&mut utf8).as_bytes();
-                if written + c.len() > text_len {
-                    break;
-                }
-                written += c.len();
-                put(HAS_TEXT, c);
-            }
-        }
-    }
-    out[0] = e.kind as u8;
-    out[1] = flags;
-    at
-}
-
 /// How many records `bytes` holds (for counting what is dropped).
 fn count_records(bytes: &[u8]) -> u64 {
-    crate::format::decode(bytes).len() as u64
+    format::decode(bytes).len() as u64
 }
 
 /// UTF-8 bytes of a wide string, cut at whole characters to [`MAX_TEXT`].

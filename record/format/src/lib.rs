@@ -1,12 +1,13 @@
-//! The raw recording format, shared by the tool (which writes it) and the
-//! `nvtxr` command (which reads it).
+//! nvtxr's raw recording format: what the recording tool
+//! (`libnvtxr_record.so`) writes and the `nvtxr` command reads.
 //!
-//! A recording directory holds one folder per process image, `<pid>.<n>`
-//! (`n` counts the images a pid ran: `exec` starts a new one), holding
+//! A recording directory ([`DIR_VAR`]) holds one folder per process image,
+//! `<pid>.<n>` (`n` counts the images a pid ran: `exec` starts a new one),
+//! holding
 //!
 //! - `process`: a [`PROCESS_SIZE`]-byte header (see [`ProcessHeader`]): pid,
 //!   parent pid, the clock and its calibration, the count of events the tool
-//!   had to drop, and the command line;
+//!   had to drop, rank, world size, host and command line;
 //! - `<n>.events`: chunks of one thread's events, each a [`CHUNK_HEADER`]-byte
 //!   header (magic, committed length, thread id, the chunk's number among
 //!   the thread's) followed by records.
@@ -18,23 +19,29 @@
 //!
 //! | size | field | present when |
 //! |---|---|---|
-//! | 1 | kind ([`Kind`]) | always |
+//! | 1 | kind ([`Kind`]), plus [`ABSOLUTE`] | always |
 //! | 1 | flags (the `HAS_*` bits) | always |
-//! | 8 | timestamp, in the process's clock (see `clock`) | always |
+//! | 1–10 | timestamp, in the process's clock (see [`time`]): a varint of the zigzagged difference from the chunk's previous relative record (0 before the first); 8 bytes as is with [`ABSOLUTE`] | always |
 //! | 4 | color (ARGB) | `HAS_COLOR` |
-//! | 4 | category | `HAS_CATEGORY` |
+//! | 1–5 | category, varint | `HAS_CATEGORY` |
 //! | 1 + 8 | payload type (1 u64, 2 i64, 3 f64, 4 u32, 5 i32, 6 f32) and bits | `HAS_PAYLOAD` |
-//! | 8 | domain id (absent: the default domain, 0) | `HAS_DOMAIN` |
-//! | 8 | value: range id, string id, thread id, category id or ns, by kind | `HAS_VALUE` |
-//! | 8 | id of the registered string that is the message | `HAS_STRING` |
-//! | 4 + n | UTF-8 text: the message or name | `HAS_TEXT` |
+//! | 1–10 | domain id, varint (absent: the default domain, 0) | `HAS_DOMAIN` |
+//! | 1–10 | value, varint: range id, string id, thread id, category id or ns, by kind | `HAS_VALUE` |
+//! | 1–10 | id of the registered string that is the message, varint | `HAS_STRING` |
+//! | 1–5 + n | UTF-8 text, its length a varint: the message or name | `HAS_TEXT` |
 //!
-//! A pop in the default domain is 10 bytes; a push with a short message about 20.
+//! Varints are LEB128 (7 bits a byte, low first). A pop in the default
+//! domain takes 3 or 4 bytes; a push with a 5-byte message 9 or 10.
 
-use crate::clock::{self, Anchor, Calibration};
+pub mod time;
+
+use time::{Anchor, Calibration, Clock};
+
+/// The variable naming the recording directory.
+pub const DIR_VAR: &str = "NVTXR_RECORD_DIR";
 
 /// First bytes of a chunk file.
-pub const CHUNK_MAGIC: [u8; 8] = *b"NVTXRCK1";
+pub const CHUNK_MAGIC: [u8; 8] = *b"NVTXRCK2";
 /// Bytes before a chunk's first record.
 pub const CHUNK_HEADER: usize = 64;
 /// Offset of the committed length (u64, bytes of records after the header).
@@ -114,7 +121,7 @@ impl ProcessHeader {
         let pid = le_u32(b, PROCESS_PID);
         let parent = le_u32(b, PROCESS_PARENT);
         let dropped = le_u64(b, PROCESS_DROPPED);
-        let kind = clock::Kind::from_u8(b[PROCESS_CLOCK]).ok_or("unknown clock")?;
+        let kind = Clock::from_u8(b[PROCESS_CLOCK]).ok_or("unknown clock")?;
         let ticks_per_second = f64::from_bits(le_u64(b, PROCESS_RATE));
         let ticks = le_u64(b, PROCESS_ANCHOR);
         let ns = le_u64(b, PROCESS_ANCHOR + 8);
@@ -186,6 +193,13 @@ pub const HAS_DOMAIN: u8 = 8;
 pub const HAS_VALUE: u8 = 16;
 pub const HAS_STRING: u8 = 32;
 pub const HAS_TEXT: u8 = 64;
+/// In the kind byte: the timestamp is 8 bytes as is, not relative (what a
+/// signal handler's events, encoded before their place in the chunk is
+/// known, use). Relative records do not see absolute ones.
+pub const ABSOLUTE: u8 = 0x80;
+
+/// The most bytes a record takes besides its text.
+pub const MAX_FIXED: usize = 2 + 10 + 4 + 5 + 9 + 10 + 10 + 10 + 5;
 
 /// What a record says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -231,9 +245,10 @@ impl Kind {
     }
 }
 
-/// One record, decoded.
+/// One record. The recording tool encodes records whose text borrows the
+/// producer's string; decoding gives `Record<String>`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Record {
+pub struct Record<T = String> {
     pub kind: Kind,
     pub timestamp: u64,
     pub color: Option<u32>,
@@ -246,18 +261,170 @@ pub struct Record {
     /// The registered string that is the message, if any.
     pub string: Option<u64>,
     /// The message or name; `None` when there is none.
-    pub text: Option<String>,
+    pub text: Option<T>,
 }
 
-/// Reads little-endian fields from a byte slice.
+impl<T> Record<T> {
+    /// A record with only a kind, domain, value and text (timestamp 0).
+    pub fn simple(kind: Kind, domain: u64, value: u64, text: Option<T>) -> Self {
+        Record {
+            kind,
+            timestamp: 0,
+            color: None,
+            category: 0,
+            payload: (0, 0),
+            domain,
+            value,
+            string: None,
+            text,
+        }
+    }
+}
+
+/// A record's text as the encoder sees it.
+pub trait Text {
+    /// The bytes it takes in the record.
+    fn encoded_len(&self) -> usize;
+    /// Writes exactly `encoded_len()` bytes of UTF-8 to `out`'s start.
+    fn write(&self, out: &mut [u8]);
+}
+
+impl Text for &[u8] {
+    fn encoded_len(&self) -> usize {
+        self.len()
+    }
+    fn write(&self, out: &mut [u8]) {
+        out[..self.len()].copy_from_slice(self);
+    }
+}
+
+impl Text for String {
+    fn encoded_len(&self) -> usize {
+        self.len()
+    }
+    fn write(&self, out: &mut [u8]) {
+        self.as_bytes().write(out)
+    }
+}
+
+/// How a record's timestamp is written.
+pub enum Stamp<'a> {
+    /// Relative to the chunk's previous relative record, whose timestamp
+    /// this holds (0 at a chunk's start); updated to the record's.
+    Relative(&'a mut u64),
+    /// As is: the record can go anywhere in a chunk.
+    Absolute,
+}
+
+/// The bytes `r` takes when encoded, at most.
+pub fn max_len(r: &Record<impl Text>) -> usize {
+    MAX_FIXED + r.text.as_ref().map_or(0, Text::encoded_len)
+}
+
+/// Writes one record at the start of `out`; returns its length. `out` must
+/// have room for [`max_len`] bytes (checked once, up front: the fields are
+/// then stored without further bounds checks).
+#[inline]
+pub fn encode(out: &mut [u8], stamp: Stamp, r: &Record<impl Text>) -> usize {
+    let text_len = r.text.as_ref().map_or(0, Text::encoded_len);
+    assert!(out.len() >= MAX_FIXED + text_len, "no room for the record");
+    let mut w = Writer {
+        base: out.as_mut_ptr(),
+        at: 2,
+    };
+    let mut flags = 0;
+    // SAFETY (every `w` call below): the fields take at most MAX_FIXED bytes,
+    // and the text `text_len`, checked above.
+    unsafe {
+        let kind = match stamp {
+            Stamp::Relative(previous) => {
+                let delta = r.timestamp.wrapping_sub(*previous) as i64;
+                w.varint(((delta << 1) ^ (delta >> 63)) as u64);
+                *previous = r.timestamp;
+                r.kind as u8
+            }
+            Stamp::Absolute => {
+                w.bytes(&r.timestamp.to_le_bytes());
+                r.kind as u8 | ABSOLUTE
+            }
+        };
+        if let Some(c) = r.color {
+            flags |= HAS_COLOR;
+            w.bytes(&c.to_le_bytes());
+        }
+        if r.category != 0 {
+            flags |= HAS_CATEGORY;
+            w.varint(r.category.into());
+        }
+        if r.payload.0 != 0 {
+            flags |= HAS_PAYLOAD;
+            w.bytes(&[r.payload.0]);
+            w.bytes(&r.payload.1.to_le_bytes());
+        }
+        if r.domain != 0 {
+            flags |= HAS_DOMAIN;
+            w.varint(r.domain);
+        }
+        if r.value != 0 {
+            flags |= HAS_VALUE;
+            w.varint(r.value);
+        }
+        if let Some(s) = r.string {
+            flags |= HAS_STRING;
+            w.varint(s);
+        }
+        if let Some(text) = &r.text {
+            flags |= HAS_TEXT;
+            w.varint(text_len as u64);
+            text.write(std::slice::from_raw_parts_mut(w.base.add(w.at), text_len));
+            w.at += text_len;
+        }
+        *w.base = kind;
+        *w.base.add(1) = flags;
+    }
+    w.at
+}
+
+/// Stores bytes without bounds checks (`encode` checks once for all).
+struct Writer {
+    base: *mut u8,
+    at: usize,
+}
+
+impl Writer {
+    /// # Safety
+    /// Room for `b.len()` more bytes.
+    #[inline(always)]
+    unsafe fn bytes(&mut self, b: &[u8]) {
+        std::ptr::copy_nonoverlapping(b.as_ptr(), self.base.add(self.at), b.len());
+        self.at += b.len();
+    }
+
+    /// # Safety
+    /// Room for 10 more bytes.
+    #[inline(always)]
+    unsafe fn varint(&mut self, mut v: u64) {
+        while v >= 0x80 {
+            *self.base.add(self.at) = v as u8 | 0x80;
+            self.at += 1;
+            v >>= 7;
+        }
+        *self.base.add(self.at) = v as u8;
+        self.at += 1;
+    }
+}
+
+/// Reads fields from a byte slice.
 struct Reader<'a> {
     bytes: &'a [u8],
     at: usize,
+    /// The previous relative record's timestamp.
+    previous: u64,
 }
 
 impl Reader<'_> {
     fn take(&mut self, n: usize) -> Option<&[u8]> {
-        let s = self.bytes.get(self.at..self.at + n)?;
+        let s = self.bytes.get(self.at..self.at.checked_add(n)?)?;
         self.at += n;
         Some(s)
     }
@@ -272,6 +439,17 @@ impl Reader<'_> {
         self.take(8)
             .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
     }
+    fn varint(&mut self) -> Option<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.u8()?;
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Some(v);
+            }
+        }
+        None
+    }
     fn when<T>(
         &mut self,
         flags: u8,
@@ -285,26 +463,34 @@ impl Reader<'_> {
         }
     }
     fn record(&mut self) -> Option<Record> {
-        let kind = Kind::from_u8(self.u8()?)?;
+        let kind_byte = self.u8()?;
+        let kind = Kind::from_u8(kind_byte & !ABSOLUTE)?;
         let flags = self.u8()?;
-        let timestamp = self.u64()?;
+        let timestamp = if kind_byte & ABSOLUTE != 0 {
+            self.u64()?
+        } else {
+            let zigzag = self.varint()?;
+            let delta = (zigzag >> 1) as i64 ^ -((zigzag & 1) as i64);
+            self.previous = self.previous.wrapping_add(delta as u64);
+            self.previous
+        };
         let color = self.when(flags, HAS_COLOR, Self::u32)?;
-        let category = self.when(flags, HAS_CATEGORY, Self::u32)?.unwrap_or(0);
+        let category = self.when(flags, HAS_CATEGORY, Self::varint)?.unwrap_or(0);
         let payload = self
             .when(flags, HAS_PAYLOAD, |r| Some((r.u8()?, r.u64()?)))?
             .unwrap_or((0, 0));
-        let domain = self.when(flags, HAS_DOMAIN, Self::u64)?.unwrap_or(0);
-        let value = self.when(flags, HAS_VALUE, Self::u64)?.unwrap_or(0);
-        let string = self.when(flags, HAS_STRING, Self::u64)?;
+        let domain = self.when(flags, HAS_DOMAIN, Self::varint)?.unwrap_or(0);
+        let value = self.when(flags, HAS_VALUE, Self::varint)?.unwrap_or(0);
+        let string = self.when(flags, HAS_STRING, Self::varint)?;
         let text = self.when(flags, HAS_TEXT, |r| {
-            let n = r.u32()? as usize;
+            let n = usize::try_from(r.varint()?).ok()?;
             r.take(n).map(|b| String::from_utf8_lossy(b).into_owned())
         })?;
         Some(Record {
             kind,
             timestamp,
             color,
-            category,
+            category: u32::try_from(category).ok()?,
             payload,
             domain,
             value,
@@ -314,11 +500,26 @@ impl Reader<'_> {
     }
 }
 
-/// Decodes the records of one events file; stops at a truncated or unknown
-/// record (a process killed mid-write) and returns what came before it.
+/// Decodes the records of a chunk's record bytes; stops at a truncated or
+/// unknown record (a process killed mid-write) and returns what came before it.
 pub fn decode(bytes: &[u8]) -> Vec<Record> {
-    let mut reader = Reader { bytes, at: 0 };
+    let mut reader = Reader {
+        bytes,
+        at: 0,
+        previous: 0,
+    };
     std::iter::from_fn(|| reader.record()).collect()
+}
+
+/// This machine's host name, as process headers record it.
+pub fn host_name() -> String {
+    let mut name = [0u8; 256];
+    // SAFETY: gethostname writes at most `len` bytes.
+    if unsafe { libc::gethostname(name.as_mut_ptr().cast(), name.len()) } != 0 {
+        return String::new();
+    }
+    let len = name.iter().position(|&c| c == 0).unwrap_or(name.len());
+    String::from_utf8_lossy(&name[..len]).into_owned()
 }
 
 #[cfg(test)]
@@ -332,7 +533,7 @@ mod tests {
             parent: 7,
             dropped: 3,
             calibration: Calibration {
-                kind: clock::Kind::Tsc,
+                kind: Clock::Tsc,
                 ticks_per_second: 2.5e9,
                 anchor: Anchor { ticks: 11, ns: 22 },
             },
@@ -355,8 +556,8 @@ mod tests {
         let mut b = vec![0u8; CHUNK_HEADER + 64];
         b[..8].copy_from_slice(&CHUNK_MAGIC);
         b[CHUNK_TID..CHUNK_TID + 4].copy_from_slice(&9u32.to_le_bytes());
-        // One 10-byte pop record, committed; garbage after it, not committed.
-        b[CHUNK_HEADER] = Kind::Pop as u8;
+        // One 10-byte absolute pop record, committed; garbage after it, not committed.
+        b[CHUNK_HEADER] = Kind::Pop as u8 | ABSOLUTE;
         b[CHUNK_HEADER + 2..CHUNK_HEADER + 10].copy_from_slice(&77u64.to_le_bytes());
         b[CHUNK_HEADER + 10] = Kind::Mark as u8;
         b[CHUNK_COMMITTED..CHUNK_COMMITTED + 8].copy_from_slice(&10u64.to_le_bytes());
@@ -367,5 +568,95 @@ mod tests {
             (Kind::Pop, 77)
         );
         assert!(Chunk::decode(&b[..8]).is_err(), "too short");
+    }
+
+    fn full(timestamp: u64) -> Record {
+        Record {
+            kind: Kind::Push,
+            timestamp,
+            color: Some(0xff00_ff00),
+            category: 70_000,
+            payload: (3, 2.5f64.to_bits()),
+            domain: 300,
+            value: u64::MAX,
+            string: Some(1),
+            text: Some("étape 1".into()),
+        }
+    }
+
+    /// Encodes `records` one after another, the `absolute` ones as a signal handler's are.
+    fn encode_all(records: &[(Record, bool)]) -> Vec<u8> {
+        let mut out = vec![0u8; 4096];
+        let (mut at, mut previous) = (0, 0);
+        for (r, absolute) in records {
+            let stamp = if *absolute {
+                Stamp::Absolute
+            } else {
+                Stamp::Relative(&mut previous)
+            };
+            at += encode(&mut out[at..], stamp, r);
+        }
+        out.truncate(at);
+        out
+    }
+
+    #[test]
+    fn records_round_trip() {
+        let records = vec![
+            (full(1_000_000_000_000), false),
+            (Record::simple(Kind::Pop, 0, 0, None), false),
+            // Out of order: the clock read by a handler, or a migrated thread's counter.
+            (
+                Record::simple(Kind::Mark, 0, 0, Some("from a handler".into())),
+                true,
+            ),
+            (Record::simple(Kind::Mark, 7, 0, Some(String::new())), false),
+            (full(u64::MAX), false),
+            (full(0), false),
+        ];
+        let mut stamped = records.clone();
+        let times = [
+            1_000_000_000_000,
+            1_000_000_000_040,
+            999,
+            1_000_000_000_020,
+            u64::MAX,
+            0,
+        ];
+        for ((r, _), t) in stamped.iter_mut().zip(times) {
+            r.timestamp = t;
+        }
+        let bytes = encode_all(&stamped);
+        let decoded = decode(&bytes);
+        let expected: Vec<Record> = stamped.into_iter().map(|(r, _)| r).collect();
+        assert_eq!(decoded, expected);
+    }
+
+    #[test]
+    fn common_records_are_small() {
+        let mut previous = 1_000;
+        let mut out = [0u8; 256];
+        let mut pop = Record::<&[u8]>::simple(Kind::Pop, 0, 0, None);
+        pop.timestamp = 1_060;
+        assert_eq!(encode(&mut out, Stamp::Relative(&mut previous), &pop), 3);
+        let mut push = Record::simple(Kind::Push, 0, 0, Some(&b"range"[..]));
+        push.timestamp = 1_200;
+        assert_eq!(encode(&mut out, Stamp::Relative(&mut previous), &push), 10);
+        assert_eq!(previous, 1_200);
+    }
+
+    #[test]
+    fn a_truncated_record_ends_the_stream() {
+        let records = [
+            (full(5), false),
+            (Record::simple(Kind::Pop, 0, 0, None), false),
+        ];
+        let bytes = encode_all(&records);
+        for cut in 0..bytes.len() {
+            let decoded = decode(&bytes[..cut]);
+            assert!(decoded.len() < 2, "cut at {cut}");
+            assert!(decoded.iter().all(|r| *r == records[0].0));
+        }
+        assert_eq!(decode(&bytes).len(), 2);
     }
 }
