@@ -18,18 +18,18 @@ fn exe(producer: Producer) -> PathBuf {
         .clone()
 }
 
-/// Runs a scenario with the recorder, linked both ways; both must agree.
+/// Runs a scenario with the event-log tool, linked both ways; both must agree.
 fn recorded(scenario: &str) -> Run {
     let shared = run(
         &exe(Producer::NvtxrShared),
         &[scenario],
-        Tool::Recorder("record"),
+        Tool::EventLog("record"),
         &[],
     );
     let stat = run(
         &exe(Producer::NvtxrStatic),
         &[scenario],
-        Tool::Recorder("record"),
+        Tool::EventLog("record"),
         &[],
     );
     assert!(shared.success, "{shared:?}");
@@ -298,7 +298,7 @@ fn no_memory_errors_under_valgrind() {
             ],
             &exe(Producer::NvtxrShared),
             &[scenario],
-            Tool::Recorder("record"),
+            Tool::EventLog("record"),
             &[],
         );
         assert!(
@@ -320,7 +320,7 @@ fn only_the_fields_the_event_size_covers_are_read() {
     let r = nvtxr_harness::run(
         &exe,
         &["event_size"],
-        nvtxr_harness::Tool::Recorder("record"),
+        nvtxr_harness::Tool::EventLog("record"),
         &[],
     );
     assert!(r.success, "{r:?}");
@@ -373,7 +373,7 @@ fn a_handle_of_the_wrong_kind_is_refused() {
     let r = nvtxr_harness::run(
         &exe,
         &["handle_kinds"],
-        nvtxr_harness::Tool::Recorder("record"),
+        nvtxr_harness::Tool::EventLog("record"),
         &[],
     );
     assert!(r.success, "{r:?}");
@@ -407,7 +407,7 @@ fn sync_objects_and_opencl_names_through_nvtxrs_own_names() {
     let r = nvtxr_harness::run(
         &exe,
         &["sync_and_opencl"],
-        nvtxr_harness::Tool::Recorder("record"),
+        nvtxr_harness::Tool::EventLog("record"),
         &[],
     );
     assert!(r.success, "{r:?}");

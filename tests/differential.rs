@@ -1,5 +1,5 @@
 //! The same C program through NVIDIA's `libnvtx3interop.so.1` and through
-//! nvtxr (shared and static), under the same recorder: identical events and
+//! nvtxr (shared and static), under the same event-log tool: identical events and
 //! identical return values, with and without a tool.
 
 use nvtxr_harness::{compile_c, run, Producer, Tool, INIT_OK};
@@ -7,7 +7,7 @@ use nvtxr_harness::{compile_c, run, Producer, Tool, INIT_OK};
 #[test]
 fn nvtxr_matches_nvidia_interop() {
     let reference = compile_c("differential.c", Producer::NvidiaInterop, &[]);
-    let expected = run(&reference, &[], Tool::Recorder("record"), &[]);
+    let expected = run(&reference, &[], Tool::EventLog("record"), &[]);
     assert!(expected.success, "{expected:?}");
     assert_eq!(expected.events[0], INIT_OK);
     assert!(
@@ -18,7 +18,7 @@ fn nvtxr_matches_nvidia_interop() {
 
     for producer in [Producer::NvtxrShared, Producer::NvtxrStatic] {
         let exe = compile_c("differential.c", producer, &[]);
-        let got = run(&exe, &[], Tool::Recorder("record"), &[]);
+        let got = run(&exe, &[], Tool::EventLog("record"), &[]);
         assert!(got.success, "{got:?}");
         assert_eq!(
             got.events, expected.events,
@@ -41,9 +41,9 @@ fn nvtxr_matches_nvidia_interop() {
 #[test]
 fn reference_events_are_the_expected_ones() {
     // Pins the reference itself, so a change in NVIDIA's library or in the
-    // recorder shows up here and not as a puzzling diff above.
+    // event-log tool shows up here and not as a puzzling diff above.
     let reference = compile_c("differential.c", Producer::NvidiaInterop, &[]);
-    let r = run(&reference, &[], Tool::Recorder("record"), &[]);
+    let r = run(&reference, &[], Tool::EventLog("record"), &[]);
     assert_eq!(
         r.calls(),
         [

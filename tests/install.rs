@@ -52,9 +52,9 @@ fn sh(cmd: &str, cwd: &Path) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// Runs a consumer program under the recorder; checks its events and how it links.
+/// Runs a consumer program under the event-log tool; checks its events and how it links.
 fn check_consumer(exe: &Path, statically: bool) {
-    let r = run(exe, &[], Tool::Recorder("record"), &[]);
+    let r = run(exe, &[], Tool::EventLog("record"), &[]);
     assert!(r.success, "{r:?}");
     assert_eq!(r.stdout, format!("nvtxr {}\n", nvtxr_version()));
     assert_eq!(

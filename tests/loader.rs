@@ -90,8 +90,8 @@ fn library_without_the_entry_point() {
 
 #[test]
 fn entry_point_returning_zero_gets_no_events() {
-    // The recorder fills every slot, then declines: nvtxr must clear them.
-    let r = run(&exe(), &["status"], Tool::Recorder("decline"), &[]);
+    // The event-log tool fills every slot, then declines: nvtxr must clear them.
+    let r = run(&exe(), &["status"], Tool::EventLog("decline"), &[]);
     assert!(r.success, "{r:?}");
     assert_eq!(
         r.events,
@@ -107,7 +107,7 @@ fn entry_point_returning_zero_gets_no_events() {
 
 #[test]
 fn sixteen_threads_race_the_first_call_against_a_slow_tool() {
-    let r = run(&exe(), &["race"], Tool::Recorder("slow"), &[]);
+    let r = run(&exe(), &["race"], Tool::EventLog("slow"), &[]);
     assert!(r.success, "{r:?}");
     let inits = r.events.iter().filter(|l| l.starts_with("init")).count();
     assert_eq!(inits, 1, "initialized once");
@@ -123,7 +123,7 @@ fn sixteen_threads_race_the_first_call_against_a_slow_tool() {
 
 #[test]
 fn tool_calling_back_during_its_init_does_not_hang() {
-    let r = run(&exe(), &["reenter"], Tool::Recorder("reenter"), &[]);
+    let r = run(&exe(), &["reenter"], Tool::EventLog("reenter"), &[]);
     assert!(r.success, "hung or crashed: {r:?}");
     assert_eq!(r.lines(), ["returned"]);
     // The re-entrant call is dropped (status OK); the triggering call is forwarded.
@@ -140,7 +140,7 @@ fn tool_calling_back_during_its_init_does_not_hang() {
 
 #[test]
 fn fork_after_init_keeps_the_tool_in_the_child() {
-    let r = run(&exe(), &["fork_after_init"], Tool::Recorder("record"), &[]);
+    let r = run(&exe(), &["fork_after_init"], Tool::EventLog("record"), &[]);
     assert!(r.success, "{r:?}");
     assert_eq!(r.lines(), ["child exit 0"]);
     assert_eq!(
@@ -156,7 +156,7 @@ fn fork_after_init_keeps_the_tool_in_the_child() {
 
 #[test]
 fn fork_while_another_thread_initializes_does_not_leave_the_child_stuck() {
-    let r = run(&exe(), &["fork_during_init"], Tool::Recorder("slow"), &[]);
+    let r = run(&exe(), &["fork_during_init"], Tool::EventLog("slow"), &[]);
     assert!(r.success, "{r:?}");
     // 0: the child finished (a hang would end in SIGALRM, 142).
     assert_eq!(r.lines(), ["child exit 0"]);
@@ -180,7 +180,7 @@ fn fork_while_another_thread_creates_a_domain_does_not_leave_the_child_stuck() {
     let r = run(
         &exe(),
         &["fork_during_domain_create"],
-        Tool::Recorder("slow-domain"),
+        Tool::EventLog("slow-domain"),
         &[],
     );
     assert!(r.success, "{r:?}");
@@ -198,7 +198,7 @@ fn a_tool_creating_domains_and_strings_in_its_init_does_not_hang_and_they_work()
     let r = run(
         &exe(),
         &["register_first"],
-        Tool::Recorder("reenter-create"),
+        Tool::EventLog("reenter-create"),
         &[],
     );
     assert!(r.success, "hung or crashed: {r:?}");
@@ -234,7 +234,7 @@ fn a_tool_forking_in_its_init_does_not_hang() {
     let r = run(
         &exe(),
         &["register_first"],
-        Tool::Recorder("fork-in-init"),
+        Tool::EventLog("fork-in-init"),
         &[],
     );
     assert!(r.success, "hung or crashed: {r:?}");
@@ -256,7 +256,7 @@ fn a_tool_calling_nvtxr_and_forking_from_domain_create_does_not_hang() {
     let r = run(
         &exe(),
         &["hostile_domain"],
-        Tool::Recorder("hostile-callbacks"),
+        Tool::EventLog("hostile-callbacks"),
         &[],
     );
     assert!(r.success, "hung or crashed: {r:?}");
@@ -277,7 +277,7 @@ fn a_tool_calling_nvtxr_and_forking_from_domain_create_does_not_hang() {
 
 #[test]
 fn destroying_a_domain_while_threads_annotate_in_it() {
-    let r = run(&exe(), &["destroy_race"], Tool::Recorder("record"), &[]);
+    let r = run(&exe(), &["destroy_race"], Tool::EventLog("record"), &[]);
     assert!(r.success, "hung or crashed: {r:?}");
     let calls = r.calls();
     let marks: Vec<&&str> = calls.iter().filter(|c| c.contains("in racy")).collect();
@@ -296,7 +296,7 @@ fn destroying_a_domain_while_threads_annotate_in_it() {
 
 #[test]
 fn domain_and_string_calls_from_a_signal_handler_never_deadlock() {
-    let r = run(&exe(), &["signal_register"], Tool::Recorder("null"), &[]);
+    let r = run(&exe(), &["signal_register"], Tool::EventLog("null"), &[]);
     assert!(r.success, "hung (SIGALRM) or crashed: {r:?}");
     assert_eq!(r.lines(), ["handled 200"]);
 }

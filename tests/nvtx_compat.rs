@@ -22,10 +22,10 @@ fn every_nvtx_call_reaches_the_tool_as_with_nvidias_library() {
     let nvidia_exe = compile_c("nvtx_api.c", Producer::NvidiaInterop, &[]);
     let compat_exe = compile_c("nvtx_api.c", Producer::NvtxrCompat, &[]);
     let compat_dir = &artifacts().compat_dir;
-    for tool in [Tool::Recorder("record"), Tool::None] {
+    for tool in [Tool::EventLog("record"), Tool::None] {
         let expected = run(&nvidia_exe, &[], tool, &[]);
         assert!(expected.success, "{expected:?}");
-        if matches!(tool, Tool::Recorder(_)) {
+        if matches!(tool, Tool::EventLog(_)) {
             assert_eq!(expected.events[0], INIT_OK);
             assert!(expected.calls().len() > 60, "{:?}", expected.events);
         }

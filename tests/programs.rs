@@ -5,7 +5,7 @@ use nvtxr_harness::{compile_c, run, Producer, Tool, INIT_OK};
 #[test]
 fn example_training_loop_events() {
     let exe = compile_c("example.c", Producer::NvtxrShared, &[]);
-    let r = run(&exe, &[], Tool::Recorder("record"), &[]);
+    let r = run(&exe, &[], Tool::EventLog("record"), &[]);
     assert!(r.success, "{r:?}");
     assert_eq!(r.stdout, "example: trained 2 epochs (tool attached: yes)\n");
     let d = "domain=\"training\"";
@@ -55,7 +55,7 @@ fn benchmark_program_runs_through_every_producer() {
         Producer::NvidiaInterop,
     ] {
         let exe = compile_c("bench.c", producer, &[]);
-        for tool in [Tool::None, Tool::Recorder("null")] {
+        for tool in [Tool::None, Tool::EventLog("null")] {
             let r = run(&exe, &["1000"], tool, &[]);
             assert!(r.success, "{producer:?} {tool:?}: {r:?}");
             let ops: Vec<&str> = r
@@ -85,7 +85,7 @@ fn benchmark_program_runs_through_every_producer() {
 fn c_scoped_range_macros_pop_on_every_exit_path() {
     for producer in [Producer::NvtxrShared, Producer::NvtxrStatic] {
         let exe = compile_c("scoped.c", producer, &[]);
-        let r = run(&exe, &[], Tool::Recorder("record"), &[]);
+        let r = run(&exe, &[], Tool::EventLog("record"), &[]);
         assert!(r.success, "{r:?}");
         let d = "domain=\"scoped\"";
         assert_eq!(
@@ -123,7 +123,7 @@ fn c_scoped_range_macros_pop_on_every_exit_path() {
 fn cpp_header_in_cpp17_and_cpp20() {
     for std in ["-std=c++17", "-std=c++20"] {
         let exe = compile_c("example.cpp", Producer::NvtxrShared, &[std]);
-        let r = run(&exe, &[], Tool::Recorder("record"), &[]);
+        let r = run(&exe, &[], Tool::EventLog("record"), &[]);
         assert!(r.success, "{std}: {r:?}");
         assert_eq!(r.stdout, "cpp example: done\n");
         let d = "domain=\"trainer\"";

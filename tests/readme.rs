@@ -1,5 +1,5 @@
 //! The README's C and C++ code compiles (`-Wall -Wextra -Werror`) and runs
-//! under the recorder with the events it promises. (Its Rust code is a doc
+//! under the event-log tool with the events it promises. (Its Rust code is a doc
 //! test of the crate; its Python code is run by the Python package's tests;
 //! its Haskell quick start is the package's QuickStart example.)
 
@@ -25,7 +25,7 @@ fn run_blocks(language: &str, extension: &str) -> Vec<Vec<String>> {
             let path = work_dir().join(format!("readme-{language}-{i}.{extension}"));
             std::fs::write(&path, code).unwrap();
             let exe = compile_c(path.to_str().unwrap(), Producer::NvtxrShared, &[]);
-            let r = run(&exe, &[], Tool::Recorder("record"), &[]);
+            let r = run(&exe, &[], Tool::EventLog("record"), &[]);
             assert!(r.success, "README {language} block {i}: {r:?}");
             r.calls().into_iter().map(str::to_owned).collect()
         })

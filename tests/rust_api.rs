@@ -1,11 +1,11 @@
-//! The Rust API under the recorder. Each test re-runs this test binary as a
-//! child process (one process per tool attachment), with the recorder attached.
+//! The Rust API under the event-log tool. Each test re-runs this test binary as a
+//! child process (one process per tool attachment), with the event-log tool attached.
 
 use nvtxr::{Color, Domain, EventAttributes, Payload};
 use nvtxr_harness::{artifacts, INIT_OK};
 use std::process::Command;
 
-/// In the child: runs `scenario`. In the parent: runs the child under the recorder.
+/// In the child: runs `scenario`. In the parent: runs the child under the event-log tool.
 fn recorded(name: &str, scenario: fn()) -> Vec<String> {
     if std::env::var_os("NVTXR_RUST_API_CHILD").is_some() {
         scenario();
@@ -16,8 +16,8 @@ fn recorded(name: &str, scenario: fn()) -> Vec<String> {
     let status = Command::new(std::env::current_exe().unwrap())
         .args(["--exact", name, "--nocapture", "--test-threads=1"])
         .env("NVTXR_RUST_API_CHILD", "1")
-        .env("NVTX_INJECTION64_PATH", &artifacts().recorder)
-        .env("NVTXR_RECORDER_OUT", &out)
+        .env("NVTX_INJECTION64_PATH", &artifacts().event_log)
+        .env("NVTXR_EVENT_LOG_OUT", &out)
         .status()
         .unwrap();
     assert!(status.success());

@@ -1,6 +1,6 @@
 """NVIDIA's `nvtx` against `nvtxr` in one run, with no tool and with a
 do-nothing tool: `cargo run --release -q -p nvtxr-harness --bin bench_python`
-(which sets NVTXR_RECORDER and NVIDIA_PYTHON_NVTX). Prints a Markdown table of
+(which sets NVTXR_EVENT_LOG and NVIDIA_PYTHON_NVTX). Prints a Markdown table of
 ns per operation (best of 5 runs of N operations each, in fresh interpreters).
 A benchmark, not a test: timings are noisy; compare the ratios."""
 
@@ -80,8 +80,8 @@ def measure(package, code, tool):
     if package == "nvtx":
         env["PYTHONPATH"] = os.environ["NVIDIA_PYTHON_NVTX"]
     if tool:
-        env["NVTX_INJECTION64_PATH"] = os.environ["NVTXR_RECORDER"]
-        env["NVTXR_RECORDER_MODE"] = "null"
+        env["NVTX_INJECTION64_PATH"] = os.environ["NVTXR_EVENT_LOG"]
+        env["NVTXR_EVENT_LOG_MODE"] = "null"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     if out.returncode != 0:
         raise SystemExit(out.stderr)

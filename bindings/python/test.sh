@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Python package's tests: installs maturin and pytest from PyPI, builds and
 # installs the package with pip (`pip install ./bindings/python`), then runs
-# pytest with the paths of nvtxr's test recorder, `nvtxr` and NVIDIA's Python
+# pytest with the paths of nvtxr's event-log tool, `nvtxr` and NVIDIA's Python
 # nvtx package (the reference) from the harness.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -1,5 +1,5 @@
 //! NVIDIA's NVTX3 tool-loading protocol: every number and struct layout that
-//! a producer (nvtxr's loader) and a tool (nvtxr's recorder and recording
+//! a producer (nvtxr's loader) and a tool (nvtxr's event-log tool and recording
 //! tool) must agree on, in one place. Read from NVIDIA's NVTX3 headers
 //! (`nvtxDetail/nvtxTypes.h`, `nvtxInit.h`) and checked against
 //! `libnvtx3interop.so.1`; see `shared/nvtx-protocol.md`.

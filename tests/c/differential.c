@@ -1,5 +1,5 @@
 /* One scenario through producer.h: run once on nvtxr and once on NVIDIA's
- * libnvtx3interop.so.1 under the recorder, the event logs must be equal. */
+ * libnvtx3interop.so.1 under the event-log tool, the event logs must be equal. */
 #include "producer.h"
 
 #include <stdio.h>

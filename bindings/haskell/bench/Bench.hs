@@ -2,7 +2,7 @@
 -- run. Run it with no tool and with a do-nothing tool:
 --
 -- > cabal bench
--- > NVTX_INJECTION64_PATH=.../libnvtxr_recorder.so NVTXR_RECORDER_MODE=null cabal bench
+-- > NVTX_INJECTION64_PATH=.../libnvtxr_event_log.so NVTXR_EVENT_LOG_MODE=null cabal bench
 module Main (main) where
 
 import Control.Monad (forM_)

@@ -1,5 +1,5 @@
 -- | Tests of the NVTX package. Recorded tests run this executable again as a
--- child process with nvtxr's recording tool attached (NVTXR_RECORDER names
+-- child process with nvtxr's event-log tool attached (NVTXR_EVENT_LOG names
 -- it; tests/run-all.sh sets it) and check what the tool received. In the
 -- portable build (-f-nvtx) the same children must record nothing.
 module Main (main) where
@@ -27,8 +27,8 @@ main = do
   case scenario >>= flip lookup scenarios of
     Just run -> run >> exitSuccess
     Nothing -> do
-      recorder <- lookupEnv "NVTXR_RECORDER"
-      defaultMain (tests recorder)
+      eventLog <- lookupEnv "NVTXR_EVENT_LOG"
+      defaultMain (tests eventLog)
 
 scenarios :: [(String, IO ())]
 scenarios =
@@ -41,7 +41,7 @@ runtime :: String
 runtime = if rtsSupportsBoundThreads then "threaded" else "non-threaded"
 
 tests :: Maybe FilePath -> TestTree
-tests recorder =
+tests eventLog =
   testGroup ("NVTX (" ++ runtime ++ " runtime, NVTX enabled: " ++ show nvtxEnabled ++ ")")
     [ testCase "no tool: every call is a no-op that returns its result" noToolTest
     , recorded "exact event sequence" "sequence" checkSequence
@@ -52,9 +52,9 @@ tests recorder =
     , recorded "the NVTX.Safe example runs" "nvtxr-portable" checkPortable
     ]
   where
-    recorded name scenario check = testCase name $ case recorder of
+    recorded name scenario check = testCase name $ case eventLog of
       Nothing
-        | nvtxEnabled -> assertFailure "NVTXR_RECORDER is not set: run through tests/run-all.sh"
+        | nvtxEnabled -> assertFailure "NVTXR_EVENT_LOG is not set: run through tests/run-all.sh"
         | otherwise -> pure ()
       Just lib -> do
         events <- runRecorded lib scenario
@@ -68,7 +68,7 @@ initOk :: String
 initOk = "init callbacks=16 versioninfo=24 version=3 sizes=16,9,15,7,16,7 tables=ok unknown_module=0 other_etids=null"
 
 -- | Runs this executable with the scenario (or, for a name starting with
--- "nvtxr-", that example program) with the recorder attached.
+-- "nvtxr-", that example program) with the event-log tool attached.
 runRecorded :: FilePath -> String -> IO [String]
 runRecorded lib scenario = do
   self <- if "nvtxr-" `isPrefixOf` scenario then pure scenario else getExecutablePath
@@ -78,7 +78,7 @@ runRecorded lib scenario = do
   let env' =
         [ ("NVTXR_HS_SCENARIO", scenario)
         , ("NVTX_INJECTION64_PATH", lib)
-        , ("NVTXR_RECORDER_OUT", out)
+        , ("NVTXR_EVENT_LOG_OUT", out)
         ]
   baseEnv <- filter ((`notElem` map fst env') . fst) <$> getEnvironment
   (code, stdout', stderr') <- readCreateProcessWithExitCode (proc self []) {env = Just (env' ++ baseEnv)} ""
@@ -216,7 +216,7 @@ checkSequence events = events @?= expected
            )
 
 -- | Every start/end range ended exactly once, every push popped on its own
--- thread (the recorder tracks depth per OS thread: a pop on the wrong thread
+-- thread (the event-log tool tracks depth per OS thread: a pop on the wrong thread
 -- would return -1), and the expected number of each.
 balanced :: [String] -> Map.Map String Int -> Assertion
 balanced events expectedOpens = do

@@ -1,4 +1,4 @@
-"""Runs Python programs under nvtxr's test recorder (one line per NVTX call)
+"""Runs Python programs under nvtxr's event-log tool (one line per NVTX call)
 and under `nvtxr record`. `tests/run-all.sh` sets the paths through
 `cargo run -p nvtxr-harness --bin artifacts`; without them (and without
 NVTXR_REQUIRE_TOOLS) the tests that need them skip, saying so."""
@@ -22,11 +22,11 @@ def artifact(variable):
     return path
 
 
-def run(code, *, tool="recorder", env=None, python=sys.executable, args=(), python_args=()):
+def run(code, *, tool="event-log", env=None, python=sys.executable, args=(), python_args=()):
     """Runs `code` (dedented) in a fresh interpreter as `python [python_args]
     script.py [args]`; returns (process, calls).
 
-    tool: "recorder" (the test recorder), None (no tool), or a path."""
+    tool: "event-log" (the event-log tool), None (no tool), or a path."""
     with tempfile.TemporaryDirectory() as tmp:
         script = os.path.join(tmp, "script.py")
         with open(script, "w") as f:
@@ -34,9 +34,9 @@ def run(code, *, tool="recorder", env=None, python=sys.executable, args=(), pyth
         out = os.path.join(tmp, "events.log")
         environment = dict(os.environ)
         environment.pop("NVTX_INJECTION64_PATH", None)
-        environment["NVTXR_RECORDER_OUT"] = out
-        if tool == "recorder":
-            environment["NVTX_INJECTION64_PATH"] = artifact("NVTXR_RECORDER")
+        environment["NVTXR_EVENT_LOG_OUT"] = out
+        if tool == "event-log":
+            environment["NVTX_INJECTION64_PATH"] = artifact("NVTXR_EVENT_LOG")
         elif tool is not None:
             environment["NVTX_INJECTION64_PATH"] = tool
         environment.update(env or {})

@@ -1,7 +1,7 @@
-//! The layer under nvtxr's test recorder: a tokio multi-thread runtime with
+//! The layer under nvtxr's event-log tool: a tokio multi-thread runtime with
 //! instrumented futures that migrate between worker threads, nested
 //! synchronous spans, events, and nothing with no tool. Each test re-runs
-//! this binary as a child with the recorder attached.
+//! this binary as a child with the event-log tool attached.
 
 use nvtxr_harness::artifacts;
 use std::collections::HashMap;
@@ -10,7 +10,7 @@ use tracing::Instrument;
 use tracing_subscriber::prelude::*;
 
 /// In the child: installs the layer and runs `scenario`. In the parent:
-/// runs the child under the recorder (or no tool) and returns its calls.
+/// runs the child under the event-log tool (or no tool) and returns its calls.
 fn recorded(name: &str, tool: bool, scenario: fn()) -> Vec<String> {
     if std::env::var_os("NVTXR_TRACING_CHILD").is_some() {
         tracing_subscriber::registry()
@@ -25,10 +25,10 @@ fn recorded(name: &str, tool: bool, scenario: fn()) -> Vec<String> {
     child
         .args(["--exact", name, "--nocapture", "--test-threads=1"])
         .env("NVTXR_TRACING_CHILD", "1")
-        .env("NVTXR_RECORDER_OUT", &out)
+        .env("NVTXR_EVENT_LOG_OUT", &out)
         .env_remove("NVTX_INJECTION64_PATH");
     if tool {
-        child.env("NVTX_INJECTION64_PATH", &artifacts().recorder);
+        child.env("NVTX_INJECTION64_PATH", &artifacts().event_log);
     }
     assert!(child.status().unwrap().success());
     std::fs::read_to_string(&out)
@@ -82,7 +82,7 @@ fn async_spans_are_one_range_each_and_polls_balance_per_thread() {
     }
     assert_eq!(ids.len(), 8, "{calls:#?}");
     assert!(ids.values().all(|&n| n == (1, 1)), "{ids:?}");
-    // Every poll: a push and a pop on the thread that ran it (the recorder
+    // Every poll: a push and a pop on the thread that ran it (the event-log tool
     // returns -1 for a pop with nothing pushed on that thread).
     let pushes = calls
         .iter()

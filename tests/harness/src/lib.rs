@@ -1,6 +1,6 @@
 //! Test and benchmark harness: builds nvtxr (shared and static) and the
-//! recording tool, compiles the C programs in `tests/c` and `examples/c`, fetches NVIDIA's
-//! reference producers from PyPI, and runs programs under the recorder.
+//! event-log tool and the recording tool, compiles the C programs in `tests/c` and `examples/c`, fetches NVIDIA's
+//! reference producers from PyPI, and runs programs under the event-log tool.
 //!
 //! Everything it builds goes under `target/harness/`.
 
@@ -59,8 +59,8 @@ pub struct Artifacts {
     /// Folder with `libnvtxr.so`, `libnvtxr.so.0`, `libnvtxr.a`.
     pub lib_dir: PathBuf,
     pub static_lib: PathBuf,
-    /// The recording tool, `libnvtxr_recorder.so`.
-    pub recorder: PathBuf,
+    /// The event-log tool (tests only), `libnvtxr_event_log.so`.
+    pub event_log: PathBuf,
     /// Folder with the drop-in `libnvToolsExt.so.1` and `libnvtx3interop.so.1`.
     pub compat_dir: PathBuf,
     /// The `nvtxr` command (`nvtxr record`, `nvtxr report`); its tool library lies beside it.
@@ -69,7 +69,7 @@ pub struct Artifacts {
     pub record_tool: PathBuf,
 }
 
-/// Builds nvtxr and the recorder (release profile) once per process.
+/// Builds nvtxr and the event-log tool (release profile) once per process.
 pub fn artifacts() -> &'static Artifacts {
     static ONCE: OnceLock<Artifacts> = OnceLock::new();
     ONCE.get_or_init(|| {
@@ -85,7 +85,7 @@ pub fn artifacts() -> &'static Artifacts {
                     "-p",
                     "nvtxr",
                     "-p",
-                    "nvtxr-recorder",
+                    "nvtxr-event-log",
                     "-p",
                     "nvtxr-nvtx-compat",
                     "-p",
@@ -109,7 +109,7 @@ pub fn artifacts() -> &'static Artifacts {
         link_compat_libraries(&lib_dir);
         Artifacts {
             static_lib: lib_dir.join("libnvtxr.a"),
-            recorder: lib_dir.join("libnvtxr_recorder.so"),
+            event_log: lib_dir.join("libnvtxr_event_log.so"),
             compat_dir: lib_dir.join("compat"),
             nvtxr: lib_dir.join("nvtxr"),
             record_tool: lib_dir.join("libnvtxr_record.so"),
@@ -390,8 +390,8 @@ pub fn compile_c(source: &str, producer: Producer, extra: &[&str]) -> PathBuf {
 pub enum Tool<'a> {
     /// `NVTX_INJECTION64_PATH` unset.
     None,
-    /// The recorder, in a `NVTXR_RECORDER_MODE` ("record", "slow", ...).
-    Recorder(&'a str),
+    /// The event-log tool, in a `NVTXR_EVENT_LOG_MODE` ("record", "slow", ...).
+    EventLog(&'a str),
     /// `NVTX_INJECTION64_PATH` set to this value.
     Path(&'a str),
 }
@@ -402,7 +402,7 @@ pub struct Run {
     pub success: bool,
     pub stdout: String,
     pub stderr: String,
-    /// The recorder's lines, in order.
+    /// The event-log tool's lines, in order.
     pub events: Vec<String>,
 }
 
@@ -447,13 +447,13 @@ pub fn run_under(
     cmd.args(args)
         .env_remove("NVTX_INJECTION64_PATH")
         .env_remove("NVTXR_QUIET")
-        .env("NVTXR_RECORDER_OUT", &out)
+        .env("NVTXR_EVENT_LOG_OUT", &out)
         .stdin(Stdio::null());
     match tool {
         Tool::None => {}
-        Tool::Recorder(mode) => {
-            cmd.env("NVTX_INJECTION64_PATH", &artifacts().recorder)
-                .env("NVTXR_RECORDER_MODE", mode);
+        Tool::EventLog(mode) => {
+            cmd.env("NVTX_INJECTION64_PATH", &artifacts().event_log)
+                .env("NVTXR_EVENT_LOG_MODE", mode);
         }
         Tool::Path(p) => {
             cmd.env("NVTX_INJECTION64_PATH", p);
@@ -505,6 +505,6 @@ pub const CHROMIUM_FLAGS: &[&str] = &[
     "--disable-sync",
 ];
 
-/// The `init` line the recorder writes when the producer's tables are right.
+/// The `init` line the event-log tool writes when the producer's tables are right.
 pub const INIT_OK: &str =
     "init callbacks=16 versioninfo=24 version=3 sizes=16,9,15,7,16,7 tables=ok unknown_module=0 other_etids=null";

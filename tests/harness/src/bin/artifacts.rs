@@ -5,7 +5,7 @@
 fn main() {
     let a = nvtxr_harness::artifacts();
     println!("export NVTXR_LIB_DIR='{}'", a.lib_dir.display());
-    println!("export NVTXR_RECORDER='{}'", a.recorder.display());
+    println!("export NVTXR_EVENT_LOG='{}'", a.event_log.display());
     println!("export NVTXR_COMMAND='{}'", a.nvtxr.display());
     println!(
         "export NVIDIA_PYTHON_NVTX='{}'",

@@ -76,7 +76,7 @@ fn main() {
         .collect();
     for (tool_name, tool) in [
         ("no tool", Tool::None),
-        ("do-nothing tool", Tool::Recorder("null")),
+        ("do-nothing tool", Tool::EventLog("null")),
     ] {
         let mut ns: BTreeMap<Producer, Figures> = BTreeMap::new();
         let mut ir: BTreeMap<Producer, Figures> = BTreeMap::new();

@@ -1,5 +1,5 @@
 //! The Python package against NVIDIA's `nvtx`: `cargo run --release -q -p
-//! nvtxr-harness --bin bench_python`. Builds the test recorder (the
+//! nvtxr-harness --bin bench_python`. Builds the event-log tool (the
 //! do-nothing tool), fetches NVIDIA's package, installs `bindings/python`
 //! with pip, then runs `bindings/python/bench.py`.
 
@@ -15,7 +15,7 @@ fn main() {
     assert!(status.success(), "pip install ./bindings/python failed");
     let status = Command::new(python())
         .arg(root().join("bindings/python/bench.py"))
-        .env("NVTXR_RECORDER", &artifacts().recorder)
+        .env("NVTXR_EVENT_LOG", &artifacts().event_log)
         .env("NVIDIA_PYTHON_NVTX", python_nvtx())
         .status()
         .unwrap();

@@ -1,6 +1,6 @@
 //! The `tracing` layer's cost: `cargo run --release -q -p nvtxr-harness --bin
 //! bench_tracing`. Runs `bindings/tracing/examples/bench.rs` with no tool and
-//! with a do-nothing tool (the recorder in `null` mode), in one run, and
+//! with a do-nothing tool (the event-log tool in `null` mode), in one run, and
 //! prints a Markdown table of ns per operation.
 
 use nvtxr_harness::{artifacts, root};
@@ -21,8 +21,8 @@ fn run(tool: bool) -> BTreeMap<String, String> {
         ])
         .env_remove("NVTX_INJECTION64_PATH");
     if tool {
-        cmd.env("NVTX_INJECTION64_PATH", &artifacts().recorder)
-            .env("NVTXR_RECORDER_MODE", "null");
+        cmd.env("NVTX_INJECTION64_PATH", &artifacts().event_log)
+            .env("NVTXR_EVENT_LOG_MODE", "null");
     }
     let out = cmd.output().unwrap();
     assert!(

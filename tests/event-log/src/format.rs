@@ -4,12 +4,12 @@ use nvtx_protocol::{attr, EventAttributes};
 use std::ffi::{c_char, c_void, CStr};
 use std::fmt::Write;
 
-/// A domain handle the recorder gave out (a leaked box holding the name).
+/// A domain handle the event-log tool gave out (a leaked box holding the name).
 pub struct Domain {
     pub name: String,
 }
 
-/// A registered-string handle the recorder gave out.
+/// A registered-string handle the event-log tool gave out.
 pub struct Registered {
     pub domain: *const c_void,
     pub text: String,

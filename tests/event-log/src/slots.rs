@@ -1,4 +1,4 @@
-//! The functions the recorder writes into the producer's slots.
+//! The functions the event-log tool writes into the producer's slots.
 
 use crate::format::{attributes, c_str, domain, w_str, Domain, Registered};
 use crate::record;
@@ -262,7 +262,7 @@ unsafe extern "C" fn domain_register_string_w(d: Handle, s: *const u32) -> Handl
     new_string(d, wtext(s))
 }
 unsafe extern "C" fn domain_create_a(n: *const c_char) -> Handle {
-    let mode = std::env::var("NVTXR_RECORDER_MODE").unwrap_or_default();
+    let mode = std::env::var("NVTXR_EVENT_LOG_MODE").unwrap_or_default();
     if mode == "slow-domain" {
         std::thread::sleep(std::time::Duration::from_millis(500));
     }

@@ -1,11 +1,13 @@
-//! A recording NVTX tool (injection library) for tests.
+//! The event-log tool (`libnvtxr_event_log.so`), for nvtxr's tests only: an NVTX tool
+//! (injection library) that logs each call as one canonical line. Not to be
+//! confused with the recording tool users run, `record/tool` (`libnvtxr_record.so`).
 //!
 //! Attaches through NVIDIA's NVTX3 protocol (`InitializeInjectionNvtx2`),
 //! checks the export tables it is given, and appends one canonical line per
-//! NVTX call to the file named by `NVTXR_RECORDER_OUT` (stderr if unset):
+//! NVTX call to the file named by `NVTXR_EVENT_LOG_OUT` (stderr if unset):
 //! attributes decoded, domain handles shown by name, registered strings by text.
 //!
-//! `NVTXR_RECORDER_MODE` changes its behaviour for protocol tests:
+//! `NVTXR_EVENT_LOG_MODE` changes its behaviour for protocol tests:
 //! - `record` (default): record everything;
 //! - `decline`: fill the slots, then return 0 from the entry point;
 //! - `slow`: sleep 500 ms inside the entry point before attaching;
@@ -32,7 +34,7 @@ static OUT: OnceLock<Mutex<Option<File>>> = OnceLock::new();
 /// Appends one line (one `write` call, so processes sharing the file do not interleave).
 pub(crate) fn record(line: String) {
     let out = OUT.get_or_init(|| {
-        Mutex::new(std::env::var_os("NVTXR_RECORDER_OUT").and_then(|p| {
+        Mutex::new(std::env::var_os("NVTXR_EVENT_LOG_OUT").and_then(|p| {
             std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)
@@ -59,7 +61,7 @@ use nvtx_protocol::{
 /// Called by an NVTX producer with its export-table getter.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn InitializeInjectionNvtx2(get_export_table: GetExportTable) -> c_int {
-    let mode = std::env::var("NVTXR_RECORDER_MODE").unwrap_or_default();
+    let mode = std::env::var("NVTXR_EVENT_LOG_MODE").unwrap_or_default();
     if mode == "slow" {
         std::thread::sleep(std::time::Duration::from_millis(500));
     }
