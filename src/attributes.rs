@@ -77,12 +77,12 @@ impl Payload {
     /// NVTX's payload type code and the payload union's bits.
     pub(crate) fn to_raw(self) -> (i32, u64) {
         match self {
-            Payload::U64(v) => (1, v),
-            Payload::I64(v) => (2, v as u64),
-            Payload::F64(v) => (3, v.to_bits()),
-            Payload::U32(v) => (4, u64::from(v)),
-            Payload::I32(v) => (5, u64::from(v as u32)),
-            Payload::F32(v) => (6, u64::from(v.to_bits())),
+            Payload::U64(v) => (attr::PAYLOAD_U64, v),
+            Payload::I64(v) => (attr::PAYLOAD_I64, v as u64),
+            Payload::F64(v) => (attr::PAYLOAD_F64, v.to_bits()),
+            Payload::U32(v) => (attr::PAYLOAD_U32, u64::from(v)),
+            Payload::I32(v) => (attr::PAYLOAD_I32, u64::from(v as u32)),
+            Payload::F32(v) => (attr::PAYLOAD_F32, u64::from(v.to_bits())),
         }
     }
 }

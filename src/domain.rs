@@ -25,7 +25,7 @@
 
 use crate::claim::{self, Turn};
 use crate::error::Error;
-use crate::loader::{self, protocol::core, protocol::core2, slots};
+use crate::loader::{self, protocol::slot, slots};
 use std::cell::{Cell, UnsafeCell};
 use std::collections::BTreeMap;
 use std::ffi::{c_char, c_void, CStr, CString};
@@ -217,12 +217,6 @@ mod fork {
     }
 }
 
-type DomainCreateA = unsafe extern "C" fn(*const c_char) -> *mut c_void;
-type DomainDestroy = unsafe extern "C" fn(*mut c_void);
-type DomainRegisterStringA = unsafe extern "C" fn(*mut c_void, *const c_char) -> *mut c_void;
-type NameCategoryA = unsafe extern "C" fn(u32, *const c_char);
-type DomainNameCategoryA = unsafe extern "C" fn(*mut c_void, u32, *const c_char);
-
 /// Proof that an event is inside a domain's gate; leaving drops it.
 pub(crate) struct Entered {
     domain: &'static DomainState,
@@ -318,8 +312,8 @@ impl DomainState {
             }
         }
         if let Some(handle) = self.attachment.reset() {
-            // SAFETY: slot type fixed by the protocol.
-            if let Some(f) = unsafe { slots::CORE2.get::<DomainDestroy>(core2::DOMAIN_DESTROY) } {
+            if let Some(f) = slots::get(slot::DOMAIN_DESTROY) {
+                // SAFETY: the handle the tool gave for this domain, not used again.
                 unsafe { f(handle) };
             }
         }
@@ -372,8 +366,8 @@ impl DomainState {
         };
         let name = self.name.as_deref().unwrap_or_default();
         match self.attachment.get(|| {
-            // SAFETY: slot type fixed by the protocol; name is NUL-terminated.
-            unsafe { slots::CORE2.get::<DomainCreateA>(core2::DOMAIN_CREATE_A) }
+            // SAFETY: name is NUL-terminated.
+            slots::get(slot::DOMAIN_CREATE_A)
                 .map_or(ptr::null_mut(), |f| unsafe { f(name.as_ptr()) })
         }) {
             Some(handle) => {
@@ -451,12 +445,10 @@ impl DomainState {
     pub unsafe fn name_category(&'static self, id: u32, name: *const c_char) -> Result<(), Error> {
         let entered = self.enter()?;
         if self.is_default() {
-            if let Some(f) = slots::CORE.get::<NameCategoryA>(core::NAME_CATEGORY_A) {
+            if let Some(f) = slots::get(slot::NAME_CATEGORY_A) {
                 f(id, name);
             }
-        } else if let Some(f) =
-            slots::CORE2.get::<DomainNameCategoryA>(core2::DOMAIN_NAME_CATEGORY_A)
-        {
+        } else if let Some(f) = slots::get(slot::DOMAIN_NAME_CATEGORY_A) {
             f(entered.handle, id, name);
         }
         Ok(())
@@ -500,11 +492,8 @@ impl StringState {
     pub(crate) fn tool_handle(&self, domain: &Entered) -> Result<*mut c_void, Error> {
         self.attachment
             .get(|| {
-                // SAFETY: slot type fixed by the protocol; text is NUL-terminated.
-                unsafe {
-                    slots::CORE2.get::<DomainRegisterStringA>(core2::DOMAIN_REGISTER_STRING_A)
-                }
-                .map_or(ptr::null_mut(), |f| unsafe {
+                // SAFETY: the domain's tool handle; text is NUL-terminated.
+                slots::get(slot::DOMAIN_REGISTER_STRING_A).map_or(ptr::null_mut(), |f| unsafe {
                     f(domain.handle, self.text.as_ptr())
                 })
             })

@@ -12,13 +12,15 @@
 use crate::attributes::Event;
 use crate::domain::{DomainState, Entered};
 use crate::error::Error;
-use crate::loader::protocol::{core, core2, EventAttributes, NO_PUSH_POP_TRACKING};
+use crate::loader::protocol::{
+    slot, Attributes, EventAttributes, Handle, SlotId, Str, NO_PUSH_POP_TRACKING,
+};
 use crate::loader::slots;
 use std::ffi::{c_char, c_void};
 
-type TextFn<R> = unsafe extern "C" fn(*const c_char) -> R;
-type ExFn<R> = unsafe extern "C" fn(*const EventAttributes) -> R;
-type DomainExFn<R> = unsafe extern "C" fn(*mut c_void, *const EventAttributes) -> R;
+type TextFn<R> = unsafe extern "C" fn(Str) -> R;
+type ExFn<R> = unsafe extern "C" fn(Attributes) -> R;
+type DomainExFn<R> = unsafe extern "C" fn(Handle, Attributes) -> R;
 
 /// Where an event goes.
 enum Target {
@@ -29,26 +31,26 @@ enum Target {
 }
 
 /// The three slots (text, Ex, domain Ex) of one kind of event.
-pub(crate) struct Slots3 {
-    text: usize,
-    ex: usize,
-    domain_ex: usize,
+pub(crate) struct Slots3<R> {
+    text: SlotId<TextFn<R>>,
+    ex: SlotId<ExFn<R>>,
+    domain_ex: SlotId<DomainExFn<R>>,
 }
 
-pub(crate) const MARK: Slots3 = Slots3 {
-    text: core::MARK_A,
-    ex: core::MARK_EX,
-    domain_ex: core2::DOMAIN_MARK_EX,
+pub(crate) const MARK: Slots3<()> = Slots3 {
+    text: slot::MARK_A,
+    ex: slot::MARK_EX,
+    domain_ex: slot::DOMAIN_MARK_EX,
 };
-pub(crate) const PUSH: Slots3 = Slots3 {
-    text: core::RANGE_PUSH_A,
-    ex: core::RANGE_PUSH_EX,
-    domain_ex: core2::DOMAIN_RANGE_PUSH_EX,
+pub(crate) const PUSH: Slots3<i32> = Slots3 {
+    text: slot::RANGE_PUSH_A,
+    ex: slot::RANGE_PUSH_EX,
+    domain_ex: slot::DOMAIN_RANGE_PUSH_EX,
 };
-pub(crate) const START: Slots3 = Slots3 {
-    text: core::RANGE_START_A,
-    ex: core::RANGE_START_EX,
-    domain_ex: core2::DOMAIN_RANGE_START_EX,
+pub(crate) const START: Slots3<u64> = Slots3 {
+    text: slot::RANGE_START_A,
+    ex: slot::RANGE_START_EX,
+    domain_ex: slot::DOMAIN_RANGE_START_EX,
 };
 
 fn target(domain: &'static DomainState, event: &Event) -> Result<Target, Error> {
@@ -70,7 +72,7 @@ fn target(domain: &'static DomainState, event: &Event) -> Result<Target, Error> 
 /// Forwards `event` to the tool's slot for its kind; `none` if the slot is empty.
 #[inline]
 fn emit<R: Copy>(
-    kind: &Slots3,
+    kind: &Slots3<R>,
     domain: &'static DomainState,
     event: &Event,
     none: R,
@@ -83,15 +85,11 @@ fn emit<R: Copy>(
             Target::Text(text) => default_text(kind, text, none),
             Target::Ex(entered) => {
                 let raw = event.nvtx_attributes(&entered)?;
-                slots::CORE
-                    .get::<ExFn<R>>(kind.ex)
-                    .map_or(none, |f| f(&raw))
+                slots::get(kind.ex).map_or(none, |f| f(&raw))
             }
             Target::Domain(entered) => {
                 let raw = event.nvtx_attributes(&entered)?;
-                slots::CORE2
-                    .get::<DomainExFn<R>>(kind.domain_ex)
-                    .map_or(none, |f| f(entered.handle, &raw))
+                slots::get(kind.domain_ex).map_or(none, |f| f(entered.handle, &raw))
             }
         })
     }
@@ -102,7 +100,7 @@ fn emit<R: Copy>(
 /// validation left to do (the C ABI's fast path for `*_string` calls).
 #[inline(always)]
 pub(crate) unsafe fn registered<R: Copy>(
-    kind: &Slots3,
+    kind: &Slots3<R>,
     domain: &Entered,
     string: *mut c_void,
     none: R,
@@ -120,9 +118,7 @@ pub(crate) unsafe fn registered<R: Copy>(
         padding: 0,
         message: string,
     };
-    slots::CORE2
-        .get::<DomainExFn<R>>(kind.domain_ex)
-        .map_or(none, |f| f(domain.handle, &attributes))
+    slots::get(kind.domain_ex).map_or(none, |f| f(domain.handle, &attributes))
 }
 
 /// A text-only event in the default domain: the `...A` slot, as `nvtxMarkA`
@@ -131,18 +127,16 @@ pub(crate) unsafe fn registered<R: Copy>(
 /// # Safety
 /// `text` is a valid NUL-terminated string.
 #[inline(always)]
-pub(crate) unsafe fn default_text<R: Copy>(kind: &Slots3, text: *const c_char, none: R) -> R {
-    slots::CORE
-        .get::<TextFn<R>>(kind.text)
-        .map_or(none, |f| f(text))
+pub(crate) unsafe fn default_text<R: Copy>(kind: &Slots3<R>, text: *const c_char, none: R) -> R {
+    slots::get(kind.text).map_or(none, |f| f(text))
 }
 
 /// `nvtxRangePop` in the default domain.
 #[inline(always)]
 pub(crate) fn default_pop() -> i32 {
     // SAFETY: slot type fixed by the protocol.
-    unsafe { slots::CORE.get::<unsafe extern "C" fn() -> i32>(core::RANGE_POP) }
-        .map_or(NO_PUSH_POP_TRACKING, |f| unsafe { f() })
+    // SAFETY: the tool's function, which takes no arguments.
+    slots::get(slot::RANGE_POP).map_or(NO_PUSH_POP_TRACKING, |f| unsafe { f() })
 }
 
 /// `nvtxRangeEnd` in the default domain (id 0 is ignored).
@@ -150,7 +144,7 @@ pub(crate) fn default_pop() -> i32 {
 pub(crate) fn default_end(id: u64) {
     if id != 0 {
         // SAFETY: slot type fixed by the protocol.
-        if let Some(f) = unsafe { slots::CORE.get::<unsafe extern "C" fn(u64)>(core::RANGE_END) } {
+        if let Some(f) = slots::get(slot::RANGE_END) {
             unsafe { f(id) };
         }
     }
@@ -191,9 +185,7 @@ pub(crate) fn domain_pop(domain: &'static DomainState) -> Result<i32, Error> {
 pub(crate) fn domain_pop_entered(entered: &Entered) -> i32 {
     // SAFETY: slot type fixed by the protocol.
     unsafe {
-        slots::CORE2
-            .get::<unsafe extern "C" fn(*mut c_void) -> i32>(core2::DOMAIN_RANGE_POP)
-            .map_or(NO_PUSH_POP_TRACKING, |f| f(entered.handle))
+        slots::get(slot::DOMAIN_RANGE_POP).map_or(NO_PUSH_POP_TRACKING, |f| f(entered.handle))
     }
 }
 
@@ -204,9 +196,7 @@ pub(crate) fn domain_end(domain: &'static DomainState, id: u64) -> Result<(), Er
     if id != 0 {
         let entered = domain.enter()?;
         // SAFETY: slot type fixed by the protocol.
-        if let Some(f) = unsafe {
-            slots::CORE2.get::<unsafe extern "C" fn(*mut c_void, u64)>(core2::DOMAIN_RANGE_END)
-        } {
+        if let Some(f) = slots::get(slot::DOMAIN_RANGE_END) {
             unsafe { f(entered.handle, id) };
         }
     }

@@ -59,6 +59,6 @@ mod readme {}
 #[doc(hidden)]
 pub mod __compat {
     pub use crate::ffi::panic::guard;
-    pub use crate::loader::slots::{CORE, CORE2, CUDA, CUDART, OPENCL, SYNC};
+    pub use crate::loader::slots::get;
     pub use crate::loader::tool_attached;
 }

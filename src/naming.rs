@@ -1,6 +1,6 @@
 //! Naming OS threads and CUDA objects (categories are named per domain, in `domain`).
 
-use crate::loader::protocol::{core, cuda, cudart, opencl};
+use crate::loader::protocol::slot;
 use crate::loader::{slots, tool_attached};
 use std::ffi::{c_char, c_int, c_void};
 
@@ -14,9 +14,7 @@ pub fn current_os_thread_id() -> u32 {
 /// `name` must be a valid NUL-terminated string.
 pub(crate) unsafe fn name_os_thread(tid: u32, name: *const c_char) {
     if tool_attached() {
-        if let Some(f) =
-            slots::CORE.get::<unsafe extern "C" fn(u32, *const c_char)>(core::NAME_OS_THREAD_A)
-        {
+        if let Some(f) = slots::get(slot::NAME_OS_THREAD_A) {
             f(tid, name);
         }
     }
@@ -50,23 +48,17 @@ pub(crate) unsafe fn name_cuda(object: CudaObject, id: usize, name: *const c_cha
     if !tool_attached() {
         return;
     }
-    type ByOrdinal = unsafe extern "C" fn(c_int, *const c_char);
-    type ByHandle = unsafe extern "C" fn(*mut c_void, *const c_char);
-    let slot = match object {
-        CudaObject::CuDevice => slots::CUDA.get::<*mut c_void>(cuda::NAME_CU_DEVICE_A),
-        CudaObject::CuContext => slots::CUDA.get::<*mut c_void>(cuda::NAME_CU_CONTEXT_A),
-        CudaObject::CuStream => slots::CUDA.get::<*mut c_void>(cuda::NAME_CU_STREAM_A),
-        CudaObject::CuEvent => slots::CUDA.get::<*mut c_void>(cuda::NAME_CU_EVENT_A),
-        CudaObject::CudaDevice => slots::CUDART.get::<*mut c_void>(cudart::NAME_CUDA_DEVICE_A),
-        CudaObject::CudaStream => slots::CUDART.get::<*mut c_void>(cudart::NAME_CUDA_STREAM_A),
-        CudaObject::CudaEvent => slots::CUDART.get::<*mut c_void>(cudart::NAME_CUDA_EVENT_A),
+    let ordinal = id as c_int;
+    let handle = id as *mut c_void;
+    let _ = match object {
+        CudaObject::CuDevice => slots::get(slot::NAME_CU_DEVICE_A).map(|f| f(ordinal, name)),
+        CudaObject::CuContext => slots::get(slot::NAME_CU_CONTEXT_A).map(|f| f(handle, name)),
+        CudaObject::CuStream => slots::get(slot::NAME_CU_STREAM_A).map(|f| f(handle, name)),
+        CudaObject::CuEvent => slots::get(slot::NAME_CU_EVENT_A).map(|f| f(handle, name)),
+        CudaObject::CudaDevice => slots::get(slot::NAME_CUDA_DEVICE_A).map(|f| f(ordinal, name)),
+        CudaObject::CudaStream => slots::get(slot::NAME_CUDA_STREAM_A).map(|f| f(handle, name)),
+        CudaObject::CudaEvent => slots::get(slot::NAME_CUDA_EVENT_A).map(|f| f(handle, name)),
     };
-    let Some(f) = slot else { return };
-    if matches!(object, CudaObject::CuDevice | CudaObject::CudaDevice) {
-        std::mem::transmute::<*mut c_void, ByOrdinal>(f)(id as c_int, name);
-    } else {
-        std::mem::transmute::<*mut c_void, ByHandle>(f)(id as *mut c_void, name);
-    }
 }
 
 /// An OpenCL object kind that can be named (by handle).
@@ -97,15 +89,15 @@ pub(crate) unsafe fn name_opencl(object: OpenClObject, handle: *mut c_void, name
         return;
     }
     let slot = match object {
-        OpenClObject::Device => opencl::NAME_CL_DEVICE_A,
-        OpenClObject::Context => opencl::NAME_CL_CONTEXT_A,
-        OpenClObject::CommandQueue => opencl::NAME_CL_COMMAND_QUEUE_A,
-        OpenClObject::MemObject => opencl::NAME_CL_MEM_OBJECT_A,
-        OpenClObject::Sampler => opencl::NAME_CL_SAMPLER_A,
-        OpenClObject::Program => opencl::NAME_CL_PROGRAM_A,
-        OpenClObject::Event => opencl::NAME_CL_EVENT_A,
+        OpenClObject::Device => slot::NAME_CL_DEVICE_A,
+        OpenClObject::Context => slot::NAME_CL_CONTEXT_A,
+        OpenClObject::CommandQueue => slot::NAME_CL_COMMAND_QUEUE_A,
+        OpenClObject::MemObject => slot::NAME_CL_MEM_OBJECT_A,
+        OpenClObject::Sampler => slot::NAME_CL_SAMPLER_A,
+        OpenClObject::Program => slot::NAME_CL_PROGRAM_A,
+        OpenClObject::Event => slot::NAME_CL_EVENT_A,
     };
-    if let Some(f) = slots::OPENCL.get::<unsafe extern "C" fn(*mut c_void, *const c_char)>(slot) {
+    if let Some(f) = slots::get(slot) {
         f(handle, name);
     }
 }

@@ -4,7 +4,9 @@
 
 use crate::domain::DomainState;
 use crate::error::Error;
-use crate::loader::protocol::{attr, sync, SyncUserAttributes};
+use crate::loader::protocol::{
+    attr, slot, Handle, SlotId, SyncUserAttributes, SYNC_ATTRIBUTES_VERSION,
+};
 use crate::loader::{slots, tool_attached};
 use std::ffi::{c_char, c_void};
 use std::ptr;
@@ -36,14 +38,12 @@ pub(crate) unsafe fn create(
     }
     let entered = domain.enter()?;
     let attributes = SyncUserAttributes {
-        version: sync::ATTRIBUTES_VERSION,
+        version: SYNC_ATTRIBUTES_VERSION,
         size: std::mem::size_of::<SyncUserAttributes>() as u16,
         message_type: attr::MESSAGE_ASCII,
         message: name.cast(),
     };
-    type Create = unsafe extern "C" fn(*mut c_void, *const SyncUserAttributes) -> *mut c_void;
-    Ok(slots::SYNC
-        .get::<Create>(sync::USER_CREATE)
+    Ok(slots::get(slot::SYNC_USER_CREATE)
         .map_or(ptr::null_mut(), |f| f(entered.handle, &attributes)))
 }
 
@@ -53,10 +53,10 @@ pub(crate) unsafe fn create(
 /// `handle` is NULL or came from [`create`] and was not destroyed.
 pub(crate) unsafe fn report(handle: *mut c_void, event: SyncEvent) {
     let slot = match event {
-        SyncEvent::AcquireStart => sync::USER_ACQUIRE_START,
-        SyncEvent::AcquireFailed => sync::USER_ACQUIRE_FAILED,
-        SyncEvent::AcquireSuccess => sync::USER_ACQUIRE_SUCCESS,
-        SyncEvent::Releasing => sync::USER_RELEASING,
+        SyncEvent::AcquireStart => slot::SYNC_USER_ACQUIRE_START,
+        SyncEvent::AcquireFailed => slot::SYNC_USER_ACQUIRE_FAILED,
+        SyncEvent::AcquireSuccess => slot::SYNC_USER_ACQUIRE_SUCCESS,
+        SyncEvent::Releasing => slot::SYNC_USER_RELEASING,
     };
     call(handle, slot);
 }
@@ -66,14 +66,14 @@ pub(crate) unsafe fn report(handle: *mut c_void, event: SyncEvent) {
 /// # Safety
 /// As [`report`]; `handle` is not used afterwards.
 pub(crate) unsafe fn destroy(handle: *mut c_void) {
-    call(handle, sync::USER_DESTROY);
+    call(handle, slot::SYNC_USER_DESTROY);
 }
 
-unsafe fn call(handle: *mut c_void, slot: usize) {
+unsafe fn call(handle: *mut c_void, slot: SlotId<unsafe extern "C" fn(Handle)>) {
     if handle.is_null() || !tool_attached() {
         return;
     }
-    if let Some(f) = slots::SYNC.get::<unsafe extern "C" fn(*mut c_void)>(slot) {
+    if let Some(f) = slots::get(slot) {
         f(handle);
     }
 }

@@ -9,7 +9,8 @@
 //! [`Callbacks`] table and, per module, gets a table of slot addresses to
 //! write its functions into.
 
-use std::ffi::{c_int, c_uint, c_void};
+use std::ffi::{c_char, c_int, c_uint, c_void};
+use std::marker::PhantomData;
 
 /// The environment variable that names the tool library.
 #[cfg(target_pointer_width = "64")]
@@ -64,22 +65,6 @@ pub struct VersionInfo {
     pub set_injection_nvtx_version: unsafe extern "C" fn(u32),
 }
 
-/// The tool's side of a module table: writes `functions[i]` into slot `i + 1`
-/// (the protocol's slot order), skipping NULL entries and whatever does not fit
-/// the producer's table (its slots run from 1 to `size - 1`).
-///
-/// # Safety
-/// `table` and `size` come from a successful `GetModuleFunctionTable` call, and
-/// each function has the type the protocol gives its slot.
-pub unsafe fn fill_slots(table: *mut *mut Slot, size: c_uint, functions: &[Slot]) {
-    let slots = (size as usize).saturating_sub(1);
-    for (i, f) in functions.iter().enumerate().take(slots) {
-        if !f.is_null() {
-            **table.add(i + 1) = *f;
-        }
-    }
-}
-
 const _: () = assert!(std::mem::size_of::<Callbacks>() == 16);
 const _: () = assert!(std::mem::size_of::<VersionInfo>() == 24);
 
@@ -99,6 +84,19 @@ pub mod module {
     pub const CORE2_SIZE: usize = 16;
     pub const SYNC_SIZE: usize = 7;
 
+    /// A module's size (0 for an unknown module).
+    pub const fn size(module: i32) -> usize {
+        match module {
+            CORE => CORE_SIZE,
+            CUDA => CUDA_SIZE,
+            OPENCL => OPENCL_SIZE,
+            CUDART => CUDART_SIZE,
+            CORE2 => CORE2_SIZE,
+            SYNC => SYNC_SIZE,
+            _ => 0,
+        }
+    }
+
     /// Every module, with its size.
     pub const ALL: [(i32, usize); 6] = [
         (CORE, CORE_SIZE),
@@ -110,80 +108,213 @@ pub mod module {
     ];
 }
 
-/// Slot indices of the CORE module.
-pub mod core {
-    pub const MARK_EX: usize = 1;
-    pub const MARK_A: usize = 2;
-    pub const MARK_W: usize = 3;
-    pub const RANGE_START_EX: usize = 4;
-    pub const RANGE_START_A: usize = 5;
-    pub const RANGE_START_W: usize = 6;
-    pub const RANGE_END: usize = 7;
-    pub const RANGE_PUSH_EX: usize = 8;
-    pub const RANGE_PUSH_A: usize = 9;
-    pub const RANGE_PUSH_W: usize = 10;
-    pub const RANGE_POP: usize = 11;
-    pub const NAME_CATEGORY_A: usize = 12;
-    pub const NAME_CATEGORY_W: usize = 13;
-    pub const NAME_OS_THREAD_A: usize = 14;
-    pub const NAME_OS_THREAD_W: usize = 15;
+/// `wchar_t` on Linux: UTF-32.
+pub type WChar = i32;
+/// An opaque handle: a domain, registered string, resource or sync object,
+/// or a CUDA or OpenCL object being named (`nvtxDomainHandle_t`, ...).
+pub type Handle = *mut c_void;
+/// `const nvtxEventAttributes_t *`.
+pub type Attributes = *const EventAttributes;
+/// A NUL-terminated string (`const char *`).
+pub type Str = *const c_char;
+/// A NUL-terminated wide string (`const wchar_t *`).
+pub type WStr = *const WChar;
+
+/// Every slot of every module, in one list, the only place slot numbers
+/// and signatures are written:
+/// `MODULE INDEX CONST nvtxName(arg: Type, ...) [-> Ret = value with no tool];`.
+///
+/// Calls `$callback!` with the list; this crate makes the typed [`slot`]
+/// constants from it, nvtxr's drop-in library its exported functions.
+#[macro_export]
+macro_rules! for_each_slot {
+    ($callback:ident) => {
+        $callback! {
+            CORE 1 MARK_EX nvtxMarkEx(attributes: $crate::Attributes);
+            CORE 2 MARK_A nvtxMarkA(message: $crate::Str);
+            CORE 3 MARK_W nvtxMarkW(message: $crate::WStr);
+            CORE 4 RANGE_START_EX nvtxRangeStartEx(attributes: $crate::Attributes) -> u64 = 0;
+            CORE 5 RANGE_START_A nvtxRangeStartA(message: $crate::Str) -> u64 = 0;
+            CORE 6 RANGE_START_W nvtxRangeStartW(message: $crate::WStr) -> u64 = 0;
+            CORE 7 RANGE_END nvtxRangeEnd(id: u64);
+            CORE 8 RANGE_PUSH_EX nvtxRangePushEx(attributes: $crate::Attributes) -> ::std::ffi::c_int = $crate::NO_PUSH_POP_TRACKING;
+            CORE 9 RANGE_PUSH_A nvtxRangePushA(message: $crate::Str) -> ::std::ffi::c_int = $crate::NO_PUSH_POP_TRACKING;
+            CORE 10 RANGE_PUSH_W nvtxRangePushW(message: $crate::WStr) -> ::std::ffi::c_int = $crate::NO_PUSH_POP_TRACKING;
+            CORE 11 RANGE_POP nvtxRangePop() -> ::std::ffi::c_int = $crate::NO_PUSH_POP_TRACKING;
+            CORE 12 NAME_CATEGORY_A nvtxNameCategoryA(category: u32, name: $crate::Str);
+            CORE 13 NAME_CATEGORY_W nvtxNameCategoryW(category: u32, name: $crate::WStr);
+            CORE 14 NAME_OS_THREAD_A nvtxNameOsThreadA(thread_id: u32, name: $crate::Str);
+            CORE 15 NAME_OS_THREAD_W nvtxNameOsThreadW(thread_id: u32, name: $crate::WStr);
+
+            CORE2 1 DOMAIN_MARK_EX nvtxDomainMarkEx(domain: $crate::Handle, attributes: $crate::Attributes);
+            CORE2 2 DOMAIN_RANGE_START_EX nvtxDomainRangeStartEx(domain: $crate::Handle, attributes: $crate::Attributes) -> u64 = 0;
+            CORE2 3 DOMAIN_RANGE_END nvtxDomainRangeEnd(domain: $crate::Handle, id: u64);
+            CORE2 4 DOMAIN_RANGE_PUSH_EX nvtxDomainRangePushEx(domain: $crate::Handle, attributes: $crate::Attributes) -> ::std::ffi::c_int = $crate::NO_PUSH_POP_TRACKING;
+            CORE2 5 DOMAIN_RANGE_POP nvtxDomainRangePop(domain: $crate::Handle) -> ::std::ffi::c_int = $crate::NO_PUSH_POP_TRACKING;
+            CORE2 6 DOMAIN_RESOURCE_CREATE nvtxDomainResourceCreate(domain: $crate::Handle, attributes: *const $crate::ResourceAttributes) -> $crate::Handle = ::std::ptr::null_mut();
+            CORE2 7 DOMAIN_RESOURCE_DESTROY nvtxDomainResourceDestroy(resource: $crate::Handle);
+            CORE2 8 DOMAIN_NAME_CATEGORY_A nvtxDomainNameCategoryA(domain: $crate::Handle, category: u32, name: $crate::Str);
+            CORE2 9 DOMAIN_NAME_CATEGORY_W nvtxDomainNameCategoryW(domain: $crate::Handle, category: u32, name: $crate::WStr);
+            CORE2 10 DOMAIN_REGISTER_STRING_A nvtxDomainRegisterStringA(domain: $crate::Handle, text: $crate::Str) -> $crate::Handle = ::std::ptr::null_mut();
+            CORE2 11 DOMAIN_REGISTER_STRING_W nvtxDomainRegisterStringW(domain: $crate::Handle, text: $crate::WStr) -> $crate::Handle = ::std::ptr::null_mut();
+            CORE2 12 DOMAIN_CREATE_A nvtxDomainCreateA(name: $crate::Str) -> $crate::Handle = ::std::ptr::null_mut();
+            CORE2 13 DOMAIN_CREATE_W nvtxDomainCreateW(name: $crate::WStr) -> $crate::Handle = ::std::ptr::null_mut();
+            CORE2 14 DOMAIN_DESTROY nvtxDomainDestroy(domain: $crate::Handle);
+            CORE2 15 INITIALIZE nvtxInitialize(reserved: *const ::std::ffi::c_void);
+
+            CUDA 1 NAME_CU_DEVICE_A nvtxNameCuDeviceA(device: ::std::ffi::c_int, name: $crate::Str);
+            CUDA 2 NAME_CU_DEVICE_W nvtxNameCuDeviceW(device: ::std::ffi::c_int, name: $crate::WStr);
+            CUDA 3 NAME_CU_CONTEXT_A nvtxNameCuContextA(context: $crate::Handle, name: $crate::Str);
+            CUDA 4 NAME_CU_CONTEXT_W nvtxNameCuContextW(context: $crate::Handle, name: $crate::WStr);
+            CUDA 5 NAME_CU_STREAM_A nvtxNameCuStreamA(stream: $crate::Handle, name: $crate::Str);
+            CUDA 6 NAME_CU_STREAM_W nvtxNameCuStreamW(stream: $crate::Handle, name: $crate::WStr);
+            CUDA 7 NAME_CU_EVENT_A nvtxNameCuEventA(event: $crate::Handle, name: $crate::Str);
+            CUDA 8 NAME_CU_EVENT_W nvtxNameCuEventW(event: $crate::Handle, name: $crate::WStr);
+
+            CUDART 1 NAME_CUDA_DEVICE_A nvtxNameCudaDeviceA(device: ::std::ffi::c_int, name: $crate::Str);
+            CUDART 2 NAME_CUDA_DEVICE_W nvtxNameCudaDeviceW(device: ::std::ffi::c_int, name: $crate::WStr);
+            CUDART 3 NAME_CUDA_STREAM_A nvtxNameCudaStreamA(stream: $crate::Handle, name: $crate::Str);
+            CUDART 4 NAME_CUDA_STREAM_W nvtxNameCudaStreamW(stream: $crate::Handle, name: $crate::WStr);
+            CUDART 5 NAME_CUDA_EVENT_A nvtxNameCudaEventA(event: $crate::Handle, name: $crate::Str);
+            CUDART 6 NAME_CUDA_EVENT_W nvtxNameCudaEventW(event: $crate::Handle, name: $crate::WStr);
+
+            OPENCL 1 NAME_CL_DEVICE_A nvtxNameClDeviceA(device: $crate::Handle, name: $crate::Str);
+            OPENCL 2 NAME_CL_DEVICE_W nvtxNameClDeviceW(device: $crate::Handle, name: $crate::WStr);
+            OPENCL 3 NAME_CL_CONTEXT_A nvtxNameClContextA(context: $crate::Handle, name: $crate::Str);
+            OPENCL 4 NAME_CL_CONTEXT_W nvtxNameClContextW(context: $crate::Handle, name: $crate::WStr);
+            OPENCL 5 NAME_CL_COMMAND_QUEUE_A nvtxNameClCommandQueueA(queue: $crate::Handle, name: $crate::Str);
+            OPENCL 6 NAME_CL_COMMAND_QUEUE_W nvtxNameClCommandQueueW(queue: $crate::Handle, name: $crate::WStr);
+            OPENCL 7 NAME_CL_MEM_OBJECT_A nvtxNameClMemObjectA(object: $crate::Handle, name: $crate::Str);
+            OPENCL 8 NAME_CL_MEM_OBJECT_W nvtxNameClMemObjectW(object: $crate::Handle, name: $crate::WStr);
+            OPENCL 9 NAME_CL_SAMPLER_A nvtxNameClSamplerA(sampler: $crate::Handle, name: $crate::Str);
+            OPENCL 10 NAME_CL_SAMPLER_W nvtxNameClSamplerW(sampler: $crate::Handle, name: $crate::WStr);
+            OPENCL 11 NAME_CL_PROGRAM_A nvtxNameClProgramA(program: $crate::Handle, name: $crate::Str);
+            OPENCL 12 NAME_CL_PROGRAM_W nvtxNameClProgramW(program: $crate::Handle, name: $crate::WStr);
+            OPENCL 13 NAME_CL_EVENT_A nvtxNameClEventA(event: $crate::Handle, name: $crate::Str);
+            OPENCL 14 NAME_CL_EVENT_W nvtxNameClEventW(event: $crate::Handle, name: $crate::WStr);
+
+            SYNC 1 SYNC_USER_CREATE nvtxDomainSyncUserCreate(domain: $crate::Handle, attributes: *const $crate::SyncUserAttributes) -> $crate::Handle = ::std::ptr::null_mut();
+            SYNC 2 SYNC_USER_DESTROY nvtxDomainSyncUserDestroy(handle: $crate::Handle);
+            SYNC 3 SYNC_USER_ACQUIRE_START nvtxDomainSyncUserAcquireStart(handle: $crate::Handle);
+            SYNC 4 SYNC_USER_ACQUIRE_FAILED nvtxDomainSyncUserAcquireFailed(handle: $crate::Handle);
+            SYNC 5 SYNC_USER_ACQUIRE_SUCCESS nvtxDomainSyncUserAcquireSuccess(handle: $crate::Handle);
+            SYNC 6 SYNC_USER_RELEASING nvtxDomainSyncUserReleasing(handle: $crate::Handle);
+        }
+    };
 }
 
-/// Slot indices of the CORE2 (domain) module.
-pub mod core2 {
-    pub const DOMAIN_MARK_EX: usize = 1;
-    pub const DOMAIN_RANGE_START_EX: usize = 2;
-    pub const DOMAIN_RANGE_END: usize = 3;
-    pub const DOMAIN_RANGE_PUSH_EX: usize = 4;
-    pub const DOMAIN_RANGE_POP: usize = 5;
-    pub const DOMAIN_RESOURCE_CREATE: usize = 6;
-    pub const DOMAIN_RESOURCE_DESTROY: usize = 7;
-    pub const DOMAIN_NAME_CATEGORY_A: usize = 8;
-    pub const DOMAIN_NAME_CATEGORY_W: usize = 9;
-    pub const DOMAIN_REGISTER_STRING_A: usize = 10;
-    pub const DOMAIN_REGISTER_STRING_W: usize = 11;
-    pub const DOMAIN_CREATE_A: usize = 12;
-    pub const DOMAIN_CREATE_W: usize = 13;
-    pub const DOMAIN_DESTROY: usize = 14;
-    pub const INITIALIZE: usize = 15;
+/// One slot: its module, its index in the module's table, and `F`, the
+/// type of the function a tool writes there. Only this crate makes them
+/// (the [`slot`] constants), so `F` is always the slot's protocol type.
+pub struct SlotId<F> {
+    /// The module (see [`module`]).
+    pub module: i32,
+    /// The index in the module's table, from 1.
+    pub index: usize,
+    function: PhantomData<F>,
 }
 
-/// Slot indices of the CUDA driver naming module (A/W pairs).
-pub mod cuda {
-    pub const NAME_CU_DEVICE_A: usize = 1;
-    pub const NAME_CU_CONTEXT_A: usize = 3;
-    pub const NAME_CU_STREAM_A: usize = 5;
-    pub const NAME_CU_EVENT_A: usize = 7;
+impl<F> Clone for SlotId<F> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<F> Copy for SlotId<F> {}
+
+impl<F> SlotId<F> {
+    const fn new(module: i32, index: usize) -> Self {
+        assert!(
+            index >= 1 && index < module::size(module),
+            "slot outside its module"
+        );
+        assert!(std::mem::size_of::<F>() == std::mem::size_of::<Slot>());
+        SlotId {
+            module,
+            index,
+            function: PhantomData,
+        }
+    }
+
+    /// The function in a slot's raw value, or `None` for NULL.
+    ///
+    /// # Safety
+    /// `raw` is NULL or a function of this slot's type.
+    #[inline(always)]
+    pub unsafe fn from_raw(self, raw: Slot) -> Option<F> {
+        if raw.is_null() {
+            None
+        } else {
+            // SAFETY: F is a function pointer type of a pointer's size (checked in `new`).
+            Some(unsafe { std::mem::transmute_copy::<Slot, F>(&raw) })
+        }
+    }
 }
 
-/// Slot indices of the CUDA runtime naming module (A/W pairs).
-pub mod cudart {
-    pub const NAME_CUDA_DEVICE_A: usize = 1;
-    pub const NAME_CUDA_STREAM_A: usize = 3;
-    pub const NAME_CUDA_EVENT_A: usize = 5;
+/// The typed slots, one constant per NVTX function, named after it
+/// (`MARK_A` is `nvtxMarkA`'s slot).
+pub mod slot {
+    use super::*;
+
+    macro_rules! slot_constants {
+        ($($module:ident $index:literal $name:ident $api:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty = $none:expr)?;)*) => {$(
+            #[doc = concat!("The slot of `", stringify!($api), "`.")]
+            pub const $name: SlotId<unsafe extern "C" fn($($ty),*) $(-> $ret)?> =
+                SlotId::new(module::$module, $index);
+        )*};
+    }
+    for_each_slot!(slot_constants);
 }
 
-/// Slot indices of the OpenCL naming module (A/W pairs).
-pub mod opencl {
-    pub const NAME_CL_DEVICE_A: usize = 1;
-    pub const NAME_CL_CONTEXT_A: usize = 3;
-    pub const NAME_CL_COMMAND_QUEUE_A: usize = 5;
-    pub const NAME_CL_MEM_OBJECT_A: usize = 7;
-    pub const NAME_CL_SAMPLER_A: usize = 9;
-    pub const NAME_CL_PROGRAM_A: usize = 11;
-    pub const NAME_CL_EVENT_A: usize = 13;
+/// A tool's functions for the producer's slots, set slot by slot with the
+/// slot's own type (a function of the wrong type does not compile).
+#[derive(Default)]
+pub struct ToolFunctions {
+    entries: Vec<(i32, usize, Slot)>,
 }
 
-/// Slot indices of the SYNC module (user-defined synchronization objects).
-pub mod sync {
-    pub const USER_CREATE: usize = 1;
-    pub const USER_DESTROY: usize = 2;
-    pub const USER_ACQUIRE_START: usize = 3;
-    pub const USER_ACQUIRE_FAILED: usize = 4;
-    pub const USER_ACQUIRE_SUCCESS: usize = 5;
-    pub const USER_RELEASING: usize = 6;
-    /// `nvtxSyncUserAttributes_t.version`.
-    pub const ATTRIBUTES_VERSION: u16 = 3;
+impl ToolFunctions {
+    /// No functions yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the function for `slot`.
+    pub fn set<F: Copy>(&mut self, slot: SlotId<F>, function: F) -> &mut Self {
+        // SAFETY: F is the slot's function pointer type (see `SlotId`).
+        let raw = unsafe { std::mem::transmute_copy::<F, Slot>(&function) };
+        self.entries.push((slot.module, slot.index, raw));
+        self
+    }
+
+    /// Writes the functions into the producer's tables (asked for once per
+    /// module used); slots beyond a producer's table are skipped. Returns
+    /// false, having written nothing more, if the producer refuses a module.
+    ///
+    /// # Safety
+    /// `callbacks` is the producer's [`Callbacks`] table, during the tool's
+    /// entry point.
+    pub unsafe fn install(&self, callbacks: &Callbacks) -> bool {
+        let mut modules: Vec<i32> = self.entries.iter().map(|e| e.0).collect();
+        modules.sort_unstable();
+        modules.dedup();
+        for module in modules {
+            let mut table: *mut *mut Slot = std::ptr::null_mut();
+            let mut size: c_uint = 0;
+            // SAFETY: the producer's function, with valid out-pointers.
+            let ok =
+                unsafe { (callbacks.get_module_function_table)(module, &mut table, &mut size) };
+            if ok == 0 || table.is_null() {
+                return false;
+            }
+            for &(_, index, f) in self.entries.iter().filter(|e| e.0 == module) {
+                if index < size as usize {
+                    // SAFETY: entries 1 to size - 1 of the table are slot addresses.
+                    unsafe { **table.add(index) = f };
+                }
+            }
+        }
+        true
+    }
 }
 
 /// `nvtxEventAttributes_t` field values.
@@ -193,7 +324,17 @@ pub mod attr {
     pub const MESSAGE_ASCII: i32 = 1;
     pub const MESSAGE_UNICODE: i32 = 2;
     pub const MESSAGE_REGISTERED: i32 = 3;
+    pub const PAYLOAD_NONE: i32 = 0;
+    pub const PAYLOAD_U64: i32 = 1;
+    pub const PAYLOAD_I64: i32 = 2;
+    pub const PAYLOAD_F64: i32 = 3;
+    pub const PAYLOAD_U32: i32 = 4;
+    pub const PAYLOAD_I32: i32 = 5;
+    pub const PAYLOAD_F32: i32 = 6;
 }
+
+/// `nvtxSyncUserAttributes_t.version`.
+pub const SYNC_ATTRIBUTES_VERSION: u16 = 3;
 
 /// `nvtxEventAttributes_t` (version 3): 48 bytes, 8-aligned. Zero it, then
 /// set version and size.

@@ -30,6 +30,16 @@ pub const NVTXR_PAYLOAD_U32: u32 = 4;
 pub const NVTXR_PAYLOAD_I32: u32 = 5;
 /// `nvtxr_event_t.payload_type`: `payload.as_f32`.
 pub const NVTXR_PAYLOAD_F32: u32 = 6;
+const _: () = {
+    use crate::loader::protocol::attr;
+    assert!(NVTXR_PAYLOAD_NONE as i32 == attr::PAYLOAD_NONE);
+    assert!(NVTXR_PAYLOAD_U64 as i32 == attr::PAYLOAD_U64);
+    assert!(NVTXR_PAYLOAD_I64 as i32 == attr::PAYLOAD_I64);
+    assert!(NVTXR_PAYLOAD_F64 as i32 == attr::PAYLOAD_F64);
+    assert!(NVTXR_PAYLOAD_U32 as i32 == attr::PAYLOAD_U32);
+    assert!(NVTXR_PAYLOAD_I32 as i32 == attr::PAYLOAD_I32);
+    assert!(NVTXR_PAYLOAD_F32 as i32 == attr::PAYLOAD_F32);
+};
 
 /// A payload value; `nvtxr_event_t.payload_type` says which member is set.
 #[repr(C)]
@@ -169,7 +179,7 @@ unsafe fn event_from(e: *const nvtxr_event_t) -> Result<Event, Error> {
 /// path (which validates, attaches, and reports errors).
 #[inline(always)]
 unsafe fn registered_fast<R: Copy>(
-    kind: &events::Slots3,
+    kind: &events::Slots3<R>,
     domain: *const nvtxr_domain_t,
     string: *const nvtxr_string_t,
     none: R,

@@ -1,18 +1,16 @@
 //! Initialization, tool status and version.
 
 use super::panic::guard;
-use crate::loader::{self, protocol::core2, slots};
-use std::ffi::{c_char, c_void};
+use crate::loader::{self, protocol::slot, slots};
+use std::ffi::c_char;
 use std::ptr;
 
 /// Initializes and, with a tool, forwards `nvtxInitialize(NULL)` to it.
 pub(crate) fn initialize_and_forward() -> bool {
     let attached = loader::tool_attached();
     if attached {
-        // SAFETY: slot type fixed by the protocol.
-        if let Some(f) =
-            unsafe { slots::CORE2.get::<unsafe extern "C" fn(*const c_void)>(core2::INITIALIZE) }
-        {
+        if let Some(f) = slots::get(slot::INITIALIZE) {
+            // SAFETY: NULL is the argument NVIDIA's API passes.
             unsafe { f(ptr::null()) };
         }
     }

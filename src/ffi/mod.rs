@@ -66,6 +66,9 @@ pub const NVTXR_OK: nvtxr_status_t = 0;
 pub const NVTXR_ERROR_BASE: nvtxr_status_t = -100;
 /// What push and pop return when no tool tracks nesting depth.
 pub const NVTXR_NO_PUSH_POP_TRACKING: i32 = -2;
+// The C ABI's constants are literals (cbindgen writes them into the header);
+// they must equal the protocol's.
+const _: () = assert!(NVTXR_NO_PUSH_POP_TRACKING == crate::loader::protocol::NO_PUSH_POP_TRACKING);
 /// A required pointer argument was NULL.
 pub const NVTXR_ERROR_NULL_ARGUMENT: nvtxr_status_t = -101;
 /// An argument was out of range (unknown payload or color type, both a text

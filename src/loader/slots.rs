@@ -6,7 +6,7 @@
 //! other threads by the loader's release store of its state) and read with
 //! relaxed loads afterwards.
 
-use super::protocol::module;
+use super::protocol::{module, SlotId};
 use std::ffi::c_void;
 use std::ptr;
 use std::sync::atomic::{AtomicPtr, Ordering};
@@ -20,21 +20,6 @@ pub struct Slots<const N: usize>([Slot; N]);
 impl<const N: usize> Slots<N> {
     const fn new() -> Self {
         Self([const { AtomicPtr::new(ptr::null_mut()) }; N])
-    }
-
-    /// The tool's function in slot `index`, typed as `F`, or `None`.
-    ///
-    /// # Safety
-    /// `F` must be the function-pointer type the protocol gives that slot.
-    #[inline(always)]
-    pub unsafe fn get<F: Copy>(&self, index: usize) -> Option<F> {
-        const { assert!(std::mem::size_of::<F>() == std::mem::size_of::<*mut c_void>()) };
-        let f = self.0[index].load(Ordering::Relaxed);
-        if f.is_null() {
-            None
-        } else {
-            Some(std::mem::transmute_copy::<*mut c_void, F>(&f))
-        }
     }
 
     fn clear(&self) {
@@ -66,17 +51,17 @@ impl<const M: usize> Table<M> {
 }
 
 /// The CORE module's slots (default-domain events and naming).
-pub static CORE: Slots<{ module::CORE_SIZE }> = Slots::new();
+static CORE: Slots<{ module::CORE_SIZE }> = Slots::new();
 /// The CUDA driver naming module's slots.
-pub static CUDA: Slots<{ module::CUDA_SIZE }> = Slots::new();
+static CUDA: Slots<{ module::CUDA_SIZE }> = Slots::new();
 /// The OpenCL naming module's slots.
-pub static OPENCL: Slots<{ module::OPENCL_SIZE }> = Slots::new();
+static OPENCL: Slots<{ module::OPENCL_SIZE }> = Slots::new();
 /// The CUDA runtime naming module's slots.
-pub static CUDART: Slots<{ module::CUDART_SIZE }> = Slots::new();
+static CUDART: Slots<{ module::CUDART_SIZE }> = Slots::new();
 /// The CORE2 (domain) module's slots.
-pub static CORE2: Slots<{ module::CORE2_SIZE }> = Slots::new();
+static CORE2: Slots<{ module::CORE2_SIZE }> = Slots::new();
 /// The SYNC module's slots.
-pub static SYNC: Slots<{ module::SYNC_SIZE }> = Slots::new();
+static SYNC: Slots<{ module::SYNC_SIZE }> = Slots::new();
 
 static CORE_TABLE: Table<{ module::CORE_SIZE + 1 }> = Table::new(&CORE);
 static CUDA_TABLE: Table<{ module::CUDA_SIZE + 1 }> = Table::new(&CUDA);
@@ -99,6 +84,23 @@ pub fn table(module_id: i32) -> Option<(*const *mut c_void, usize)> {
         module::SYNC => entry(&SYNC_TABLE),
         _ => return None,
     })
+}
+
+/// The tool's function in `slot`, or `None` (no tool, or the tool left it empty).
+#[inline(always)]
+pub fn get<F: Copy>(slot: SlotId<F>) -> Option<F> {
+    let slots: &[Slot] = match slot.module {
+        module::CORE => &CORE.0,
+        module::CUDA => &CUDA.0,
+        module::OPENCL => &OPENCL.0,
+        module::CUDART => &CUDART.0,
+        module::CORE2 => &CORE2.0,
+        module::SYNC => &SYNC.0,
+        _ => return None,
+    };
+    let raw = slots[slot.index].load(Ordering::Relaxed).cast_const();
+    // SAFETY: only the tool writes slots, each with a function of its slot's type.
+    unsafe { slot.from_raw(raw) }
 }
 
 /// Back to "every slot a no-op" (after a tool failed to attach).

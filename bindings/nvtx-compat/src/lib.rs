@@ -15,17 +15,8 @@
 
 #![allow(non_snake_case)]
 
-use nvtxr::__compat::{guard, tool_attached, CORE, CORE2, CUDA, CUDART, OPENCL, SYNC};
-use nvtxr::ffi::NVTXR_NO_PUSH_POP_TRACKING as NO_TRACKING;
-use std::ffi::{c_char, c_int, c_void};
-use std::ptr::null_mut;
-
-/// `wchar_t` on Linux.
-type WChar = i32;
-type Handle = *mut c_void;
-type Attributes = *const c_void;
-type Str = *const c_char;
-type WStr = *const WChar;
+use nvtx_protocol::{for_each_slot, slot};
+use nvtxr::__compat::{get, guard, tool_attached};
 
 /// The value a function returns when no tool handles it: `()` unless given.
 macro_rules! no_tool_value {
@@ -37,10 +28,10 @@ macro_rules! no_tool_value {
     };
 }
 
-/// `MODULE INDEX name(args) [-> ret = no-tool value];` defines the exported
-/// function `name`, forwarding to slot INDEX of MODULE.
+/// Defines each exported function of the protocol's slot list: it forwards
+/// its arguments to the tool's function in its slot.
 macro_rules! nvtx_api {
-    ($($module:ident $index:literal $name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty = $none:expr)?;)*) => {$(
+    ($($module:ident $index:literal $slot:ident $name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty = $none:expr)?;)*) => {$(
         /// NVIDIA's function of this name.
         ///
         /// # Safety
@@ -48,12 +39,11 @@ macro_rules! nvtx_api {
         /// are passed to the tool unread.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $name($($arg: $ty),*) $(-> $ret)? {
-            type Slot = unsafe extern "C" fn($($ty),*) $(-> $ret)?;
             guard(no_tool_value!($($none)?), || {
                 if tool_attached() {
-                    // SAFETY: the protocol gives this slot this type.
-                    if let Some(f) = $module.get::<Slot>($index) {
-                        return f($($arg),*);
+                    if let Some(f) = get(slot::$slot) {
+                        // SAFETY: the caller's arguments, passed on unchanged.
+                        return unsafe { f($($arg),*) };
                     }
                 }
                 no_tool_value!($($none)?)
@@ -62,74 +52,4 @@ macro_rules! nvtx_api {
     )*};
 }
 
-nvtx_api! {
-    CORE 1 nvtxMarkEx(attributes: Attributes);
-    CORE 2 nvtxMarkA(message: Str);
-    CORE 3 nvtxMarkW(message: WStr);
-    CORE 4 nvtxRangeStartEx(attributes: Attributes) -> u64 = 0;
-    CORE 5 nvtxRangeStartA(message: Str) -> u64 = 0;
-    CORE 6 nvtxRangeStartW(message: WStr) -> u64 = 0;
-    CORE 7 nvtxRangeEnd(id: u64);
-    CORE 8 nvtxRangePushEx(attributes: Attributes) -> c_int = NO_TRACKING;
-    CORE 9 nvtxRangePushA(message: Str) -> c_int = NO_TRACKING;
-    CORE 10 nvtxRangePushW(message: WStr) -> c_int = NO_TRACKING;
-    CORE 11 nvtxRangePop() -> c_int = NO_TRACKING;
-    CORE 12 nvtxNameCategoryA(category: u32, name: Str);
-    CORE 13 nvtxNameCategoryW(category: u32, name: WStr);
-    CORE 14 nvtxNameOsThreadA(thread_id: u32, name: Str);
-    CORE 15 nvtxNameOsThreadW(thread_id: u32, name: WStr);
-
-    CORE2 1 nvtxDomainMarkEx(domain: Handle, attributes: Attributes);
-    CORE2 2 nvtxDomainRangeStartEx(domain: Handle, attributes: Attributes) -> u64 = 0;
-    CORE2 3 nvtxDomainRangeEnd(domain: Handle, id: u64);
-    CORE2 4 nvtxDomainRangePushEx(domain: Handle, attributes: Attributes) -> c_int = NO_TRACKING;
-    CORE2 5 nvtxDomainRangePop(domain: Handle) -> c_int = NO_TRACKING;
-    CORE2 6 nvtxDomainResourceCreate(domain: Handle, attributes: Attributes) -> Handle = null_mut();
-    CORE2 7 nvtxDomainResourceDestroy(resource: Handle);
-    CORE2 8 nvtxDomainNameCategoryA(domain: Handle, category: u32, name: Str);
-    CORE2 9 nvtxDomainNameCategoryW(domain: Handle, category: u32, name: WStr);
-    CORE2 10 nvtxDomainRegisterStringA(domain: Handle, text: Str) -> Handle = null_mut();
-    CORE2 11 nvtxDomainRegisterStringW(domain: Handle, text: WStr) -> Handle = null_mut();
-    CORE2 12 nvtxDomainCreateA(name: Str) -> Handle = null_mut();
-    CORE2 13 nvtxDomainCreateW(name: WStr) -> Handle = null_mut();
-    CORE2 14 nvtxDomainDestroy(domain: Handle);
-    CORE2 15 nvtxInitialize(reserved: *const c_void);
-
-    CUDA 1 nvtxNameCuDeviceA(device: c_int, name: Str);
-    CUDA 2 nvtxNameCuDeviceW(device: c_int, name: WStr);
-    CUDA 3 nvtxNameCuContextA(context: Handle, name: Str);
-    CUDA 4 nvtxNameCuContextW(context: Handle, name: WStr);
-    CUDA 5 nvtxNameCuStreamA(stream: Handle, name: Str);
-    CUDA 6 nvtxNameCuStreamW(stream: Handle, name: WStr);
-    CUDA 7 nvtxNameCuEventA(event: Handle, name: Str);
-    CUDA 8 nvtxNameCuEventW(event: Handle, name: WStr);
-
-    CUDART 1 nvtxNameCudaDeviceA(device: c_int, name: Str);
-    CUDART 2 nvtxNameCudaDeviceW(device: c_int, name: WStr);
-    CUDART 3 nvtxNameCudaStreamA(stream: Handle, name: Str);
-    CUDART 4 nvtxNameCudaStreamW(stream: Handle, name: WStr);
-    CUDART 5 nvtxNameCudaEventA(event: Handle, name: Str);
-    CUDART 6 nvtxNameCudaEventW(event: Handle, name: WStr);
-
-    OPENCL 1 nvtxNameClDeviceA(device: Handle, name: Str);
-    OPENCL 2 nvtxNameClDeviceW(device: Handle, name: WStr);
-    OPENCL 3 nvtxNameClContextA(context: Handle, name: Str);
-    OPENCL 4 nvtxNameClContextW(context: Handle, name: WStr);
-    OPENCL 5 nvtxNameClCommandQueueA(queue: Handle, name: Str);
-    OPENCL 6 nvtxNameClCommandQueueW(queue: Handle, name: WStr);
-    OPENCL 7 nvtxNameClMemObjectA(object: Handle, name: Str);
-    OPENCL 8 nvtxNameClMemObjectW(object: Handle, name: WStr);
-    OPENCL 9 nvtxNameClSamplerA(sampler: Handle, name: Str);
-    OPENCL 10 nvtxNameClSamplerW(sampler: Handle, name: WStr);
-    OPENCL 11 nvtxNameClProgramA(program: Handle, name: Str);
-    OPENCL 12 nvtxNameClProgramW(program: Handle, name: WStr);
-    OPENCL 13 nvtxNameClEventA(event: Handle, name: Str);
-    OPENCL 14 nvtxNameClEventW(event: Handle, name: WStr);
-
-    SYNC 1 nvtxDomainSyncUserCreate(domain: Handle, attributes: Attributes) -> Handle = null_mut();
-    SYNC 2 nvtxDomainSyncUserDestroy(handle: Handle);
-    SYNC 3 nvtxDomainSyncUserAcquireStart(handle: Handle);
-    SYNC 4 nvtxDomainSyncUserAcquireFailed(handle: Handle);
-    SYNC 5 nvtxDomainSyncUserAcquireSuccess(handle: Handle);
-    SYNC 6 nvtxDomainSyncUserReleasing(handle: Handle);
-}
+for_each_slot!(nvtx_api);

@@ -6,6 +6,7 @@
 //! bounded.
 
 use nvtxr::bindings::{self as nb, Attributes, StaticDomain, StaticString, Text};
+use nvtxr::ffi::NVTXR_NO_PUSH_POP_TRACKING as NO_TRACKING;
 use nvtxr::Payload;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -373,7 +374,7 @@ impl Domain {
             color,
             category,
             payload,
-            -2,
+            NO_TRACKING,
             |d, a| d.push(a),
         )
     }
@@ -631,7 +632,7 @@ module_fn!(
 );
 module_fn!(
     /// Opens a range on this OS thread; returns the tool's depth (-2 with no tool).
-    push_range, push, i32, -2, None
+    push_range, push, i32, NO_TRACKING, None
 );
 
 /// Starts a range that any thread may end: returns a handle for `end_range`
@@ -669,7 +670,7 @@ fn end_range(range_id: Option<(u64, Py<Domain>)>) {
 #[pyo3(signature = (domain=None))]
 fn pop_range(py: Python<'_>, domain: Option<&Bound<'_, PyString>>) -> PyResult<i32> {
     if !nb::enabled() {
-        return Ok(-2);
+        return Ok(NO_TRACKING);
     }
     Ok(get_domain(py, domain)?.get().inner.pop())
 }
@@ -733,7 +734,7 @@ fn _text_mark(py: Python<'_>, message: &str) {
         });
     }
 }
-text_fn!(_text_push, push, i32, -2);
+text_fn!(_text_push, push, i32, NO_TRACKING);
 text_fn!(_text_start, start, u64, 0);
 
 #[pyfunction]

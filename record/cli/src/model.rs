@@ -8,6 +8,7 @@
 //! by the distinct names, the open ranges, and the start/end ranges whose
 //! end comes before their start in reading order, not by the trace's length.
 
+use nvtx_protocol::attr;
 use nvtxr_record_format::time::{Anchor, Converter};
 use nvtxr_record_format::{Chunk, Kind, ProcessHeader, Record};
 use std::collections::{BTreeMap, HashMap};
@@ -39,13 +40,13 @@ pub enum Payload {
 
 impl Payload {
     fn decode(kind: u8, bits: u64) -> Option<Payload> {
-        Some(match kind {
-            1 => Payload::U64(bits),
-            2 => Payload::I64(bits as i64),
-            3 => Payload::F64(f64::from_bits(bits)),
-            4 => Payload::U64(u64::from(bits as u32)),
-            5 => Payload::I64(i64::from(bits as u32 as i32)),
-            6 => Payload::F64(f64::from(f32::from_bits(bits as u32))),
+        Some(match i32::from(kind) {
+            attr::PAYLOAD_U64 => Payload::U64(bits),
+            attr::PAYLOAD_I64 => Payload::I64(bits as i64),
+            attr::PAYLOAD_F64 => Payload::F64(f64::from_bits(bits)),
+            attr::PAYLOAD_U32 => Payload::U64(u64::from(bits as u32)),
+            attr::PAYLOAD_I32 => Payload::I64(i64::from(bits as u32 as i32)),
+            attr::PAYLOAD_F32 => Payload::F64(f64::from(f32::from_bits(bits as u32))),
             _ => return None,
         })
     }

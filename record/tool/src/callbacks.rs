@@ -2,7 +2,7 @@
 //! arguments into an [`Event`] and records it on the calling thread.
 
 use crate::writer::{self, Event, Text};
-use nvtx_protocol::{attr, EventAttributes};
+use nvtx_protocol::{attr, slot, EventAttributes, Handle, ToolFunctions};
 use nvtxr_record_format::Kind;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,17 +16,17 @@ fn next_id() -> u64 {
 
 /// What a domain or registered-string handle points to.
 #[repr(C)]
-struct Handle {
+struct Object {
     id: u64,
 }
 
 fn new_handle(id: u64) -> *mut c_void {
-    Box::into_raw(Box::new(Handle { id })).cast()
+    Box::into_raw(Box::new(Object { id })).cast()
 }
 
 /// The id behind a handle; 0 (the default domain) for NULL.
 unsafe fn id_of(h: *const c_void) -> u64 {
-    h.cast::<Handle>().as_ref().map_or(0, |h| h.id)
+    h.cast::<Object>().as_ref().map_or(0, |h| h.id)
 }
 
 unsafe fn bytes<'a>(s: *const c_char) -> Option<Text<'a>> {
@@ -47,7 +47,7 @@ unsafe fn from_attributes<'a>(
     }
     e.category = a.category;
     e.color = (a.color_type == attr::COLOR_ARGB).then_some(a.color);
-    if (1..=6).contains(&a.payload_type) {
+    if (attr::PAYLOAD_U64..=attr::PAYLOAD_F32).contains(&a.payload_type) {
         e.payload = (a.payload_type as u8, a.payload);
     }
     match a.message_type {
@@ -73,7 +73,7 @@ unsafe extern "C" fn mark_a(m: *const c_char) {
 unsafe extern "C" fn mark_w(m: *const i32) {
     writer::record(&mut text_event(Kind::Mark, 0, 0, Some(Text::Wide(m))));
 }
-unsafe extern "C" fn domain_mark_ex(d: *const c_void, a: *const EventAttributes) {
+unsafe extern "C" fn domain_mark_ex(d: Handle, a: *const EventAttributes) {
     writer::record(&mut from_attributes(Kind::Mark, id_of(d), 0, a));
 }
 
@@ -92,13 +92,13 @@ unsafe extern "C" fn range_start_a(m: *const c_char) -> u64 {
 unsafe extern "C" fn range_start_w(m: *const i32) -> u64 {
     start(text_event(Kind::Start, 0, next_id(), Some(Text::Wide(m))))
 }
-unsafe extern "C" fn domain_range_start_ex(d: *const c_void, a: *const EventAttributes) -> u64 {
+unsafe extern "C" fn domain_range_start_ex(d: Handle, a: *const EventAttributes) -> u64 {
     start(from_attributes(Kind::Start, id_of(d), next_id(), a))
 }
 unsafe extern "C" fn range_end(id: u64) {
     writer::record(&mut Event::simple(Kind::End, 0, id, None));
 }
-unsafe extern "C" fn domain_range_end(d: *const c_void, id: u64) {
+unsafe extern "C" fn domain_range_end(d: Handle, id: u64) {
     writer::record(&mut Event::simple(Kind::End, id_of(d), id, None));
 }
 
@@ -118,13 +118,13 @@ unsafe extern "C" fn range_push_a(m: *const c_char) -> c_int {
 unsafe extern "C" fn range_push_w(m: *const i32) -> c_int {
     push(text_event(Kind::Push, 0, 0, Some(Text::Wide(m))))
 }
-unsafe extern "C" fn domain_range_push_ex(d: *const c_void, a: *const EventAttributes) -> c_int {
+unsafe extern "C" fn domain_range_push_ex(d: Handle, a: *const EventAttributes) -> c_int {
     push(from_attributes(Kind::Push, id_of(d), 0, a))
 }
 unsafe extern "C" fn range_pop() -> c_int {
     pop(0)
 }
-unsafe extern "C" fn domain_range_pop(d: *const c_void) -> c_int {
+unsafe extern "C" fn domain_range_pop(d: Handle) -> c_int {
     pop(id_of(d))
 }
 
@@ -145,7 +145,7 @@ unsafe extern "C" fn name_category_w(category: u32, n: *const i32) {
         Some(Text::Wide(n)),
     ));
 }
-unsafe extern "C" fn domain_name_category_a(d: *const c_void, category: u32, n: *const c_char) {
+unsafe extern "C" fn domain_name_category_a(d: Handle, category: u32, n: *const c_char) {
     writer::record(&mut Event::simple(
         Kind::NameCategory,
         id_of(d),
@@ -153,7 +153,7 @@ unsafe extern "C" fn domain_name_category_a(d: *const c_void, category: u32, n: 
         bytes(n),
     ));
 }
-unsafe extern "C" fn domain_name_category_w(d: *const c_void, category: u32, n: *const i32) {
+unsafe extern "C" fn domain_name_category_w(d: Handle, category: u32, n: *const i32) {
     writer::record(&mut Event::simple(
         Kind::NameCategory,
         id_of(d),
@@ -195,54 +195,46 @@ fn register(domain: u64, text: Option<Text>) -> *mut c_void {
     writer::record(&mut Event::simple(Kind::RegisterString, domain, id, text));
     new_handle(id)
 }
-unsafe extern "C" fn domain_register_string_a(d: *const c_void, s: *const c_char) -> *mut c_void {
+unsafe extern "C" fn domain_register_string_a(d: Handle, s: *const c_char) -> *mut c_void {
     register(id_of(d), bytes(s))
 }
-unsafe extern "C" fn domain_register_string_w(d: *const c_void, s: *const i32) -> *mut c_void {
+unsafe extern "C" fn domain_register_string_w(d: Handle, s: *const i32) -> *mut c_void {
     register(id_of(d), Some(Text::Wide(s)))
 }
 /// Domains stay known after destruction (their events are already recorded).
-unsafe extern "C" fn domain_destroy(_d: *const c_void) {}
+unsafe extern "C" fn domain_destroy(_d: Handle) {}
 unsafe extern "C" fn initialize(_reserved: *const c_void) {}
 
-/// The CORE module's functions, slots 1 to 15.
-pub fn core() -> [*const c_void; 15] {
-    [
-        mark_ex as _,
-        mark_a as _,
-        mark_w as _,
-        range_start_ex as _,
-        range_start_a as _,
-        range_start_w as _,
-        range_end as _,
-        range_push_ex as _,
-        range_push_a as _,
-        range_push_w as _,
-        range_pop as _,
-        name_category_a as _,
-        name_category_w as _,
-        name_os_thread_a as _,
-        name_os_thread_w as _,
-    ]
-}
-
-/// The CORE2 module's functions, slots 1 to 15 (resources unsupported: NULL).
-pub fn core2() -> [*const c_void; 15] {
-    [
-        domain_mark_ex as _,
-        domain_range_start_ex as _,
-        domain_range_end as _,
-        domain_range_push_ex as _,
-        domain_range_pop as _,
-        std::ptr::null(),
-        std::ptr::null(),
-        domain_name_category_a as _,
-        domain_name_category_w as _,
-        domain_register_string_a as _,
-        domain_register_string_w as _,
-        domain_create_a as _,
-        domain_create_w as _,
-        domain_destroy as _,
-        initialize as _,
-    ]
+/// The tool's functions, by slot (resources and the naming modules are not recorded).
+pub fn functions() -> ToolFunctions {
+    let mut f = ToolFunctions::new();
+    f.set(slot::MARK_EX, mark_ex)
+        .set(slot::MARK_A, mark_a)
+        .set(slot::MARK_W, mark_w)
+        .set(slot::RANGE_START_EX, range_start_ex)
+        .set(slot::RANGE_START_A, range_start_a)
+        .set(slot::RANGE_START_W, range_start_w)
+        .set(slot::RANGE_END, range_end)
+        .set(slot::RANGE_PUSH_EX, range_push_ex)
+        .set(slot::RANGE_PUSH_A, range_push_a)
+        .set(slot::RANGE_PUSH_W, range_push_w)
+        .set(slot::RANGE_POP, range_pop)
+        .set(slot::NAME_CATEGORY_A, name_category_a)
+        .set(slot::NAME_CATEGORY_W, name_category_w)
+        .set(slot::NAME_OS_THREAD_A, name_os_thread_a)
+        .set(slot::NAME_OS_THREAD_W, name_os_thread_w)
+        .set(slot::DOMAIN_MARK_EX, domain_mark_ex)
+        .set(slot::DOMAIN_RANGE_START_EX, domain_range_start_ex)
+        .set(slot::DOMAIN_RANGE_END, domain_range_end)
+        .set(slot::DOMAIN_RANGE_PUSH_EX, domain_range_push_ex)
+        .set(slot::DOMAIN_RANGE_POP, domain_range_pop)
+        .set(slot::DOMAIN_NAME_CATEGORY_A, domain_name_category_a)
+        .set(slot::DOMAIN_NAME_CATEGORY_W, domain_name_category_w)
+        .set(slot::DOMAIN_REGISTER_STRING_A, domain_register_string_a)
+        .set(slot::DOMAIN_REGISTER_STRING_W, domain_register_string_w)
+        .set(slot::DOMAIN_CREATE_A, domain_create_a)
+        .set(slot::DOMAIN_CREATE_W, domain_create_w)
+        .set(slot::DOMAIN_DESTROY, domain_destroy)
+        .set(slot::INITIALIZE, initialize);
+    f
 }

@@ -13,11 +13,11 @@ mod clock;
 mod recording;
 mod writer;
 
-use std::ffi::{c_int, c_uint};
+use std::ffi::c_int;
 use std::io::Write;
 use std::sync::OnceLock;
 
-use nvtx_protocol::{fill_slots, module, Callbacks, GetExportTable, Slot, ETID_CALLBACKS};
+use nvtx_protocol::{Callbacks, GetExportTable, ETID_CALLBACKS};
 use nvtxr_record_format::DIR_VAR;
 
 /// Process-wide setup, once (every producer in the process calls the entry
@@ -69,18 +69,8 @@ pub unsafe extern "C" fn InitializeInjectionNvtx2(get_export_table: GetExportTab
     let Some(callbacks) = callbacks.as_ref() else {
         return 0;
     };
-    for (module, functions) in [
-        (module::CORE, callbacks::core()),
-        (module::CORE2, callbacks::core2()),
-    ] {
-        let mut table: *mut *mut Slot = std::ptr::null_mut();
-        let mut size: c_uint = 0;
-        if (callbacks.get_module_function_table)(module, &mut table, &mut size) == 0
-            || table.is_null()
-        {
-            return 0;
-        }
-        fill_slots(table, size, &functions);
+    if !callbacks::functions().install(callbacks) {
+        return 0;
     }
     1
 }

@@ -1,6 +1,6 @@
 //! Canonical text for what the tool receives.
 
-use nvtx_protocol::{attr, EventAttributes};
+use nvtx_protocol::{attr, EventAttributes, WStr};
 use std::ffi::{c_char, c_void, CStr};
 use std::fmt::Write;
 
@@ -51,14 +51,14 @@ pub unsafe fn c_str(p: *const c_char) -> String {
 ///
 /// # Safety
 /// `p` is NULL or a NUL-terminated wide string.
-pub unsafe fn w_str(p: *const u32) -> String {
+pub unsafe fn w_str(p: WStr) -> String {
     if p.is_null() {
         return "NULL".into();
     }
     let mut s = String::new();
     let mut i = 0;
     while *p.add(i) != 0 {
-        s.push(char::from_u32(*p.add(i)).unwrap_or('\u{FFFD}'));
+        s.push(char::from_u32(*p.add(i) as u32).unwrap_or('\u{FFFD}'));
         i += 1;
     }
     format!("w{}", quote_bytes(s.as_bytes()))
@@ -123,13 +123,13 @@ pub unsafe fn attributes(d: *const c_void, a: *const EventAttributes) -> String 
     }
     let p = a.payload;
     match a.payload_type {
-        0 => {}
-        1 => parts.push(format!("payload=u64:{p}")),
-        2 => parts.push(format!("payload=i64:{}", p as i64)),
-        3 => parts.push(format!("payload=f64:{}", f64::from_bits(p))),
-        4 => parts.push(format!("payload=u32:{}", p as u32)),
-        5 => parts.push(format!("payload=i32:{}", p as u32 as i32)),
-        6 => parts.push(format!("payload=f32:{}", f32::from_bits(p as u32))),
+        attr::PAYLOAD_NONE => {}
+        attr::PAYLOAD_U64 => parts.push(format!("payload=u64:{p}")),
+        attr::PAYLOAD_I64 => parts.push(format!("payload=i64:{}", p as i64)),
+        attr::PAYLOAD_F64 => parts.push(format!("payload=f64:{}", f64::from_bits(p))),
+        attr::PAYLOAD_U32 => parts.push(format!("payload=u32:{}", p as u32)),
+        attr::PAYLOAD_I32 => parts.push(format!("payload=i32:{}", p as u32 as i32)),
+        attr::PAYLOAD_F32 => parts.push(format!("payload=f32:{}", f32::from_bits(p as u32))),
         t => parts.push(format!("payloadtype={t} payload=0x{p:x}")),
     }
     format!("{{{}}}", parts.join(" "))

@@ -91,15 +91,15 @@ pub unsafe extern "C" fn InitializeInjectionNvtx2(get_export_table: GetExportTab
             && (*table).is_null()
             && (*table.add(size as usize)).is_null()
             && (1..size as usize).all(|i| !(*table.add(i)).is_null());
-        if !shape_ok {
-            tables_ok = false;
-            continue;
-        }
-        if mode == "null" {
-            slots::fill_null(module, table, size);
+        tables_ok &= shape_ok;
+    }
+    if tables_ok {
+        let functions = if mode == "null" {
+            slots::null_functions()
         } else {
-            slots::fill(module, table, size);
-        }
+            slots::functions()
+        };
+        tables_ok = functions.install(&*callbacks);
     }
     let mut unknown_size: c_uint = 12345;
     let unknown = get_table(7, std::ptr::null_mut(), &mut unknown_size);

@@ -2,16 +2,16 @@
 
 use crate::format::{attributes, c_str, domain, w_str, Domain, Registered};
 use crate::record;
+use nvtx_protocol::WChar;
 use nvtx_protocol::{
-    fill_slots, module, EventAttributes, ResourceAttributes, Slot, SyncUserAttributes,
+    slot, EventAttributes, Handle, ResourceAttributes, SyncUserAttributes, ToolFunctions, WStr,
 };
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::ffi::{c_char, c_int, c_uint, c_void};
+use std::ffi::{c_char, c_int, c_void};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 type Attr = *const EventAttributes;
-type Handle = *const c_void;
 
 static NEXT_RANGE_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -20,7 +20,7 @@ thread_local! {
     static DEPTH: RefCell<HashMap<usize, i32>> = RefCell::new(HashMap::new());
 }
 
-fn push_depth(d: Handle) -> i32 {
+fn push_depth(d: *const c_void) -> i32 {
     DEPTH.with(|m| {
         let mut m = m.borrow_mut();
         let depth = m.entry(d as usize).or_insert(0);
@@ -29,7 +29,7 @@ fn push_depth(d: Handle) -> i32 {
     })
 }
 
-fn pop_depth(d: Handle) -> i32 {
+fn pop_depth(d: *const c_void) -> i32 {
     DEPTH.with(|m| {
         let mut m = m.borrow_mut();
         let depth = m.entry(d as usize).or_insert(0);
@@ -57,7 +57,7 @@ fn new_domain(name: String) -> Handle {
     Box::into_raw(Box::new(Domain { name })).cast()
 }
 
-fn new_string(d: Handle, text: String) -> Handle {
+fn new_string(d: *const c_void, text: String) -> Handle {
     Box::into_raw(Box::new(Registered { domain: d, text })).cast()
 }
 
@@ -69,7 +69,7 @@ unsafe fn text(p: *const c_char) -> String {
     }
 }
 
-unsafe fn wtext(p: *const u32) -> String {
+unsafe fn wtext(p: WStr) -> String {
     let quoted = w_str(p);
     quoted
         .trim_start_matches("w\"")
@@ -84,7 +84,7 @@ unsafe extern "C" fn mark_ex(a: Attr) {
 unsafe extern "C" fn mark_a(m: *const c_char) {
     record(format!("MarkA {}", c_str(m)));
 }
-unsafe extern "C" fn mark_w(m: *const u32) {
+unsafe extern "C" fn mark_w(m: WStr) {
     record(format!("MarkW {}", w_str(m)));
 }
 unsafe extern "C" fn range_start_ex(a: Attr) -> u64 {
@@ -100,7 +100,7 @@ unsafe extern "C" fn range_start_a(m: *const c_char) -> u64 {
     record(format!("RangeStartA {} -> {id}", c_str(m)));
     id
 }
-unsafe extern "C" fn range_start_w(m: *const u32) -> u64 {
+unsafe extern "C" fn range_start_w(m: WStr) -> u64 {
     let id = new_range_id();
     record(format!("RangeStartW {} -> {id}", w_str(m)));
     id
@@ -121,7 +121,7 @@ unsafe extern "C" fn range_push_a(m: *const c_char) -> c_int {
     record(format!("RangePushA {} -> {depth}", c_str(m)));
     depth
 }
-unsafe extern "C" fn range_push_w(m: *const u32) -> c_int {
+unsafe extern "C" fn range_push_w(m: WStr) -> c_int {
     let depth = push_depth(std::ptr::null());
     record(format!("RangePushW {} -> {depth}", w_str(m)));
     depth
@@ -134,13 +134,13 @@ unsafe extern "C" fn range_pop() -> c_int {
 unsafe extern "C" fn name_category_a(id: u32, n: *const c_char) {
     record(format!("NameCategoryA {id} {}", c_str(n)));
 }
-unsafe extern "C" fn name_category_w(id: u32, n: *const u32) {
+unsafe extern "C" fn name_category_w(id: u32, n: WStr) {
     record(format!("NameCategoryW {id} {}", w_str(n)));
 }
 unsafe extern "C" fn name_os_thread_a(tid: u32, n: *const c_char) {
     record(format!("NameOsThreadA {} {}", thread(tid), c_str(n)));
 }
-unsafe extern "C" fn name_os_thread_w(tid: u32, n: *const u32) {
+unsafe extern "C" fn name_os_thread_w(tid: u32, n: WStr) {
     record(format!("NameOsThreadW {} {}", thread(tid), w_str(n)));
 }
 
@@ -246,7 +246,7 @@ unsafe extern "C" fn domain_name_category_a(d: Handle, id: u32, n: *const c_char
         c_str(n)
     ));
 }
-unsafe extern "C" fn domain_name_category_w(d: Handle, id: u32, n: *const u32) {
+unsafe extern "C" fn domain_name_category_w(d: Handle, id: u32, n: WStr) {
     record(format!(
         "DomainNameCategoryW {} {id} {}",
         domain(d),
@@ -257,7 +257,7 @@ unsafe extern "C" fn domain_register_string_a(d: Handle, s: *const c_char) -> Ha
     record(format!("DomainRegisterStringA {} {}", domain(d), c_str(s)));
     new_string(d, text(s))
 }
-unsafe extern "C" fn domain_register_string_w(d: Handle, s: *const u32) -> Handle {
+unsafe extern "C" fn domain_register_string_w(d: Handle, s: WStr) -> Handle {
     record(format!("DomainRegisterStringW {} {}", domain(d), w_str(s)));
     new_string(d, wtext(s))
 }
@@ -272,7 +272,7 @@ unsafe extern "C" fn domain_create_a(n: *const c_char) -> Handle {
     }
     new_domain(text(n))
 }
-unsafe extern "C" fn domain_create_w(n: *const u32) -> Handle {
+unsafe extern "C" fn domain_create_w(n: WStr) -> Handle {
     record(format!("DomainCreateW {}", w_str(n)));
     new_domain(wtext(n))
 }
@@ -280,7 +280,7 @@ unsafe extern "C" fn domain_create_w(n: *const u32) -> Handle {
 static DESTROYED: std::sync::Mutex<Vec<usize>> = std::sync::Mutex::new(Vec::new());
 
 /// Whether `d` was destroyed (handles are never freed, so never reused).
-pub(crate) fn was_destroyed(d: Handle) -> bool {
+pub(crate) fn was_destroyed(d: *const c_void) -> bool {
     DESTROYED
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -310,188 +310,164 @@ macro_rules! name_fns {
 }
 name_fns! {
     name_cu_device_a: "NameCuDeviceA", c_int, c_char, c_str;
-    name_cu_device_w: "NameCuDeviceW", c_int, u32, w_str;
+    name_cu_device_w: "NameCuDeviceW", c_int, WChar, w_str;
     name_cu_context_a: "NameCuContextA", Handle, c_char, c_str;
-    name_cu_context_w: "NameCuContextW", Handle, u32, w_str;
+    name_cu_context_w: "NameCuContextW", Handle, WChar, w_str;
     name_cu_stream_a: "NameCuStreamA", Handle, c_char, c_str;
-    name_cu_stream_w: "NameCuStreamW", Handle, u32, w_str;
+    name_cu_stream_w: "NameCuStreamW", Handle, WChar, w_str;
     name_cu_event_a: "NameCuEventA", Handle, c_char, c_str;
-    name_cu_event_w: "NameCuEventW", Handle, u32, w_str;
+    name_cu_event_w: "NameCuEventW", Handle, WChar, w_str;
     name_cuda_device_a: "NameCudaDeviceA", c_int, c_char, c_str;
-    name_cuda_device_w: "NameCudaDeviceW", c_int, u32, w_str;
+    name_cuda_device_w: "NameCudaDeviceW", c_int, WChar, w_str;
     name_cuda_stream_a: "NameCudaStreamA", Handle, c_char, c_str;
-    name_cuda_stream_w: "NameCudaStreamW", Handle, u32, w_str;
+    name_cuda_stream_w: "NameCudaStreamW", Handle, WChar, w_str;
     name_cuda_event_a: "NameCudaEventA", Handle, c_char, c_str;
-    name_cuda_event_w: "NameCudaEventW", Handle, u32, w_str;
+    name_cuda_event_w: "NameCudaEventW", Handle, WChar, w_str;
     name_cl_device_a: "NameClDeviceA", Handle, c_char, c_str;
-    name_cl_device_w: "NameClDeviceW", Handle, u32, w_str;
+    name_cl_device_w: "NameClDeviceW", Handle, WChar, w_str;
     name_cl_context_a: "NameClContextA", Handle, c_char, c_str;
-    name_cl_context_w: "NameClContextW", Handle, u32, w_str;
+    name_cl_context_w: "NameClContextW", Handle, WChar, w_str;
     name_cl_command_queue_a: "NameClCommandQueueA", Handle, c_char, c_str;
-    name_cl_command_queue_w: "NameClCommandQueueW", Handle, u32, w_str;
+    name_cl_command_queue_w: "NameClCommandQueueW", Handle, WChar, w_str;
     name_cl_mem_object_a: "NameClMemObjectA", Handle, c_char, c_str;
-    name_cl_mem_object_w: "NameClMemObjectW", Handle, u32, w_str;
+    name_cl_mem_object_w: "NameClMemObjectW", Handle, WChar, w_str;
     name_cl_sampler_a: "NameClSamplerA", Handle, c_char, c_str;
-    name_cl_sampler_w: "NameClSamplerW", Handle, u32, w_str;
+    name_cl_sampler_w: "NameClSamplerW", Handle, WChar, w_str;
     name_cl_program_a: "NameClProgramA", Handle, c_char, c_str;
-    name_cl_program_w: "NameClProgramW", Handle, u32, w_str;
+    name_cl_program_w: "NameClProgramW", Handle, WChar, w_str;
     name_cl_event_a: "NameClEventA", Handle, c_char, c_str;
-    name_cl_event_w: "NameClEventW", Handle, u32, w_str;
+    name_cl_event_w: "NameClEventW", Handle, WChar, w_str;
 }
 
-/// Fills a module's slots with the recording functions.
-///
-/// # Safety
-/// `table` is a valid table of the module's size.
-pub unsafe fn fill(module_id: c_int, table: *mut *mut Slot, size: c_uint) {
-    let fns: &[Slot] = match module_id {
-        module::CORE => &[
-            mark_ex as _,
-            mark_a as _,
-            mark_w as _,
-            range_start_ex as _,
-            range_start_a as _,
-            range_start_w as _,
-            range_end as _,
-            range_push_ex as _,
-            range_push_a as _,
-            range_push_w as _,
-            range_pop as _,
-            name_category_a as _,
-            name_category_w as _,
-            name_os_thread_a as _,
-            name_os_thread_w as _,
-        ],
-        module::CUDA => &[
-            name_cu_device_a as _,
-            name_cu_device_w as _,
-            name_cu_context_a as _,
-            name_cu_context_w as _,
-            name_cu_stream_a as _,
-            name_cu_stream_w as _,
-            name_cu_event_a as _,
-            name_cu_event_w as _,
-        ],
-        module::OPENCL => &[
-            name_cl_device_a as _,
-            name_cl_device_w as _,
-            name_cl_context_a as _,
-            name_cl_context_w as _,
-            name_cl_command_queue_a as _,
-            name_cl_command_queue_w as _,
-            name_cl_mem_object_a as _,
-            name_cl_mem_object_w as _,
-            name_cl_sampler_a as _,
-            name_cl_sampler_w as _,
-            name_cl_program_a as _,
-            name_cl_program_w as _,
-            name_cl_event_a as _,
-            name_cl_event_w as _,
-        ],
-        module::SYNC => &[
-            sync_user_create as _,
-            sync_user_destroy as _,
-            sync_user_acquire_start as _,
-            sync_user_acquire_failed as _,
-            sync_user_acquire_success as _,
-            sync_user_releasing as _,
-        ],
-        module::CUDART => &[
-            name_cuda_device_a as _,
-            name_cuda_device_w as _,
-            name_cuda_stream_a as _,
-            name_cuda_stream_w as _,
-            name_cuda_event_a as _,
-            name_cuda_event_w as _,
-        ],
-        module::CORE2 => &[
-            domain_mark_ex as _,
-            domain_range_start_ex as _,
-            domain_range_end as _,
-            domain_range_push_ex as _,
-            domain_range_pop as _,
-            domain_resource_create as _,
-            domain_resource_destroy as _,
-            domain_name_category_a as _,
-            domain_name_category_w as _,
-            domain_register_string_a as _,
-            domain_register_string_w as _,
-            domain_create_a as _,
-            domain_create_w as _,
-            domain_destroy as _,
-            initialize as _,
-        ],
-        _ => &[],
-    };
-    fill_slots(table, size, fns);
+/// The logging functions, for every slot.
+pub fn functions() -> ToolFunctions {
+    let mut f = ToolFunctions::new();
+    f.set(slot::MARK_EX, mark_ex)
+        .set(slot::MARK_A, mark_a)
+        .set(slot::MARK_W, mark_w)
+        .set(slot::RANGE_START_EX, range_start_ex)
+        .set(slot::RANGE_START_A, range_start_a)
+        .set(slot::RANGE_START_W, range_start_w)
+        .set(slot::RANGE_END, range_end)
+        .set(slot::RANGE_PUSH_EX, range_push_ex)
+        .set(slot::RANGE_PUSH_A, range_push_a)
+        .set(slot::RANGE_PUSH_W, range_push_w)
+        .set(slot::RANGE_POP, range_pop)
+        .set(slot::NAME_CATEGORY_A, name_category_a)
+        .set(slot::NAME_CATEGORY_W, name_category_w)
+        .set(slot::NAME_OS_THREAD_A, name_os_thread_a)
+        .set(slot::NAME_OS_THREAD_W, name_os_thread_w)
+        .set(slot::DOMAIN_MARK_EX, domain_mark_ex)
+        .set(slot::DOMAIN_RANGE_START_EX, domain_range_start_ex)
+        .set(slot::DOMAIN_RANGE_END, domain_range_end)
+        .set(slot::DOMAIN_RANGE_PUSH_EX, domain_range_push_ex)
+        .set(slot::DOMAIN_RANGE_POP, domain_range_pop)
+        .set(slot::DOMAIN_RESOURCE_CREATE, domain_resource_create)
+        .set(slot::DOMAIN_RESOURCE_DESTROY, domain_resource_destroy)
+        .set(slot::DOMAIN_NAME_CATEGORY_A, domain_name_category_a)
+        .set(slot::DOMAIN_NAME_CATEGORY_W, domain_name_category_w)
+        .set(slot::DOMAIN_REGISTER_STRING_A, domain_register_string_a)
+        .set(slot::DOMAIN_REGISTER_STRING_W, domain_register_string_w)
+        .set(slot::DOMAIN_CREATE_A, domain_create_a)
+        .set(slot::DOMAIN_CREATE_W, domain_create_w)
+        .set(slot::DOMAIN_DESTROY, domain_destroy)
+        .set(slot::INITIALIZE, initialize)
+        .set(slot::NAME_CU_DEVICE_A, name_cu_device_a)
+        .set(slot::NAME_CU_DEVICE_W, name_cu_device_w)
+        .set(slot::NAME_CU_CONTEXT_A, name_cu_context_a)
+        .set(slot::NAME_CU_CONTEXT_W, name_cu_context_w)
+        .set(slot::NAME_CU_STREAM_A, name_cu_stream_a)
+        .set(slot::NAME_CU_STREAM_W, name_cu_stream_w)
+        .set(slot::NAME_CU_EVENT_A, name_cu_event_a)
+        .set(slot::NAME_CU_EVENT_W, name_cu_event_w)
+        .set(slot::NAME_CUDA_DEVICE_A, name_cuda_device_a)
+        .set(slot::NAME_CUDA_DEVICE_W, name_cuda_device_w)
+        .set(slot::NAME_CUDA_STREAM_A, name_cuda_stream_a)
+        .set(slot::NAME_CUDA_STREAM_W, name_cuda_stream_w)
+        .set(slot::NAME_CUDA_EVENT_A, name_cuda_event_a)
+        .set(slot::NAME_CUDA_EVENT_W, name_cuda_event_w)
+        .set(slot::NAME_CL_DEVICE_A, name_cl_device_a)
+        .set(slot::NAME_CL_DEVICE_W, name_cl_device_w)
+        .set(slot::NAME_CL_CONTEXT_A, name_cl_context_a)
+        .set(slot::NAME_CL_CONTEXT_W, name_cl_context_w)
+        .set(slot::NAME_CL_COMMAND_QUEUE_A, name_cl_command_queue_a)
+        .set(slot::NAME_CL_COMMAND_QUEUE_W, name_cl_command_queue_w)
+        .set(slot::NAME_CL_MEM_OBJECT_A, name_cl_mem_object_a)
+        .set(slot::NAME_CL_MEM_OBJECT_W, name_cl_mem_object_w)
+        .set(slot::NAME_CL_SAMPLER_A, name_cl_sampler_a)
+        .set(slot::NAME_CL_SAMPLER_W, name_cl_sampler_w)
+        .set(slot::NAME_CL_PROGRAM_A, name_cl_program_a)
+        .set(slot::NAME_CL_PROGRAM_W, name_cl_program_w)
+        .set(slot::NAME_CL_EVENT_A, name_cl_event_a)
+        .set(slot::NAME_CL_EVENT_W, name_cl_event_w)
+        .set(slot::SYNC_USER_CREATE, sync_user_create)
+        .set(slot::SYNC_USER_DESTROY, sync_user_destroy)
+        .set(slot::SYNC_USER_ACQUIRE_START, sync_user_acquire_start)
+        .set(slot::SYNC_USER_ACQUIRE_FAILED, sync_user_acquire_failed)
+        .set(slot::SYNC_USER_ACQUIRE_SUCCESS, sync_user_acquire_success)
+        .set(slot::SYNC_USER_RELEASING, sync_user_releasing);
+    f
 }
 
-// The do-nothing tool: slots filled, nothing recorded.
-unsafe extern "C" fn null_void_1(_: usize) {}
-unsafe extern "C" fn null_void_2(_: usize, _: usize) {}
-unsafe extern "C" fn null_int_0() -> c_int {
+// The do-nothing tool: CORE and CORE2 filled, nothing recorded. Push and
+// pop return depth 0, range ids 1, handles a non-NULL dummy.
+unsafe extern "C" fn nothing1<A>(_: A) {}
+unsafe extern "C" fn nothing2<A, B>(_: A, _: B) {}
+unsafe extern "C" fn nothing3<A, B, C>(_: A, _: B, _: C) {}
+unsafe extern "C" fn depth0() -> c_int {
     0
 }
-unsafe extern "C" fn null_int_1(_: usize) -> c_int {
+unsafe extern "C" fn depth1<A>(_: A) -> c_int {
     0
 }
-unsafe extern "C" fn null_int_2(_: usize, _: usize) -> c_int {
+unsafe extern "C" fn depth2<A, B>(_: A, _: B) -> c_int {
     0
 }
-unsafe extern "C" fn null_u64_1(_: usize) -> u64 {
+unsafe extern "C" fn id1<A>(_: A) -> u64 {
     1
 }
-unsafe extern "C" fn null_u64_2(_: usize, _: usize) -> u64 {
+unsafe extern "C" fn id2<A, B>(_: A, _: B) -> u64 {
     1
 }
-unsafe extern "C" fn null_handle_1(_: usize) -> usize {
-    1
+unsafe extern "C" fn handle1<A>(_: A) -> Handle {
+    std::ptr::NonNull::dangling().as_ptr()
 }
-unsafe extern "C" fn null_handle_2(_: usize, _: usize) -> usize {
-    1
+unsafe extern "C" fn handle2<A, B>(_: A, _: B) -> Handle {
+    std::ptr::NonNull::dangling().as_ptr()
 }
 
-/// Fills CORE and CORE2 with do-nothing functions of matching shapes.
-///
-/// # Safety
-/// `table` is a valid table of the module's size.
-pub unsafe fn fill_null(module_id: c_int, table: *mut *mut Slot, size: c_uint) {
-    let fns: &[Slot] = match module_id {
-        module::CORE => &[
-            null_void_1 as _,
-            null_void_1 as _,
-            null_void_1 as _,
-            null_u64_1 as _,
-            null_u64_1 as _,
-            null_u64_1 as _,
-            null_void_1 as _,
-            null_int_1 as _,
-            null_int_1 as _,
-            null_int_1 as _,
-            null_int_0 as _,
-            null_void_2 as _,
-            null_void_2 as _,
-            null_void_2 as _,
-            null_void_2 as _,
-        ],
-        module::CORE2 => &[
-            null_void_2 as _,
-            null_u64_2 as _,
-            null_void_2 as _,
-            null_int_2 as _,
-            null_int_1 as _,
-            null_handle_2 as _,
-            null_void_1 as _,
-            null_void_2 as _,
-            null_void_2 as _,
-            null_handle_2 as _,
-            null_handle_2 as _,
-            null_handle_1 as _,
-            null_handle_1 as _,
-            null_void_1 as _,
-            null_void_1 as _,
-        ],
-        _ => &[],
-    };
-    fill_slots(table, size, fns);
+/// The do-nothing functions.
+pub fn null_functions() -> ToolFunctions {
+    let mut f = ToolFunctions::new();
+    f.set(slot::MARK_EX, nothing1)
+        .set(slot::MARK_A, nothing1)
+        .set(slot::MARK_W, nothing1)
+        .set(slot::RANGE_START_EX, id1)
+        .set(slot::RANGE_START_A, id1)
+        .set(slot::RANGE_START_W, id1)
+        .set(slot::RANGE_END, nothing1)
+        .set(slot::RANGE_PUSH_EX, depth1)
+        .set(slot::RANGE_PUSH_A, depth1)
+        .set(slot::RANGE_PUSH_W, depth1)
+        .set(slot::RANGE_POP, depth0)
+        .set(slot::NAME_CATEGORY_A, nothing2)
+        .set(slot::NAME_CATEGORY_W, nothing2)
+        .set(slot::NAME_OS_THREAD_A, nothing2)
+        .set(slot::NAME_OS_THREAD_W, nothing2)
+        .set(slot::DOMAIN_MARK_EX, nothing2)
+        .set(slot::DOMAIN_RANGE_START_EX, id2)
+        .set(slot::DOMAIN_RANGE_END, nothing2)
+        .set(slot::DOMAIN_RANGE_PUSH_EX, depth2)
+        .set(slot::DOMAIN_RANGE_POP, depth1)
+        .set(slot::DOMAIN_RESOURCE_CREATE, handle2)
+        .set(slot::DOMAIN_RESOURCE_DESTROY, nothing1)
+        .set(slot::DOMAIN_NAME_CATEGORY_A, nothing3)
+        .set(slot::DOMAIN_NAME_CATEGORY_W, nothing3)
+        .set(slot::DOMAIN_REGISTER_STRING_A, handle2)
+        .set(slot::DOMAIN_REGISTER_STRING_W, handle2)
+        .set(slot::DOMAIN_CREATE_A, handle1)
+        .set(slot::DOMAIN_CREATE_W, handle1)
+        .set(slot::DOMAIN_DESTROY, nothing1)
+        .set(slot::INITIALIZE, nothing1);
+    f
 }
