@@ -9,6 +9,8 @@
 //! [`Callbacks`] table and, per module, gets a table of slot addresses to
 //! write its functions into.
 
+#![deny(missing_docs)]
+
 use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::marker::PhantomData;
 
@@ -24,8 +26,9 @@ pub const NO_TOOL_PATH: &str = "./.";
 /// The tool's entry point, [`InitializeInjection`], NUL-terminated.
 pub const ENTRY_POINT: &[u8] = b"InitializeInjectionNvtx2\0";
 
-/// Export table ids a tool may ask for; every other id gives NULL.
+/// Export table id of [`Callbacks`] (every id but the two gives NULL).
 pub const ETID_CALLBACKS: u32 = 1;
+/// Export table id of [`VersionInfo`].
 pub const ETID_VERSIONINFO: u32 = 3;
 
 /// The NVTX API version (`NVTX_VERSION`).
@@ -52,16 +55,22 @@ pub type InitializeInjection = unsafe extern "C" fn(GetExportTable) -> c_int;
 /// `NvtxExportTableCallbacks` (16 bytes), export table [`ETID_CALLBACKS`].
 #[repr(C)]
 pub struct Callbacks {
+    /// `sizeof` the struct.
     pub struct_size: usize,
+    /// Gives a module's table of slot addresses.
     pub get_module_function_table: GetModuleFunctionTable,
 }
 
 /// `NvtxExportTableVersionInfo` (24 bytes), export table [`ETID_VERSIONINFO`].
 #[repr(C)]
 pub struct VersionInfo {
+    /// `sizeof` the struct.
     pub struct_size: usize,
+    /// The producer's NVTX version ([`NVTX_VERSION`]).
     pub version: u32,
+    /// Zero.
     pub reserved0: u32,
+    /// The tool tells the producer which version it implements.
     pub set_injection_nvtx_version: unsafe extern "C" fn(u32),
 }
 
@@ -70,18 +79,30 @@ const _: () = assert!(std::mem::size_of::<VersionInfo>() == 24);
 
 /// Callback modules: ids and sizes (a module's table has `size + 1` entries).
 pub mod module {
+    /// Default-domain events and naming (`nvtxMarkA`, ...).
     pub const CORE: i32 = 1;
+    /// Naming CUDA driver objects.
     pub const CUDA: i32 = 2;
+    /// Naming OpenCL objects.
     pub const OPENCL: i32 = 3;
+    /// Naming CUDA runtime objects.
     pub const CUDART: i32 = 4;
+    /// Domains, registered strings, resources (`nvtxDomainMarkEx`, ...).
     pub const CORE2: i32 = 5;
+    /// User-defined synchronization objects.
     pub const SYNC: i32 = 6;
 
+    /// Size of [`CORE`]'s table.
     pub const CORE_SIZE: usize = 16;
+    /// Size of [`CUDA`]'s table.
     pub const CUDA_SIZE: usize = 9;
+    /// Size of [`OPENCL`]'s table.
     pub const OPENCL_SIZE: usize = 15;
+    /// Size of [`CUDART`]'s table.
     pub const CUDART_SIZE: usize = 7;
+    /// Size of [`CORE2`]'s table.
     pub const CORE2_SIZE: usize = 16;
+    /// Size of [`SYNC`]'s table.
     pub const SYNC_SIZE: usize = 7;
 
     /// A module's size (0 for an unknown module).
@@ -319,17 +340,29 @@ impl ToolFunctions {
 
 /// `nvtxEventAttributes_t` field values.
 pub mod attr {
+    /// `version`.
     pub const VERSION: u16 = 3;
+    /// `colorType`: `color` is ARGB.
     pub const COLOR_ARGB: i32 = 1;
+    /// `messageType`: `const char *`.
     pub const MESSAGE_ASCII: i32 = 1;
+    /// `messageType`: `const wchar_t *`.
     pub const MESSAGE_UNICODE: i32 = 2;
+    /// `messageType`: a registered-string handle.
     pub const MESSAGE_REGISTERED: i32 = 3;
+    /// `payloadType`: none.
     pub const PAYLOAD_NONE: i32 = 0;
+    /// `payloadType`: `uint64_t`.
     pub const PAYLOAD_U64: i32 = 1;
+    /// `payloadType`: `int64_t`.
     pub const PAYLOAD_I64: i32 = 2;
+    /// `payloadType`: `double`.
     pub const PAYLOAD_F64: i32 = 3;
+    /// `payloadType`: `uint32_t`.
     pub const PAYLOAD_U32: i32 = 4;
+    /// `payloadType`: `int32_t`.
     pub const PAYLOAD_I32: i32 = 5;
+    /// `payloadType`: `float`.
     pub const PAYLOAD_F32: i32 = 6;
 }
 
@@ -341,7 +374,9 @@ pub const SYNC_ATTRIBUTES_VERSION: u16 = 3;
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct EventAttributes {
+    /// [`attr::VERSION`].
     pub version: u16,
+    /// `sizeof` the struct (48).
     pub size: u16,
     /// 0 means none.
     pub category: u32,
@@ -351,6 +386,7 @@ pub struct EventAttributes {
     pub color: u32,
     /// 0 none, 1 u64, 2 i64, 3 f64, 4 u32, 5 i32, 6 f32.
     pub payload_type: i32,
+    /// Zero.
     pub reserved0: i32,
     /// The payload union, as bits; 32-bit values sit in the low 4 bytes.
     pub payload: u64,
@@ -358,6 +394,7 @@ pub struct EventAttributes {
     pub message_type: i32,
     /// Explicit, so the struct is fully initialized when a tool reads it.
     pub padding: i32,
+    /// The message, as `message_type` says.
     pub message: *const c_void,
 }
 
@@ -365,12 +402,17 @@ pub struct EventAttributes {
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct ResourceAttributes {
+    /// 3.
     pub version: u16,
+    /// `sizeof` the struct (32).
     pub size: u16,
     /// `(class << 16) | index`: 0x10001 generic pointer, 0x10002 handle, ...
     pub identifier_type: i32,
+    /// The resource's identifier (a pointer or handle value).
     pub identifier: u64,
+    /// As in [`EventAttributes`].
     pub message_type: i32,
+    /// The resource's name, as `message_type` says.
     pub message: *const c_void,
 }
 
@@ -378,9 +420,13 @@ pub struct ResourceAttributes {
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct SyncUserAttributes {
+    /// [`SYNC_ATTRIBUTES_VERSION`].
     pub version: u16,
+    /// `sizeof` the struct (16).
     pub size: u16,
+    /// As in [`EventAttributes`].
     pub message_type: i32,
+    /// The object's name, as `message_type` says.
     pub message: *const c_void,
 }
 
