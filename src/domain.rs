@@ -443,15 +443,18 @@ impl DomainState {
     /// # Safety
     /// `name` must be a valid NUL-terminated string.
     pub unsafe fn name_category(&'static self, id: u32, name: *const c_char) -> Result<(), Error> {
-        let entered = self.enter()?;
-        if self.is_default() {
-            if let Some(f) = slots::get(slot::NAME_CATEGORY_A) {
-                f(id, name);
+        // SAFETY: the caller upholds this function's `# Safety` contract.
+        unsafe {
+            let entered = self.enter()?;
+            if self.is_default() {
+                if let Some(f) = slots::get(slot::NAME_CATEGORY_A) {
+                    f(id, name);
+                }
+            } else if let Some(f) = slots::get(slot::DOMAIN_NAME_CATEGORY_A) {
+                f(entered.handle, id, name);
             }
-        } else if let Some(f) = slots::get(slot::DOMAIN_NAME_CATEGORY_A) {
-            f(entered.handle, id, name);
+            Ok(())
         }
-        Ok(())
     }
 }
 
@@ -462,10 +465,13 @@ impl DomainState {
 /// `p` points to a domain or string object of nvtxr, or at least to 4
 /// readable bytes.
 pub(crate) unsafe fn is_domain(p: *const c_void) -> Option<bool> {
-    match p.cast::<u32>().read() {
-        DOMAIN_TAG => Some(true),
-        STRING_TAG => Some(false),
-        _ => None,
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        match p.cast::<u32>().read() {
+            DOMAIN_TAG => Some(true),
+            STRING_TAG => Some(false),
+            _ => None,
+        }
     }
 }
 

@@ -105,20 +105,23 @@ pub(crate) unsafe fn registered<R: Copy>(
     string: *mut c_void,
     none: R,
 ) -> R {
-    let attributes = EventAttributes {
-        version: crate::loader::protocol::attr::VERSION,
-        size: std::mem::size_of::<EventAttributes>() as u16,
-        category: 0,
-        color_type: 0,
-        color: 0,
-        payload_type: 0,
-        reserved0: 0,
-        payload: 0,
-        message_type: crate::loader::protocol::attr::MESSAGE_REGISTERED,
-        padding: 0,
-        message: string,
-    };
-    slots::get(kind.domain_ex).map_or(none, |f| f(domain.handle, &attributes))
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        let attributes = EventAttributes {
+            version: crate::loader::protocol::attr::VERSION,
+            size: std::mem::size_of::<EventAttributes>() as u16,
+            category: 0,
+            color_type: 0,
+            color: 0,
+            payload_type: 0,
+            reserved0: 0,
+            payload: 0,
+            message_type: crate::loader::protocol::attr::MESSAGE_REGISTERED,
+            padding: 0,
+            message: string,
+        };
+        slots::get(kind.domain_ex).map_or(none, |f| f(domain.handle, &attributes))
+    }
 }
 
 /// A text-only event in the default domain: the `...A` slot, as `nvtxMarkA`
@@ -128,7 +131,8 @@ pub(crate) unsafe fn registered<R: Copy>(
 /// `text` is a valid NUL-terminated string.
 #[inline(always)]
 pub(crate) unsafe fn default_text<R: Copy>(kind: &Slots3<R>, text: *const c_char, none: R) -> R {
-    slots::get(kind.text).map_or(none, |f| f(text))
+    // SAFETY: `text` is NUL-terminated (this function's contract).
+    unsafe { slots::get(kind.text).map_or(none, |f| f(text)) }
 }
 
 /// `nvtxRangePop` in the default domain.
@@ -145,6 +149,7 @@ pub(crate) fn default_end(id: u64) {
     if id != 0 {
         // SAFETY: slot type fixed by the protocol.
         if let Some(f) = slots::get(slot::RANGE_END) {
+            // SAFETY: the tool's function, given an id it returned.
             unsafe { f(id) };
         }
     }
@@ -197,6 +202,7 @@ pub(crate) fn domain_end(domain: &'static DomainState, id: u64) -> Result<(), Er
         let entered = domain.enter()?;
         // SAFETY: slot type fixed by the protocol.
         if let Some(f) = slots::get(slot::DOMAIN_RANGE_END) {
+            // SAFETY: the tool's function, given its domain handle and an id it returned.
             unsafe { f(entered.handle, id) };
         }
     }

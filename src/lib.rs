@@ -1,4 +1,6 @@
 #![deny(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 //! # nvtxr: NVTX annotations without the CUDA toolkit
 //!
 //! nvtxr marks ranges and events ("forward", "epoch 3") that NVIDIA's tools

@@ -13,9 +13,12 @@ pub fn current_os_thread_id() -> u32 {
 /// # Safety
 /// `name` must be a valid NUL-terminated string.
 pub(crate) unsafe fn name_os_thread(tid: u32, name: *const c_char) {
-    if tool_attached() {
-        if let Some(f) = slots::get(slot::NAME_OS_THREAD_A) {
-            f(tid, name);
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        if tool_attached() {
+            if let Some(f) = slots::get(slot::NAME_OS_THREAD_A) {
+                f(tid, name);
+            }
         }
     }
 }
@@ -45,20 +48,25 @@ pub enum CudaObject {
 /// # Safety
 /// `name` must be a valid NUL-terminated string.
 pub(crate) unsafe fn name_cuda(object: CudaObject, id: usize, name: *const c_char) {
-    if !tool_attached() {
-        return;
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        if !tool_attached() {
+            return;
+        }
+        let ordinal = id as c_int;
+        let handle = id as *mut c_void;
+        let _ = match object {
+            CudaObject::CuDevice => slots::get(slot::NAME_CU_DEVICE_A).map(|f| f(ordinal, name)),
+            CudaObject::CuContext => slots::get(slot::NAME_CU_CONTEXT_A).map(|f| f(handle, name)),
+            CudaObject::CuStream => slots::get(slot::NAME_CU_STREAM_A).map(|f| f(handle, name)),
+            CudaObject::CuEvent => slots::get(slot::NAME_CU_EVENT_A).map(|f| f(handle, name)),
+            CudaObject::CudaDevice => {
+                slots::get(slot::NAME_CUDA_DEVICE_A).map(|f| f(ordinal, name))
+            }
+            CudaObject::CudaStream => slots::get(slot::NAME_CUDA_STREAM_A).map(|f| f(handle, name)),
+            CudaObject::CudaEvent => slots::get(slot::NAME_CUDA_EVENT_A).map(|f| f(handle, name)),
+        };
     }
-    let ordinal = id as c_int;
-    let handle = id as *mut c_void;
-    let _ = match object {
-        CudaObject::CuDevice => slots::get(slot::NAME_CU_DEVICE_A).map(|f| f(ordinal, name)),
-        CudaObject::CuContext => slots::get(slot::NAME_CU_CONTEXT_A).map(|f| f(handle, name)),
-        CudaObject::CuStream => slots::get(slot::NAME_CU_STREAM_A).map(|f| f(handle, name)),
-        CudaObject::CuEvent => slots::get(slot::NAME_CU_EVENT_A).map(|f| f(handle, name)),
-        CudaObject::CudaDevice => slots::get(slot::NAME_CUDA_DEVICE_A).map(|f| f(ordinal, name)),
-        CudaObject::CudaStream => slots::get(slot::NAME_CUDA_STREAM_A).map(|f| f(handle, name)),
-        CudaObject::CudaEvent => slots::get(slot::NAME_CUDA_EVENT_A).map(|f| f(handle, name)),
-    };
 }
 
 /// An OpenCL object kind that can be named (by handle).
@@ -85,19 +93,22 @@ pub enum OpenClObject {
 /// # Safety
 /// `name` must be a valid NUL-terminated string.
 pub(crate) unsafe fn name_opencl(object: OpenClObject, handle: *mut c_void, name: *const c_char) {
-    if !tool_attached() {
-        return;
-    }
-    let slot = match object {
-        OpenClObject::Device => slot::NAME_CL_DEVICE_A,
-        OpenClObject::Context => slot::NAME_CL_CONTEXT_A,
-        OpenClObject::CommandQueue => slot::NAME_CL_COMMAND_QUEUE_A,
-        OpenClObject::MemObject => slot::NAME_CL_MEM_OBJECT_A,
-        OpenClObject::Sampler => slot::NAME_CL_SAMPLER_A,
-        OpenClObject::Program => slot::NAME_CL_PROGRAM_A,
-        OpenClObject::Event => slot::NAME_CL_EVENT_A,
-    };
-    if let Some(f) = slots::get(slot) {
-        f(handle, name);
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        if !tool_attached() {
+            return;
+        }
+        let slot = match object {
+            OpenClObject::Device => slot::NAME_CL_DEVICE_A,
+            OpenClObject::Context => slot::NAME_CL_CONTEXT_A,
+            OpenClObject::CommandQueue => slot::NAME_CL_COMMAND_QUEUE_A,
+            OpenClObject::MemObject => slot::NAME_CL_MEM_OBJECT_A,
+            OpenClObject::Sampler => slot::NAME_CL_SAMPLER_A,
+            OpenClObject::Program => slot::NAME_CL_PROGRAM_A,
+            OpenClObject::Event => slot::NAME_CL_EVENT_A,
+        };
+        if let Some(f) = slots::get(slot) {
+            f(handle, name);
+        }
     }
 }

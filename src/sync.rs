@@ -33,18 +33,21 @@ pub(crate) unsafe fn create(
     domain: &'static DomainState,
     name: *const c_char,
 ) -> Result<*mut c_void, Error> {
-    if !tool_attached() {
-        return Ok(ptr::null_mut());
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        if !tool_attached() {
+            return Ok(ptr::null_mut());
+        }
+        let entered = domain.enter()?;
+        let attributes = SyncUserAttributes {
+            version: SYNC_ATTRIBUTES_VERSION,
+            size: std::mem::size_of::<SyncUserAttributes>() as u16,
+            message_type: attr::MESSAGE_ASCII,
+            message: name.cast(),
+        };
+        Ok(slots::get(slot::SYNC_USER_CREATE)
+            .map_or(ptr::null_mut(), |f| f(entered.handle, &attributes)))
     }
-    let entered = domain.enter()?;
-    let attributes = SyncUserAttributes {
-        version: SYNC_ATTRIBUTES_VERSION,
-        size: std::mem::size_of::<SyncUserAttributes>() as u16,
-        message_type: attr::MESSAGE_ASCII,
-        message: name.cast(),
-    };
-    Ok(slots::get(slot::SYNC_USER_CREATE)
-        .map_or(ptr::null_mut(), |f| f(entered.handle, &attributes)))
 }
 
 /// Reports `event` on the tool's object `handle` (NULL: nothing).
@@ -52,13 +55,16 @@ pub(crate) unsafe fn create(
 /// # Safety
 /// `handle` is NULL or came from [`create`] and was not destroyed.
 pub(crate) unsafe fn report(handle: *mut c_void, event: SyncEvent) {
-    let slot = match event {
-        SyncEvent::AcquireStart => slot::SYNC_USER_ACQUIRE_START,
-        SyncEvent::AcquireFailed => slot::SYNC_USER_ACQUIRE_FAILED,
-        SyncEvent::AcquireSuccess => slot::SYNC_USER_ACQUIRE_SUCCESS,
-        SyncEvent::Releasing => slot::SYNC_USER_RELEASING,
-    };
-    call(handle, slot);
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        let slot = match event {
+            SyncEvent::AcquireStart => slot::SYNC_USER_ACQUIRE_START,
+            SyncEvent::AcquireFailed => slot::SYNC_USER_ACQUIRE_FAILED,
+            SyncEvent::AcquireSuccess => slot::SYNC_USER_ACQUIRE_SUCCESS,
+            SyncEvent::Releasing => slot::SYNC_USER_RELEASING,
+        };
+        call(handle, slot);
+    }
 }
 
 /// Destroys the tool's object `handle` (NULL: nothing).
@@ -66,14 +72,20 @@ pub(crate) unsafe fn report(handle: *mut c_void, event: SyncEvent) {
 /// # Safety
 /// As [`report`]; `handle` is not used afterwards.
 pub(crate) unsafe fn destroy(handle: *mut c_void) {
-    call(handle, slot::SYNC_USER_DESTROY);
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        call(handle, slot::SYNC_USER_DESTROY);
+    }
 }
 
 unsafe fn call(handle: *mut c_void, slot: SlotId<unsafe extern "C" fn(Handle)>) {
-    if handle.is_null() || !tool_attached() {
-        return;
-    }
-    if let Some(f) = slots::get(slot) {
-        f(handle);
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        if handle.is_null() || !tool_attached() {
+            return;
+        }
+        if let Some(f) = slots::get(slot) {
+            f(handle);
+        }
     }
 }

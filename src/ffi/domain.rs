@@ -29,12 +29,15 @@ pub struct nvtxr_string_t {
 pub(crate) unsafe fn domain_ref(
     domain: *const nvtxr_domain_t,
 ) -> Result<&'static DomainState, Error> {
-    if domain.is_null() {
-        return Ok(DomainState::default_domain());
-    }
-    match is_domain(domain.cast()) {
-        Some(true) => Ok(&*domain.cast::<DomainState>()),
-        _ => Err(Error::InvalidArgument("not a domain handle")),
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        if domain.is_null() {
+            return Ok(DomainState::default_domain());
+        }
+        match is_domain(domain.cast()) {
+            Some(true) => Ok(&*domain.cast::<DomainState>()),
+            _ => Err(Error::InvalidArgument("not a domain handle")),
+        }
     }
 }
 
@@ -46,12 +49,15 @@ pub(crate) unsafe fn domain_ref(
 pub(crate) unsafe fn string_ref(
     string: *const nvtxr_string_t,
 ) -> Result<Option<&'static StringState>, Error> {
-    if string.is_null() {
-        return Ok(None);
-    }
-    match is_domain(string.cast()) {
-        Some(false) => Ok(Some(&*string.cast::<StringState>())),
-        _ => Err(Error::InvalidArgument("not a registered-string handle")),
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        if string.is_null() {
+            return Ok(None);
+        }
+        match is_domain(string.cast()) {
+            Some(false) => Ok(Some(&*string.cast::<StringState>())),
+            _ => Err(Error::InvalidArgument("not a registered-string handle")),
+        }
     }
 }
 
@@ -65,14 +71,17 @@ pub(crate) unsafe fn string_ref(
 /// async-signal-safe (see the conventions).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_domain_create(name: *const c_char) -> *mut nvtxr_domain_t {
-    guard(ptr::null_mut(), || {
-        if name.is_null() {
-            return ptr::null_mut();
-        }
-        DomainState::create(CStr::from_ptr(name)).map_or(ptr::null_mut(), |d| {
-            (d as *const DomainState).cast_mut().cast()
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        guard(ptr::null_mut(), || {
+            if name.is_null() {
+                return ptr::null_mut();
+            }
+            DomainState::create(CStr::from_ptr(name)).map_or(ptr::null_mut(), |d| {
+                (d as *const DomainState).cast_mut().cast()
+            })
         })
-    })
+    }
 }
 
 /// Releases one reference taken by `nvtxr_domain_create`; the last one
@@ -90,9 +99,12 @@ pub unsafe extern "C" fn nvtxr_domain_create(name: *const c_char) -> *mut nvtxr_
 /// revives the same handle. Thread-safe.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_domain_destroy(domain: *mut nvtxr_domain_t) -> nvtxr_status_t {
-    guard(NVTXR_ERROR_INTERNAL, || {
-        status(domain_ref(domain).and_then(|d| d.destroy()))
-    })
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        guard(NVTXR_ERROR_INTERNAL, || {
+            status(domain_ref(domain).and_then(|d| d.destroy()))
+        })
+    }
 }
 
 /// Registers `text` (UTF-8, copied) in `domain` (NULL: the default domain).
@@ -107,20 +119,23 @@ pub unsafe extern "C" fn nvtxr_string_register(
     domain: *const nvtxr_domain_t,
     text: *const c_char,
 ) -> *const nvtxr_string_t {
-    guard(ptr::null(), || {
-        if text.is_null() {
-            return ptr::null();
-        }
-        let Ok(domain) = domain_ref(domain) else {
-            return ptr::null();
-        };
-        if !domain.is_live() {
-            return ptr::null();
-        }
-        domain
-            .register_string(CStr::from_ptr(text))
-            .map_or(ptr::null(), |s| (s as *const StringState).cast())
-    })
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        guard(ptr::null(), || {
+            if text.is_null() {
+                return ptr::null();
+            }
+            let Ok(domain) = domain_ref(domain) else {
+                return ptr::null();
+            };
+            if !domain.is_live() {
+                return ptr::null();
+            }
+            domain
+                .register_string(CStr::from_ptr(text))
+                .map_or(ptr::null(), |s| (s as *const StringState).cast())
+        })
+    }
 }
 
 /// Names category `category` of `domain` (NULL: the default domain).
@@ -133,13 +148,16 @@ pub unsafe extern "C" fn nvtxr_name_category(
     category: u32,
     name: *const c_char,
 ) -> nvtxr_status_t {
-    guard(NVTXR_ERROR_INTERNAL, || {
-        if !loader::tool_attached() {
-            return NVTXR_OK;
-        }
-        if name.is_null() {
-            return status(Err(Error::NullArgument));
-        }
-        status(domain_ref(domain).and_then(|d| d.name_category(category, name)))
-    })
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        guard(NVTXR_ERROR_INTERNAL, || {
+            if !loader::tool_attached() {
+                return NVTXR_OK;
+            }
+            if name.is_null() {
+                return status(Err(Error::NullArgument));
+            }
+            status(domain_ref(domain).and_then(|d| d.name_category(category, name)))
+        })
+    }
 }

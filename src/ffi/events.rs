@@ -108,19 +108,22 @@ impl Arg {
     /// # Safety
     /// Pointers must be NULL or valid as documented on the exported functions.
     unsafe fn event(self) -> Result<Event, Error> {
-        match self {
-            Arg::Text(message) if message.is_null() => Err(Error::NullArgument),
-            Arg::Text(message) => Ok(Event::text(message)),
-            Arg::String(string) => {
-                let s = string_ref(string)?.ok_or(Error::NullArgument)?;
-                Ok(Event::with_attributes(
-                    RawMessage::Registered(s),
-                    None,
-                    0,
-                    None,
-                ))
+        // SAFETY: the caller upholds this function's `# Safety` contract.
+        unsafe {
+            match self {
+                Arg::Text(message) if message.is_null() => Err(Error::NullArgument),
+                Arg::Text(message) => Ok(Event::text(message)),
+                Arg::String(string) => {
+                    let s = string_ref(string)?.ok_or(Error::NullArgument)?;
+                    Ok(Event::with_attributes(
+                        RawMessage::Registered(s),
+                        None,
+                        0,
+                        None,
+                    ))
+                }
+                Arg::Event(e) => event_from(e),
             }
-            Arg::Event(e) => event_from(e),
         }
     }
 }
@@ -130,48 +133,51 @@ impl Arg {
 /// # Safety
 /// Pointers inside `e` must be valid as documented on `nvtxr_event_t`.
 unsafe fn event_from(e: *const nvtxr_event_t) -> Result<Event, Error> {
-    if e.is_null() {
-        return Err(Error::NullArgument);
-    }
-    // Only the fields the caller's size covers: a copy of that prefix over
-    // an all-zero struct (zero is every field's "none").
-    let size =
-        (e.cast::<u32>().read_unaligned() as usize).min(std::mem::size_of::<nvtxr_event_t>());
-    if size < std::mem::offset_of!(nvtxr_event_t, category) + 4 {
-        return Err(Error::InvalidArgument(
-            "nvtxr_event_t.size is not set: initialize it with NVTXR_EVENT_INIT",
-        ));
-    }
-    let mut covered = std::mem::MaybeUninit::<nvtxr_event_t>::zeroed();
-    std::ptr::copy_nonoverlapping(e.cast::<u8>(), covered.as_mut_ptr().cast::<u8>(), size);
-    let e = &covered.assume_init();
-    let message = match (e.message.is_null(), string_ref(e.registered_message)?) {
-        (true, None) => RawMessage::None,
-        (false, None) => RawMessage::Text(e.message),
-        (true, Some(s)) => RawMessage::Registered(s),
-        (false, Some(_)) => {
-            return Err(Error::InvalidArgument(
-                "both message and registered_message are set",
-            ))
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        if e.is_null() {
+            return Err(Error::NullArgument);
         }
-    };
-    let color = match e.color_type {
-        NVTXR_COLOR_NONE => None,
-        NVTXR_COLOR_ARGB => Some(Color::from_argb(e.color)),
-        _ => return Err(Error::InvalidArgument("unknown color_type")),
-    };
-    let p = e.payload;
-    let payload = match e.payload_type {
-        NVTXR_PAYLOAD_NONE => None,
-        NVTXR_PAYLOAD_U64 => Some(Payload::U64(p.as_u64)),
-        NVTXR_PAYLOAD_I64 => Some(Payload::I64(p.as_i64)),
-        NVTXR_PAYLOAD_F64 => Some(Payload::F64(p.as_f64)),
-        NVTXR_PAYLOAD_U32 => Some(Payload::U32(p.as_u32)),
-        NVTXR_PAYLOAD_I32 => Some(Payload::I32(p.as_i32)),
-        NVTXR_PAYLOAD_F32 => Some(Payload::F32(p.as_f32)),
-        _ => return Err(Error::InvalidArgument("unknown payload_type")),
-    };
-    Ok(Event::with_attributes(message, color, e.category, payload))
+        // Only the fields the caller's size covers: a copy of that prefix over
+        // an all-zero struct (zero is every field's "none").
+        let size =
+            (e.cast::<u32>().read_unaligned() as usize).min(std::mem::size_of::<nvtxr_event_t>());
+        if size < std::mem::offset_of!(nvtxr_event_t, category) + 4 {
+            return Err(Error::InvalidArgument(
+                "nvtxr_event_t.size is not set: initialize it with NVTXR_EVENT_INIT",
+            ));
+        }
+        let mut covered = std::mem::MaybeUninit::<nvtxr_event_t>::zeroed();
+        std::ptr::copy_nonoverlapping(e.cast::<u8>(), covered.as_mut_ptr().cast::<u8>(), size);
+        let e = &covered.assume_init();
+        let message = match (e.message.is_null(), string_ref(e.registered_message)?) {
+            (true, None) => RawMessage::None,
+            (false, None) => RawMessage::Text(e.message),
+            (true, Some(s)) => RawMessage::Registered(s),
+            (false, Some(_)) => {
+                return Err(Error::InvalidArgument(
+                    "both message and registered_message are set",
+                ))
+            }
+        };
+        let color = match e.color_type {
+            NVTXR_COLOR_NONE => None,
+            NVTXR_COLOR_ARGB => Some(Color::from_argb(e.color)),
+            _ => return Err(Error::InvalidArgument("unknown color_type")),
+        };
+        let p = e.payload;
+        let payload = match e.payload_type {
+            NVTXR_PAYLOAD_NONE => None,
+            NVTXR_PAYLOAD_U64 => Some(Payload::U64(p.as_u64)),
+            NVTXR_PAYLOAD_I64 => Some(Payload::I64(p.as_i64)),
+            NVTXR_PAYLOAD_F64 => Some(Payload::F64(p.as_f64)),
+            NVTXR_PAYLOAD_U32 => Some(Payload::U32(p.as_u32)),
+            NVTXR_PAYLOAD_I32 => Some(Payload::I32(p.as_i32)),
+            NVTXR_PAYLOAD_F32 => Some(Payload::F32(p.as_f32)),
+            _ => return Err(Error::InvalidArgument("unknown payload_type")),
+        };
+        Ok(Event::with_attributes(message, color, e.category, payload))
+    }
 }
 
 /// The fast path of the `*_string` calls with a tool attached: a string of
@@ -184,16 +190,19 @@ unsafe fn registered_fast<R: Copy>(
     string: *const nvtxr_string_t,
     none: R,
 ) -> Option<R> {
-    let d = domain_ref(domain).ok()?;
-    let s = string_ref(string).ok()??;
-    if !std::ptr::eq(s.domain(), d) {
-        return None;
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        let d = domain_ref(domain).ok()?;
+        let s = string_ref(string).ok()??;
+        if !std::ptr::eq(s.domain(), d) {
+            return None;
+        }
+        let entered = d.enter_attached()?;
+        let handle = s.attached_handle()?;
+        Some(guard(none, || {
+            events::registered(kind, &entered, handle, none)
+        }))
     }
-    let entered = d.enter_attached()?;
-    let handle = s.attached_handle()?;
-    Some(guard(none, || {
-        events::registered(kind, &entered, handle, none)
-    }))
 }
 
 // Each exported function loads the state word once (`known()`):
@@ -208,61 +217,76 @@ unsafe fn registered_fast<R: Copy>(
 
 #[inline(never)]
 unsafe extern "C" fn mark_with(domain: *const nvtxr_domain_t, arg: Arg) -> i32 {
-    guard(NVTXR_ERROR_INTERNAL, || {
-        if !tool_attached() {
-            return NVTXR_OK;
-        }
-        status(
-            arg.event()
-                .and_then(|e| events::mark(domain_ref(domain)?, &e)),
-        )
-    })
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        guard(NVTXR_ERROR_INTERNAL, || {
+            if !tool_attached() {
+                return NVTXR_OK;
+            }
+            status(
+                arg.event()
+                    .and_then(|e| events::mark(domain_ref(domain)?, &e)),
+            )
+        })
+    }
 }
 
 #[inline(never)]
 unsafe extern "C" fn push_with(domain: *const nvtxr_domain_t, arg: Arg) -> i32 {
-    guard(NVTXR_ERROR_INTERNAL, || {
-        if !tool_attached() {
-            return NVTXR_NO_PUSH_POP_TRACKING;
-        }
-        arg.event()
-            .and_then(|e| events::push(domain_ref(domain)?, &e))
-            .unwrap_or_else(error_code)
-    })
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        guard(NVTXR_ERROR_INTERNAL, || {
+            if !tool_attached() {
+                return NVTXR_NO_PUSH_POP_TRACKING;
+            }
+            arg.event()
+                .and_then(|e| events::push(domain_ref(domain)?, &e))
+                .unwrap_or_else(error_code)
+        })
+    }
 }
 
 #[inline(never)]
 unsafe extern "C" fn start_with(domain: *const nvtxr_domain_t, arg: Arg) -> u64 {
-    guard(0, || {
-        if !tool_attached() {
-            return 0;
-        }
-        arg.event()
-            .and_then(|e| events::start(domain_ref(domain)?, &e))
-            .unwrap_or(0)
-    })
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        guard(0, || {
+            if !tool_attached() {
+                return 0;
+            }
+            arg.event()
+                .and_then(|e| events::start(domain_ref(domain)?, &e))
+                .unwrap_or(0)
+        })
+    }
 }
 
 #[inline(never)]
 unsafe extern "C" fn pop_with(domain: *const nvtxr_domain_t) -> i32 {
-    guard(NVTXR_ERROR_INTERNAL, || {
-        if !tool_attached() {
-            return NVTXR_NO_PUSH_POP_TRACKING;
-        }
-        domain_ref(domain)
-            .and_then(events::pop)
-            .unwrap_or_else(error_code)
-    })
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        guard(NVTXR_ERROR_INTERNAL, || {
+            if !tool_attached() {
+                return NVTXR_NO_PUSH_POP_TRACKING;
+            }
+            domain_ref(domain)
+                .and_then(events::pop)
+                .unwrap_or_else(error_code)
+        })
+    }
 }
 
 #[inline(never)]
 unsafe extern "C" fn end_with(domain: *const nvtxr_domain_t, id: u64) -> i32 {
-    guard(NVTXR_ERROR_INTERNAL, || {
-        if !tool_attached() {
-            return NVTXR_OK;
-        }
-        status(domain_ref(domain).and_then(|d| events::end(d, id)))
-    })
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        guard(NVTXR_ERROR_INTERNAL, || {
+            if !tool_attached() {
+                return NVTXR_OK;
+            }
+            status(domain_ref(domain).and_then(|d| events::end(d, id)))
+        })
+    }
 }
 
 /// Marks an instant with a text message in `domain` (NULL: default domain).
@@ -274,13 +298,16 @@ pub unsafe extern "C" fn nvtxr_mark(
     domain: *const nvtxr_domain_t,
     message: *const c_char,
 ) -> nvtxr_status_t {
-    match known() {
-        Known::NoTool => NVTXR_OK,
-        Known::Tool if domain.is_null() && !message.is_null() => guard(NVTXR_OK, || {
-            default_text(&MARK, message, ());
-            NVTXR_OK
-        }),
-        _ => mark_with(domain, Arg::Text(message)),
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        match known() {
+            Known::NoTool => NVTXR_OK,
+            Known::Tool if domain.is_null() && !message.is_null() => guard(NVTXR_OK, || {
+                default_text(&MARK, message, ());
+                NVTXR_OK
+            }),
+            _ => mark_with(domain, Arg::Text(message)),
+        }
     }
 }
 
@@ -293,11 +320,14 @@ pub unsafe extern "C" fn nvtxr_mark_string(
     domain: *const nvtxr_domain_t,
     string: *const nvtxr_string_t,
 ) -> nvtxr_status_t {
-    match known() {
-        Known::NoTool => NVTXR_OK,
-        Known::Tool => registered_fast(&MARK, domain, string, ())
-            .map_or_else(|| mark_with(domain, Arg::String(string)), |()| NVTXR_OK),
-        Known::Unknown => mark_with(domain, Arg::String(string)),
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        match known() {
+            Known::NoTool => NVTXR_OK,
+            Known::Tool => registered_fast(&MARK, domain, string, ())
+                .map_or_else(|| mark_with(domain, Arg::String(string)), |()| NVTXR_OK),
+            Known::Unknown => mark_with(domain, Arg::String(string)),
+        }
     }
 }
 
@@ -310,10 +340,13 @@ pub unsafe extern "C" fn nvtxr_mark_ex(
     domain: *const nvtxr_domain_t,
     event: *const nvtxr_event_t,
 ) -> nvtxr_status_t {
-    if known() == Known::NoTool {
-        return NVTXR_OK;
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        if known() == Known::NoTool {
+            return NVTXR_OK;
+        }
+        mark_with(domain, Arg::Event(event))
     }
-    mark_with(domain, Arg::Event(event))
 }
 
 /// Opens a push/pop range on the calling OS thread.
@@ -325,14 +358,17 @@ pub unsafe extern "C" fn nvtxr_range_push(
     domain: *const nvtxr_domain_t,
     message: *const c_char,
 ) -> i32 {
-    match known() {
-        Known::NoTool => NVTXR_NO_PUSH_POP_TRACKING,
-        Known::Tool if domain.is_null() && !message.is_null() => {
-            guard(NVTXR_NO_PUSH_POP_TRACKING, || {
-                default_text(&PUSH, message, NVTXR_NO_PUSH_POP_TRACKING)
-            })
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        match known() {
+            Known::NoTool => NVTXR_NO_PUSH_POP_TRACKING,
+            Known::Tool if domain.is_null() && !message.is_null() => {
+                guard(NVTXR_NO_PUSH_POP_TRACKING, || {
+                    default_text(&PUSH, message, NVTXR_NO_PUSH_POP_TRACKING)
+                })
+            }
+            _ => push_with(domain, Arg::Text(message)),
         }
-        _ => push_with(domain, Arg::Text(message)),
     }
 }
 
@@ -342,11 +378,14 @@ pub unsafe extern "C" fn nvtxr_range_push_string(
     domain: *const nvtxr_domain_t,
     string: *const nvtxr_string_t,
 ) -> i32 {
-    match known() {
-        Known::NoTool => NVTXR_NO_PUSH_POP_TRACKING,
-        Known::Tool => registered_fast(&PUSH, domain, string, NVTXR_NO_PUSH_POP_TRACKING)
-            .unwrap_or_else(|| push_with(domain, Arg::String(string))),
-        Known::Unknown => push_with(domain, Arg::String(string)),
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        match known() {
+            Known::NoTool => NVTXR_NO_PUSH_POP_TRACKING,
+            Known::Tool => registered_fast(&PUSH, domain, string, NVTXR_NO_PUSH_POP_TRACKING)
+                .unwrap_or_else(|| push_with(domain, Arg::String(string))),
+            Known::Unknown => push_with(domain, Arg::String(string)),
+        }
     }
 }
 
@@ -356,10 +395,13 @@ pub unsafe extern "C" fn nvtxr_range_push_ex(
     domain: *const nvtxr_domain_t,
     event: *const nvtxr_event_t,
 ) -> i32 {
-    if known() == Known::NoTool {
-        return NVTXR_NO_PUSH_POP_TRACKING;
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        if known() == Known::NoTool {
+            return NVTXR_NO_PUSH_POP_TRACKING;
+        }
+        push_with(domain, Arg::Event(event))
     }
-    push_with(domain, Arg::Event(event))
 }
 
 /// Closes the calling thread's innermost push/pop range of `domain`.
@@ -369,19 +411,22 @@ pub unsafe extern "C" fn nvtxr_range_push_ex(
 /// `NVTXR_ERROR_DESTROYED`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_range_pop(domain: *const nvtxr_domain_t) -> i32 {
-    match known() {
-        Known::NoTool => NVTXR_NO_PUSH_POP_TRACKING,
-        Known::Tool if domain.is_null() => guard(NVTXR_NO_PUSH_POP_TRACKING, default_pop),
-        Known::Tool => domain_ref(domain)
-            .ok()
-            .and_then(|d| d.enter_attached())
-            .map(|entered| {
-                guard(NVTXR_NO_PUSH_POP_TRACKING, || {
-                    events::domain_pop_entered(&entered)
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        match known() {
+            Known::NoTool => NVTXR_NO_PUSH_POP_TRACKING,
+            Known::Tool if domain.is_null() => guard(NVTXR_NO_PUSH_POP_TRACKING, default_pop),
+            Known::Tool => domain_ref(domain)
+                .ok()
+                .and_then(|d| d.enter_attached())
+                .map(|entered| {
+                    guard(NVTXR_NO_PUSH_POP_TRACKING, || {
+                        events::domain_pop_entered(&entered)
+                    })
                 })
-            })
-            .unwrap_or_else(|| pop_with(domain)),
-        Known::Unknown => pop_with(domain),
+                .unwrap_or_else(|| pop_with(domain)),
+            Known::Unknown => pop_with(domain),
+        }
     }
 }
 
@@ -394,12 +439,15 @@ pub unsafe extern "C" fn nvtxr_range_start(
     domain: *const nvtxr_domain_t,
     message: *const c_char,
 ) -> u64 {
-    match known() {
-        Known::NoTool => 0,
-        Known::Tool if domain.is_null() && !message.is_null() => {
-            guard(0, || default_text(&START, message, 0))
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        match known() {
+            Known::NoTool => 0,
+            Known::Tool if domain.is_null() && !message.is_null() => {
+                guard(0, || default_text(&START, message, 0))
+            }
+            _ => start_with(domain, Arg::Text(message)),
         }
-        _ => start_with(domain, Arg::Text(message)),
     }
 }
 
@@ -409,11 +457,14 @@ pub unsafe extern "C" fn nvtxr_range_start_string(
     domain: *const nvtxr_domain_t,
     string: *const nvtxr_string_t,
 ) -> u64 {
-    match known() {
-        Known::NoTool => 0,
-        Known::Tool => registered_fast(&START, domain, string, 0)
-            .unwrap_or_else(|| start_with(domain, Arg::String(string))),
-        Known::Unknown => start_with(domain, Arg::String(string)),
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        match known() {
+            Known::NoTool => 0,
+            Known::Tool => registered_fast(&START, domain, string, 0)
+                .unwrap_or_else(|| start_with(domain, Arg::String(string))),
+            Known::Unknown => start_with(domain, Arg::String(string)),
+        }
     }
 }
 
@@ -423,10 +474,13 @@ pub unsafe extern "C" fn nvtxr_range_start_ex(
     domain: *const nvtxr_domain_t,
     event: *const nvtxr_event_t,
 ) -> u64 {
-    if known() == Known::NoTool {
-        return 0;
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        if known() == Known::NoTool {
+            return 0;
+        }
+        start_with(domain, Arg::Event(event))
     }
-    start_with(domain, Arg::Event(event))
 }
 
 /// Ends range `id` of `domain`. Id 0 is a no-op; any other id is forwarded
@@ -436,12 +490,15 @@ pub unsafe extern "C" fn nvtxr_range_start_ex(
 /// Returns `NVTXR_OK` or `NVTXR_ERROR_DESTROYED`. Thread-safe.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_range_end(domain: *const nvtxr_domain_t, id: u64) -> nvtxr_status_t {
-    match known() {
-        Known::NoTool => NVTXR_OK,
-        Known::Tool if domain.is_null() => guard(NVTXR_OK, || {
-            default_end(id);
-            NVTXR_OK
-        }),
-        _ => end_with(domain, id),
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        match known() {
+            Known::NoTool => NVTXR_OK,
+            Known::Tool if domain.is_null() => guard(NVTXR_OK, || {
+                default_end(id);
+                NVTXR_OK
+            }),
+            _ => end_with(domain, id),
+        }
     }
 }

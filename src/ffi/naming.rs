@@ -33,15 +33,19 @@ fn name_with(name: *const c_char, f: impl FnOnce()) -> i32 {
 /// Returns `NVTXR_OK` or `NVTXR_ERROR_NULL_ARGUMENT`. Thread-safe.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_name_current_thread(name: *const c_char) -> nvtxr_status_t {
-    name_with(name, || {
-        naming::name_os_thread(naming::current_os_thread_id(), name)
-    })
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        name_with(name, || {
+            naming::name_os_thread(naming::current_os_thread_id(), name)
+        })
+    }
 }
 
 /// Names the OS thread `tid` (a Linux `gettid` value).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_name_os_thread(tid: u32, name: *const c_char) -> nvtxr_status_t {
-    name_with(name, || naming::name_os_thread(tid, name))
+    // SAFETY: the caller's arguments (see `# Safety`), passed on.
+    unsafe { name_with(name, || naming::name_os_thread(tid, name)) }
 }
 
 /// Names a CUDA driver device (`CUdevice` ordinal).
@@ -50,9 +54,12 @@ pub unsafe extern "C" fn nvtxr_name_cu_device(
     device: c_int,
     name: *const c_char,
 ) -> nvtxr_status_t {
-    name_with(name, || {
-        naming::name_cuda(CudaObject::CuDevice, device as usize, name)
-    })
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        name_with(name, || {
+            naming::name_cuda(CudaObject::CuDevice, device as usize, name)
+        })
+    }
 }
 
 /// Names a CUDA driver context (`CUcontext`); the handle is not dereferenced.
@@ -61,9 +68,12 @@ pub unsafe extern "C" fn nvtxr_name_cu_context(
     context: *mut c_void,
     name: *const c_char,
 ) -> nvtxr_status_t {
-    name_with(name, || {
-        naming::name_cuda(CudaObject::CuContext, context as usize, name)
-    })
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        name_with(name, || {
+            naming::name_cuda(CudaObject::CuContext, context as usize, name)
+        })
+    }
 }
 
 /// Names a CUDA driver stream (`CUstream`).
@@ -72,9 +82,12 @@ pub unsafe extern "C" fn nvtxr_name_cu_stream(
     stream: *mut c_void,
     name: *const c_char,
 ) -> nvtxr_status_t {
-    name_with(name, || {
-        naming::name_cuda(CudaObject::CuStream, stream as usize, name)
-    })
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        name_with(name, || {
+            naming::name_cuda(CudaObject::CuStream, stream as usize, name)
+        })
+    }
 }
 
 /// Names a CUDA driver event (`CUevent`).
@@ -83,9 +96,12 @@ pub unsafe extern "C" fn nvtxr_name_cu_event(
     event: *mut c_void,
     name: *const c_char,
 ) -> nvtxr_status_t {
-    name_with(name, || {
-        naming::name_cuda(CudaObject::CuEvent, event as usize, name)
-    })
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        name_with(name, || {
+            naming::name_cuda(CudaObject::CuEvent, event as usize, name)
+        })
+    }
 }
 
 /// Names a CUDA runtime device (ordinal).
@@ -94,9 +110,12 @@ pub unsafe extern "C" fn nvtxr_name_cuda_device(
     device: c_int,
     name: *const c_char,
 ) -> nvtxr_status_t {
-    name_with(name, || {
-        naming::name_cuda(CudaObject::CudaDevice, device as usize, name)
-    })
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        name_with(name, || {
+            naming::name_cuda(CudaObject::CudaDevice, device as usize, name)
+        })
+    }
 }
 
 /// Names a CUDA runtime stream (`cudaStream_t`).
@@ -105,9 +124,12 @@ pub unsafe extern "C" fn nvtxr_name_cuda_stream(
     stream: *mut c_void,
     name: *const c_char,
 ) -> nvtxr_status_t {
-    name_with(name, || {
-        naming::name_cuda(CudaObject::CudaStream, stream as usize, name)
-    })
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        name_with(name, || {
+            naming::name_cuda(CudaObject::CudaStream, stream as usize, name)
+        })
+    }
 }
 
 /// Names a CUDA runtime event (`cudaEvent_t`).
@@ -116,14 +138,18 @@ pub unsafe extern "C" fn nvtxr_name_cuda_event(
     event: *mut c_void,
     name: *const c_char,
 ) -> nvtxr_status_t {
-    name_with(name, || {
-        naming::name_cuda(CudaObject::CudaEvent, event as usize, name)
-    })
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        name_with(name, || {
+            naming::name_cuda(CudaObject::CudaEvent, event as usize, name)
+        })
+    }
 }
 
 /// Names an OpenCL object of kind `kind` (`handle` is not dereferenced).
 unsafe fn name_cl(kind: OpenClObject, handle: *mut c_void, name: *const c_char) -> nvtxr_status_t {
-    name_with(name, || naming::name_opencl(kind, handle, name))
+    // SAFETY: the caller's arguments (see `# Safety`), passed on.
+    unsafe { name_with(name, || naming::name_opencl(kind, handle, name)) }
 }
 
 /// Names an OpenCL device (`cl_device_id`).
@@ -132,7 +158,8 @@ pub unsafe extern "C" fn nvtxr_name_cl_device(
     device: *mut c_void,
     name: *const c_char,
 ) -> nvtxr_status_t {
-    name_cl(OpenClObject::Device, device, name)
+    // SAFETY: the caller's arguments (see `# Safety`), passed on.
+    unsafe { name_cl(OpenClObject::Device, device, name) }
 }
 
 /// Names an OpenCL context (`cl_context`).
@@ -141,7 +168,8 @@ pub unsafe extern "C" fn nvtxr_name_cl_context(
     context: *mut c_void,
     name: *const c_char,
 ) -> nvtxr_status_t {
-    name_cl(OpenClObject::Context, context, name)
+    // SAFETY: the caller's arguments (see `# Safety`), passed on.
+    unsafe { name_cl(OpenClObject::Context, context, name) }
 }
 
 /// Names an OpenCL command queue (`cl_command_queue`).
@@ -150,7 +178,8 @@ pub unsafe extern "C" fn nvtxr_name_cl_command_queue(
     queue: *mut c_void,
     name: *const c_char,
 ) -> nvtxr_status_t {
-    name_cl(OpenClObject::CommandQueue, queue, name)
+    // SAFETY: the caller's arguments (see `# Safety`), passed on.
+    unsafe { name_cl(OpenClObject::CommandQueue, queue, name) }
 }
 
 /// Names an OpenCL memory object (`cl_mem`).
@@ -159,7 +188,8 @@ pub unsafe extern "C" fn nvtxr_name_cl_mem_object(
     object: *mut c_void,
     name: *const c_char,
 ) -> nvtxr_status_t {
-    name_cl(OpenClObject::MemObject, object, name)
+    // SAFETY: the caller's arguments (see `# Safety`), passed on.
+    unsafe { name_cl(OpenClObject::MemObject, object, name) }
 }
 
 /// Names an OpenCL sampler (`cl_sampler`).
@@ -168,7 +198,8 @@ pub unsafe extern "C" fn nvtxr_name_cl_sampler(
     sampler: *mut c_void,
     name: *const c_char,
 ) -> nvtxr_status_t {
-    name_cl(OpenClObject::Sampler, sampler, name)
+    // SAFETY: the caller's arguments (see `# Safety`), passed on.
+    unsafe { name_cl(OpenClObject::Sampler, sampler, name) }
 }
 
 /// Names an OpenCL program (`cl_program`).
@@ -177,7 +208,8 @@ pub unsafe extern "C" fn nvtxr_name_cl_program(
     program: *mut c_void,
     name: *const c_char,
 ) -> nvtxr_status_t {
-    name_cl(OpenClObject::Program, program, name)
+    // SAFETY: the caller's arguments (see `# Safety`), passed on.
+    unsafe { name_cl(OpenClObject::Program, program, name) }
 }
 
 /// Names an OpenCL event (`cl_event`).
@@ -186,5 +218,6 @@ pub unsafe extern "C" fn nvtxr_name_cl_event(
     event: *mut c_void,
     name: *const c_char,
 ) -> nvtxr_status_t {
-    name_cl(OpenClObject::Event, event, name)
+    // SAFETY: the caller's arguments (see `# Safety`), passed on.
+    unsafe { name_cl(OpenClObject::Event, event, name) }
 }

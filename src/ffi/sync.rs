@@ -24,23 +24,29 @@ pub unsafe extern "C" fn nvtxr_sync_create(
     domain: *const nvtxr_domain_t,
     name: *const c_char,
 ) -> *mut nvtxr_sync_t {
-    guard(ptr::null_mut(), || {
-        if name.is_null() {
-            return ptr::null_mut();
-        }
-        domain_ref(domain)
-            .and_then(|d| sync::create(d, name))
-            .map_or(ptr::null_mut(), |h| h.cast())
-    })
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        guard(ptr::null_mut(), || {
+            if name.is_null() {
+                return ptr::null_mut();
+            }
+            domain_ref(domain)
+                .and_then(|d| sync::create(d, name))
+                .map_or(ptr::null_mut(), |h| h.cast())
+        })
+    }
 }
 
 /// Destroys the tool's object (NULL: nothing). Returns `NVTXR_OK`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_sync_destroy(sync: *mut nvtxr_sync_t) -> nvtxr_status_t {
-    guard(NVTXR_ERROR_INTERNAL, || {
-        sync::destroy(sync.cast());
-        NVTXR_OK
-    })
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        guard(NVTXR_ERROR_INTERNAL, || {
+            sync::destroy(sync.cast());
+            NVTXR_OK
+        })
+    }
 }
 
 fn report(sync: *mut nvtxr_sync_t, event: SyncEvent) -> nvtxr_status_t {

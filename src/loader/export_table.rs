@@ -34,17 +34,20 @@ unsafe extern "C" fn get_module_function_table(
     out_table: *mut *mut *mut Slot,
     out_size: *mut c_uint,
 ) -> c_int {
-    let Some((table, size)) = slots::table(module) else {
-        return 0;
-    };
-    if !out_table.is_null() {
-        // The tool writes through the slot addresses, never into the table.
-        *out_table = table.cast_mut().cast();
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        let Some((table, size)) = slots::table(module) else {
+            return 0;
+        };
+        if !out_table.is_null() {
+            // The tool writes through the slot addresses, never into the table.
+            *out_table = table.cast_mut().cast();
+        }
+        if !out_size.is_null() {
+            *out_size = size as c_uint;
+        }
+        1
     }
-    if !out_size.is_null() {
-        *out_size = size as c_uint;
-    }
-    1
 }
 
 /// Tools report the NVTX version they were built for; nvtxr needs nothing from it.
