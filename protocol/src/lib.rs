@@ -9,6 +9,8 @@
 //! [`Callbacks`] table and, per module, gets a table of slot addresses to
 //! write its functions into.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 #![deny(missing_docs)]
 
 use std::ffi::{c_char, c_int, c_uint, c_void};

@@ -33,6 +33,9 @@
 //! Varints are LEB128 (7 bits a byte, low first). A pop in the default
 //! domain takes 3 or 4 bytes; a push with a 5-byte message 9 or 10.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 pub mod time;
 
 use time::{Anchor, Calibration, Clock};
@@ -333,8 +336,8 @@ pub fn encode(out: &mut [u8], stamp: Stamp, r: &Record<impl Text>) -> usize {
         at: 2,
     };
     let mut flags = 0;
-    // SAFETY (every `w` call below): the fields take at most MAX_FIXED bytes,
-    // and the text `text_len`, checked above.
+    // SAFETY: every `w` call below stays within the MAX_FIXED + text_len bytes
+    // checked above.
     unsafe {
         let kind = match stamp {
             Stamp::Relative(previous) => {
@@ -396,21 +399,27 @@ impl Writer {
     /// Room for `b.len()` more bytes.
     #[inline(always)]
     unsafe fn bytes(&mut self, b: &[u8]) {
-        std::ptr::copy_nonoverlapping(b.as_ptr(), self.base.add(self.at), b.len());
-        self.at += b.len();
+        // SAFETY: the caller upholds this function's `# Safety` contract.
+        unsafe {
+            std::ptr::copy_nonoverlapping(b.as_ptr(), self.base.add(self.at), b.len());
+            self.at += b.len();
+        }
     }
 
     /// # Safety
     /// Room for 10 more bytes.
     #[inline(always)]
     unsafe fn varint(&mut self, mut v: u64) {
-        while v >= 0x80 {
-            *self.base.add(self.at) = v as u8 | 0x80;
+        // SAFETY: the caller upholds this function's `# Safety` contract.
+        unsafe {
+            while v >= 0x80 {
+                *self.base.add(self.at) = v as u8 | 0x80;
+                self.at += 1;
+                v >>= 7;
+            }
+            *self.base.add(self.at) = v as u8;
             self.at += 1;
-            v >>= 7;
         }
-        *self.base.add(self.at) = v as u8;
-        self.at += 1;
     }
 }
 

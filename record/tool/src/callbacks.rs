@@ -26,11 +26,13 @@ fn new_handle(id: u64) -> *mut c_void {
 
 /// The id behind a handle; 0 (the default domain) for NULL.
 unsafe fn id_of(h: *const c_void) -> u64 {
-    h.cast::<Object>().as_ref().map_or(0, |h| h.id)
+    // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
+    unsafe { h.cast::<Object>().as_ref().map_or(0, |h| h.id) }
 }
 
 unsafe fn bytes<'a>(s: *const c_char) -> Option<Text<'a>> {
-    (!s.is_null()).then(|| Text::Bytes(CStr::from_ptr(s).to_bytes()))
+    // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
+    unsafe { (!s.is_null()).then(|| Text::Bytes(CStr::from_ptr(s).to_bytes())) }
 }
 
 /// An event from an attribute struct (an absent or unreadable one gives an empty event).
@@ -40,23 +42,26 @@ unsafe fn from_attributes<'a>(
     value: u64,
     a: *const EventAttributes,
 ) -> Event<'a> {
-    let mut e = Event::simple(kind, domain, value, None);
-    let Some(a) = a.as_ref() else { return e };
-    if a.version < 1 || usize::from(a.size) < std::mem::size_of::<EventAttributes>() {
-        return e;
+    // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
+    unsafe {
+        let mut e = Event::simple(kind, domain, value, None);
+        let Some(a) = a.as_ref() else { return e };
+        if a.version < 1 || usize::from(a.size) < std::mem::size_of::<EventAttributes>() {
+            return e;
+        }
+        e.category = a.category;
+        e.color = (a.color_type == attr::COLOR_ARGB).then_some(a.color);
+        if (attr::PAYLOAD_U64..=attr::PAYLOAD_F32).contains(&a.payload_type) {
+            e.payload = (a.payload_type as u8, a.payload);
+        }
+        match a.message_type {
+            attr::MESSAGE_ASCII => e.text = bytes(a.message.cast()),
+            attr::MESSAGE_UNICODE => e.text = Some(Text::Wide(a.message.cast())),
+            attr::MESSAGE_REGISTERED => e.string = Some(id_of(a.message)),
+            _ => {}
+        }
+        e
     }
-    e.category = a.category;
-    e.color = (a.color_type == attr::COLOR_ARGB).then_some(a.color);
-    if (attr::PAYLOAD_U64..=attr::PAYLOAD_F32).contains(&a.payload_type) {
-        e.payload = (a.payload_type as u8, a.payload);
-    }
-    match a.message_type {
-        attr::MESSAGE_ASCII => e.text = bytes(a.message.cast()),
-        attr::MESSAGE_UNICODE => e.text = Some(Text::Wide(a.message.cast())),
-        attr::MESSAGE_REGISTERED => e.string = Some(id_of(a.message)),
-        _ => {}
-    }
-    e
 }
 
 fn text_event(kind: Kind, domain: u64, value: u64, text: Option<Text>) -> Event {
@@ -65,16 +70,25 @@ fn text_event(kind: Kind, domain: u64, value: u64, text: Option<Text>) -> Event 
 
 // Marks.
 unsafe extern "C" fn mark_ex(a: *const EventAttributes) {
-    writer::record(&mut from_attributes(Kind::Mark, 0, 0, a));
+    // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
+    unsafe {
+        writer::record(&mut from_attributes(Kind::Mark, 0, 0, a));
+    }
 }
 unsafe extern "C" fn mark_a(m: *const c_char) {
-    writer::record(&mut text_event(Kind::Mark, 0, 0, bytes(m)));
+    // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
+    unsafe {
+        writer::record(&mut text_event(Kind::Mark, 0, 0, bytes(m)));
+    }
 }
 unsafe extern "C" fn mark_w(m: *const i32) {
     writer::record(&mut text_event(Kind::Mark, 0, 0, Some(Text::Wide(m))));
 }
 unsafe extern "C" fn domain_mark_ex(d: Handle, a: *const EventAttributes) {
-    writer::record(&mut from_attributes(Kind::Mark, id_of(d), 0, a));
+    // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
+    unsafe {
+        writer::record(&mut from_attributes(Kind::Mark, id_of(d), 0, a));
+    }
 }
 
 // Start/end ranges.
@@ -84,22 +98,28 @@ fn start(mut e: Event) -> u64 {
     id
 }
 unsafe extern "C" fn range_start_ex(a: *const EventAttributes) -> u64 {
-    start(from_attributes(Kind::Start, 0, next_id(), a))
+    // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
+    unsafe { start(from_attributes(Kind::Start, 0, next_id(), a)) }
 }
 unsafe extern "C" fn range_start_a(m: *const c_char) -> u64 {
-    start(text_event(Kind::Start, 0, next_id(), bytes(m)))
+    // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
+    unsafe { start(text_event(Kind::Start, 0, next_id(), bytes(m))) }
 }
 unsafe extern "C" fn range_start_w(m: *const i32) -> u64 {
     start(text_event(Kind::Start, 0, next_id(), Some(Text::Wide(m))))
 }
 unsafe extern "C" fn domain_range_start_ex(d: Handle, a: *const EventAttributes) -> u64 {
-    start(from_attributes(Kind::Start, id_of(d), next_id(), a))
+    // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
+    unsafe { start(from_attributes(Kind::Start, id_of(d), next_id(), a)) }
 }
 unsafe extern "C" fn range_end(id: u64) {
     writer::record(&mut Event::simple(Kind::End, 0, id, None));
 }
 unsafe extern "C" fn domain_range_end(d: Handle, id: u64) {
-    writer::record(&mut Event::simple(Kind::End, id_of(d), id, None));
+    // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
+    unsafe {
+        writer::record(&mut Event::simple(Kind::End, id_of(d), id, None));
+    }
 }
 
 // Push/pop ranges: return the depth, as NVIDIA's tools do.
@@ -110,32 +130,39 @@ fn pop(domain: u64) -> c_int {
     writer::record(&mut Event::simple(Kind::Pop, domain, 0, None))
 }
 unsafe extern "C" fn range_push_ex(a: *const EventAttributes) -> c_int {
-    push(from_attributes(Kind::Push, 0, 0, a))
+    // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
+    unsafe { push(from_attributes(Kind::Push, 0, 0, a)) }
 }
 unsafe extern "C" fn range_push_a(m: *const c_char) -> c_int {
-    push(text_event(Kind::Push, 0, 0, bytes(m)))
+    // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
+    unsafe { push(text_event(Kind::Push, 0, 0, bytes(m))) }
 }
 unsafe extern "C" fn range_push_w(m: *const i32) -> c_int {
     push(text_event(Kind::Push, 0, 0, Some(Text::Wide(m))))
 }
 unsafe extern "C" fn domain_range_push_ex(d: Handle, a: *const EventAttributes) -> c_int {
-    push(from_attributes(Kind::Push, id_of(d), 0, a))
+    // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
+    unsafe { push(from_attributes(Kind::Push, id_of(d), 0, a)) }
 }
 unsafe extern "C" fn range_pop() -> c_int {
     pop(0)
 }
 unsafe extern "C" fn domain_range_pop(d: Handle) -> c_int {
-    pop(id_of(d))
+    // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
+    unsafe { pop(id_of(d)) }
 }
 
 // Naming.
 unsafe extern "C" fn name_category_a(category: u32, n: *const c_char) {
-    writer::record(&mut Event::simple(
-        Kind::NameCategory,
-        0,
-        category.into(),
-        bytes(n),
-    ));
+    // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
+    unsafe {
+        writer::record(&mut Event::simple(
+            Kind::NameCategory,
+            0,
+            category.into(),
+            bytes(n),
+        ));
+    }
 }
 unsafe extern "C" fn name_category_w(category: u32, n: *const i32) {
     writer::record(&mut Event::simple(
@@ -146,28 +173,37 @@ unsafe extern "C" fn name_category_w(category: u32, n: *const i32) {
     ));
 }
 unsafe extern "C" fn domain_name_category_a(d: Handle, category: u32, n: *const c_char) {
-    writer::record(&mut Event::simple(
-        Kind::NameCategory,
-        id_of(d),
-        category.into(),
-        bytes(n),
-    ));
+    // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
+    unsafe {
+        writer::record(&mut Event::simple(
+            Kind::NameCategory,
+            id_of(d),
+            category.into(),
+            bytes(n),
+        ));
+    }
 }
 unsafe extern "C" fn domain_name_category_w(d: Handle, category: u32, n: *const i32) {
-    writer::record(&mut Event::simple(
-        Kind::NameCategory,
-        id_of(d),
-        category.into(),
-        Some(Text::Wide(n)),
-    ));
+    // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
+    unsafe {
+        writer::record(&mut Event::simple(
+            Kind::NameCategory,
+            id_of(d),
+            category.into(),
+            Some(Text::Wide(n)),
+        ));
+    }
 }
 unsafe extern "C" fn name_os_thread_a(tid: u32, n: *const c_char) {
-    writer::record(&mut Event::simple(
-        Kind::NameThread,
-        0,
-        tid.into(),
-        bytes(n),
-    ));
+    // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
+    unsafe {
+        writer::record(&mut Event::simple(
+            Kind::NameThread,
+            0,
+            tid.into(),
+            bytes(n),
+        ));
+    }
 }
 unsafe extern "C" fn name_os_thread_w(tid: u32, n: *const i32) {
     writer::record(&mut Event::simple(
@@ -185,7 +221,8 @@ fn create_domain(text: Option<Text>) -> *mut c_void {
     new_handle(id)
 }
 unsafe extern "C" fn domain_create_a(n: *const c_char) -> *mut c_void {
-    create_domain(bytes(n))
+    // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
+    unsafe { create_domain(bytes(n)) }
 }
 unsafe extern "C" fn domain_create_w(n: *const i32) -> *mut c_void {
     create_domain(Some(Text::Wide(n)))
@@ -196,10 +233,12 @@ fn register(domain: u64, text: Option<Text>) -> *mut c_void {
     new_handle(id)
 }
 unsafe extern "C" fn domain_register_string_a(d: Handle, s: *const c_char) -> *mut c_void {
-    register(id_of(d), bytes(s))
+    // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
+    unsafe { register(id_of(d), bytes(s)) }
 }
 unsafe extern "C" fn domain_register_string_w(d: Handle, s: *const i32) -> *mut c_void {
-    register(id_of(d), Some(Text::Wide(s)))
+    // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
+    unsafe { register(id_of(d), Some(Text::Wide(s))) }
 }
 /// Domains stay known after destruction (their events are already recorded).
 unsafe extern "C" fn domain_destroy(_d: Handle) {}

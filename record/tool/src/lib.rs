@@ -8,6 +8,9 @@
 //! `NVTX_INJECTION64_PATH=libnvtxr_record.so NVTXR_RECORD_DIR=dir COMMAND`,
 //! then `nvtxr report dir`.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 mod callbacks;
 mod clock;
 mod recording;
@@ -62,15 +65,18 @@ extern "C" fn in_fork_child() {
 /// Called by an NVTX producer with its export-table getter.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn InitializeInjectionNvtx2(get_export_table: GetExportTable) -> c_int {
-    if !setup() {
-        return 0;
+    // SAFETY: called by a producer, as the protocol says, with its export-table getter.
+    unsafe {
+        if !setup() {
+            return 0;
+        }
+        let callbacks = get_export_table(ETID_CALLBACKS).cast::<Callbacks>();
+        let Some(callbacks) = callbacks.as_ref() else {
+            return 0;
+        };
+        if !callbacks::functions().install(callbacks) {
+            return 0;
+        }
+        1
     }
-    let callbacks = get_export_table(ETID_CALLBACKS).cast::<Callbacks>();
-    let Some(callbacks) = callbacks.as_ref() else {
-        return 0;
-    };
-    if !callbacks::functions().install(callbacks) {
-        return 0;
-    }
-    1
 }

@@ -428,14 +428,17 @@ fn count_records(bytes: &[u8]) -> u64 {
 /// # Safety
 /// `w` is NULL or NUL-terminated.
 unsafe fn wide_utf8_len(w: *const i32) -> usize {
-    let mut len = 0;
-    for c in wide_chars(w) {
-        if len + c.len_utf8() > MAX_TEXT {
-            break;
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        let mut len = 0;
+        for c in wide_chars(w) {
+            if len + c.len_utf8() > MAX_TEXT {
+                break;
+            }
+            len += c.len_utf8();
         }
-        len += c.len_utf8();
+        len
     }
-    len
 }
 
 /// The characters of a NUL-terminated UTF-32 string (invalid ones as U+FFFD).
@@ -443,13 +446,16 @@ unsafe fn wide_utf8_len(w: *const i32) -> usize {
 /// # Safety
 /// `w` is NULL or NUL-terminated.
 unsafe fn wide_chars(w: *const i32) -> impl Iterator<Item = char> {
-    let mut i = 0;
-    std::iter::from_fn(move || {
-        if w.is_null() || *w.add(i) == 0 {
-            return None;
-        }
-        let c = char::from_u32(*w.add(i) as u32).unwrap_or('\u{FFFD}');
-        i += 1;
-        Some(c)
-    })
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        let mut i = 0;
+        std::iter::from_fn(move || {
+            if w.is_null() || *w.add(i) == 0 {
+                return None;
+            }
+            let c = char::from_u32(*w.add(i) as u32).unwrap_or('\u{FFFD}');
+            i += 1;
+            Some(c)
+        })
+    }
 }
