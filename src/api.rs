@@ -328,7 +328,7 @@ impl Drop for Range<'_> {
 /// Loads and attaches the tool now (otherwise the first call does it);
 /// returns whether a tool is attached.
 pub fn initialize() -> bool {
-    crate::ffi::initialize_and_forward()
+    crate::loader::initialize_and_forward()
 }
 
 /// Whether a tool is attached (initializes first if needed).

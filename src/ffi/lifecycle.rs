@@ -1,21 +1,9 @@
 //! Initialization, tool status and version.
 
 use super::panic::guard;
-use crate::loader::{self, protocol::slot, slots};
+use crate::loader;
 use std::ffi::c_char;
 use std::ptr;
-
-/// Initializes and, with a tool, forwards `nvtxInitialize(NULL)` to it.
-pub(crate) fn initialize_and_forward() -> bool {
-    let attached = loader::tool_attached();
-    if attached {
-        if let Some(f) = slots::get(slot::INITIALIZE) {
-            // SAFETY: NULL is the argument NVIDIA's API passes.
-            unsafe { f(ptr::null()) };
-        }
-    }
-    attached
-}
 
 /// Loads and attaches the tool named by `NVTX_INJECTION64_PATH` now, instead of
 /// on the first call, and forwards `nvtxInitialize(NULL)` to it.
@@ -24,7 +12,7 @@ pub(crate) fn initialize_and_forward() -> bool {
 /// (on this or another thread). Thread-safe; initialization runs once.
 #[unsafe(no_mangle)]
 pub extern "C" fn nvtxr_initialize() -> bool {
-    guard(false, initialize_and_forward)
+    guard(false, loader::initialize_and_forward)
 }
 
 /// Whether a tool is attached (initializing first if nobody has yet).

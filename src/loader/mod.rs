@@ -55,6 +55,18 @@ pub fn tool_attached() -> bool {
     }
 }
 
+/// Initializes and, with a tool, forwards `nvtxInitialize(NULL)` to it.
+pub fn initialize_and_forward() -> bool {
+    let attached = tool_attached();
+    if attached {
+        if let Some(f) = slots::get(protocol::slot::INITIALIZE) {
+            // SAFETY: NULL is the argument NVIDIA's API passes.
+            unsafe { f(std::ptr::null()) };
+        }
+    }
+    attached
+}
+
 /// What one load of the state word says, without initializing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Known {
