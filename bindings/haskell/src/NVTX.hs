@@ -1,3 +1,5 @@
+{-# LANGUAGE MagicHash #-}
+
 -- |
 -- Module      : NVTX
 -- Description : NVTX annotations (ranges, marks, domains) for Nsight Systems
@@ -5,7 +7,12 @@
 -- Annotate Haskell code with ranges and marks that NVIDIA's profilers
 -- (Nsight Systems, Nsight Compute) show on their timelines, through nvtxr.
 --
+-- > import Control.Monad (forM_)
 -- > import NVTX
+-- >
+-- > forwardPass, backwardPass :: IO ()
+-- > forwardPass = pure ()
+-- > backwardPass = pure ()
 -- >
 -- > main :: IO ()
 -- > main = do
@@ -20,7 +27,16 @@
 -- With no tool attached (the normal case outside a profiler) every call
 -- returns after reading one 'Bool': no allocation, no foreign call, and the
 -- message 'String' is never forced. With a tool, a 'String' message is
--- encoded to UTF-8 per call; a 'RegisteredString' is passed by handle.
+-- encoded to UTF-8 the first time it is seen and kept (the first 4096
+-- distinct messages; later ones are encoded per call, so memory stays
+-- bounded); a 'RegisteredString' is passed by handle.
+--
+-- == nvtx-hs
+-- The modules ("NVTX", "NVTX.Types", "NVTX.Safe", "NVTX.Eff") and names are
+-- nvtx-hs's, so code written for nvtx-hs compiles unchanged. nvtx-hs's
+-- @NVTX.Raw@ (the C functions under NVIDIA's names) is not offered: it
+-- would hand out raw pointers to NVIDIA's structs, which the portable build
+-- cannot provide and nvtxr's checks would not see.
 --
 -- == Threads
 -- NVTX push/pop ranges belong to an OS thread. A Haskell thread is only
@@ -50,9 +66,11 @@ module NVTX
   , withRangeColor
   , withRangeAttribs
   , withRangeString
+  , withRangeStringAttribs
+  , pushRange
+  , popRange
 
     -- * Start/end ranges (may cross threads)
-  , RangeId
   , startRange
   , startRangeAttribs
   , endRange
@@ -63,60 +81,48 @@ module NVTX
   , mark
   , markAttribs
   , markString
-
-    -- * Event attributes
-  , EventAttribs (..)
-  , defaultAttribs
-  , Payload (..)
-  , CategoryId
-
-    -- * Colors
-  , Color (..)
-  , rgb
-  , argb
-  , colorRed
-  , colorGreen
-  , colorBlue
-  , colorYellow
-  , colorCyan
-  , colorMagenta
-  , colorOrange
-  , colorPurple
-  , colorWhite
-  , colorBlack
+  , markStringAttribs
 
     -- * Naming
   , nameThread
   , nameCategory
 
     -- * Domains
-  , Domain
-  , defaultDomain
   , withDomain
   , createDomain
   , destroyDomain
   , withDomainRange
+  , domainRangePush
+  , domainRangePop
   , domainMark
   , domainStartRange
   , domainNameCategory
 
     -- * Registered strings
-  , RegisteredString
   , registerString
 
     -- * Tool
   , initialize
   , isToolAttached
   , nvtxEnabled
+
+    -- * Types: colors, payloads, categories, attributes, handles
+  , module NVTX.Types
   ) where
 
 import Control.Concurrent (isCurrentThreadBound)
-import Control.Exception (bracket, bracket_)
-import Data.Bits (shiftL, (.|.))
-import Data.Word (Word64, Word8)
+import Control.Exception (bracket, mask, onException)
+import Data.Maybe (fromMaybe)
+import Data.Word (Word64)
+import Foreign.C.String (CString)
+import Foreign.C.Types (CInt)
+import Foreign.Ptr (nullPtr)
+import GHC.Ptr (Ptr (..))
+import GHC.Base (build, unpackCString#, unpackFoldrCString#)
 
 import NVTX.Internal.Backend
-import NVTX.Internal.Types
+import NVTX.Internal.Message
+import NVTX.Types
 
 -- | Whether this build calls nvtxr ('False' for @cabal build -f-nvtx@).
 --
@@ -144,14 +150,61 @@ isToolAttached = pure toolAttached
 -- @since 0.1.0
 withRange :: String -> IO a -> IO a
 withRange msg = withDomainRange defaultDomain (message msg)
-{-# INLINE withRange #-}
+{-# INLINE [0] withRange #-}
 
 -- | 'withRange' with a color.
 --
 -- @since 0.1.0
 withRangeColor :: String -> Color -> IO a -> IO a
 withRangeColor msg color = withDomainRange defaultDomain (message msg) {attribColor = Just color}
-{-# INLINE withRangeColor #-}
+{-# INLINE [0] withRangeColor #-}
+
+-- String literals: GHC compiles @withRange \"Forward\"@ to a call on
+-- @unpackCString# \"Forward\"#@, static NUL-terminated ASCII bytes (literals
+-- with other characters use @unpackCStringUtf8#@ and are not rewritten).
+-- These rules (when optimizing) pass those bytes to nvtxr as they are: no
+-- 'String' is built, compared or encoded.
+--
+-- GHC's own rules first turn the literal into @build (unpackFoldrCString#
+-- a)@ (until phase 1), then back (from phase 1): each rule matches both forms.
+{-# RULES
+"NVTX withRange/literal" forall a. withRange (unpackCString# a) = literalRange (Ptr a) Nothing
+"NVTX withRange/literal build" forall a. withRange (build (unpackFoldrCString# a)) = literalRange (Ptr a) Nothing
+"NVTX withRangeColor/literal" forall a c. withRangeColor (unpackCString# a) c = literalRange (Ptr a) (Just c)
+"NVTX withRangeColor/literal build" forall a c. withRangeColor (build (unpackFoldrCString# a)) c = literalRange (Ptr a) (Just c)
+"NVTX mark/literal" forall a. mark (unpackCString# a) = literalMark (Ptr a)
+"NVTX mark/literal build" forall a. mark (build (unpackFoldrCString# a)) = literalMark (Ptr a)
+"NVTX pushRange/literal" forall a. pushRange (unpackCString# a) = literalPush (Ptr a)
+"NVTX pushRange/literal build" forall a. pushRange (build (unpackFoldrCString# a)) = literalPush (Ptr a)
+"NVTX startRange/literal" forall a. startRange (unpackCString# a) = literalStart (Ptr a)
+"NVTX startRange/literal build" forall a. startRange (build (unpackFoldrCString# a)) = literalStart (Ptr a)
+  #-}
+
+literalRange :: CString -> Maybe Color -> IO a -> IO a
+literalRange c color action
+  | not toolAttached = action
+  | otherwise = trackedRange nullPtr (Literal c) (maybe defaultAttribs colored color) action
+  where
+    colored k = defaultAttribs {attribColor = Just k}
+{-# INLINE literalRange #-}
+
+literalMark :: CString -> IO ()
+literalMark c
+  | not toolAttached = pure ()
+  | otherwise = markEvent nullPtr (Literal c) defaultAttribs
+{-# INLINE literalMark #-}
+
+literalPush :: CString -> IO CInt
+literalPush c
+  | not toolAttached = pure noPushPopTracking
+  | otherwise = pushEvent nullPtr (Literal c) defaultAttribs
+{-# INLINE literalPush #-}
+
+literalStart :: CString -> IO RangeId
+literalStart c
+  | not toolAttached = pure noRange
+  | otherwise = RangeId defaultDomain <$> startEvent nullPtr (Literal c) defaultAttribs
+{-# INLINE literalStart #-}
 
 -- | 'withRange' with full attributes.
 --
@@ -164,26 +217,83 @@ withRangeAttribs = withDomainRange defaultDomain
 --
 -- @since 0.1.0
 withRangeString :: RegisteredString -> IO a -> IO a
-withRangeString s = withDomainRange (registeredDomain s) defaultAttribs {attribRegistered = Just s}
+withRangeString s = withRangeStringAttribs s defaultAttribs
 {-# INLINE withRangeString #-}
+
+-- | A range named by a registered string, with attributes (their message is
+-- ignored), in the string's domain.
+--
+-- @since 0.1.0
+withRangeStringAttribs :: RegisteredString -> EventAttribs -> IO a -> IO a
+withRangeStringAttribs (RegisteredString (Domain d) s) attrs action
+  | not toolAttached = action
+  | otherwise = trackedRange d (Registered s) attrs action
+{-# INLINE withRangeStringAttribs #-}
+
+-- | Opens a push/pop range in the default domain; returns the tool's
+-- nesting depth (-2 when no tool tracks it). Pair with 'popRange' on the
+-- same OS thread: use it on bound threads ('forkOS', the main thread under
+-- @-threaded@), or prefer 'withRange', which is exception-safe and right on
+-- every thread.
+--
+-- @since 0.1.0
+pushRange :: String -> IO CInt
+pushRange msg = domainRangePush defaultDomain (message msg)
+{-# INLINE [0] pushRange #-}
+
+-- | Closes the innermost push/pop range of the default domain on this OS
+-- thread; returns the tool's depth, or -2.
+--
+-- @since 0.1.0
+popRange :: IO CInt
+popRange = domainRangePop defaultDomain
+{-# INLINE popRange #-}
+
+-- | 'pushRange' in a domain, with attributes.
+--
+-- @since 0.1.0
+domainRangePush :: Domain -> EventAttribs -> IO CInt
+domainRangePush (Domain d) attrs
+  | not toolAttached = pure noPushPopTracking
+  | otherwise = pushEvent d (messageOf attrs) attrs
+{-# INLINE domainRangePush #-}
+
+-- | 'popRange' in a domain.
+--
+-- @since 0.1.0
+domainRangePop :: Domain -> IO CInt
+domainRangePop (Domain d)
+  | not toolAttached = pure noPushPopTracking
+  | otherwise = popEvent d
+{-# INLINE domainRangePop #-}
+
+-- | What push and pop return when no tool tracks nesting.
+noPushPopTracking :: CInt
+noPushPopTracking = -2
 
 -- | Runs the action inside a range of the domain: push/pop on a bound thread,
 -- start/end otherwise (see "NVTX#threads"). Closed on exceptions too.
 --
 -- @since 0.1.0
 withDomainRange :: Domain -> EventAttribs -> IO a -> IO a
-withDomainRange dom attrs action
+withDomainRange (Domain d) attrs action
   | not toolAttached = action
-  | otherwise = trackedRange dom attrs action
+  | otherwise = trackedRange d (messageOf attrs) attrs action
 {-# INLINE withDomainRange #-}
 
-trackedRange :: Domain -> EventAttribs -> IO a -> IO a
-trackedRange (Domain d) attrs action = do
+-- | A range in domain @d@ named by @msg@: push/pop on a bound thread,
+-- start/end otherwise; closed on exceptions too.
+trackedRange :: Ptr () -> Message -> EventAttribs -> IO a -> IO a
+trackedRange d msg attrs action = do
   bound <- isCurrentThreadBound
   if bound
-    then bracket_ (pushEvent d attrs) (popEvent d) action
-    else bracket (startEvent d attrs) (endEvent d) (const action)
-{-# NOINLINE trackedRange #-}
+    then mask $ \restore -> do
+      _ <- pushEvent d msg attrs
+      r <- restore action `onException` popEvent d
+      _ <- popEvent d
+      pure r
+    else bracket (startEvent d msg attrs) (endEvent d) (const action)
+{-# INLINE trackedRange #-}
 
 message :: String -> EventAttribs
 message msg = defaultAttribs {attribMessage = Just msg}
@@ -198,7 +308,7 @@ noRange = RangeId defaultDomain 0
 -- @since 0.1.0
 startRange :: String -> IO RangeId
 startRange msg = domainStartRange defaultDomain (message msg)
-{-# INLINE startRange #-}
+{-# INLINE [0] startRange #-}
 
 -- | 'startRange' with full attributes.
 --
@@ -213,7 +323,7 @@ startRangeAttribs = domainStartRange defaultDomain
 domainStartRange :: Domain -> EventAttribs -> IO RangeId
 domainStartRange dom@(Domain d) attrs
   | not toolAttached = pure noRange
-  | otherwise = RangeId dom <$> startEvent d attrs
+  | otherwise = RangeId dom <$> startEvent d (messageOf attrs) attrs
 {-# INLINE domainStartRange #-}
 
 -- | Ends a range (in the domain it was started in). Ending a range twice is
@@ -247,7 +357,7 @@ withStartEndRange msg action
 -- @since 0.1.0
 mark :: String -> IO ()
 mark msg = domainMark defaultDomain (message msg)
-{-# INLINE mark #-}
+{-# INLINE [0] mark #-}
 
 -- | A mark with full attributes.
 --
@@ -260,8 +370,18 @@ markAttribs = domainMark defaultDomain
 --
 -- @since 0.1.0
 markString :: RegisteredString -> IO ()
-markString s = domainMark (registeredDomain s) defaultAttribs {attribRegistered = Just s}
+markString s = markStringAttribs s defaultAttribs
 {-# INLINE markString #-}
+
+-- | A mark named by a registered string, with attributes (their message is
+-- ignored), in the string's domain.
+--
+-- @since 0.1.0
+markStringAttribs :: RegisteredString -> EventAttribs -> IO ()
+markStringAttribs (RegisteredString (Domain d) s) attrs
+  | not toolAttached = pure ()
+  | otherwise = markEvent d (Registered s) attrs
+{-# INLINE markStringAttribs #-}
 
 -- | A mark in a domain.
 --
@@ -269,7 +389,7 @@ markString s = domainMark (registeredDomain s) defaultAttribs {attribRegistered 
 domainMark :: Domain -> EventAttribs -> IO ()
 domainMark (Domain d) attrs
   | not toolAttached = pure ()
-  | otherwise = markEvent d attrs
+  | otherwise = markEvent d (messageOf attrs) attrs
 {-# INLINE domainMark #-}
 
 -- | Names the OS thread that runs the caller now (Linux @gettid@); see
@@ -295,7 +415,7 @@ nameCategory = domainNameCategory defaultDomain
 domainNameCategory :: Domain -> CategoryId -> String -> IO ()
 domainNameCategory (Domain d) cat name
   | not toolAttached = pure ()
-  | otherwise = nameCategoryIn d cat name
+  | otherwise = nameCategoryIn d (unCategoryId cat) name
 {-# INLINE domainNameCategory #-}
 
 -- | Creates a domain for the duration of the action and destroys it after
@@ -303,14 +423,19 @@ domainNameCategory (Domain d) cat name
 --
 -- @since 0.1.0
 withDomain :: String -> (Domain -> IO a) -> IO a
-withDomain name = bracket (createDomain name) destroyDomain
+withDomain name action =
+  bracket (createDomain name) (mapM_ destroyDomain) (action . fromMaybe defaultDomain)
 
 -- | Creates (or shares, for a name already created) a domain. Pair with
--- 'destroyDomain', or use 'withDomain'.
+-- 'destroyDomain', or use 'withDomain'. 'Nothing' in the portable build
+-- (and if nvtxr refuses the name: a NUL character, or a call from a signal
+-- handler); with nvtxr a domain is made whether or not a tool is attached.
 --
 -- @since 0.1.0
-createDomain :: String -> IO Domain
-createDomain name = Domain <$> createDomainHandle name
+createDomain :: String -> IO (Maybe Domain)
+createDomain name = do
+  handle <- createDomainHandle name
+  pure (if handle == nullPtr then Nothing else Just (Domain handle))
 
 -- | Releases one 'createDomain' of the domain; the last release destroys it
 -- in the tool. Events sent to a destroyed domain are dropped.
@@ -325,56 +450,3 @@ destroyDomain (Domain d) = destroyDomainHandle d
 -- @since 0.1.0
 registerString :: Domain -> String -> IO RegisteredString
 registerString dom@(Domain d) text = RegisteredString dom <$> registerStringHandle d text
-
--- | An opaque color from red, green and blue.
---
--- @since 0.1.0
-rgb :: Word8 -> Word8 -> Word8 -> Color
-rgb = argb 0xFF
-
--- | A color from alpha, red, green and blue.
---
--- @since 0.1.0
-argb :: Word8 -> Word8 -> Word8 -> Word8 -> Color
-argb a r g b =
-  Color (fromIntegral a `shiftL` 24 .|. fromIntegral r `shiftL` 16 .|. fromIntegral g `shiftL` 8 .|. fromIntegral b)
-
--- | Opaque red.
-colorRed :: Color
-colorRed = rgb 0xFF 0x00 0x00
-
--- | Opaque green.
-colorGreen :: Color
-colorGreen = rgb 0x00 0xFF 0x00
-
--- | Opaque blue.
-colorBlue :: Color
-colorBlue = rgb 0x00 0x00 0xFF
-
--- | Opaque yellow.
-colorYellow :: Color
-colorYellow = rgb 0xFF 0xFF 0x00
-
--- | Opaque cyan.
-colorCyan :: Color
-colorCyan = rgb 0x00 0xFF 0xFF
-
--- | Opaque magenta.
-colorMagenta :: Color
-colorMagenta = rgb 0xFF 0x00 0xFF
-
--- | Opaque orange.
-colorOrange :: Color
-colorOrange = rgb 0xFF 0xA5 0x00
-
--- | Opaque purple.
-colorPurple :: Color
-colorPurple = rgb 0x80 0x00 0x80
-
--- | Opaque white.
-colorWhite :: Color
-colorWhite = rgb 0xFF 0xFF 0xFF
-
--- | Opaque black.
-colorBlack :: Color
-colorBlack = rgb 0x00 0x00 0x00

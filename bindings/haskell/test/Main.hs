@@ -7,6 +7,7 @@ module Main (main) where
 import Control.Concurrent
 import Control.Exception
 import Control.Monad
+import Control.Monad.IO.Class (liftIO)
 import qualified Data.Map.Strict as Map
 import Data.List (isInfixOf, isPrefixOf, sort)
 import Data.Maybe (mapMaybe)
@@ -14,12 +15,14 @@ import System.Directory (getTemporaryDirectory, removeFile)
 import System.Environment (getEnvironment, getExecutablePath, lookupEnv)
 import System.Exit (ExitCode (..), exitSuccess)
 import System.Process
+import System.Mem (getAllocationCounter)
 import System.Timeout (timeout)
 import Test.Tasty
 import Test.Tasty.HUnit
 import Text.Read (readMaybe)
 
 import NVTX
+import NVTX.Eff
 
 main :: IO ()
 main = do
@@ -35,6 +38,8 @@ scenarios =
   [ ("sequence", sequenceScenario)
   , ("threads", threadsScenario)
   , ("exceptions", exceptionsScenario)
+  , ("eff", effScenario)
+  , ("cache", cacheScenario)
   ]
 
 runtime :: String
@@ -50,6 +55,9 @@ tests eventLog =
     , recorded "the quick-start example runs" "nvtxr-quickstart" checkQuickStart
     , recorded "the training example runs" "nvtxr-training" checkTraining
     , recorded "the NVTX.Safe example runs" "nvtxr-portable" checkPortable
+    , recorded "a program written against nvtx-hs's API runs unchanged" "nvtxr-nvtx-hs-compat" checkCompat
+    , recorded "NVTX.Eff: ranges, marks and names through the handle" "eff" checkEff
+    , recorded "a String message is encoded once, not per call" "cache" checkCache
     ]
   where
     recorded name scenario check = testCase name $ case eventLog of
@@ -98,7 +106,7 @@ sequenceScenario = do
   mark "a mark"
   markAttribs defaultAttribs
     { attribMessage = Just "attrs", attribColor = Just (argb 0x80 1 2 3)
-    , attribCategory = Just 3, attribPayload = PayloadI64 (-5) }
+    , attribCategory = Just 3, attribPayload = PayloadInt64 (-5) }
   forM_ payloads $ \p -> markAttribs defaultAttribs {attribMessage = Just "p", attribPayload = p}
   withDomain "hs domain" $ \d -> do
     domainNameCategory d 1 "compute"
@@ -106,14 +114,14 @@ sequenceScenario = do
     s' <- registerString d "step"
     when (s /= s') $ throwIO (userError "registering twice gave two strings")
     withRangeString s (markString s)
-    withDomainRange d defaultAttribs {attribRegistered = Just s, attribPayload = PayloadF64 0.5} (pure ())
+    withRangeStringAttribs s defaultAttribs {attribPayload = PayloadDouble 0.5} (pure ())
     domainMark d defaultAttribs {attribMessage = Just "unicode \955"}
   rid <- startRange "manual"
   endRange rid
   withStartEndRange "start-end" (pure ())
 
 payloads :: [Payload]
-payloads = [PayloadU64 1, PayloadI64 (-2), PayloadF64 2.5, PayloadU32 4, PayloadI32 (-5), PayloadF32 0.25]
+payloads = [PayloadUInt64 1, PayloadInt64 (-2), PayloadDouble 2.5, PayloadUInt32 4, PayloadInt32 (-5), PayloadFloat 0.25]
 
 threadsScenario :: IO ()
 threadsScenario = do
@@ -140,6 +148,21 @@ exceptionsScenario = do
   _ <- try (withStartEndRange "start-end throws" (throwIO (userError "boom"))) :: IO (Either IOException ())
   _ <- try (withDomain "exc domain" $ \d -> withDomainRange d defaultAttribs {attribMessage = Just "domain throws"} (throwIO (userError "boom"))) :: IO (Either IOException ())
   pure ()
+
+effScenario :: IO ()
+effScenario = runNvtxIO $ \nvtx -> do
+  nameThreadE nvtx "eff"
+  nameCategoryE nvtx (CategoryId 4) "effects"
+  r <- withRangeE nvtx "eff range" $ withRangeColorE nvtx "eff colored" colorYellow $ do
+    markE nvtx "eff mark"
+    pure (3 :: Int)
+  when (r /= 3) $ throwIO (userError "withRangeE lost the result")
+  -- A range an exception leaves open over MonadIO is a start/end range: it
+  -- does not unbalance the push/pop ranges after it.
+  _ <- try (withRangeE nvtx "eff throws" (liftIO (throwIO (userError "boom")))) :: IO (Either IOException ())
+  depth <- pushRangeE nvtx "eff push"
+  depth' <- popRangeE nvtx
+  when (depth /= depth') $ throwIO (userError "push and pop disagree")
 
 -- Checks ----------------------------------------------------------------------
 
@@ -278,6 +301,73 @@ checkTraining events = do
 
 checkPortable :: [String] -> Assertion
 checkPortable events = events @?= ["RangePushA \"MyOperation\" -> 0", "MarkA \"computed\"", "RangePop -> 0"]
+
+checkEff :: [String] -> Assertion
+checkEff events
+  | rtsSupportsBoundThreads =
+      events
+        @?= [ "NameOsThreadA tid=self \"eff\""
+            , "NameCategoryA 4 \"effects\""
+            , "RangeStartA \"eff range\" -> 1"
+            , "RangeStartEx {msg=\"eff colored\" color=0xffffff00} -> 2"
+            , "MarkA \"eff mark\""
+            , "RangeEnd 2"
+            , "RangeEnd 1"
+            , "RangeStartA \"eff throws\" -> 3"
+            , "RangePushA \"eff push\" -> 0"
+            , "RangePop -> 0"
+            ]
+  | otherwise = assertBool "the eff scenario recorded its marks" ("MarkA \"eff mark\"" `elem` events)
+
+-- | The nvtx-hs compatibility program (examples/NvtxHsCompat.hs).
+checkCompat :: [String] -> Assertion
+checkCompat events = do
+  let has e = assertBool ("missing: " ++ e ++ " in " ++ show events) (e `elem` events)
+  has "NameOsThreadA tid=self \"compat\""
+  has "NameCategoryA 7 \"compat category\""
+  has "RangePushA \"raw push\" -> 0"
+  has "RangePop -> 0"
+  has "MarkEx {msg=\"payloads\" payload=u64:1}"
+  has "MarkEx {msg=\"payloads\" payload=i32:-3}"
+  has "MarkEx {msg=\"payloads\" payload=f32:0.5}"
+  has "MarkEx {msg=\"colors\" color=0xffff00ff category=7}"
+  has "DomainCreateA \"compat domain\""
+  has "DomainRangePushEx domain=\"compat domain\" {msg=\"in domain\"} -> 0"
+  has "DomainRangePop domain=\"compat domain\" -> 0"
+  has "DomainDestroy domain=\"compat domain\""
+  has "MarkA \"compat done\""
+  balanced (filter (not . ("Domain" `isPrefixOf`)) events) $
+    Map.fromList [("raw push", 1), ("attribs range", 1), ("with range", 1), ("start attribs", 1)]
+
+cacheCalls :: Int
+cacheCalls = 1000
+
+-- | With a tool, a repeated 'String' message costs no encoding: a long
+-- message allocates no more per call than a one-letter one (measured in
+-- bytes, not timed). Fails the child otherwise.
+cacheScenario :: IO ()
+cacheScenario = do
+  let perCall action = do
+        _ <- action -- the first call encodes and keeps it
+        a0 <- getAllocationCounter
+        replicateM_ cacheCalls action
+        a1 <- getAllocationCounter
+        pure (fromIntegral (a0 - a1) `div` cacheCalls :: Int)
+  short <- perCall (mark shortMessage)
+  long <- perCall (mark longMessage)
+  when (nvtxEnabled && long > short) $
+    throwIO (userError ("a 200-character message allocates " ++ show long ++ " bytes per call, a 1-character one " ++ show short))
+
+-- | Strings built once (a let would be rebuilt per call by the optimizer),
+-- not literals (those take another path: see the rules in "NVTX").
+shortMessage, longMessage :: String
+shortMessage = replicate 1 'x'
+{-# NOINLINE shortMessage #-}
+longMessage = replicate 200 'x'
+{-# NOINLINE longMessage #-}
+
+checkCache :: [String] -> Assertion
+checkCache events = length events @?= 2 * (cacheCalls + 1)
 
 checkExceptions :: [String] -> Assertion
 checkExceptions events = do

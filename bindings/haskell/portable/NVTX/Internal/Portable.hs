@@ -1,6 +1,6 @@
 -- | The portable backend (@cabal build -f-nvtx@): no native library, every
--- call a no-op. Same names and types as the native backend.
-module NVTX.Internal.Backend
+-- call a no-op. Same names and types as "NVTX.Internal.Native".
+module NVTX.Internal.Portable
   ( enabled
   , toolAttached
   , initializeTool
@@ -17,9 +17,11 @@ module NVTX.Internal.Backend
   ) where
 
 import Data.Word (Word32, Word64)
+import Foreign.C.Types (CInt)
 import Foreign.Ptr (Ptr, nullPtr)
 
-import NVTX.Internal.Types (EventAttribs)
+import NVTX.Internal.Message (Message)
+import NVTX.Types (EventAttribs)
 
 -- | False: this build has no NVTX support.
 enabled :: Bool
@@ -40,17 +42,21 @@ destroyDomainHandle _ = pure ()
 registerStringHandle :: Ptr () -> String -> IO (Ptr ())
 registerStringHandle _ _ = pure nullPtr
 
-markEvent :: Ptr () -> EventAttribs -> IO ()
-markEvent _ _ = pure ()
+markEvent :: Ptr () -> Message -> EventAttribs -> IO ()
+markEvent _ _ _ = pure ()
 
-pushEvent :: Ptr () -> EventAttribs -> IO ()
-pushEvent _ _ = pure ()
+-- | What NVTX's push and pop return with no tool.
+noPushPopTracking :: CInt
+noPushPopTracking = -2
 
-popEvent :: Ptr () -> IO ()
-popEvent _ = pure ()
+pushEvent :: Ptr () -> Message -> EventAttribs -> IO CInt
+pushEvent _ _ _ = pure noPushPopTracking
 
-startEvent :: Ptr () -> EventAttribs -> IO Word64
-startEvent _ _ = pure 0
+popEvent :: Ptr () -> IO CInt
+popEvent _ = pure noPushPopTracking
+
+startEvent :: Ptr () -> Message -> EventAttribs -> IO Word64
+startEvent _ _ _ = pure 0
 
 endEvent :: Ptr () -> Word64 -> IO ()
 endEvent _ _ = pure ()
