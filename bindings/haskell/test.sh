@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Builds and tests the Haskell package both ways: against nvtxr (found through
-# pkg-config, in-tree) and portable (-f-nvtx, no native dependency).
-# Installs GHC, cabal and the test libraries from Debian when missing; builds
-# offline (no Hackage).
+# Builds and tests the Haskell package both ways, in one build directory
+# (switching the nvtx flag back and forth must work): against nvtxr (found
+# through pkg-config, in-tree) and portable (-f-nvtx, no native dependency).
+# Then compiles and runs every Haskell snippet the READMEs show, both ways,
+# and builds a dependent project outside the source tree against an
+# installed nvtxr prefix. Installs GHC, cabal and the test libraries from
+# Debian when missing; builds offline (no Hackage).
 set -euo pipefail
 cd "$(dirname "$0")"
+here=$PWD
 
 if ! command -v ghc >/dev/null || ! command -v cabal >/dev/null || ! command -v pkg-config >/dev/null \
     || ! ghc-pkg list --simple-output tasty-hunit 2>/dev/null | grep -q tasty-hunit; then
@@ -13,15 +17,75 @@ if ! command -v ghc >/dev/null || ! command -v cabal >/dev/null || ! command -v 
     apt-get install -y -qq ghc cabal-install pkg-config libghc-tasty-dev libghc-tasty-hunit-dev >/dev/null
 fi
 
-# nvtxr's library, its in-tree nvtxr.pc, and the recording tool the tests attach.
+# nvtxr's library, its in-tree nvtxr.pc, and the event-log tool the tests attach.
 eval "$(cd ../.. && cargo run -q -p nvtxr-harness --bin artifacts)"
-export CABAL_CONFIG="$PWD/cabal.config"
+export CABAL_CONFIG="$here/cabal.config"
 cabal=(cabal --offline -v1)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Compiles and runs each ```haskell block of the READMEs against the package
+# as built now (flag $1), under the event-log tool; each must exit 0.
+readme_snippets() {
+    local n=0
+    for readme in ../../README.md README.md; do
+        python3 - "$readme" "$work/snippets" <<'PY'
+import os, re, sys
+text = open(sys.argv[1]).read()
+out = sys.argv[2]
+os.makedirs(out, exist_ok=True)
+tag = os.path.basename(os.path.dirname(os.path.abspath(sys.argv[1]))) or "root"
+for i, block in enumerate(re.findall(r"```haskell\n(.*?)```", text, re.S)):
+    open(os.path.join(out, f"{tag}{i}.hs"), "w").write(block)
+PY
+    done
+    for snippet in "$work"/snippets/*.hs; do
+        local exe="${snippet%.hs}-$1"
+        "${cabal[@]}" exec -v0 -- ghc -v0 -package nvtxr -threaded -outputdir "$exe.o" "$snippet" -o "$exe"
+        NVTX_INJECTION64_PATH="$NVTXR_EVENT_LOG" NVTXR_EVENT_LOG_OUT="$exe.log" "$exe" >/dev/null
+        if [ "$1" = native ] && ! grep -q . "$exe.log"; then
+            echo "README snippet $snippet recorded no event" >&2
+            exit 1
+        fi
+        n=$((n + 1))
+    done
+    echo "README snippets ($1): $n compiled and ran"
+}
 
 echo "== Haskell: native build (links nvtxr)"
 "${cabal[@]}" build all
 "${cabal[@]}" test --test-show-details=direct
+readme_snippets native
 
-echo "== Haskell: portable build (-f-nvtx)"
-PKG_CONFIG_PATH='' "${cabal[@]}" build -f-nvtx --builddir dist-portable all
-PKG_CONFIG_PATH='' "${cabal[@]}" test -f-nvtx --builddir dist-portable --test-show-details=direct
+echo "== Haskell: portable build (-f-nvtx), same build directory"
+PKG_CONFIG_PATH='' "${cabal[@]}" build -f-nvtx all
+PKG_CONFIG_PATH='' "${cabal[@]}" test -f-nvtx --test-show-details=direct
+readme_snippets portable
+
+echo "== Haskell: native again in the same build directory"
+"${cabal[@]}" build all
+
+echo "== Haskell: a dependent project against an installed prefix"
+(cd ../.. && PREFIX="$work/prefix" cargo run -q --release -p nvtxr-harness --bin install)
+mkdir -p "$work/app"
+cat > "$work/app/Main.hs" <<'HS'
+import NVTX
+main :: IO ()
+main = withRange "installed" (mark "inside")
+HS
+cat > "$work/app/app.cabal" <<'CABAL'
+cabal-version: 2.4
+name:          app
+version:       0
+executable app
+  main-is:          Main.hs
+  build-depends:    base, nvtxr
+  default-language: Haskell2010
+CABAL
+echo "packages: . $here" > "$work/app/cabal.project"
+(cd "$work/app" && PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" "${cabal[@]}" build exe:app)
+app=$(cd "$work/app" && PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" cabal --offline -v0 list-bin exe:app)
+env -u LD_LIBRARY_PATH NVTX_INJECTION64_PATH="$NVTXR_EVENT_LOG" NVTXR_EVENT_LOG_OUT="$work/app.log" "$app"
+ldd "$app" | grep -q "libnvtxr.so.0 => $work/prefix/lib/" || { ldd "$app"; echo "app is not linked to the installed nvtxr" >&2; exit 1; }
+grep -q 'MarkA "inside"' "$work/app.log" || { cat "$work/app.log"; echo "the installed-prefix app recorded nothing" >&2; exit 1; }
+echo "installed prefix: the dependent program runs without LD_LIBRARY_PATH"

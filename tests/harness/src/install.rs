@@ -89,7 +89,7 @@ pub fn install(prefix: &Path, destdir: Option<&Path>) -> PathBuf {
         &lib.join("pkgconfig/nvtxr.pc"),
         &format!(
             "{pc_head}Name: nvtxr\nDescription: NVTX annotations with NVIDIA's NVTX3 tool-loading protocol\n\
-             Libs: -L${{libdir}} -lnvtxr\nLibs.private: {static_libs}\n"
+             Libs: -L${{libdir}} -Wl,-rpath,${{libdir}} -lnvtxr\nLibs.private: {static_libs}\n"
         ),
     );
     write(
