@@ -38,6 +38,11 @@ measure action = minimum <$> mapM (const once) [1 :: Int .. 5]
     loop 0 = pure ()
     loop n = action >> loop (n - 1 :: Int)
 
+-- | A message computed at run time (not a literal): found by identity.
+computed :: String
+computed = "step " ++ show (length "xyz")
+{-# NOINLINE computed #-}
+
 main :: IO ()
 main = do
   attached <- isToolAttached
@@ -47,10 +52,11 @@ main = do
     let rows =
           [ ("empty loop (baseline)", pure ())
           , ("raw foreign call: nvtxr_mark", () <$ c_mark nullPtr raw)
-          , ("mark (String)", mark "string message")
+          , ("mark (String literal)", mark "string message")
           , ("markString (registered)", markString s)
           , ("raw foreign calls: push+pop", c_push nullPtr raw >> () <$ c_pop nullPtr)
-          , ("withRange (String)", withRange "string message" (pure ()))
+          , ("withRange (String literal)", withRange "string message" (pure ()))
+          , ("withRange (String variable)", withRange computed (pure ()))
           , ("withRangeString (registered)", withRangeString s (pure ()))
           ]
     forM_ rows $ \(name, action) -> do

@@ -54,7 +54,7 @@
 -- == Exceptions
 -- Every @with...@ function closes its range when the body returns, throws,
 -- or receives an asynchronous exception ('throwTo', 'System.Timeout.timeout'):
--- they are built on 'bracket'. Nothing in this package calls 'error', and no
+-- they mask asynchronous exceptions around the range's bookkeeping, as 'bracket' does. Nothing in this package calls 'error', and no
 -- call throws because a tool is missing.
 --
 -- == Portable builds
