@@ -6,17 +6,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # System tools the tests use: pkg-config and CMake (the install tests build a
-# consumer project), Chromium (the HTML timeline is rendered headless).
+# consumer project), Chromium (the HTML timeline is rendered headless),
 # With NVTXR_REQUIRE_TOOLS set, a test whose tool is missing fails instead of skipping.
+# Open MPI (mpirun, and mpicc for the MPI test program) for the multi-rank tests.
+# `script` (a pseudo-terminal for the progress-line test) comes in bsdutils.
+declare -A package=([script]=bsdutils [mpirun]=openmpi-bin [mpicc]=libopenmpi-dev)
 missing=()
-for tool in cmake pkg-config chromium script valgrind; do
-    command -v "$tool" >/dev/null || missing+=("$tool")
+for tool in cmake pkg-config chromium script valgrind mpirun mpicc; do
+    command -v "$tool" >/dev/null || missing+=("${package[$tool]:-$tool}")
 done
 if [ ${#missing[@]} -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
-    # `script` (a pseudo-terminal for the progress-line test) comes in bsdutils.
-    apt-get install -y -qq "${missing[@]/#script/bsdutils}" >/dev/null
+    apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 export NVTXR_REQUIRE_TOOLS=1
 

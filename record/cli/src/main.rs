@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! nvtxr record [OPTIONS] -- COMMAND [ARGS...]   run COMMAND (and its children) with the recording tool
-//! nvtxr report [OPTIONS] DIR                    turn a recording directory (NVTXR_RECORD_DIR) into outputs
+//! nvtxr report [OPTIONS] DIR...                 turn recording directories (NVTXR_RECORD_DIR, --keep)
+//!                                               into outputs; several are merged on the wall clock
 //!
 //! OPTIONS
 //!   -o, --output FILE   the Chrome trace (default nvtxr-trace.json); open in ui.perfetto.dev or chrome://tracing
@@ -16,6 +17,7 @@ mod chrome;
 mod html;
 mod json;
 mod model;
+mod ranks;
 mod record;
 mod summary;
 
@@ -44,17 +46,32 @@ enum Command {
         /// COMMAND itself (`primary`) before writing the outputs.
         #[arg(long, value_enum, default_value_t = Wait::All)]
         wait: Wait,
+        /// Keep the raw recording in DIR (a new or empty directory; %q{VAR},
+        /// %h and %p expanded), for `nvtxr report` to merge with others.
+        #[arg(long, value_name = "DIR")]
+        keep: Option<PathBuf>,
         /// The command to run, after `--`.
         #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
         command: Vec<OsString>,
     },
-    /// Turn a recording directory (NVTXR_RECORD_DIR, or one `nvtxr record`
-    /// kept) into the outputs.
+    /// Turn recording directories (NVTXR_RECORD_DIR, or what `nvtxr record
+    /// --keep` kept) into the outputs. Several (one per rank of a job) are
+    /// merged into one trace, placed on the wall clock.
     Report {
         #[command(flatten)]
         outputs: Outputs,
-        /// The recording directory.
-        dir: PathBuf,
+        /// Align the recordings on the end of the range (or the mark) of
+        /// this name that every rank passes together, a barrier, instead
+        /// of trusting the hosts' clocks; prints each one's estimated offset.
+        #[arg(long, value_name = "NAME")]
+        align_on: Option<String>,
+        /// Print each instance's duration of the range NAME per rank, the
+        /// slowest rank and the spread.
+        #[arg(long, value_name = "NAME")]
+        per_rank: Option<String>,
+        /// The recording directories.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
     },
 }
 
@@ -178,6 +195,15 @@ impl Outputs {
     }
 }
 
+/// What `nvtxr report` does for many ranks.
+#[derive(Debug, Clone, Default)]
+pub struct RankOptions {
+    /// `--align-on NAME`.
+    pub align_on: Option<String>,
+    /// `--per-rank NAME`.
+    pub per_rank: Option<String>,
+}
+
 /// Writes `path` whole or not at all: into a temporary file beside it, then
 /// renamed over it, so a reader (or a second `nvtxr` writing the same path)
 /// never sees a half-written file. A path that exists and is not a regular
@@ -221,10 +247,22 @@ fn write_output(
 ///
 /// The recording is read in passes, one chunk at a time (see `model`): one
 /// for the summary, one per output file.
-pub fn report(dir: &Path, outputs: &Outputs) -> Result<(), String> {
+pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Result<(), String> {
+    let shown: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
     let unreadable =
-        |e: std::io::Error| format!("cannot read the recording in {}: {e}", dir.display());
-    let scan = model::scan(dir).map_err(unreadable)?;
+        |e: std::io::Error| format!("cannot read the recording in {}: {e}", shown.join(", "));
+    let mut scan = model::scan(dirs).map_err(unreadable)?;
+    if let Some(name) = &ranks.align_on {
+        // Printed even with -q: the estimates are what --align-on is asked for.
+        for shift in ranks::align_on(&mut scan, name)? {
+            println!(
+                "aligned on {name}: {} shifted by {:+.3} us (median of {} instances)",
+                shown[shift.recording],
+                shift.ns as f64 / 1e3,
+                shift.instances
+            );
+        }
+    }
     let filter = model::Filter::new(&outputs.selection(), &scan).map_err(unreadable)?;
     let mut collector = summary::Collector::default();
     let events = scan.replay(&filter, &mut collector).map_err(unreadable)?;
@@ -261,6 +299,12 @@ pub fn report(dir: &Path, outputs: &Outputs) -> Result<(), String> {
             scan.processes.len()
         );
         print!("{}", summary::table(&rows, &outputs.format()));
+        if let Some(name) = &ranks.per_rank {
+            print!(
+                "{}",
+                ranks::per_rank(&scan, &filter, name, &outputs.format())?
+            );
+        }
         println!(
             "\ntrace: {} (open it in https://ui.perfetto.dev or chrome://tracing)",
             outputs.trace.display()
@@ -297,8 +341,24 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
-        Command::Record { wait, command, .. } => record::run(&command, &outputs, wait),
-        Command::Report { dir, .. } => match report(&dir, &outputs) {
+        Command::Record {
+            wait,
+            command,
+            keep,
+            ..
+        } => match keep.as_deref().map(expand).transpose() {
+            Ok(keep) => record::run(&command, &outputs, wait, keep.as_deref()),
+            Err(e) => {
+                eprintln!("nvtxr: {e}");
+                ExitCode::from(2)
+            }
+        },
+        Command::Report {
+            dirs,
+            align_on,
+            per_rank,
+            ..
+        } => match report(&dirs, &outputs, &RankOptions { align_on, per_rank }) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("nvtxr: {e}");
@@ -322,14 +382,43 @@ mod tests {
             &["report", "rec", "--html", "-o", "t.json"][..],
             &["report", "--html", "--output=t.json", "rec"][..],
         ] {
-            let Command::Report { outputs, dir } = parse(args).unwrap().command else {
+            let Command::Report { outputs, dirs, .. } = parse(args).unwrap().command else {
                 panic!("not report")
             };
             assert_eq!(
-                (dir, outputs.trace, outputs.html),
-                ("rec".into(), "t.json".into(), true)
+                (dirs, outputs.trace, outputs.html),
+                (vec!["rec".into()], "t.json".into(), true)
             );
         }
+    }
+
+    #[test]
+    fn several_recordings_and_the_rank_options() {
+        let args = &[
+            "report",
+            "r0",
+            "r1",
+            "--align-on",
+            "barrier",
+            "r2",
+            "--per-rank",
+            "step",
+        ];
+        let Command::Report {
+            dirs,
+            align_on,
+            per_rank,
+            ..
+        } = parse(args).unwrap().command
+        else {
+            panic!("not report")
+        };
+        assert_eq!(dirs, ["r0", "r1", "r2"].map(PathBuf::from));
+        assert_eq!(
+            (align_on.as_deref(), per_rank.as_deref()),
+            (Some("barrier"), Some("step"))
+        );
+        assert!(parse(&["report"]).is_err(), "a directory is required");
     }
 
     #[test]
@@ -338,8 +427,10 @@ mod tests {
             command,
             wait,
             outputs,
+            keep,
         } = parse(&[
-            "record", "-q", "--wait", "primary", "--", "python", "-m", "x", "--html",
+            "record", "-q", "--wait", "primary", "--keep", "rec", "--", "python", "-m", "x",
+            "--html",
         ])
         .unwrap()
         .command
@@ -348,6 +439,7 @@ mod tests {
         };
         assert_eq!(command, ["python", "-m", "x", "--html"]);
         assert_eq!(wait, Wait::Primary);
+        assert_eq!(keep, Some(PathBuf::from("rec")));
         assert!(outputs.quiet && !outputs.html);
     }
 

@@ -1,4 +1,4 @@
-//! A recording directory, read back in passes that hold one chunk at a time.
+//! Recording directories, read back in passes that hold one chunk at a time.
 //!
 //! [`scan`] reads every chunk once for what the outputs need up front: the
 //! processes and their threads, the names (domains, registered strings,
@@ -7,9 +7,14 @@
 //! range and mark to a [`Sink`] as soon as it is complete. Memory is bounded
 //! by the distinct names, the open ranges, and the start/end ranges whose
 //! end comes before their start in reading order, not by the trace's length.
+//!
+//! One recording's times are CLOCK_MONOTONIC ns. Several recordings (one per
+//! rank of a job, on several hosts) are merged on the wall clock: each
+//! host's monotonic clock is placed on CLOCK_REALTIME by the pairs its
+//! recording holds, then shifted by what `ranks::align_on` estimates.
 
 use nvtx_protocol::attr;
-use nvtxr_record_format::time::{Anchor, Converter};
+use nvtxr_record_format::time::{Anchor, Converter, WallClock, WallPair};
 use nvtxr_record_format::{Chunk, Kind, ProcessHeader, Record};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -95,6 +100,10 @@ pub struct Thread {
 /// A process, as the scan found it.
 #[derive(Debug, Clone, Default)]
 pub struct Process {
+    /// Unique in the trace: the pid, tagged with its recording's index.
+    pub key: u64,
+    /// The recording (directory) it came from, from 0.
+    pub recording: usize,
     pub pid: u32,
     pub parent: u32,
     pub command: String,
@@ -143,6 +152,30 @@ struct Image {
     clock: Converter,
     /// Ids count from 1 again in each image a pid execs: this keeps them apart.
     tag: u64,
+    recording: usize,
+    /// The process's key.
+    key: u64,
+    /// Its first and last timestamps, in its own clock (none if empty).
+    span: Option<(u64, u64)>,
+}
+
+/// How one recording's CLOCK_MONOTONIC ns are placed on the trace's timeline.
+#[derive(Debug, Clone, Default)]
+pub struct Placement {
+    /// On the wall clock (merging several recordings), or as they are.
+    pub wall: Option<WallClock>,
+    /// Added after: the alignment's estimate (see `ranks::align_on`).
+    pub shift: i64,
+}
+
+impl Placement {
+    fn place(&self, monotonic: u64) -> u64 {
+        let wall = self.wall.as_ref().map_or(0, |w| w.offset(monotonic));
+        (monotonic as i64)
+            .saturating_add(wall)
+            .saturating_add(self.shift)
+            .max(0) as u64
+    }
 }
 
 /// A chunk file: its thread, its place among the thread's chunks (image,
@@ -156,17 +189,20 @@ struct ChunkFile {
 
 /// Everything but the ranges and marks: what the outputs need before them.
 pub struct Scan {
-    /// By pid.
+    /// By recording, then pid.
     pub processes: Vec<Process>,
+    /// Per recording.
+    pub placements: Vec<Placement>,
     /// The earliest and latest timestamps (CLOCK_MONOTONIC ns).
     pub origin: u64,
     pub end: u64,
     images: Vec<Image>,
     /// Per pid (in `processes` order): each thread's chunks, in order.
     chunks: Vec<Vec<(u32, Vec<ChunkFile>)>>,
-    names: HashMap<u32, Names>,
-    /// Per pid: its last timestamp (where ranges left open are closed).
-    last: HashMap<u32, u64>,
+    /// By process key.
+    names: HashMap<u64, Names>,
+    /// Per process key: its last timestamp (where ranges left open are closed).
+    last: HashMap<u64, u64>,
 }
 
 /// What receives the ranges and marks of a replay, in reading order:
@@ -205,100 +241,29 @@ fn read_chunk(path: &Path) -> std::io::Result<Option<Chunk>> {
     }
 }
 
-/// The first pass over a recording directory.
-pub fn scan(dir: &Path) -> std::io::Result<Scan> {
-    let mut folders = Vec::new();
-    for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        let parsed = path
-            .file_name()
-            .and_then(|f| f.to_str())
-            .and_then(|f| f.split_once('.'))
-            .and_then(|(p, n)| Some((p.parse::<u32>().ok()?, n.parse::<u32>().ok()?)));
-        if let (Some((pid, n)), true) = (parsed, path.is_dir()) {
-            folders.push((pid, n, path));
-        }
-    }
-    folders.sort();
+/// The first pass over recording directories: one directory, or several to
+/// merge (placed on the wall clock).
+pub fn scan(dirs: &[PathBuf]) -> std::io::Result<Scan> {
     let mut scan = Scan {
         processes: Vec::new(),
-        origin: u64::MAX,
+        placements: Vec::new(),
+        origin: 0,
         end: 0,
         images: Vec::new(),
         chunks: Vec::new(),
         names: HashMap::new(),
         last: HashMap::new(),
     };
-    let mut threads: BTreeMap<u32, Vec<ChunkFile>> = BTreeMap::new();
-    for (pid, n, folder) in folders {
-        let header_path = folder.join("process");
-        let header = ProcessHeader::decode(&std::fs::read(&header_path)?)
-            .map_err(|e| invalid(&header_path, e))?;
-        let image = scan.images.len();
-        let names = scan.names.entry(pid).or_default();
-        let mut anchors = Vec::new();
-        let (mut first, mut last) = (u64::MAX, 0);
-        for entry in std::fs::read_dir(&folder)? {
-            let path = entry?.path();
-            if path.extension().is_none_or(|e| e != "events") {
-                continue;
-            }
-            let Some(chunk) = read_chunk(&path)? else {
-                continue;
-            };
-            for r in &chunk.records {
-                names.learn(r, u64::from(n) << 48);
-                if r.kind == Kind::Anchor {
-                    anchors.push(Anchor {
-                        ticks: r.timestamp,
-                        ns: r.value,
-                    });
-                }
-                first = first.min(r.timestamp);
-                last = last.max(r.timestamp);
-            }
-            threads.entry(pid).or_default().push(ChunkFile {
-                path,
-                tid: chunk.tid,
-                order: (image, chunk.seq),
-                image,
-            });
-        }
-        let clock = Converter::new(&header.calibration, anchors);
-        if first <= last {
-            let (first, last) = (clock.ns(first), clock.ns(last));
-            scan.origin = scan.origin.min(first);
-            scan.end = scan.end.max(last);
-            let l = scan.last.entry(pid).or_default();
-            *l = (*l).max(last);
-        }
-        let command = String::from_utf8_lossy(&header.command)
-            .trim_end_matches('\0')
-            .replace('\0', " ");
-        match scan.processes.last_mut().filter(|p| p.pid == pid) {
-            // A later image of the same pid: its drops count too.
-            Some(p) => p.dropped += header.dropped,
-            None => scan.processes.push(Process {
-                pid,
-                parent: header.parent,
-                command,
-                rank: header.rank,
-                world: header.world,
-                host: header.host.clone(),
-                threads: Vec::new(),
-                dropped: header.dropped,
-            }),
-        }
-        scan.images.push(Image {
-            clock,
-            tag: u64::from(n) << 48,
+    let mut threads: BTreeMap<u64, Vec<ChunkFile>> = BTreeMap::new();
+    for (recording, dir) in dirs.iter().enumerate() {
+        let wall = scan.read_recording(recording, dir, &mut threads)?;
+        scan.placements.push(Placement {
+            wall: (dirs.len() > 1).then_some(wall),
+            shift: 0,
         });
     }
-    if scan.origin == u64::MAX {
-        scan.origin = 0;
-    }
     for process in &mut scan.processes {
-        let mut list = threads.remove(&process.pid).unwrap_or_default();
+        let mut list = threads.remove(&process.key).unwrap_or_default();
         list.sort_by_key(|c| (c.tid, c.order));
         let mut grouped: Vec<(u32, Vec<ChunkFile>)> = Vec::new();
         for chunk in list {
@@ -307,7 +272,7 @@ pub fn scan(dir: &Path) -> std::io::Result<Scan> {
                 None => grouped.push((chunk.tid, vec![chunk])),
             }
         }
-        let names = scan.names.get(&process.pid);
+        let names = scan.names.get(&process.key);
         process.threads = grouped
             .iter()
             .map(|(tid, _)| Thread {
@@ -322,7 +287,136 @@ pub fn scan(dir: &Path) -> std::io::Result<Scan> {
             .collect();
         scan.chunks.push(grouped);
     }
+    scan.place();
     Ok(scan)
+}
+
+/// A process's key: its pid, tagged with its recording.
+fn key(recording: usize, pid: u32) -> u64 {
+    (recording as u64) << 32 | u64::from(pid)
+}
+
+impl Scan {
+    /// Reads one recording directory's images; returns its wall-clock pairs.
+    fn read_recording(
+        &mut self,
+        recording: usize,
+        dir: &Path,
+        threads: &mut BTreeMap<u64, Vec<ChunkFile>>,
+    ) -> std::io::Result<WallClock> {
+        let mut folders = Vec::new();
+        for entry in std::fs::read_dir(dir)? {
+            let path = entry?.path();
+            let parsed = path
+                .file_name()
+                .and_then(|f| f.to_str())
+                .and_then(|f| f.split_once('.'))
+                .and_then(|(p, n)| Some((p.parse::<u32>().ok()?, n.parse::<u32>().ok()?)));
+            if let (Some((pid, n)), true) = (parsed, path.is_dir()) {
+                folders.push((pid, n, path));
+            }
+        }
+        folders.sort();
+        let mut wall = WallClock::default();
+        for (pid, n, folder) in folders {
+            let key = key(recording, pid);
+            let header_path = folder.join("process");
+            let header = ProcessHeader::decode(&std::fs::read(&header_path)?)
+                .map_err(|e| invalid(&header_path, e))?;
+            wall.add(header.wall);
+            let image = self.images.len();
+            let names = self.names.entry(key).or_default();
+            let mut anchors = Vec::new();
+            let mut wall_readings = Vec::new();
+            let (mut first, mut last) = (u64::MAX, 0);
+            for entry in std::fs::read_dir(&folder)? {
+                let path = entry?.path();
+                if path.extension().is_none_or(|e| e != "events") {
+                    continue;
+                }
+                let Some(chunk) = read_chunk(&path)? else {
+                    continue;
+                };
+                for r in &chunk.records {
+                    names.learn(r, u64::from(n) << 48);
+                    match r.kind {
+                        Kind::Anchor => anchors.push(Anchor {
+                            ticks: r.timestamp,
+                            ns: r.value,
+                        }),
+                        Kind::WallClock => wall_readings.push((r.timestamp, r.value)),
+                        _ => {}
+                    }
+                    first = first.min(r.timestamp);
+                    last = last.max(r.timestamp);
+                }
+                threads.entry(key).or_default().push(ChunkFile {
+                    path,
+                    tid: chunk.tid,
+                    order: (image, chunk.seq),
+                    image,
+                });
+            }
+            let clock = Converter::new(&header.calibration, anchors);
+            for (ticks, ns) in wall_readings {
+                wall.add(WallPair {
+                    monotonic: clock.ns(ticks),
+                    wall: ns,
+                });
+            }
+            let command = String::from_utf8_lossy(&header.command)
+                .trim_end_matches('\0')
+                .replace('\0', " ");
+            match self.processes.last_mut().filter(|p| p.key == key) {
+                // A later image of the same pid: its drops count too.
+                Some(p) => p.dropped += header.dropped,
+                None => self.processes.push(Process {
+                    key,
+                    recording,
+                    pid,
+                    parent: header.parent,
+                    command,
+                    rank: header.rank,
+                    world: header.world,
+                    host: header.host.clone(),
+                    threads: Vec::new(),
+                    dropped: header.dropped,
+                }),
+            }
+            self.images.push(Image {
+                clock,
+                tag: u64::from(n) << 48,
+                recording,
+                key,
+                span: (first <= last).then_some((first, last)),
+            });
+        }
+        Ok(wall)
+    }
+
+    /// A timestamp of `image`, placed on the trace's timeline.
+    fn time(&self, image: &Image, ticks: u64) -> u64 {
+        self.placements[image.recording].place(image.clock.ns(ticks))
+    }
+
+    /// Recomputes the time span and each process's last timestamp from the
+    /// placements (after the scan, and after an alignment changes them).
+    pub fn place(&mut self) {
+        let (mut origin, mut end) = (u64::MAX, 0);
+        let mut last: HashMap<u64, u64> = HashMap::new();
+        for image in &self.images {
+            if let Some((first, l)) = image.span {
+                let (first, l) = (self.time(image, first), self.time(image, l));
+                origin = origin.min(first);
+                end = end.max(l);
+                let entry = last.entry(image.key).or_default();
+                *entry = (*entry).max(l);
+            }
+        }
+        self.origin = if origin == u64::MAX { 0 } else { origin };
+        self.end = end;
+        self.last = last;
+    }
 }
 
 impl Process {
@@ -338,15 +432,16 @@ impl Process {
 }
 
 impl Scan {
-    /// `pid`, its parent, its parent's parent... as far as the recording knows.
-    fn lineage(&self, pid: u32) -> Vec<u32> {
-        let parent_of = |pid: u32| {
+    /// The process, its parent, its parent's parent... (keys) as far as its
+    /// recording knows.
+    fn lineage(&self, process: &Process) -> Vec<u64> {
+        let parent_of = |k: u64| {
             self.processes
                 .iter()
-                .find(|p| p.pid == pid)
-                .map(|p| p.parent)
+                .find(|p| p.key == k)
+                .map(|p| key(p.recording, p.parent))
         };
-        let mut chain = vec![pid];
+        let mut chain = vec![process.key];
         while let Some(parent) = parent_of(*chain.last().unwrap()) {
             if chain.contains(&parent) || parent_of(parent).is_none() {
                 break;
@@ -404,12 +499,12 @@ impl Scan {
     pub fn replay(&self, filter: &Filter, sink: &mut dyn Sink) -> std::io::Result<usize> {
         let mut events = 0;
         for (process, threads) in self.processes.iter().zip(&self.chunks) {
-            let lineage = self.lineage(process.pid);
+            let lineage = self.lineage(process);
             let resolve = Resolver {
                 lineage: &lineage,
                 names: &self.names,
             };
-            let last = self.last.get(&process.pid).copied().unwrap_or(0);
+            let last = self.last.get(&process.key).copied().unwrap_or(0);
             let mut starts: HashMap<(u64, u64), (u32, Record)> = HashMap::new();
             let mut ends: HashMap<(u64, u64), u64> = HashMap::new();
             let mut emit_range = |sink: &mut dyn Sink, r: Range| {
@@ -431,6 +526,7 @@ impl Scan {
                     let image = &self.images[file.image];
                     for mut r in chunk.records {
                         image.convert(&mut r);
+                        r.timestamp = self.placements[image.recording].place(r.timestamp);
                         match r.kind {
                             Kind::Push => {
                                 let stack = stacks.entry(r.domain).or_default();
@@ -482,7 +578,8 @@ impl Scan {
                             | Kind::NameCategory
                             | Kind::NameThread
                             | Kind::OsThreadName
-                            | Kind::Anchor => {}
+                            | Kind::Anchor
+                            | Kind::WallClock => {}
                         }
                     }
                 }
@@ -521,15 +618,15 @@ impl Image {
 }
 
 struct Resolver<'a> {
-    lineage: &'a [u32],
-    names: &'a HashMap<u32, Names>,
+    lineage: &'a [u64],
+    names: &'a HashMap<u64, Names>,
 }
 
 impl Resolver<'_> {
     fn find<T: Clone>(&self, get: impl Fn(&Names) -> Option<&T>) -> Option<T> {
         self.lineage
             .iter()
-            .find_map(|pid| self.names.get(pid).and_then(&get))
+            .find_map(|k| self.names.get(k).and_then(&get))
             .cloned()
     }
 

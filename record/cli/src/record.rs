@@ -2,7 +2,7 @@
 //! children inherit it), forwards SIGINT and SIGTERM to it, shows progress on
 //! a terminal, then writes the outputs.
 
-use crate::{report, Outputs, Wait};
+use crate::{report, Outputs, RankOptions, Wait};
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -43,6 +43,56 @@ fn tool_library() -> Result<PathBuf, String> {
     })
 }
 
+/// Where the tool writes: a fresh private (0700) directory with an
+/// unpredictable name, removed after the report, or the one `--keep`
+/// names (new or empty, made private), kept.
+enum Raw {
+    Temporary(tempfile::TempDir),
+    Kept(PathBuf),
+}
+
+impl Raw {
+    fn new(keep: Option<&Path>) -> std::io::Result<Raw> {
+        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+        let Some(dir) = keep else {
+            return tempfile::Builder::new()
+                .prefix("nvtxr-record-")
+                .permissions(std::fs::Permissions::from_mode(0o700))
+                .tempdir()
+                .map(Raw::Temporary);
+        };
+        match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                if std::fs::read_dir(dir)?.next().is_some() {
+                    return Err(std::io::Error::other(format!(
+                        "{} is not empty (--keep wants a new or empty directory)",
+                        dir.display()
+                    )));
+                }
+                std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+            }
+            Err(e) => return Err(e),
+        }
+        Ok(Raw::Kept(dir.to_path_buf()))
+    }
+
+    fn path(&self) -> &Path {
+        match self {
+            Raw::Temporary(t) => t.path(),
+            Raw::Kept(p) => p,
+        }
+    }
+
+    /// Keeps the directory (after a failed report); returns it.
+    fn keep(self) -> PathBuf {
+        match self {
+            Raw::Temporary(t) => t.keep(),
+            Raw::Kept(p) => p,
+        }
+    }
+}
+
 /// Bytes recorded so far (the committed lengths of every chunk), for the progress line.
 fn recorded_bytes(dir: &Path) -> u64 {
     let committed = |chunk: &Path| -> Option<u64> {
@@ -62,7 +112,7 @@ fn recorded_bytes(dir: &Path) -> u64 {
         .sum()
 }
 
-pub fn run(command: &[OsString], outputs: &Outputs, wait: Wait) -> ExitCode {
+pub fn run(command: &[OsString], outputs: &Outputs, wait: Wait, keep: Option<&Path>) -> ExitCode {
     let shown = command[0].to_string_lossy().into_owned();
     let tool = match tool_library() {
         Ok(t) => t,
@@ -71,12 +121,7 @@ pub fn run(command: &[OsString], outputs: &Outputs, wait: Wait) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    // A fresh private (0700) directory with an unpredictable name.
-    let raw = match tempfile::Builder::new()
-        .prefix("nvtxr-record-")
-        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
-        .tempdir()
-    {
+    let raw = match Raw::new(keep) {
         Ok(d) => d,
         Err(e) => {
             eprintln!("nvtxr: cannot create a recording directory: {e}");
@@ -150,7 +195,11 @@ pub fn run(command: &[OsString], outputs: &Outputs, wait: Wait) -> ExitCode {
         }
         _ => 1,
     };
-    match report(raw.path(), outputs) {
+    match report(
+        &[raw.path().to_path_buf()],
+        outputs,
+        &RankOptions::default(),
+    ) {
         Ok(()) => ExitCode::from(code as u8),
         Err(e) => {
             let kept = raw.keep();

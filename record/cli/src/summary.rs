@@ -31,7 +31,7 @@ pub enum Unit {
 }
 
 impl Unit {
-    fn label(self) -> &'static str {
+    pub fn label(self) -> &'static str {
         match self {
             Unit::Ns => "ns",
             Unit::Us => "us",
@@ -60,7 +60,7 @@ pub struct Format {
 
 impl Format {
     /// A whole number of ns in this unit: an integer in ns, else 3 decimals.
-    fn time(&self, ns: u64) -> String {
+    pub fn time(&self, ns: u64) -> String {
         match self.unit {
             Unit::Ns => self.group(&ns.to_string()),
             _ => self.group(&format!("{:.3}", ns as f64 * self.unit.per_ns())),
@@ -222,35 +222,44 @@ fn cells(r: &Row, f: &Format) -> [String; 10] {
 
 /// The table as a terminal shows it: numbers right-aligned, the range left.
 pub fn table(rows: &[Row], f: &Format) -> String {
-    let columns = f.columns();
-    let body: Vec<[String; 10]> = rows.iter().map(|r| cells(r, f)).collect();
-    let widths: Vec<usize> = (0..10)
+    let mut lines = vec![f.columns().to_vec()];
+    lines.extend(rows.iter().map(|r| cells(r, f).to_vec()));
+    grid(&lines, &[8, 9])
+}
+
+/// Lines of cells as text columns under a rule after the first line: right
+/// aligned, but for the `left` columns.
+pub fn grid(lines: &[Vec<String>], left: &[usize]) -> String {
+    let count = lines.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..count)
         .map(|i| {
-            body.iter()
-                .map(|c| c[i].chars().count())
-                .chain([columns[i].len()])
+            lines
+                .iter()
+                .filter_map(|l| l.get(i))
+                .map(|c| c.chars().count())
                 .max()
-                .unwrap()
+                .unwrap_or(0)
         })
         .collect();
-    let line = |c: &[String]| {
+    let line = |cells: &[String]| {
         let mut s = String::new();
-        for i in 0..10 {
-            if i == 9 {
-                s.push_str(&c[i]);
-            } else if i == 8 {
-                s.push_str(&format!("{:<w$}  ", c[i], w = widths[i]));
+        for (i, c) in cells.iter().enumerate() {
+            let w = widths[i];
+            if left.contains(&i) {
+                s.push_str(&format!("{c:<w$}  "));
             } else {
-                s.push_str(&format!("{:>w$}  ", c[i], w = widths[i]));
+                s.push_str(&format!("{c:>w$}  "));
             }
         }
         s.trim_end().to_string() + "\n"
     };
-    let header: Vec<String> = columns.to_vec();
     let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
-    let mut out = line(&header) + &line(&rule);
-    for c in &body {
-        out += &line(c);
+    let mut out = String::new();
+    for (i, l) in lines.iter().enumerate() {
+        out += &line(l);
+        if i == 0 {
+            out += &line(&rule);
+        }
     }
     out
 }

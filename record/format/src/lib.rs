@@ -38,7 +38,7 @@
 
 pub mod time;
 
-use time::{Anchor, Calibration, Clock};
+use time::{Anchor, Calibration, Clock, WallPair};
 
 /// The variable naming the recording directory.
 pub const DIR_VAR: &str = "NVTXR_RECORD_DIR";
@@ -55,7 +55,7 @@ pub const CHUNK_TID: usize = 16;
 pub const CHUNK_SEQ: usize = 20;
 
 /// First bytes of a process header.
-pub const PROCESS_MAGIC: [u8; 8] = *b"NVTXRPR1";
+pub const PROCESS_MAGIC: [u8; 8] = *b"NVTXRPR2";
 /// Size of a `process` file.
 pub const PROCESS_SIZE: usize = 4096;
 /// Offset of the dropped-events counter (u64).
@@ -72,7 +72,9 @@ const PROCESS_HOST: usize = 64;
 pub const PROCESS_HOST_MAX: usize = 64;
 const PROCESS_COMMAND: usize = PROCESS_HOST + PROCESS_HOST_MAX;
 /// The most bytes of command line a header keeps.
-pub const PROCESS_COMMAND_MAX: usize = PROCESS_SIZE - PROCESS_COMMAND - 4;
+pub const PROCESS_COMMAND_MAX: usize = PROCESS_SIZE - PROCESS_COMMAND - 4 - 16;
+/// Offset of the wall-clock pair (CLOCK_MONOTONIC ns, CLOCK_REALTIME ns), last.
+const PROCESS_WALL: usize = PROCESS_SIZE - 16;
 
 /// A process image, as its `process` file describes it.
 #[derive(Debug, Clone, PartialEq)]
@@ -88,6 +90,10 @@ pub struct ProcessHeader {
     pub world: Option<u32>,
     /// The host's name.
     pub host: String,
+    /// CLOCK_MONOTONIC and CLOCK_REALTIME read together when the process
+    /// started recording: where this host's monotonic clock sits on the
+    /// wall clock (see [`Kind::WallClock`] for later readings).
+    pub wall: WallPair,
     /// NUL-separated arguments.
     pub command: Vec<u8>,
 }
@@ -114,6 +120,8 @@ impl ProcessHeader {
         b[PROCESS_COMMAND..PROCESS_COMMAND + 4]
             .copy_from_slice(&(command.len() as u32).to_le_bytes());
         b[PROCESS_COMMAND + 4..PROCESS_COMMAND + 4 + command.len()].copy_from_slice(command);
+        b[PROCESS_WALL..PROCESS_WALL + 8].copy_from_slice(&self.wall.monotonic.to_le_bytes());
+        b[PROCESS_WALL + 8..PROCESS_WALL + 16].copy_from_slice(&self.wall.wall.to_le_bytes());
         b
     }
 
@@ -143,6 +151,10 @@ impl ProcessHeader {
             rank: number(PROCESS_RANK),
             world: number(PROCESS_WORLD),
             host: String::from_utf8_lossy(host).into_owned(),
+            wall: WallPair {
+                monotonic: le_u64(b, PROCESS_WALL),
+                wall: le_u64(b, PROCESS_WALL + 8),
+            },
             calibration: Calibration {
                 kind,
                 ticks_per_second,
@@ -227,6 +239,10 @@ pub enum Kind {
     /// The OS's name of the recording thread (`pthread_setname_np`, `prctl`):
     /// the text. An NVTX name (`NameThread`) wins over it.
     OsThreadName = 11,
+    /// Right after an anchor, the same instant on CLOCK_REALTIME: `value`,
+    /// in ns since the epoch. Places the recording on the wall clock, to
+    /// merge recordings of several hosts.
+    WallClock = 12,
 }
 
 impl Kind {
@@ -243,6 +259,7 @@ impl Kind {
             9 => Kind::NameThread,
             10 => Kind::Anchor,
             11 => Kind::OsThreadName,
+            12 => Kind::WallClock,
             _ => return None,
         })
     }
@@ -549,6 +566,10 @@ mod tests {
             rank: Some(3),
             world: Some(8),
             host: "node-17".into(),
+            wall: WallPair {
+                monotonic: 5,
+                wall: 1_700_000_000_000_000_000,
+            },
             command: b"python\0train.py\0".to_vec(),
         };
         assert_eq!(ProcessHeader::decode(&header.encode()), Ok(header.clone()));

@@ -81,6 +81,57 @@ impl Converter {
     }
 }
 
+/// CLOCK_MONOTONIC and CLOCK_REALTIME read at the same instant, in ns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct WallPair {
+    pub monotonic: u64,
+    pub wall: u64,
+}
+
+/// Maps one host's CLOCK_MONOTONIC ns onto the wall clock (CLOCK_REALTIME
+/// ns), from the first and last pairs read on that host: linear between
+/// them, so a wall clock slewed by NTP during the run is followed.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WallClock {
+    first: Option<WallPair>,
+    last: Option<WallPair>,
+}
+
+impl WallClock {
+    /// Adds a pair (keeps only the earliest and the latest: constant memory).
+    pub fn add(&mut self, pair: WallPair) {
+        if pair.wall == 0 {
+            return; // not read (a recording without wall-clock pairs)
+        }
+        if self.first.is_none_or(|f| pair.monotonic < f.monotonic) {
+            self.first = Some(pair);
+        }
+        if self.last.is_none_or(|l| pair.monotonic > l.monotonic) {
+            self.last = Some(pair);
+        }
+    }
+
+    /// The pairs seen, earliest and latest.
+    pub fn span(&self) -> Option<(WallPair, WallPair)> {
+        Some((self.first?, self.last?))
+    }
+
+    /// Wall-clock ns minus monotonic ns at `monotonic`; 0 with no pair.
+    pub fn offset(&self, monotonic: u64) -> i64 {
+        let Some((first, last)) = self.span() else {
+            return 0;
+        };
+        let offset = |p: WallPair| p.wall as i64 - p.monotonic as i64;
+        if last.monotonic <= first.monotonic {
+            return offset(first);
+        }
+        let f =
+            (monotonic as f64 - first.monotonic as f64) / (last.monotonic - first.monotonic) as f64;
+        let f = f.clamp(0.0, 1.0);
+        offset(first) + ((offset(last) - offset(first)) as f64 * f).round() as i64
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,5 +179,31 @@ mod tests {
             anchor: Anchor { ticks: 7, ns: 7 },
         };
         assert_eq!(Converter::new(&cal, vec![]).ns(123_456), 123_456);
+    }
+
+    #[test]
+    fn the_wall_clock_follows_a_slewed_clock_between_its_first_and_last_pairs() {
+        let mut w = WallClock::default();
+        assert_eq!(w.offset(10), 0, "no pair: no offset");
+        w.add(WallPair {
+            monotonic: 1_000,
+            wall: 11_000,
+        });
+        w.add(WallPair {
+            monotonic: 5_000,
+            wall: 15_010,
+        });
+        w.add(WallPair {
+            monotonic: 3_000,
+            wall: 13_005,
+        });
+        assert_eq!(w.offset(1_000), 10_000);
+        assert_eq!(w.offset(3_000), 10_005, "halfway: half the slew");
+        assert_eq!(w.offset(9_000), 10_010, "beyond the last pair: held");
+        w.add(WallPair {
+            monotonic: 7,
+            wall: 0,
+        });
+        assert_eq!(w.offset(1_000), 10_000, "an unread pair is ignored");
     }
 }

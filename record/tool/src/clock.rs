@@ -9,7 +9,7 @@
 //! `clock_gettime` per millisecond). The converter maps each
 //! reading onto CLOCK_MONOTONIC by interpolating between anchors.
 
-use nvtxr_record_format::time::{Anchor, Calibration, Clock};
+use nvtxr_record_format::time::{Anchor, Calibration, Clock, WallPair};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 /// Environment variable forcing CLOCK_MONOTONIC (`NVTXR_RECORD_CLOCK=monotonic`).
@@ -33,6 +33,25 @@ pub fn monotonic_ns() -> u64 {
     // SAFETY: a valid timespec to fill.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Nanoseconds since the epoch on CLOCK_REALTIME, the wall clock.
+pub fn wall_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid timespec to fill.
+    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// CLOCK_MONOTONIC and CLOCK_REALTIME read back to back.
+pub fn wall_pair() -> WallPair {
+    WallPair {
+        monotonic: monotonic_ns(),
+        wall: wall_ns(),
+    }
 }
 
 #[cfg(target_arch = "x86_64")]

@@ -12,6 +12,7 @@
 //! kernel kill the program with SIGXFSZ. The descriptor is closed once the
 //! chunk is mapped: a thread holds no file descriptor while it records.
 
+use crate::clock;
 use nvtxr_record_format::time::Calibration;
 use nvtxr_record_format::{
     host_name, ProcessHeader, CHUNK_MAGIC, CHUNK_SEQ, CHUNK_TID, PROCESS_DROPPED, PROCESS_SIZE,
@@ -115,6 +116,7 @@ pub fn start_image(calibration: Calibration) -> Result<(), String> {
             "WORLD_SIZE",
         ]),
         host: host_name(),
+        wall: clock::wall_pair(),
         command: std::fs::read("/proc/self/cmdline").unwrap_or_default(),
     };
     let mapping = create_mapped(&dir, "process", PROCESS_SIZE)

@@ -79,8 +79,8 @@ impl format::Text for Text<'_> {
 /// One event, as the tool's callbacks make it (the writer stamps the time).
 pub type Event<'a> = Record<Text<'a>>;
 
-/// Room kept for an anchor and the thread's OS name before each event.
-const MAX_EXTRA: usize = 2 * MAX_FIXED + 16;
+/// Room kept for an anchor, its wall-clock reading and the thread's OS name before each event.
+const MAX_EXTRA: usize = 3 * MAX_FIXED + 16;
 
 struct Writer {
     chunk: Cell<Option<(*mut u8, usize)>>,
@@ -374,6 +374,9 @@ impl Writer {
         let mut anchor = Event::simple(Kind::Anchor, 0, a.ns, None);
         anchor.timestamp = a.ticks;
         let mut n = format::encode(out, Stamp::Relative(previous), &anchor);
+        let mut wall = Event::simple(Kind::WallClock, 0, clock::wall_ns(), None);
+        wall.timestamp = a.ticks;
+        n += format::encode(&mut out[n..], Stamp::Relative(previous), &wall);
         let mut name = [0u8; 16];
         // SAFETY: PR_GET_NAME writes at most 16 bytes, NUL included.
         unsafe { libc::prctl(libc::PR_GET_NAME, name.as_mut_ptr()) };

@@ -1,0 +1,377 @@
+//! Many ranks, one timeline: `nvtxr record --keep` per rank under a launcher
+//! (Open MPI's `mpirun`, a torchrun-style launch), `nvtxr report` over the
+//! recordings (one track per rank, labelled), the per-rank view, and the
+//! alignment of recordings whose hosts' clocks disagree.
+
+use nvtxr_harness::{artifacts, compile_c, have_tool, python_nvtx, Producer};
+use nvtxr_record_format::{
+    encode, Chunk, Kind, ProcessHeader, Stamp, CHUNK_COMMITTED, CHUNK_HEADER,
+};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The tests here run one at a time: each starts as many busy processes as
+/// this machine has cores, and timing across ranks is what they check.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = nvtxr_harness::work_dir().join(format!("ranks-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// `nvtxr report DIRS... -o OUT [extra]`.
+fn report(dirs: &[PathBuf], out: &Path, extra: &[&str]) -> Output {
+    let o = Command::new(&artifacts().nvtxr)
+        .arg("report")
+        .args(dirs)
+        .arg("-o")
+        .arg(out)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    o
+}
+
+/// (process label, name, start us, end us) of every complete range; marks have end == start.
+fn slices(trace: &Path) -> Vec<(String, String, f64, f64)> {
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(trace).unwrap()).unwrap();
+    let events = v["traceEvents"].as_array().unwrap();
+    let label = |pid: &Value| {
+        events
+            .iter()
+            .find(|m| m["name"] == "process_name" && &m["pid"] == pid)
+            .map(|m| m["args"]["name"].as_str().unwrap().to_string())
+            .unwrap_or_default()
+    };
+    events
+        .iter()
+        .filter(|e| e["ph"] == "X" || e["ph"] == "i")
+        .map(|e| {
+            let ts = e["ts"].as_f64().unwrap();
+            let dur = e["dur"].as_f64().unwrap_or(0.0);
+            (
+                label(&e["pid"]),
+                e["name"].as_str().unwrap().to_string(),
+                ts,
+                ts + dur,
+            )
+        })
+        .collect()
+}
+
+/// The times (us) each rank's ranges or marks named `name` end, by rank label.
+fn ends(slices: &[(String, String, f64, f64)], name: &str) -> Vec<(String, Vec<f64>)> {
+    let mut by: Vec<(String, Vec<f64>)> = Vec::new();
+    for (label, _, _, end) in slices.iter().filter(|s| s.1 == name) {
+        match by.iter_mut().find(|(l, _)| l == label) {
+            Some((_, v)) => v.push(*end),
+            None => by.push((label.clone(), vec![*end])),
+        }
+    }
+    for (_, v) in &mut by {
+        v.sort_by(f64::total_cmp);
+    }
+    by.sort_by(|a, b| a.0.cmp(&b.0));
+    by
+}
+
+#[test]
+fn open_mpi_ranks_merge_into_one_labelled_timeline_with_a_per_rank_view() {
+    if !have_tool("mpirun") || !have_tool("mpicc") {
+        return;
+    }
+    let _serial = serial();
+    let dir = scratch("mpi");
+    let flags = |what: &str| -> Vec<String> {
+        let o = Command::new("mpicc").arg(what).output().unwrap();
+        String::from_utf8_lossy(&o.stdout)
+            .split_whitespace()
+            .map(String::from)
+            .collect()
+    };
+    let mut extra = flags("--showme:compile");
+    extra.extend(flags("--showme:link"));
+    let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+    let exe = compile_c("mpi_steps.c", Producer::NvtxrShared, &extra);
+    let out = Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "-n", "4"])
+        .arg(&artifacts().nvtxr)
+        .args(["record", "-q", "--keep"])
+        .arg(dir.join("rec.%q{OMPI_COMM_WORLD_RANK}"))
+        .arg("-o")
+        .arg(dir.join("run.%q{OMPI_COMM_WORLD_RANK}.json"))
+        .arg("--")
+        .arg(&exe)
+        .env_remove("NVTX_INJECTION64_PATH")
+        .env("OMPI_MCA_btl", "self,vader")
+        // 4 ranks on 2 cores: ranks waiting in the barrier yield the CPU
+        // instead of spinning, so the others' work runs on time.
+        .env("OMPI_MCA_mpi_yield_when_idle", "1")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let dirs: Vec<PathBuf> = (0..4).map(|r| dir.join(format!("rec.{r}"))).collect();
+    let merged = dir.join("merged.json");
+    let o = report(
+        &dirs,
+        &merged,
+        &["--html", "--per-rank", "compute", "--time-unit", "us"],
+    );
+    let shown = text(&o);
+    let s = slices(&merged);
+    let host = nvtxr_record_format::host_name();
+    for rank in 0..4 {
+        let label = format!("rank {rank} ({host}:");
+        for name in ["step", "compute", "barrier"] {
+            let n = s
+                .iter()
+                .filter(|x| x.0.starts_with(&label) && x.1 == name)
+                .count();
+            assert_eq!(n, 5, "rank {rank} has every {name} range:\n{shown}");
+        }
+    }
+    // One timeline: no rank leaves a barrier before the last one entered it
+    // (what a barrier means), on the merged clock, to 50 us.
+    let flipped: Vec<_> = s
+        .iter()
+        .map(|(l, n, b, _)| (l.clone(), n.clone(), 0.0, *b))
+        .collect();
+    let (entered, left) = (ends(&flipped, "barrier"), ends(&s, "barrier"));
+    assert_eq!((entered.len(), left.len()), (4, 4));
+    for k in 0..5 {
+        let last_in = entered.iter().map(|(_, v)| v[k]).fold(f64::MIN, f64::max);
+        let first_out = left.iter().map(|(_, v)| v[k]).fold(f64::MAX, f64::min);
+        assert!(
+            first_out + 50.0 >= last_in,
+            "barrier {k}: a rank left at {first_out} us, before the last entered at {last_in} us"
+        );
+    }
+    // The per-rank view: rank 3 computes longest (20 ms a step, rank 0 5 ms).
+    assert!(
+        shown.contains("Per-rank view of \"compute\" (5 instances)"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(&format!("slowest most often: rank 3 ({host}:")),
+        "{shown}"
+    );
+    assert!(merged.with_extension("html").is_file());
+}
+
+/// Runs `rank.py` as ranks 0..n under `nvtxr record --keep`, torchrun's way
+/// (plain processes with RANK and WORLD_SIZE); returns the recordings.
+fn torchrun_style(dir: &Path, n: usize, script: &str) -> Vec<PathBuf> {
+    let python = nvtxr_harness::python();
+    let path = dir.join("rank.py");
+    std::fs::write(&path, script).unwrap();
+    // A common start, so that the ranks' time-based barriers line up.
+    let start = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos()
+        + 3_000_000_000;
+    let runs: Vec<_> = (0..n)
+        .map(|rank| {
+            Command::new(&artifacts().nvtxr)
+                .args(["record", "-q", "--keep"])
+                .arg(dir.join("rec.%q{RANK}"))
+                .arg("-o")
+                .arg(dir.join("run.%q{RANK}.json"))
+                .arg("--")
+                .arg(&python)
+                .arg(&path)
+                .env_remove("NVTX_INJECTION64_PATH")
+                .env("PYTHONPATH", python_nvtx())
+                .env("RANK", rank.to_string())
+                .env("WORLD_SIZE", n.to_string())
+                .env("START_NS", start.to_string())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut run in runs {
+        assert!(run.wait().unwrap().success());
+    }
+    (0..n).map(|r| dir.join(format!("rec.{r}"))).collect()
+}
+
+/// Each rank marks "barrier" at the same wall-clock instants (a sleep, then
+/// a busy wait for the last 300 us), 10 ms apart, from a start 3 s after the
+/// launch (Python, the `nvtx` import and the tool are loaded by then).
+const BARRIER_SCRIPT: &str = "\
+import nvtx, os, time
+start = int(os.environ['START_NS'])
+rank = int(os.environ['RANK'])
+for step in range(8):
+    with nvtx.annotate('compute'):
+        time.sleep(0.001 * (rank + 1))
+    target = start + step * 10_000_000
+    time.sleep(max(0, target - time.time_ns() - 300_000) / 1e9)
+    while time.time_ns() < target:
+        pass
+    nvtx.mark('barrier')
+";
+
+/// Moves a recording's wall-clock readings by `ns`, as if its host's clock
+/// were off by that much (a test-only rewrite through the format crate).
+fn shift_wall_clock(recording: &Path, ns: i64) {
+    for folder in std::fs::read_dir(recording).unwrap() {
+        let folder = folder.unwrap().path();
+        let header_path = folder.join("process");
+        let mut header = ProcessHeader::decode(&std::fs::read(&header_path).unwrap()).unwrap();
+        header.wall.wall = (header.wall.wall as i64 + ns) as u64;
+        let mut bytes = std::fs::read(&header_path).unwrap();
+        let fresh = header.encode();
+        // Keep the live dropped counter and the rest as written.
+        bytes[..].copy_from_slice(&fresh);
+        std::fs::write(&header_path, bytes).unwrap();
+        for file in std::fs::read_dir(&folder).unwrap() {
+            let file = file.unwrap().path();
+            if file.extension().is_none_or(|e| e != "events") {
+                continue;
+            }
+            let mut bytes = std::fs::read(&file).unwrap();
+            let chunk = Chunk::decode(&bytes).unwrap();
+            let mut out = vec![0u8; bytes.len() - CHUNK_HEADER];
+            let (mut at, mut previous) = (0, 0);
+            for mut r in chunk.records {
+                if r.kind == Kind::WallClock {
+                    r.value = (r.value as i64 + ns) as u64;
+                }
+                at += encode(&mut out[at..], Stamp::Relative(&mut previous), &r);
+            }
+            bytes[CHUNK_HEADER..].copy_from_slice(&out);
+            bytes[CHUNK_COMMITTED..CHUNK_COMMITTED + 8].copy_from_slice(&(at as u64).to_le_bytes());
+            std::fs::write(&file, bytes).unwrap();
+        }
+    }
+}
+
+/// The offsets (us) `--align-on` printed, for recordings 1.. in order.
+fn offsets(o: &Output) -> Vec<f64> {
+    text(o)
+        .lines()
+        .filter_map(|l| l.split(" shifted by ").nth(1))
+        .map(|rest| rest.split(' ').next().unwrap().parse().unwrap())
+        .collect()
+}
+
+/// Per instance k, the spread (us) of the ranks' "barrier" marks; the median over instances.
+fn barrier_spread(trace: &Path) -> f64 {
+    let b = ends(&slices(trace), "barrier");
+    let mut spreads: Vec<f64> = (0..b[0].1.len())
+        .map(|k| {
+            let t: Vec<f64> = b.iter().map(|(_, v)| v[k]).collect();
+            t.iter().cloned().fold(f64::MIN, f64::max) - t.iter().cloned().fold(f64::MAX, f64::min)
+        })
+        .collect();
+    spreads.sort_by(f64::total_cmp);
+    spreads[spreads.len() / 2]
+}
+
+#[test]
+fn recordings_from_hosts_with_disagreeing_clocks_are_aligned_on_a_barrier() {
+    let _serial = serial();
+    let dir = scratch("align");
+    let dirs = torchrun_style(&dir, 3, BARRIER_SCRIPT);
+    // As recorded (one host, one clock): where the barriers really were.
+    let truth = dir.join("truth.json");
+    let o = report(&dirs, &truth, &["-q", "--align-on", "barrier"]);
+    let true_offsets = offsets(&o);
+    assert_eq!(true_offsets.len(), 2, "{}", text(&o));
+    // Rank 1's host clock runs 700 us ahead, rank 2's 400 us behind.
+    shift_wall_clock(&dirs[1], 700_000);
+    shift_wall_clock(&dirs[2], -400_000);
+    let on_clocks = dir.join("clocks.json");
+    report(&dirs, &on_clocks, &["-q"]);
+    let before = barrier_spread(&on_clocks);
+    let aligned = dir.join("aligned.json");
+    let o = report(&dirs, &aligned, &["-q", "--align-on", "barrier"]);
+    let found = offsets(&o);
+    let after = barrier_spread(&aligned);
+    // The alignment undoes each clock error to the microsecond (the trace
+    // writes us with 3 decimals): the barriers land where they really were.
+    let undone = [
+        found[0] - true_offsets[0] - -700.0,
+        found[1] - true_offsets[1] - 400.0,
+    ];
+    assert!(
+        undone.iter().all(|e| e.abs() < 1.0),
+        "offsets {found:?}, as recorded {true_offsets:?}"
+    );
+    let real = barrier_spread(&truth);
+    assert!(
+        (after - real).abs() < 1.0,
+        "aligned {after} us, as recorded {real} us"
+    );
+    // Stated tolerance: the ranks' barriers (busy waits to the same instant,
+    // stamped by separate processes on 2 shared cores) within 1 ms, median.
+    assert!(after < 1000.0, "aligned barriers {after} us apart (median)");
+    assert!(
+        before > after,
+        "the clock errors showed: {before} us before, {after} us after"
+    );
+    eprintln!(
+        "alignment: barriers {before:.1} us apart (median) on the disagreeing clocks, {after:.1} us after --align-on \
+         ({real:.1} us as recorded); estimated offsets {found:?} us, errors {undone:?} us"
+    );
+}
+
+#[test]
+fn torchrun_style_recordings_merge_with_a_labelled_track_per_rank() {
+    let _serial = serial();
+    let dir = scratch("merge");
+    let dirs = torchrun_style(&dir, 2, BARRIER_SCRIPT);
+    let merged = dir.join("merged.json");
+    let o = report(&dirs, &merged, &["--per-rank", "compute"]);
+    let s = slices(&merged);
+    let host = nvtxr_record_format::host_name();
+    for rank in 0..2 {
+        let label = format!("rank {rank} ({host}:");
+        assert_eq!(
+            s.iter()
+                .filter(|x| x.0.starts_with(&label) && x.1 == "compute")
+                .count(),
+            8
+        );
+        assert_eq!(
+            s.iter()
+                .filter(|x| x.0.starts_with(&label) && x.1 == "barrier")
+                .count(),
+            8
+        );
+    }
+    assert!(
+        text(&o).contains("slowest most often: rank 1"),
+        "{}",
+        text(&o)
+    );
+    // A recording directory that --keep refuses: not empty.
+    let again = Command::new(&artifacts().nvtxr)
+        .args(["record", "-q", "--keep"])
+        .arg(&dirs[0])
+        .args(["--", "true"])
+        .output()
+        .unwrap();
+    assert!(
+        !again.status.success() && text(&again).contains("not empty"),
+        "{}",
+        text(&again)
+    );
+}
