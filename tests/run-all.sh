@@ -33,6 +33,8 @@ else
     echo "run-all: clippy not installed, lint skipped" >&2
 fi
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p nvtxr -q
+# The crates meant for users package (and build from their packages) cleanly.
+cargo package -q -p nvtx-protocol -p nvtxr -p nvtxr-tracing -p nvtxr-record-format -p nvtxr-record
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 cargo test --workspace 2>&1 | tee "$log"

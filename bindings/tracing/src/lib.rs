@@ -188,3 +188,8 @@ where
         self.domain.mark(self.attributes(event.metadata()));
     }
 }
+
+/// The README's code, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme {}

@@ -83,7 +83,7 @@ pub fn artifacts() -> &'static Artifacts {
                     "build",
                     "--release",
                     "-p",
-                    "nvtxr",
+                    "nvtxr-capi",
                     "-p",
                     "nvtxr-event-log",
                     "-p",
