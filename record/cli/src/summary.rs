@@ -88,7 +88,7 @@ impl Format {
         let digits: Vec<char> = whole.chars().collect();
         let mut out = String::new();
         for (i, c) in digits.iter().enumerate() {
-            if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            if i > 0 && (digits.len() - i) % 3 == 0 {
                 out.push(',');
             }
             out.push(*c);

@@ -294,6 +294,8 @@ fn recordings_from_hosts_with_disagreeing_clocks_are_aligned_on_a_barrier() {
     let truth = dir.join("truth.json");
     let o = report(&dirs, &truth, &["-q", "--align-on", "barrier"]);
     let true_offsets = offsets(&o);
+    let plain = dir.join("plain.json");
+    report(&dirs, &plain, &["-q"]);
     assert_eq!(true_offsets.len(), 2, "{}", text(&o));
     // Rank 1's host clock runs 700 us ahead, rank 2's 400 us behind.
     shift_wall_clock(&dirs[1], 700_000);
@@ -301,6 +303,20 @@ fn recordings_from_hosts_with_disagreeing_clocks_are_aligned_on_a_barrier() {
     let on_clocks = dir.join("clocks.json");
     report(&dirs, &on_clocks, &["-q"]);
     let before = barrier_spread(&on_clocks);
+    // On the wall clock, each rank moves by exactly its host's error.
+    let moved = |rank: usize| -> f64 {
+        let (was, is) = (
+            ends(&slices(&plain), "barrier"),
+            ends(&slices(&on_clocks), "barrier"),
+        );
+        is[rank].1[0] - was[rank].1[0]
+    };
+    assert!(
+        (moved(1) - 700.0).abs() < 1.0 && (moved(2) + 400.0).abs() < 1.0,
+        "{} {}",
+        moved(1),
+        moved(2)
+    );
     let aligned = dir.join("aligned.json");
     let o = report(&dirs, &aligned, &["-q", "--align-on", "barrier"]);
     let found = offsets(&o);
@@ -320,13 +336,9 @@ fn recordings_from_hosts_with_disagreeing_clocks_are_aligned_on_a_barrier() {
         (after - real).abs() < 1.0,
         "aligned {after} us, as recorded {real} us"
     );
-    // Stated tolerance: the ranks' barriers (busy waits to the same instant,
-    // stamped by separate processes on 2 shared cores) within 1 ms, median.
-    assert!(after < 1000.0, "aligned barriers {after} us apart (median)");
-    assert!(
-        before > after,
-        "the clock errors showed: {before} us before, {after} us after"
-    );
+    // How far apart the ranks' barriers are is this machine's scheduling
+    // (busy waits to one instant on 2 shared cores), not the alignment's
+    // error: reported, not asserted.
     eprintln!(
         "alignment: barriers {before:.1} us apart (median) on the disagreeing clocks, {after:.1} us after --align-on \
          ({real:.1} us as recorded); estimated offsets {found:?} us, errors {undone:?} us"
