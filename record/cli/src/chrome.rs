@@ -1,5 +1,7 @@
 //! The Chrome Trace Event format (Perfetto, chrome://tracing): one process
-//! track per process, one thread track per thread (named after the thread),
+//! track per process (its trace "pid" is the process's key: the pid, tagged
+//! with its recording when several are merged, so two hosts' equal pids
+//! stay apart), one thread track per thread (named after the thread),
 //! push/pop ranges as nested complete events, start/end ranges as async
 //! slices (ids `<pid>.<id>`, unique across the trace), marks as instants; domain, category, payload and color in args.
 
@@ -64,8 +66,8 @@ pub struct Writer<'a> {
     out: &'a mut dyn Write,
     origin: u64,
     first: bool,
-    /// The last process whose metadata was written.
-    described: Option<u32>,
+    /// The last process whose metadata was written (its key).
+    described: Option<u64>,
 }
 
 impl<'a> Writer<'a> {
@@ -91,20 +93,20 @@ impl<'a> Writer<'a> {
 
     /// The process's and its threads' names, once, before its first event.
     pub fn describe(&mut self, p: &Process) -> std::io::Result<()> {
-        if self.described == Some(p.pid) {
+        if self.described == Some(p.key) {
             return Ok(());
         }
-        self.described = Some(p.pid);
+        self.described = Some(p.key);
         self.line(&format!(
             r#"{{"ph":"M","name":"process_name","pid":{},"args":{{"name":{}}}}}"#,
-            p.pid,
+            p.key,
             json::string(&p.label())
         ))?;
         if let Some(rank) = p.rank {
             // Tracks sort by rank; the command stays visible as a label.
             self.line(&format!(
                 r#"{{"ph":"M","name":"process_sort_index","pid":{},"args":{{"sort_index":{rank}}}}}"#,
-                p.pid
+                p.key
             ))?;
             let labels = match p.world {
                 Some(world) => format!("{world} ranks; {}", p.command),
@@ -112,14 +114,14 @@ impl<'a> Writer<'a> {
             };
             self.line(&format!(
                 r#"{{"ph":"M","name":"process_labels","pid":{},"args":{{"labels":{}}}}}"#,
-                p.pid,
+                p.key,
                 json::string(&labels)
             ))?;
         }
         if p.parent != 0 {
             self.line(&format!(
                 r#"{{"ph":"M","name":"process_labels","pid":{},"args":{{"labels":"parent pid {}"}}}}"#,
-                p.pid, p.parent
+                p.key, p.parent
             ))?;
         }
         for t in &p.threads {
@@ -129,7 +131,7 @@ impl<'a> Writer<'a> {
                 .unwrap_or_else(|| format!("thread {}", t.tid));
             self.line(&format!(
                 r#"{{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":{}}}}}"#,
-                p.pid,
+                p.key,
                 t.tid,
                 json::string(&name)
             ))?;
@@ -153,7 +155,7 @@ impl Sink for Writer<'_> {
         match r.style {
             Style::PushPop => self.line(&format!(
                 r#"{{"ph":"X","name":{name},"cat":{cat},"pid":{},"tid":{},"ts":{},"dur":{},"args":{args}}}"#,
-                p.pid,
+                p.key,
                 r.tid,
                 micros(r.start, o),
                 micros(r.end, r.start)
@@ -162,9 +164,9 @@ impl Sink for Writer<'_> {
                 for (ph, t, a) in [("b", r.start, args.as_str()), ("e", r.end, "{}")] {
                     self.line(&format!(
                         r#"{{"ph":"{ph}","name":{name},"cat":{cat},"id":"{}.{:x}","pid":{},"tid":{},"ts":{},"args":{a}}}"#,
-                        p.pid,
+                        p.key,
                         r.id,
-                        p.pid,
+                        p.key,
                         r.tid,
                         micros(t, o)
                     ))?;
@@ -180,7 +182,7 @@ impl Sink for Writer<'_> {
             r#"{{"ph":"i","s":"t","name":{},"cat":{},"pid":{},"tid":{},"ts":{},"args":{}}}"#,
             json::string(&m.details.name),
             category(&m.details),
-            p.pid,
+            p.key,
             m.tid,
             micros(m.time, self.origin),
             args(&m.details)

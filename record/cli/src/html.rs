@@ -120,7 +120,7 @@ impl<'a> Page<'a> {
         write!(
             self.out,
             "{comma}{{\"pid\":{},\"process\":{},\"label\":{},\"async\":{is_async},\"items\":[",
-            p.pid,
+            p.key,
             json::string(&process),
             json::string(label)
         )

@@ -374,6 +374,18 @@ fn torchrun_style_recordings_merge_with_a_labelled_track_per_rank() {
         "{}",
         text(&o)
     );
+    // Equal pids from two recordings (two hosts) stay two tracks.
+    let twice = dir.join("twice.json");
+    report(&[dirs[0].clone(), dirs[0].clone()], &twice, &["-q"]);
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&twice).unwrap()).unwrap();
+    let tracks: std::collections::BTreeSet<String> = v["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["name"] == "process_name")
+        .map(|e| e["pid"].to_string())
+        .collect();
+    assert_eq!(tracks.len(), 2, "{tracks:?}");
     // A recording directory that --keep refuses: not empty.
     let again = Command::new(&artifacts().nvtxr)
         .args(["record", "-q", "--keep"])
