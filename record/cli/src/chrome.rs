@@ -5,14 +5,14 @@
 //! push/pop ranges as nested complete events, start/end ranges as async
 //! slices (ids `<pid>.<id>`, unique across the trace), marks as instants; domain, category, payload and color in args.
 
-use crate::json;
 use crate::model::{Details, Mark, Payload, Process, Range, Sink, Style};
+use serde::Serialize;
 use std::io::Write;
 
-/// Microseconds since the recording's origin, with ns precision.
-fn micros(t: u64, origin: u64) -> String {
-    let ns = t.saturating_sub(origin);
-    format!("{}.{:03}", ns / 1000, ns % 1000)
+/// Microseconds since the recording's origin (ns precision: a JSON number
+/// with up to three decimals).
+fn micros(t: u64, origin: u64) -> f64 {
+    t.saturating_sub(origin) as f64 / 1000.0
 }
 
 /// A color as `#rrggbb` (alpha dropped).
@@ -20,45 +20,105 @@ pub fn css_color(argb: u32) -> String {
     format!("#{:06x}", argb & 0xFF_FFFF)
 }
 
-pub fn payload_json(p: Payload) -> String {
-    match p {
-        Payload::U64(v) => v.to_string(),
-        Payload::I64(v) => v.to_string(),
-        Payload::F64(v) => json::number(v),
-    }
-}
-
-/// The `args` object of an event.
-pub fn args(d: &Details) -> String {
-    let mut fields = vec![(
-        "domain",
-        json::string(if d.domain.is_empty() {
-            "(default)"
-        } else {
-            &d.domain
-        }),
-    )];
-    if let Some((id, name)) = &d.category {
-        fields.push(("category", id.to_string()));
-        if let Some(name) = name {
-            fields.push(("category_name", json::string(name)));
+impl Serialize for Payload {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            Payload::U64(v) => s.serialize_u64(v),
+            Payload::I64(v) => s.serialize_i64(v),
+            // Not finite: JSON has no such number; serde_json writes null.
+            Payload::F64(v) => s.serialize_f64(v),
         }
     }
-    if let Some(p) = d.payload {
-        fields.push(("payload", payload_json(p)));
-    }
-    if let Some(c) = d.color {
-        fields.push(("color", json::string(&css_color(c))));
-    }
-    json::object(&fields)
 }
 
-fn category(d: &Details) -> String {
-    json::string(if d.domain.is_empty() {
+/// The `args` of an event: domain, category, payload, color.
+#[derive(Serialize)]
+pub struct Args<'a> {
+    domain: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    category: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    category_name: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    payload: Option<Payload>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    color: Option<String>,
+}
+
+impl<'a> Args<'a> {
+    pub fn of(d: &'a Details) -> Self {
+        Args {
+            domain: if d.domain.is_empty() {
+                "(default)"
+            } else {
+                &d.domain
+            },
+            category: d.category.as_ref().map(|c| c.0),
+            category_name: d.category.as_ref().and_then(|c| c.1.as_deref()),
+            payload: d.payload,
+            color: d.color.map(css_color),
+        }
+    }
+}
+
+fn category(d: &Details) -> &str {
+    if d.domain.is_empty() {
         "nvtx"
     } else {
         &d.domain
-    })
+    }
+}
+
+/// One trace event; fields a phase does not use are left out.
+#[derive(Serialize)]
+struct Event<'a> {
+    ph: &'static str,
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cat: Option<&'a str>,
+    /// Async slices: `<pid>.<id in hex>`, unique across the trace.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<String>,
+    /// Instants: their scope (`t`, the thread).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    s: Option<&'static str>,
+    pid: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tid: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ts: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dur: Option<f64>,
+    args: Value<'a>,
+}
+
+/// What an event's `args` hold.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Value<'a> {
+    Args(Args<'a>),
+    Name { name: &'a str },
+    SortIndex { sort_index: u32 },
+    Labels { labels: &'a str },
+    Empty {},
+}
+
+impl<'a> Event<'a> {
+    /// A metadata event (`ph: M`) of a process, or of a thread with `tid`.
+    fn metadata(name: &'a str, pid: u64, tid: Option<u32>, args: Value<'a>) -> Self {
+        Event {
+            ph: "M",
+            name,
+            cat: None,
+            id: None,
+            s: None,
+            pid,
+            tid,
+            ts: None,
+            dur: None,
+            args,
+        }
+    }
 }
 
 /// Writes the trace as a replay goes: one event per line.
@@ -85,10 +145,11 @@ impl<'a> Writer<'a> {
         })
     }
 
-    fn line(&mut self, line: &str) -> std::io::Result<()> {
+    fn event(&mut self, e: &Event) -> std::io::Result<()> {
         let comma = if self.first { "" } else { ",\n" };
         self.first = false;
-        write!(self.out, "{comma}{line}")
+        write!(self.out, "{comma}")?;
+        serde_json::to_writer(&mut *self.out, e).map_err(std::io::Error::from)
     }
 
     /// The process's and its threads' names, once, before its first event.
@@ -97,31 +158,39 @@ impl<'a> Writer<'a> {
             return Ok(());
         }
         self.described = Some(p.key);
-        self.line(&format!(
-            r#"{{"ph":"M","name":"process_name","pid":{},"args":{{"name":{}}}}}"#,
+        let label = p.label();
+        self.event(&Event::metadata(
+            "process_name",
             p.key,
-            json::string(&p.label())
+            None,
+            Value::Name { name: &label },
         ))?;
         if let Some(rank) = p.rank {
             // Tracks sort by rank; the command stays visible as a label.
-            self.line(&format!(
-                r#"{{"ph":"M","name":"process_sort_index","pid":{},"args":{{"sort_index":{rank}}}}}"#,
-                p.key
+            self.event(&Event::metadata(
+                "process_sort_index",
+                p.key,
+                None,
+                Value::SortIndex { sort_index: rank },
             ))?;
             let labels = match p.world {
                 Some(world) => format!("{world} ranks; {}", p.command),
                 None => p.command.clone(),
             };
-            self.line(&format!(
-                r#"{{"ph":"M","name":"process_labels","pid":{},"args":{{"labels":{}}}}}"#,
+            self.event(&Event::metadata(
+                "process_labels",
                 p.key,
-                json::string(&labels)
+                None,
+                Value::Labels { labels: &labels },
             ))?;
         }
         if p.parent != 0 {
-            self.line(&format!(
-                r#"{{"ph":"M","name":"process_labels","pid":{},"args":{{"labels":"parent pid {}"}}}}"#,
-                p.key, p.parent
+            let labels = format!("parent pid {}", p.parent);
+            self.event(&Event::metadata(
+                "process_labels",
+                p.key,
+                None,
+                Value::Labels { labels: &labels },
             ))?;
         }
         for t in &p.threads {
@@ -129,11 +198,11 @@ impl<'a> Writer<'a> {
                 .name
                 .clone()
                 .unwrap_or_else(|| format!("thread {}", t.tid));
-            self.line(&format!(
-                r#"{{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":{}}}}}"#,
+            self.event(&Event::metadata(
+                "thread_name",
                 p.key,
-                t.tid,
-                json::string(&name)
+                Some(t.tid),
+                Value::Name { name: &name },
             ))?;
         }
         Ok(())
@@ -150,43 +219,52 @@ impl Sink for Writer<'_> {
     fn range(&mut self, p: &Process, r: &Range) -> std::io::Result<()> {
         self.describe(p)?;
         let o = self.origin;
-        let name = json::string(&r.details.name);
-        let (cat, args) = (category(&r.details), args(&r.details));
+        let d = &r.details;
+        let event = |ph, ts, args| Event {
+            ph,
+            name: &d.name,
+            cat: Some(category(d)),
+            id: None,
+            s: None,
+            pid: p.key,
+            tid: Some(r.tid),
+            ts: Some(ts),
+            dur: None,
+            args,
+        };
         match r.style {
-            Style::PushPop => self.line(&format!(
-                r#"{{"ph":"X","name":{name},"cat":{cat},"pid":{},"tid":{},"ts":{},"dur":{},"args":{args}}}"#,
-                p.key,
-                r.tid,
-                micros(r.start, o),
-                micros(r.end, r.start)
-            )),
+            Style::PushPop => self.event(&Event {
+                dur: Some(micros(r.end, r.start)),
+                ..event("X", micros(r.start, o), Value::Args(Args::of(d)))
+            }),
             Style::StartEnd => {
-                for (ph, t, a) in [("b", r.start, args.as_str()), ("e", r.end, "{}")] {
-                    self.line(&format!(
-                        r#"{{"ph":"{ph}","name":{name},"cat":{cat},"id":"{}.{:x}","pid":{},"tid":{},"ts":{},"args":{a}}}"#,
-                        p.key,
-                        r.id,
-                        p.key,
-                        r.tid,
-                        micros(t, o)
-                    ))?;
-                }
-                Ok(())
+                let id = format!("{}.{:x}", p.key, r.id);
+                self.event(&Event {
+                    id: Some(id.clone()),
+                    ..event("b", micros(r.start, o), Value::Args(Args::of(d)))
+                })?;
+                self.event(&Event {
+                    id: Some(id),
+                    ..event("e", micros(r.end, o), Value::Empty {})
+                })
             }
         }
     }
 
     fn mark(&mut self, p: &Process, m: &Mark) -> std::io::Result<()> {
         self.describe(p)?;
-        self.line(&format!(
-            r#"{{"ph":"i","s":"t","name":{},"cat":{},"pid":{},"tid":{},"ts":{},"args":{}}}"#,
-            json::string(&m.details.name),
-            category(&m.details),
-            p.key,
-            m.tid,
-            micros(m.time, self.origin),
-            args(&m.details)
-        ))
+        self.event(&Event {
+            ph: "i",
+            name: &m.details.name,
+            cat: Some(category(&m.details)),
+            id: None,
+            s: Some("t"),
+            pid: p.key,
+            tid: Some(m.tid),
+            ts: Some(micros(m.time, self.origin)),
+            dur: None,
+            args: Value::Args(Args::of(&m.details)),
+        })
     }
 
     fn process_end(&mut self, p: &Process) -> std::io::Result<()> {

@@ -4,10 +4,10 @@
 //! on a row per process, marks; hover for details; wheel to zoom, drag to
 //! pan; find a range by name; a legend and the summary table below.
 
-use crate::chrome::{css_color, payload_json};
-use crate::json;
+use crate::chrome::css_color;
 use crate::model::{Details, Mark, Process, Range, Scan, Sink, Style, Thread};
 use crate::summary::Row;
+use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::Write;
 
@@ -26,7 +26,7 @@ fn tip(d: &Details, when: &str) -> String {
         ));
     }
     if let Some(p) = d.payload {
-        lines.push(format!("payload: {}", payload_json(p)));
+        lines.push(format!("payload: {}", script_json(&p)));
     }
     if let Some(c) = d.color {
         lines.push(format!("color: {}", css_color(c)));
@@ -38,41 +38,40 @@ fn duration(ns: u64) -> String {
     format!("{:.3} µs", ns as f64 / 1000.0)
 }
 
-/// The summary rows, for the table under the timeline.
-fn summary_json(rows: &[Row]) -> String {
-    let items: Vec<String> = rows
-        .iter()
-        .map(|r| {
-            json::object(&[
-                ("p", json::number(r.time_percent)),
-                ("t", r.total.to_string()),
-                ("n", r.instances.to_string()),
-                ("a", json::number(r.avg)),
-                ("m", json::number(r.median)),
-                ("lo", r.min.to_string()),
-                ("hi", r.max.to_string()),
-                ("sd", json::number(r.stddev)),
-                ("s", json::string(r.style.label())),
-                ("r", json::string(&r.range)),
-            ])
-        })
-        .collect();
-    format!("[{}]", items.join(","))
+/// `value` as JSON that is safe inside an HTML `<script>` element (`<`
+/// only occurs in JSON strings, where `\u003c` means the same).
+fn script_json<T: Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_string(value)
+        .expect("plain data serializes")
+        .replace('<', "\\u003c")
 }
 
-/// One swatch per range and mark name (its first color, or the page's own).
-fn legend_json(legend: &BTreeMap<String, Option<u32>>) -> String {
-    let items: Vec<String> = legend
-        .iter()
-        .map(|(name, color)| {
-            let mut f = vec![("n", json::string(name))];
-            if let Some(c) = color {
-                f.push(("c", json::string(&css_color(*c))));
-            }
-            json::object(&f)
-        })
-        .collect();
-    format!("[{}]", items.join(","))
+/// A legend swatch: a range or mark name and its first color.
+#[derive(Serialize)]
+struct Swatch<'a> {
+    n: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    c: Option<String>,
+}
+
+/// A bar or mark of a row: name, tooltip, color, and where it is: start,
+/// end and depth (lane) of a range, or the time of a mark.
+#[derive(Serialize, Default)]
+struct Item<'a> {
+    n: &'a str,
+    i: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    c: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    s: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    e: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    d: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    t: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    m: Option<u8>,
 }
 
 /// Writes the page as a replay goes: a row per thread (its push/pop ranges
@@ -121,29 +120,23 @@ impl<'a> Page<'a> {
             self.out,
             "{comma}{{\"pid\":{},\"process\":{},\"label\":{},\"async\":{is_async},\"items\":[",
             p.key,
-            json::string(&process),
-            json::string(label)
+            script_json(&process),
+            script_json(label)
         )
     }
 
-    fn item(
-        &mut self,
-        d: &Details,
-        fields: Vec<(&str, String)>,
-        when: &str,
-    ) -> std::io::Result<()> {
-        let mut f = vec![
-            ("n", json::string(&d.name)),
-            ("i", json::string(&tip(d, when))),
-        ];
-        if let Some(c) = d.color {
-            f.push(("c", json::string(&css_color(c))));
-        }
-        f.extend(fields);
+    /// Writes a bar or mark; `item` has its place, `d` its name and details.
+    fn item(&mut self, d: &Details, item: Item, when: &str) -> std::io::Result<()> {
+        let item = Item {
+            n: &d.name,
+            i: tip(d, when),
+            c: d.color.map(css_color),
+            ..item
+        };
         let comma = if self.first_item { "" } else { "," };
         self.first_item = false;
         self.count += 1;
-        write!(self.out, "{comma}{}", json::object(&f))
+        write!(self.out, "{comma}{}", script_json(&item))
     }
 
     fn row_end(&mut self, depth: u32) -> std::io::Result<()> {
@@ -164,8 +157,16 @@ impl<'a> Page<'a> {
             scan.end.saturating_sub(self.origin),
             self.count,
             scan.processes.len(),
-            summary_json(summary),
-            legend_json(legend)
+            script_json(summary),
+            script_json(
+                &legend
+                    .iter()
+                    .map(|(n, c)| Swatch {
+                        n,
+                        c: c.map(css_color)
+                    })
+                    .collect::<Vec<_>>()
+            )
         )?;
         self.out.flush()
     }
@@ -191,22 +192,25 @@ impl Sink for Page<'_> {
             if r.unterminated { ", never popped" } else { "" }
         );
         let o = self.origin;
-        self.item(
-            &r.details,
-            vec![
-                ("s", (r.start - o).to_string()),
-                ("e", (r.end - o).to_string()),
-                ("d", r.depth.to_string()),
-            ],
-            &when,
-        )
+        let place = Item {
+            s: Some(r.start - o),
+            e: Some(r.end - o),
+            d: Some(r.depth as usize),
+            ..Item::default()
+        };
+        self.item(&r.details, place, &when)
     }
 
     fn mark(&mut self, _: &Process, m: &Mark) -> std::io::Result<()> {
         let o = self.origin;
+        let place = Item {
+            t: Some(m.time - o),
+            m: Some(1),
+            ..Item::default()
+        };
         self.item(
             &m.details,
-            vec![("t", (m.time - o).to_string()), ("m", "1".into())],
+            place,
             &format!("mark at {}", duration(m.time - o)),
         )
     }
@@ -248,15 +252,13 @@ impl Sink for Page<'_> {
                 duration(r.end - r.start),
                 if r.unterminated { ", never ended" } else { "" }
             );
-            self.item(
-                &r.details,
-                vec![
-                    ("s", (r.start - o).to_string()),
-                    ("e", (r.end - o).to_string()),
-                    ("d", lane.to_string()),
-                ],
-                &when,
-            )?;
+            let place = Item {
+                s: Some(r.start - o),
+                e: Some(r.end - o),
+                d: Some(lane),
+                ..Item::default()
+            };
+            self.item(&r.details, place, &when)?;
         }
         self.row_end(lanes.len() as u32 - 1)
     }

@@ -15,7 +15,6 @@
 
 mod chrome;
 mod html;
-mod json;
 mod model;
 mod ranks;
 mod record;

@@ -2,23 +2,35 @@
 //! range name and style, time share, total, instances, average, median,
 //! minimum, maximum and standard deviation of the durations (ns).
 
-use crate::json;
 use crate::model::{Mark, Process, Range, Sink, Style};
 use std::collections::BTreeMap;
 
-#[derive(Debug, Clone, PartialEq)]
+/// One row of the summary; as JSON (the `--json` file and the HTML page's
+/// table), times in ns under these names.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Row {
     pub time_percent: f64,
+    #[serde(rename = "total_ns")]
     pub total: u64,
     pub instances: usize,
+    #[serde(rename = "avg_ns")]
     pub avg: f64,
+    #[serde(rename = "median_ns")]
     pub median: f64,
+    #[serde(rename = "min_ns")]
     pub min: u64,
+    #[serde(rename = "max_ns")]
     pub max: u64,
+    #[serde(rename = "stddev_ns")]
     pub stddev: f64,
+    #[serde(serialize_with = "style_label")]
     pub style: Style,
     /// `domain:name`; `:name` in the default domain (as `nvtx_sum` writes it).
     pub range: String,
+}
+
+fn style_label<S: serde::Serializer>(style: &Style, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(style.label())
 }
 
 /// The time unit of the table and CSV (`--time-unit`).
@@ -285,25 +297,9 @@ pub fn csv(rows: &[Row], f: &Format) -> String {
     out
 }
 
+/// The summary as JSON: an array of rows, times in ns.
 pub fn json(rows: &[Row]) -> String {
-    let items: Vec<String> = rows
-        .iter()
-        .map(|r| {
-            json::object(&[
-                ("time_percent", json::number(r.time_percent)),
-                ("total_ns", r.total.to_string()),
-                ("instances", r.instances.to_string()),
-                ("avg_ns", json::number(r.avg)),
-                ("median_ns", json::number(r.median)),
-                ("min_ns", r.min.to_string()),
-                ("max_ns", r.max.to_string()),
-                ("stddev_ns", json::number(r.stddev)),
-                ("style", json::string(r.style.label())),
-                ("range", json::string(&r.range)),
-            ])
-        })
-        .collect();
-    format!("[\n{}\n]\n", items.join(",\n"))
+    serde_json::to_string_pretty(rows).expect("rows serialize") + "\n"
 }
 
 #[cfg(test)]
