@@ -6,7 +6,9 @@
 //! [`Scan::replay`] reads the chunks again, thread by thread, and hands each
 //! range and mark to a [`Sink`] as soon as it is complete. Memory is bounded
 //! by the distinct names, the open ranges, and the start/end ranges whose
-//! end comes before their start in reading order, not by the trace's length.
+//! end comes before their start in reading order, not by the trace's length
+//! (a process's clock anchors are thinned to at most `Anchors::MAX`, its
+//! wall-clock readings to the first and last).
 //!
 //! One recording's times are CLOCK_MONOTONIC ns. Several recordings (one per
 //! rank of a job, on several hosts) are merged on the wall clock: each
@@ -14,7 +16,7 @@
 //! recording holds, then shifted by what `ranks::align_on` estimates.
 
 use nvtx_protocol::attr;
-use nvtxr_record_format::time::{Anchor, Converter, WallClock, WallPair};
+use nvtxr_record_format::time::{Anchor, Anchors, Converter, WallClock, WallPair};
 use nvtxr_record_format::{Chunk, Kind, ProcessHeader, Record};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -326,8 +328,10 @@ impl Scan {
             wall.add(header.wall);
             let image = self.images.len();
             let names = self.names.entry(key).or_default();
-            let mut anchors = Vec::new();
-            let mut wall_readings = Vec::new();
+            let mut anchors = Anchors::default();
+            // The earliest and latest wall-clock readings (ticks, ns): all the
+            // wall clock keeps.
+            let mut readings: Vec<(u64, u64)> = Vec::new();
             let (mut first, mut last) = (u64::MAX, 0);
             for entry in std::fs::read_dir(&folder)? {
                 let path = entry?.path();
@@ -340,11 +344,17 @@ impl Scan {
                 for r in &chunk.records {
                     names.learn(r, u64::from(n) << 48);
                     match r.kind {
-                        Kind::Anchor => anchors.push(Anchor {
+                        Kind::Anchor => anchors.add(Anchor {
                             ticks: r.timestamp,
                             ns: r.value,
                         }),
-                        Kind::WallClock => wall_readings.push((r.timestamp, r.value)),
+                        Kind::WallClock => {
+                            readings.push((r.timestamp, r.value));
+                            readings.sort_unstable();
+                            if readings.len() > 2 {
+                                readings.remove(1);
+                            }
+                        }
                         _ => {}
                     }
                     first = first.min(r.timestamp);
@@ -357,8 +367,8 @@ impl Scan {
                     image,
                 });
             }
-            let clock = Converter::new(&header.calibration, anchors);
-            for (ticks, ns) in wall_readings {
+            let clock = Converter::new(&header.calibration, anchors.into_vec());
+            for (ticks, ns) in readings {
                 wall.add(WallPair {
                     monotonic: clock.ns(ticks),
                     wall: ns,

@@ -81,6 +81,60 @@ impl Converter {
     }
 }
 
+/// The anchors of one process image, thinned to at most [`Anchors::MAX`]:
+/// one per time bucket, the bucket doubling whenever they would exceed it.
+/// Memory stays constant however long the recording (a thread writes an
+/// anchor each millisecond it records); the converter interpolates between
+/// the anchors kept, whose rate changes (NTP slewing CLOCK_MONOTONIC) are
+/// far too slow to matter over a bucket.
+#[derive(Debug, Clone)]
+pub struct Anchors {
+    /// Ticks per bucket.
+    bucket: u64,
+    /// By bucket: the earliest anchor seen in it.
+    kept: std::collections::BTreeMap<u64, Anchor>,
+}
+
+impl Default for Anchors {
+    fn default() -> Self {
+        Anchors {
+            bucket: 1,
+            kept: std::collections::BTreeMap::new(),
+        }
+    }
+}
+
+impl Anchors {
+    /// The most anchors kept.
+    pub const MAX: usize = 4096;
+
+    pub fn add(&mut self, a: Anchor) {
+        let slot = self.kept.entry(a.ticks / self.bucket).or_insert(a);
+        if a.ticks < slot.ticks {
+            *slot = a;
+        }
+        while self.kept.len() > Self::MAX {
+            self.bucket *= 2;
+            let old = std::mem::take(&mut self.kept);
+            for a in old.into_values() {
+                self.add_unchecked(a);
+            }
+        }
+    }
+
+    fn add_unchecked(&mut self, a: Anchor) {
+        let slot = self.kept.entry(a.ticks / self.bucket).or_insert(a);
+        if a.ticks < slot.ticks {
+            *slot = a;
+        }
+    }
+
+    /// The anchors kept, by ticks.
+    pub fn into_vec(self) -> Vec<Anchor> {
+        self.kept.into_values().collect()
+    }
+}
+
 /// CLOCK_MONOTONIC and CLOCK_REALTIME read at the same instant, in ns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct WallPair {
@@ -205,5 +259,30 @@ mod tests {
             wall: 0,
         });
         assert_eq!(w.offset(1_000), 10_000, "an unread pair is ignored");
+    }
+
+    #[test]
+    fn anchors_stay_few_and_spread_however_many_are_added() {
+        let mut anchors = Anchors::default();
+        for i in 0..1_000_000u64 {
+            anchors.add(Anchor {
+                ticks: i * 3_000,
+                ns: i * 1_000,
+            });
+        }
+        let kept = anchors.into_vec();
+        assert!(
+            kept.len() <= Anchors::MAX && kept.len() > Anchors::MAX / 4,
+            "{}",
+            kept.len()
+        );
+        assert_eq!(kept[0].ticks, 0, "the first anchor is kept");
+        assert!(kept.windows(2).all(|w| w[0].ticks < w[1].ticks));
+        let c = Converter::new(&calibration(kept[0]), kept);
+        assert_eq!(
+            c.ns(1_500_000_000),
+            500_000_000,
+            "interpolation is unchanged"
+        );
     }
 }
