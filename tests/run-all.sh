@@ -34,7 +34,11 @@ else
 fi
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p nvtxr -q
 # The crates meant for users package (and build from their packages) cleanly.
-cargo package -q -p nvtx-protocol -p nvtxr -p nvtxr-tracing -p nvtxr-record-format -p nvtxr-record
+# A fresh target directory each time: cargo unpacks the packaged crates into
+# its cache by name, version and that directory, and would reuse a stale copy.
+packages=$(mktemp -d -p target package.XXXXXX)
+cargo package -q --target-dir "$packages" -p nvtx-protocol -p nvtxr -p nvtxr-tracing -p nvtxr-record-format -p nvtxr-record
+rm -rf "$packages"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 cargo test --workspace 2>&1 | tee "$log"
