@@ -215,37 +215,64 @@ impl<'a> Writer<'a> {
     }
 }
 
-impl Sink for Writer<'_> {
-    fn range(&mut self, p: &Process, r: &Range) -> std::io::Result<()> {
-        self.describe(p)?;
-        let o = self.origin;
-        let d = &r.details;
-        let event = |ph, ts, args| Event {
+impl<'a> Event<'a> {
+    /// A slice or instant (`ph`) of a range or mark with `d`'s name, category and `args`.
+    fn of(
+        ph: &'static str,
+        d: &'a Details,
+        p: &Process,
+        tid: u32,
+        ts: f64,
+        args: Value<'a>,
+    ) -> Self {
+        Event {
             ph,
             name: &d.name,
             cat: Some(category(d)),
             id: None,
             s: None,
             pid: p.key,
-            tid: Some(r.tid),
+            tid: Some(tid),
             ts: Some(ts),
             dur: None,
             args,
-        };
+        }
+    }
+}
+
+impl Sink for Writer<'_> {
+    fn range(&mut self, p: &Process, r: &Range) -> std::io::Result<()> {
+        self.describe(p)?;
+        let o = self.origin;
+        let d = &r.details;
         match r.style {
             Style::PushPop => self.event(&Event {
                 dur: Some(micros(r.end, r.start)),
-                ..event("X", micros(r.start, o), Value::Args(Args::of(d)))
+                ..Event::of(
+                    "X",
+                    d,
+                    p,
+                    r.tid,
+                    micros(r.start, o),
+                    Value::Args(Args::of(d)),
+                )
             }),
             Style::StartEnd => {
                 let id = format!("{}.{:x}", p.key, r.id);
                 self.event(&Event {
                     id: Some(id.clone()),
-                    ..event("b", micros(r.start, o), Value::Args(Args::of(d)))
+                    ..Event::of(
+                        "b",
+                        d,
+                        p,
+                        r.tid,
+                        micros(r.start, o),
+                        Value::Args(Args::of(d)),
+                    )
                 })?;
                 self.event(&Event {
                     id: Some(id),
-                    ..event("e", micros(r.end, o), Value::Empty {})
+                    ..Event::of("e", d, p, r.tid, micros(r.end, o), Value::Empty {})
                 })
             }
         }
@@ -253,17 +280,11 @@ impl Sink for Writer<'_> {
 
     fn mark(&mut self, p: &Process, m: &Mark) -> std::io::Result<()> {
         self.describe(p)?;
+        let d = &m.details;
+        let ts = micros(m.time, self.origin);
         self.event(&Event {
-            ph: "i",
-            name: &m.details.name,
-            cat: Some(category(&m.details)),
-            id: None,
             s: Some("t"),
-            pid: p.key,
-            tid: Some(m.tid),
-            ts: Some(micros(m.time, self.origin)),
-            dur: None,
-            args: Value::Args(Args::of(&m.details)),
+            ..Event::of("i", d, p, m.tid, ts, Value::Args(Args::of(d)))
         })
     }
 
