@@ -109,20 +109,18 @@ impl Anchors {
     pub const MAX: usize = 4096;
 
     pub fn add(&mut self, a: Anchor) {
-        let slot = self.kept.entry(a.ticks / self.bucket).or_insert(a);
-        if a.ticks < slot.ticks {
-            *slot = a;
-        }
+        self.keep(a);
         while self.kept.len() > Self::MAX {
             self.bucket *= 2;
             let old = std::mem::take(&mut self.kept);
             for a in old.into_values() {
-                self.add_unchecked(a);
+                self.keep(a);
             }
         }
     }
 
-    fn add_unchecked(&mut self, a: Anchor) {
+    /// Keeps `a` if it is the earliest of its bucket.
+    fn keep(&mut self, a: Anchor) {
         let slot = self.kept.entry(a.ticks / self.bucket).or_insert(a);
         if a.ticks < slot.ticks {
             *slot = a;

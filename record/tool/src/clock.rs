@@ -24,26 +24,25 @@ static KIND: AtomicU8 = AtomicU8::new(Clock::Monotonic as u8);
 /// Clock ticks between a thread's anchors.
 static ANCHOR_TICKS: AtomicU64 = AtomicU64::new(0);
 
-/// Nanoseconds on CLOCK_MONOTONIC, the clock every process shares.
-pub fn monotonic_ns() -> u64 {
+/// Nanoseconds on `clock`.
+fn read_ns(clock: libc::clockid_t) -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: a valid timespec to fill.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    unsafe { libc::clock_gettime(clock, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Nanoseconds on CLOCK_MONOTONIC, the clock every process shares.
+pub fn monotonic_ns() -> u64 {
+    read_ns(libc::CLOCK_MONOTONIC)
 }
 
 /// Nanoseconds since the epoch on CLOCK_REALTIME, the wall clock.
 pub fn wall_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: a valid timespec to fill.
-    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    read_ns(libc::CLOCK_REALTIME)
 }
 
 /// CLOCK_MONOTONIC and CLOCK_REALTIME read back to back.
