@@ -144,13 +144,22 @@ impl Event {
 
     /// NVTX's attribute struct for this event, in the domain `entered`.
     pub fn nvtx_attributes(&self, entered: &Entered) -> Result<EventAttributes, Error> {
+        self.nvtx_attributes_with(|s| s.tool_handle(entered))
+    }
+
+    /// NVTX's attribute struct for this event, with `string_handle` giving
+    /// the tool's handle for its registered string.
+    #[inline(always)]
+    pub fn nvtx_attributes_with<E>(
+        &self,
+        string_handle: impl FnOnce(&StringState) -> Result<*mut c_void, E>,
+    ) -> Result<EventAttributes, E> {
         let (message_type, message) = match self.message {
             RawMessage::None => (0, ptr::null()),
             RawMessage::Text(p) => (attr::MESSAGE_ASCII, p as *const c_void),
-            RawMessage::Registered(s) => (
-                attr::MESSAGE_REGISTERED,
-                s.tool_handle(entered)? as *const c_void,
-            ),
+            RawMessage::Registered(s) => {
+                (attr::MESSAGE_REGISTERED, string_handle(s)? as *const c_void)
+            }
         };
         let (payload_type, payload) = self.payload.map_or((0, 0), Payload::to_raw);
         Ok(EventAttributes {

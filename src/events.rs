@@ -95,33 +95,61 @@ fn emit<R: Copy>(
     }
 }
 
-/// An event whose only attribute is a registered string, in a domain and
-/// with a string the tool already knows: the `Domain...Ex` slot, with no
-/// validation left to do (the C ABI's fast path for `*_string` calls).
+/// `emit` for a valid event whose domain and registered string (if any) the
+/// tool already knows (the C ABI's fast path for `*_ex` calls): `None` for
+/// anything else, which `emit` then handles (attaching, or reporting the error).
 #[inline(always)]
-pub(crate) unsafe fn registered<R: Copy>(
+pub(crate) fn emit_attached<R>(
     kind: &Slots3<R>,
-    domain: &Entered,
-    string: *mut c_void,
-    none: R,
-) -> R {
-    // SAFETY: the caller upholds this function's `# Safety` contract.
-    unsafe {
-        let attributes = EventAttributes {
-            version: crate::loader::protocol::attr::VERSION,
-            size: std::mem::size_of::<EventAttributes>() as u16,
-            category: 0,
-            color_type: 0,
-            color: 0,
-            payload_type: 0,
-            reserved0: 0,
-            payload: 0,
-            message_type: crate::loader::protocol::attr::MESSAGE_REGISTERED,
-            padding: 0,
-            message: string,
-        };
-        slots::get(kind.domain_ex).map_or(none, |f| f(domain.handle, &attributes))
+    domain: &'static DomainState,
+    event: &Event,
+) -> Option<R> {
+    if event
+        .registered()
+        .is_some_and(|s| !std::ptr::eq(s.domain(), domain))
+    {
+        return None;
     }
+    let entered = domain.enter_attached()?;
+    let raw = event
+        .nvtx_attributes_with(|s| s.attached_handle().ok_or(()))
+        .ok()?;
+    // SAFETY: each slot's type is fixed by the protocol; pointers in the
+    // event are valid for the call (the caller's contract).
+    unsafe {
+        if domain.is_default() && event.registered().is_none() {
+            Some(slots::get(kind.ex)?(&raw))
+        } else {
+            Some(slots::get(kind.domain_ex)?(entered.handle, &raw))
+        }
+    }
+}
+
+/// An event whose only attribute is a registered string, in a domain and
+/// with a string the tool already knows, given to `f` (a `Domain...Ex`
+/// slot's function): no validation left to do (the C ABI's fast path for
+/// `*_string` calls).
+///
+/// # Safety
+/// `f` is the slot's function; `string` the tool's handle for a string of
+/// `domain`.
+#[inline(always)]
+pub(crate) unsafe fn registered<R>(f: DomainExFn<R>, domain: &Entered, string: *mut c_void) -> R {
+    let attributes = EventAttributes {
+        version: crate::loader::protocol::attr::VERSION,
+        size: std::mem::size_of::<EventAttributes>() as u16,
+        category: 0,
+        color_type: 0,
+        color: 0,
+        payload_type: 0,
+        reserved0: 0,
+        payload: 0,
+        message_type: crate::loader::protocol::attr::MESSAGE_REGISTERED,
+        padding: 0,
+        message: string,
+    };
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe { f(domain.handle, &attributes) }
 }
 
 /// A text-only event in the default domain: the `...A` slot, as `nvtxMarkA`

@@ -36,6 +36,7 @@ mod events;
 pub mod ffi;
 mod loader;
 mod naming;
+mod panic;
 mod sync;
 
 pub use api::{
@@ -60,7 +61,6 @@ mod readme {}
 /// (`bindings/nvtx-compat`, the drop-in `libnvToolsExt.so.1`). Not a public API.
 #[doc(hidden)]
 pub mod __compat {
-    pub use crate::ffi::panic::guard;
     pub use crate::loader::slots::get;
-    pub use crate::loader::tool_attached;
+    pub use crate::panic::guard;
 }

@@ -148,7 +148,8 @@ pub type WStr = *const WChar;
 /// `MODULE INDEX CONST nvtxName(arg: Type, ...) [-> Ret = value with no tool];`.
 ///
 /// Calls `$callback!` with the list; this crate makes the typed [`slot`]
-/// constants from it, nvtxr's drop-in library its exported functions.
+/// constants from it, nvtxr's loader each slot's first-call and absent
+/// functions, nvtxr's drop-in library its exported functions.
 #[macro_export]
 macro_rules! for_each_slot {
     ($callback:ident) => {
@@ -223,6 +224,18 @@ macro_rules! for_each_slot {
             SYNC 5 SYNC_USER_ACQUIRE_SUCCESS nvtxDomainSyncUserAcquireSuccess(handle: $crate::Handle);
             SYNC 6 SYNC_USER_RELEASING nvtxDomainSyncUserReleasing(handle: $crate::Handle);
         }
+    };
+}
+
+/// A slot's no-tool value as [`for_each_slot!`] gives it (`= value`, or
+/// nothing for `()`): `no_tool_value!($($none)?)`.
+#[macro_export]
+macro_rules! no_tool_value {
+    () => {
+        ()
+    };
+    ($e:expr) => {
+        $e
     };
 }
 

@@ -1,11 +1,11 @@
 //! Domains, registered strings and category names.
 
 use super::nvtxr_status_t;
-use super::panic::guard;
 use super::{status, NVTXR_ERROR_INTERNAL, NVTXR_OK};
 use crate::domain::{is_domain, DomainState, StringState};
 use crate::error::Error;
 use crate::loader;
+use crate::panic::guard;
 use std::ffi::{c_char, CStr};
 use std::ptr;
 

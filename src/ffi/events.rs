@@ -2,13 +2,13 @@
 
 use super::domain::{domain_ref, nvtxr_domain_t, nvtxr_string_t, string_ref};
 use super::nvtxr_status_t;
-use super::panic::guard;
 use super::{error_code, status, NVTXR_ERROR_INTERNAL, NVTXR_NO_PUSH_POP_TRACKING, NVTXR_OK};
 use crate::attributes::{Color, Event, Payload, RawMessage};
 use crate::error::Error;
 use crate::events;
-use crate::events::{default_end, default_pop, default_text, MARK, PUSH, START};
-use crate::loader::{known, tool_attached, Known};
+use crate::loader::protocol::{slot, Attributes, Handle};
+use crate::loader::{slots, tool_attached};
+use crate::panic::guard;
 use std::ffi::c_char;
 
 /// `nvtxr_event_t.color_type`: no color.
@@ -132,6 +132,7 @@ impl Arg {
 ///
 /// # Safety
 /// Pointers inside `e` must be valid as documented on `nvtxr_event_t`.
+#[inline]
 unsafe fn event_from(e: *const nvtxr_event_t) -> Result<Event, Error> {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
@@ -147,9 +148,13 @@ unsafe fn event_from(e: *const nvtxr_event_t) -> Result<Event, Error> {
                 "nvtxr_event_t.size is not set: initialize it with NVTXR_EVENT_INIT",
             ));
         }
-        let mut covered = std::mem::MaybeUninit::<nvtxr_event_t>::zeroed();
-        std::ptr::copy_nonoverlapping(e.cast::<u8>(), covered.as_mut_ptr().cast::<u8>(), size);
-        let e = &covered.assume_init();
+        let e = if size == std::mem::size_of::<nvtxr_event_t>() {
+            e.read_unaligned() // this header's struct (the common case)
+        } else {
+            let mut prefix = std::mem::MaybeUninit::<nvtxr_event_t>::zeroed();
+            std::ptr::copy_nonoverlapping(e.cast::<u8>(), prefix.as_mut_ptr().cast::<u8>(), size);
+            prefix.assume_init()
+        };
         let message = match (e.message.is_null(), string_ref(e.registered_message)?) {
             (true, None) => RawMessage::None,
             (false, None) => RawMessage::Text(e.message),
@@ -180,15 +185,15 @@ unsafe fn event_from(e: *const nvtxr_event_t) -> Result<Event, Error> {
     }
 }
 
-/// The fast path of the `*_string` calls with a tool attached: a string of
-/// its own domain, both already known to the tool. `None`: take the full
-/// path (which validates, attaches, and reports errors).
+/// The fast path of the `*_string` calls once the tool is known: a string
+/// of its own domain, both already known to the tool, given to `f` (the
+/// tool's `Domain...Ex` function). `None`: take the full path (which
+/// validates, attaches, and reports errors).
 #[inline(always)]
-unsafe fn registered_fast<R: Copy>(
-    kind: &events::Slots3<R>,
+unsafe fn registered_fast<R>(
+    f: unsafe extern "C" fn(Handle, Attributes) -> R,
     domain: *const nvtxr_domain_t,
     string: *const nvtxr_string_t,
-    none: R,
 ) -> Option<R> {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
@@ -199,22 +204,39 @@ unsafe fn registered_fast<R: Copy>(
         }
         let entered = d.enter_attached()?;
         let handle = s.attached_handle()?;
-        Some(guard(none, || {
-            events::registered(kind, &entered, handle, none)
-        }))
+        Some(events::registered(f, &entered, handle))
     }
 }
 
-// Each exported function loads the state word once (`known()`):
-// - no tool: it returns at once (a load, a compare and a return, no stack frame);
-// - a tool, the default domain and a non-NULL text message (the commonest
-//   call): it calls the tool's `...A` slot directly, as NVIDIA's `nvtxMarkA`
-//   does; only a C function is called there, so nothing can panic;
+/// The fast path of the `*_ex` calls once a tool is known: see
+/// [`events::emit_attached`]. `None`: take the full path.
+#[inline(always)]
+unsafe fn ex_fast<R>(
+    kind: &events::Slots3<R>,
+    domain: *const nvtxr_domain_t,
+    event: *const nvtxr_event_t,
+) -> Option<R> {
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        let event = event_from(event).ok()?;
+        events::emit_attached(kind, domain_ref(domain).ok()?, &event)
+    }
+}
+
+// Each exported function first reads the slot NVIDIA's API uses for its
+// commonest form (one load; see `loader::slots`):
+// - NULL: no tool; it returns at once (a load, a branch and a return);
+// - a function, with the default domain and a non-NULL text message (or a
+//   registered string the tool knows): it calls that function, as NVIDIA's
+//   `nvtxMarkA` does. Before initialization the slot holds its first-call
+//   function, which initializes first. Only C functions are called there,
+//   so nothing can panic;
 // - anything else goes to these out-of-line helpers (arguments passed by
 //   value), which initialize if needed, validate, and run inside the panic
 //   guard. They are `extern "C"` (they cannot unwind), so the exported
 //   function reaches them by a tail jump.
 
+#[cold]
 #[inline(never)]
 unsafe extern "C" fn mark_with(domain: *const nvtxr_domain_t, arg: Arg) -> i32 {
     // SAFETY: the caller upholds this function's `# Safety` contract.
@@ -231,6 +253,7 @@ unsafe extern "C" fn mark_with(domain: *const nvtxr_domain_t, arg: Arg) -> i32 {
     }
 }
 
+#[cold]
 #[inline(never)]
 unsafe extern "C" fn push_with(domain: *const nvtxr_domain_t, arg: Arg) -> i32 {
     // SAFETY: the caller upholds this function's `# Safety` contract.
@@ -246,6 +269,7 @@ unsafe extern "C" fn push_with(domain: *const nvtxr_domain_t, arg: Arg) -> i32 {
     }
 }
 
+#[cold]
 #[inline(never)]
 unsafe extern "C" fn start_with(domain: *const nvtxr_domain_t, arg: Arg) -> u64 {
     // SAFETY: the caller upholds this function's `# Safety` contract.
@@ -261,6 +285,7 @@ unsafe extern "C" fn start_with(domain: *const nvtxr_domain_t, arg: Arg) -> u64 
     }
 }
 
+#[cold]
 #[inline(never)]
 unsafe extern "C" fn pop_with(domain: *const nvtxr_domain_t) -> i32 {
     // SAFETY: the caller upholds this function's `# Safety` contract.
@@ -276,6 +301,7 @@ unsafe extern "C" fn pop_with(domain: *const nvtxr_domain_t) -> i32 {
     }
 }
 
+#[cold]
 #[inline(never)]
 unsafe extern "C" fn end_with(domain: *const nvtxr_domain_t, id: u64) -> i32 {
     // SAFETY: the caller upholds this function's `# Safety` contract.
@@ -300,13 +326,13 @@ pub unsafe extern "C" fn nvtxr_mark(
 ) -> nvtxr_status_t {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
-        match known() {
-            Known::NoTool => NVTXR_OK,
-            Known::Tool if domain.is_null() && !message.is_null() => guard(NVTXR_OK, || {
-                default_text(&MARK, message, ());
+        match slots::get(slot::MARK_A) {
+            None => NVTXR_OK,
+            Some(f) if domain.is_null() && !message.is_null() => guard(NVTXR_OK, || {
+                f(message);
                 NVTXR_OK
             }),
-            _ => mark_with(domain, Arg::Text(message)),
+            Some(_) => mark_with(domain, Arg::Text(message)),
         }
     }
 }
@@ -322,11 +348,10 @@ pub unsafe extern "C" fn nvtxr_mark_string(
 ) -> nvtxr_status_t {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
-        match known() {
-            Known::NoTool => NVTXR_OK,
-            Known::Tool => registered_fast(&MARK, domain, string, ())
+        match slots::get(slot::DOMAIN_MARK_EX) {
+            None => NVTXR_OK,
+            Some(f) => guard(None, || registered_fast(f, domain, string))
                 .map_or_else(|| mark_with(domain, Arg::String(string)), |()| NVTXR_OK),
-            Known::Unknown => mark_with(domain, Arg::String(string)),
         }
     }
 }
@@ -342,10 +367,11 @@ pub unsafe extern "C" fn nvtxr_mark_ex(
 ) -> nvtxr_status_t {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
-        if known() == Known::NoTool {
-            return NVTXR_OK;
+        match slots::get(slot::MARK_EX) {
+            None => NVTXR_OK,
+            Some(_) => guard(None, || ex_fast(&events::MARK, domain, event))
+                .map_or_else(|| mark_with(domain, Arg::Event(event)), |()| NVTXR_OK),
         }
-        mark_with(domain, Arg::Event(event))
     }
 }
 
@@ -360,14 +386,12 @@ pub unsafe extern "C" fn nvtxr_range_push(
 ) -> i32 {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
-        match known() {
-            Known::NoTool => NVTXR_NO_PUSH_POP_TRACKING,
-            Known::Tool if domain.is_null() && !message.is_null() => {
-                guard(NVTXR_NO_PUSH_POP_TRACKING, || {
-                    default_text(&PUSH, message, NVTXR_NO_PUSH_POP_TRACKING)
-                })
+        match slots::get(slot::RANGE_PUSH_A) {
+            None => NVTXR_NO_PUSH_POP_TRACKING,
+            Some(f) if domain.is_null() && !message.is_null() => {
+                guard(NVTXR_NO_PUSH_POP_TRACKING, || f(message))
             }
-            _ => push_with(domain, Arg::Text(message)),
+            Some(_) => push_with(domain, Arg::Text(message)),
         }
     }
 }
@@ -380,11 +404,10 @@ pub unsafe extern "C" fn nvtxr_range_push_string(
 ) -> i32 {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
-        match known() {
-            Known::NoTool => NVTXR_NO_PUSH_POP_TRACKING,
-            Known::Tool => registered_fast(&PUSH, domain, string, NVTXR_NO_PUSH_POP_TRACKING)
+        match slots::get(slot::DOMAIN_RANGE_PUSH_EX) {
+            None => NVTXR_NO_PUSH_POP_TRACKING,
+            Some(f) => guard(None, || registered_fast(f, domain, string))
                 .unwrap_or_else(|| push_with(domain, Arg::String(string))),
-            Known::Unknown => push_with(domain, Arg::String(string)),
         }
     }
 }
@@ -397,10 +420,11 @@ pub unsafe extern "C" fn nvtxr_range_push_ex(
 ) -> i32 {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
-        if known() == Known::NoTool {
-            return NVTXR_NO_PUSH_POP_TRACKING;
+        match slots::get(slot::RANGE_PUSH_EX) {
+            None => NVTXR_NO_PUSH_POP_TRACKING,
+            Some(_) => guard(None, || ex_fast(&events::PUSH, domain, event))
+                .unwrap_or_else(|| push_with(domain, Arg::Event(event))),
         }
-        push_with(domain, Arg::Event(event))
     }
 }
 
@@ -413,19 +437,28 @@ pub unsafe extern "C" fn nvtxr_range_push_ex(
 pub unsafe extern "C" fn nvtxr_range_pop(domain: *const nvtxr_domain_t) -> i32 {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
-        match known() {
-            Known::NoTool => NVTXR_NO_PUSH_POP_TRACKING,
-            Known::Tool if domain.is_null() => guard(NVTXR_NO_PUSH_POP_TRACKING, default_pop),
-            Known::Tool => domain_ref(domain)
-                .ok()
-                .and_then(|d| d.enter_attached())
-                .map(|entered| {
-                    guard(NVTXR_NO_PUSH_POP_TRACKING, || {
-                        events::domain_pop_entered(&entered)
-                    })
-                })
-                .unwrap_or_else(|| pop_with(domain)),
-            Known::Unknown => pop_with(domain),
+        if domain.is_null() {
+            return match slots::get(slot::RANGE_POP) {
+                None => NVTXR_NO_PUSH_POP_TRACKING,
+                Some(f) => guard(NVTXR_NO_PUSH_POP_TRACKING, || f()),
+            };
+        }
+        domain_pop(domain)
+    }
+}
+
+/// `nvtxr_range_pop` with a domain handle, out of the default domain's way.
+#[inline(never)]
+unsafe extern "C" fn domain_pop(domain: *const nvtxr_domain_t) -> i32 {
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        match slots::get(slot::DOMAIN_RANGE_POP) {
+            None => NVTXR_NO_PUSH_POP_TRACKING,
+            Some(f) => guard(None, || {
+                let entered = domain_ref(domain).ok()?.enter_attached()?;
+                Some(f(entered.handle))
+            })
+            .unwrap_or_else(|| pop_with(domain)),
         }
     }
 }
@@ -441,12 +474,10 @@ pub unsafe extern "C" fn nvtxr_range_start(
 ) -> u64 {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
-        match known() {
-            Known::NoTool => 0,
-            Known::Tool if domain.is_null() && !message.is_null() => {
-                guard(0, || default_text(&START, message, 0))
-            }
-            _ => start_with(domain, Arg::Text(message)),
+        match slots::get(slot::RANGE_START_A) {
+            None => 0,
+            Some(f) if domain.is_null() && !message.is_null() => guard(0, || f(message)),
+            Some(_) => start_with(domain, Arg::Text(message)),
         }
     }
 }
@@ -459,11 +490,10 @@ pub unsafe extern "C" fn nvtxr_range_start_string(
 ) -> u64 {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
-        match known() {
-            Known::NoTool => 0,
-            Known::Tool => registered_fast(&START, domain, string, 0)
+        match slots::get(slot::DOMAIN_RANGE_START_EX) {
+            None => 0,
+            Some(f) => guard(None, || registered_fast(f, domain, string))
                 .unwrap_or_else(|| start_with(domain, Arg::String(string))),
-            Known::Unknown => start_with(domain, Arg::String(string)),
         }
     }
 }
@@ -476,10 +506,11 @@ pub unsafe extern "C" fn nvtxr_range_start_ex(
 ) -> u64 {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
-        if known() == Known::NoTool {
-            return 0;
+        match slots::get(slot::RANGE_START_EX) {
+            None => 0,
+            Some(_) => guard(None, || ex_fast(&events::START, domain, event))
+                .unwrap_or_else(|| start_with(domain, Arg::Event(event))),
         }
-        start_with(domain, Arg::Event(event))
     }
 }
 
@@ -492,13 +523,17 @@ pub unsafe extern "C" fn nvtxr_range_start_ex(
 pub unsafe extern "C" fn nvtxr_range_end(domain: *const nvtxr_domain_t, id: u64) -> nvtxr_status_t {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
-        match known() {
-            Known::NoTool => NVTXR_OK,
-            Known::Tool if domain.is_null() => guard(NVTXR_OK, || {
-                default_end(id);
-                NVTXR_OK
-            }),
-            _ => end_with(domain, id),
+        if domain.is_null() {
+            if let Some(f) = slots::get(slot::RANGE_END) {
+                if id != 0 {
+                    guard((), || f(id));
+                }
+            }
+            return NVTXR_OK;
+        }
+        match slots::get(slot::DOMAIN_RANGE_END) {
+            None => NVTXR_OK,
+            Some(_) => end_with(domain, id),
         }
     }
 }

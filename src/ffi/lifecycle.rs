@@ -1,7 +1,7 @@
 //! Initialization, tool status and version.
 
-use super::panic::guard;
 use crate::loader;
+use crate::panic::guard;
 use std::ffi::c_char;
 use std::ptr;
 

@@ -42,7 +42,6 @@ mod domain;
 mod events;
 mod lifecycle;
 mod naming;
-pub(crate) mod panic;
 mod sync;
 
 pub use domain::*;

@@ -1,11 +1,11 @@
 //! Naming OS threads and CUDA objects.
 
 use super::nvtxr_status_t;
-use super::panic::guard;
 use super::{status, NVTXR_ERROR_INTERNAL, NVTXR_OK};
 use crate::error::Error;
 use crate::loader::tool_attached;
 use crate::naming::{self, CudaObject, OpenClObject};
+use crate::panic::guard;
 use std::ffi::{c_char, c_int, c_void};
 
 /// The calling thread's OS id (Linux `gettid`), the id NVTX tools use.

@@ -2,8 +2,8 @@
 
 use super::domain::{domain_ref, nvtxr_domain_t};
 use super::nvtxr_status_t;
-use super::panic::guard;
 use super::{NVTXR_ERROR_INTERNAL, NVTXR_OK};
+use crate::panic::guard;
 use crate::sync::{self, SyncEvent};
 use std::ffi::c_char;
 use std::ptr;

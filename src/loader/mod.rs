@@ -10,8 +10,9 @@
 //!
 //! Differences from NVIDIA's loader, on purpose:
 //! - a call made by the initializing thread itself (a tool that calls NVTX
-//!   from its own `InitializeInjectionNvtx2`) is dropped instead of spinning
-//!   forever;
+//!   from its own `InitializeInjectionNvtx2`) reaches the tool if it has
+//!   already filled that call's slot, as with NVIDIA's loader, and is
+//!   dropped otherwise, instead of spinning forever;
 //! - a process forked while initialization was running (on any thread,
 //!   the tool's own entry point included) has no tool, instead of spinning
 //!   forever: the parent may have been inside `dlopen` or inside the tool's
@@ -67,25 +68,6 @@ pub fn initialize_and_forward() -> bool {
     attached
 }
 
-/// What one load of the state word says, without initializing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Known {
-    NoTool,
-    Tool,
-    /// Not initialized yet, or initializing: take the full path.
-    Unknown,
-}
-
-/// The one-load check exported functions make before anything else.
-#[inline(always)]
-pub fn known() -> Known {
-    match STATE.load(Ordering::Acquire) {
-        NO_TOOL => Known::NoTool,
-        TOOL => Known::Tool,
-        _ => Known::Unknown,
-    }
-}
-
 /// Why the configured tool did not attach, if it did not.
 pub fn load_error() -> Option<&'static CStr> {
     if FORKED_MID_INIT.load(Ordering::Relaxed) {
@@ -128,7 +110,10 @@ fn initialize_slow() -> bool {
 /// Runs on the thread that owns initialization; publishes the result.
 fn run_initialization() -> bool {
     let attached = match attach() {
-        Ok(()) => true,
+        Ok(()) => {
+            slots::fill_gaps();
+            true
+        }
         Err(failure) => {
             slots::clear_all();
             report(failure);

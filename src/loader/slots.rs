@@ -1,12 +1,20 @@
 //! The function-pointer slots a tool fills in, one array per callback module,
 //! and the tables of slot addresses handed to the tool.
 //!
-//! A slot holds NULL until the tool writes its function there; NULL means
-//! "no-op". Slots are written by the tool during initialization (published to
-//! other threads by the loader's release store of its state) and read with
+//! A slot holds, as in NVIDIA's own implementation:
+//! - until initialization: its *first-call* function, which initializes
+//!   and then calls what the slot holds by then;
+//! - with no tool: NULL ("no-op");
+//! - with a tool: the tool's function, or, where the tool left the slot
+//!   alone, its *absent* function, which returns the no-tool value.
+//!
+//! So after initialization a NULL slot means "no tool", and a call site
+//! needs one load and a branch: no separate "is a tool attached" check.
+//! Slots are written by the tool during initialization (published to other
+//! threads by the loader's release store of its state) and read with
 //! relaxed loads afterwards.
 
-use super::protocol::{module, SlotId};
+use super::protocol::{for_each_slot, module, no_tool_value, slot, SlotId};
 use std::ffi::c_void;
 use std::ptr;
 use std::sync::atomic::{AtomicPtr, Ordering};
@@ -18,8 +26,15 @@ pub type Slot = AtomicPtr<c_void>;
 pub struct Slots<const N: usize>([Slot; N]);
 
 impl<const N: usize> Slots<N> {
-    const fn new() -> Self {
-        Self([const { AtomicPtr::new(ptr::null_mut()) }; N])
+    /// Every slot of `module` holding its first-call function.
+    const fn new(module: i32) -> Self {
+        let mut slots = [const { AtomicPtr::new(ptr::null_mut()) }; N];
+        let mut i = 1;
+        while i < N {
+            slots[i] = AtomicPtr::new(first_call(module, i));
+            i += 1;
+        }
+        Self(slots)
     }
 
     fn clear(&self) {
@@ -28,6 +43,71 @@ impl<const N: usize> Slots<N> {
         }
     }
 }
+
+/// Defines, from the protocol's slot list, each slot's first-call and
+/// absent functions and the lookups by `(module, index)`.
+macro_rules! slot_functions {
+    ($($module:ident $index:literal $slot:ident $name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty = $none:expr)?;)*) => {
+        /// Each slot's function until initialization: initialize, then call
+        /// the tool's function, or return the no-tool value (no tool, or a
+        /// call from inside the tool's own initialization).
+        mod first_call {
+            #![allow(non_snake_case)]
+            use super::*;
+            $(
+                pub(super) unsafe extern "C" fn $name($($arg: $ty),*) $(-> $ret)? {
+                    crate::panic::guard(no_tool_value!($($none)?), || {
+                        if super::super::tool_attached() {
+                            if let Some(f) = get(slot::$slot) {
+                                // SAFETY: the caller's arguments, passed on unchanged.
+                                return unsafe { f($($arg),*) };
+                            }
+                        }
+                        no_tool_value!($($none)?)
+                    })
+                }
+            )*
+        }
+
+        /// Each slot's function when a tool is attached but left it empty.
+        mod absent {
+            #![allow(non_snake_case)]
+            use super::*;
+            $(
+                pub(super) unsafe extern "C" fn $name($(_: $ty),*) $(-> $ret)? {
+                    no_tool_value!($($none)?)
+                }
+            )*
+        }
+
+        /// The first-call function of slot `index` of `module`.
+        const fn first_call(module: i32, index: usize) -> *mut c_void {
+            $(
+                if module == module::$module && index == $index {
+                    return first_call::$name as *mut c_void;
+                }
+            )*
+            ptr::null_mut()
+        }
+
+        /// Once a tool is attached: the slots it left with their first-call
+        /// function get their absent function.
+        pub fn fill_gaps() {
+            $(
+                if let Some(s) = slot_ref(module::$module, $index) {
+                    let _ = s.compare_exchange(
+                        first_call::$name as *mut c_void,
+                        absent::$name as *mut c_void,
+                        Ordering::Relaxed,
+                        Ordering::Relaxed,
+                    );
+                }
+            )*
+        }
+    };
+}
+
+for_each_slot!(slot_functions);
 
 /// A table handed to the tool: `[NULL, &slot[1], ..., &slot[N-1], NULL]`.
 #[repr(transparent)]
@@ -51,17 +131,17 @@ impl<const M: usize> Table<M> {
 }
 
 /// The CORE module's slots (default-domain events and naming).
-static CORE: Slots<{ module::CORE_SIZE }> = Slots::new();
+static CORE: Slots<{ module::CORE_SIZE }> = Slots::new(module::CORE);
 /// The CUDA driver naming module's slots.
-static CUDA: Slots<{ module::CUDA_SIZE }> = Slots::new();
+static CUDA: Slots<{ module::CUDA_SIZE }> = Slots::new(module::CUDA);
 /// The OpenCL naming module's slots.
-static OPENCL: Slots<{ module::OPENCL_SIZE }> = Slots::new();
+static OPENCL: Slots<{ module::OPENCL_SIZE }> = Slots::new(module::OPENCL);
 /// The CUDA runtime naming module's slots.
-static CUDART: Slots<{ module::CUDART_SIZE }> = Slots::new();
+static CUDART: Slots<{ module::CUDART_SIZE }> = Slots::new(module::CUDART);
 /// The CORE2 (domain) module's slots.
-static CORE2: Slots<{ module::CORE2_SIZE }> = Slots::new();
+static CORE2: Slots<{ module::CORE2_SIZE }> = Slots::new(module::CORE2);
 /// The SYNC module's slots.
-static SYNC: Slots<{ module::SYNC_SIZE }> = Slots::new();
+static SYNC: Slots<{ module::SYNC_SIZE }> = Slots::new(module::SYNC);
 
 static CORE_TABLE: Table<{ module::CORE_SIZE + 1 }> = Table::new(&CORE);
 static CUDA_TABLE: Table<{ module::CUDA_SIZE + 1 }> = Table::new(&CUDA);
@@ -86,10 +166,10 @@ pub fn table(module_id: i32) -> Option<(*const *mut c_void, usize)> {
     })
 }
 
-/// The tool's function in `slot`, or `None` (no tool, or the tool left it empty).
+/// Slot `index` of `module`, if the module has one.
 #[inline(always)]
-pub fn get<F: Copy>(slot: SlotId<F>) -> Option<F> {
-    let slots: &[Slot] = match slot.module {
+fn slot_ref(module_id: i32, index: usize) -> Option<&'static Slot> {
+    let slots: &[Slot] = match module_id {
         module::CORE => &CORE.0,
         module::CUDA => &CUDA.0,
         module::OPENCL => &OPENCL.0,
@@ -98,12 +178,22 @@ pub fn get<F: Copy>(slot: SlotId<F>) -> Option<F> {
         module::SYNC => &SYNC.0,
         _ => return None,
     };
-    let raw = slots[slot.index].load(Ordering::Relaxed).cast_const();
-    // SAFETY: only the tool writes slots, each with a function of its slot's type.
-    unsafe { slot.from_raw(raw) }
+    slots.get(index)
 }
 
-/// Back to "every slot a no-op" (after a tool failed to attach).
+/// What `slot` holds: `None` with no tool; before initialization, the
+/// first-call function (calling it initializes); with a tool, its function
+/// or the absent one.
+#[inline(always)]
+pub fn get<F: Copy>(slot: SlotId<F>) -> Option<F> {
+    let raw = slot_ref(slot.module, slot.index)?.load(Ordering::Relaxed);
+    // SAFETY: slots hold NULL or a function of their slot's type: the
+    // tool's, or this module's first-call or absent function.
+    unsafe { slot.from_raw(raw.cast_const()) }
+}
+
+/// No tool: every slot NULL (none configured, it failed to attach, or this
+/// process was forked while initialization was running).
 pub fn clear_all() {
     CORE.clear();
     CUDA.clear();

@@ -2,9 +2,10 @@
 //! the NVTX C API under its standard names (`nvtxMarkA`, `nvtxRangePushEx`,
 //! `nvtxDomainCreateA`, ...), on nvtxr's tool loader.
 //!
-//! Each function does what NVIDIA's implementation does: initialize on first
-//! use (through nvtxr's loader, with its fixes for re-entrant tools and fork),
-//! then pass its arguments unchanged to the tool's function in the slot the
+//! Each function does what NVIDIA's implementation does: call what its slot
+//! holds (on first use the loader's first-call function, which initializes
+//! through nvtxr's loader, with its fixes for re-entrant tools and fork), so
+//! passing its arguments unchanged to the tool's function in the slot the
 //! protocol gives it, or return the no-tool value (`-2` for push/pop, 0 for
 //! range ids, NULL for handles). Arguments are never read here: attribute
 //! structs, strings and handles are the tool's to interpret, exactly as with
@@ -15,18 +16,8 @@
 
 #![allow(non_snake_case)]
 
-use nvtx_protocol::{for_each_slot, slot};
-use nvtxr::__compat::{get, guard, tool_attached};
-
-/// The value a function returns when no tool handles it: `()` unless given.
-macro_rules! no_tool_value {
-    () => {
-        ()
-    };
-    ($e:expr) => {
-        $e
-    };
-}
+use nvtx_protocol::{for_each_slot, no_tool_value, slot};
+use nvtxr::__compat::{get, guard};
 
 /// Defines each exported function of the protocol's slot list: it forwards
 /// its arguments to the tool's function in its slot.
@@ -39,14 +30,12 @@ macro_rules! nvtx_api {
         /// are passed to the tool unread.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $name($($arg: $ty),*) $(-> $ret)? {
-            guard(no_tool_value!($($none)?), || {
-                if tool_attached() {
-                    if let Some(f) = get(slot::$slot) {
-                        // SAFETY: the caller's arguments, passed on unchanged.
-                        return unsafe { f($($arg),*) };
-                    }
-                }
-                no_tool_value!($($none)?)
+            // Before initialization the slot holds its first-call
+            // function, so one load and a branch serve every case.
+            guard(no_tool_value!($($none)?), || match get(slot::$slot) {
+                // SAFETY: the caller's arguments, passed on unchanged.
+                Some(f) => unsafe { f($($arg),*) },
+                None => no_tool_value!($($none)?),
             })
         }
     )*};
