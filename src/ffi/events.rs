@@ -437,13 +437,11 @@ pub unsafe extern "C" fn nvtxr_range_push_ex(
 pub unsafe extern "C" fn nvtxr_range_pop(domain: *const nvtxr_domain_t) -> i32 {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
-        if domain.is_null() {
-            return match slots::get(slot::RANGE_POP) {
-                None => NVTXR_NO_PUSH_POP_TRACKING,
-                Some(f) => guard(NVTXR_NO_PUSH_POP_TRACKING, || f()),
-            };
+        match slots::get(slot::RANGE_POP) {
+            None => NVTXR_NO_PUSH_POP_TRACKING,
+            Some(f) if domain.is_null() => guard(NVTXR_NO_PUSH_POP_TRACKING, || f()),
+            Some(_) => domain_pop(domain),
         }
-        domain_pop(domain)
     }
 }
 
@@ -523,16 +521,14 @@ pub unsafe extern "C" fn nvtxr_range_start_ex(
 pub unsafe extern "C" fn nvtxr_range_end(domain: *const nvtxr_domain_t, id: u64) -> nvtxr_status_t {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
-        if domain.is_null() {
-            if let Some(f) = slots::get(slot::RANGE_END) {
+        match slots::get(slot::RANGE_END) {
+            None => NVTXR_OK,
+            Some(f) if domain.is_null() => {
                 if id != 0 {
                     guard((), || f(id));
                 }
+                NVTXR_OK
             }
-            return NVTXR_OK;
-        }
-        match slots::get(slot::DOMAIN_RANGE_END) {
-            None => NVTXR_OK,
             Some(_) => end_with(domain, id),
         }
     }
