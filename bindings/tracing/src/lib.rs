@@ -9,7 +9,9 @@
 //!
 //! Span and event names are registered strings, registered once per
 //! callsite (callsite metadata is `'static`) in a lock-free table: with a
-//! tool attached, no lock and no allocation per span entry or event. With no
+//! tool attached, no lock and no allocation per span entry or event. Live
+//! spans' metadata is kept by id in another lock-free table, so entering a
+//! span needs no registry lookup. With no
 //! tool, every callback returns after one check. OS threads are named after
 //! their Rust thread names the first time they record.
 //!
@@ -21,6 +23,8 @@
 //! let _entered = span.enter();
 //! tracing::info!("loaded");
 //! ```
+
+mod spans;
 
 use nvtxr::{Domain, EventAttributes, LocalRange, Range, RegisteredString};
 use std::cell::{Cell, RefCell};
@@ -39,6 +43,7 @@ const CALLSITES: usize = 4096;
 pub struct NvtxLayer {
     domain: &'static Domain,
     names: Box<[OnceLock<(usize, RegisteredString<'static>)>]>,
+    spans: spans::Spans,
 }
 
 thread_local! {
@@ -68,6 +73,7 @@ impl NvtxLayer {
         NvtxLayer {
             domain,
             names: (0..CALLSITES).map(|_| OnceLock::new()).collect(),
+            spans: spans::Spans::new(),
         }
     }
 
@@ -147,6 +153,7 @@ where
             return;
         }
         name_thread_once();
+        self.spans.insert(id, attrs.metadata());
         let range = self.domain.start(self.attributes(attrs.metadata()));
         if let Some(span) = ctx.span(id) {
             span.extensions_mut().insert(Life { _range: range });
@@ -157,9 +164,11 @@ where
         if !nvtxr::is_tool_attached() {
             return;
         }
-        let Some(span) = ctx.span(id) else { return };
+        let Some(metadata) = self.spans.get(id).or_else(|| ctx.metadata(id)) else {
+            return;
+        };
         name_thread_once();
-        let guard = self.domain.push(self.attributes(span.metadata()));
+        let guard = self.domain.push(self.attributes(metadata));
         ENTERED.with(|e| e.borrow_mut().push((id.clone(), guard)));
     }
 
@@ -174,6 +183,7 @@ where
     }
 
     fn on_close(&self, id: Id, ctx: Context<'_, S>) {
+        self.spans.remove(&id);
         if let Some(span) = ctx.span(&id) {
             // Dropping the range ends it, on whatever thread closes the span.
             drop(span.extensions_mut().remove::<Life>());
