@@ -223,6 +223,41 @@ unsafe fn ex_fast<R>(
     }
 }
 
+/// A `*_string` call once its slot holds a function: the fast path, else
+/// `slow`. Out of line, so that the exported function's no-tool path needs
+/// no stack frame.
+#[inline(never)]
+unsafe fn string_call<R, T>(
+    f: unsafe extern "C" fn(Handle, Attributes) -> R,
+    domain: *const nvtxr_domain_t,
+    string: *const nvtxr_string_t,
+    done: impl FnOnce(R) -> T,
+    slow: unsafe extern "C" fn(*const nvtxr_domain_t, Arg) -> T,
+) -> T {
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        guard(None, || registered_fast(f, domain, string))
+            .map_or_else(|| slow(domain, Arg::String(string)), done)
+    }
+}
+
+/// A `*_ex` call once a tool is known: the fast path, else `slow`. Out of
+/// line, as [`string_call`].
+#[inline(never)]
+unsafe fn ex_call<R, T>(
+    kind: &events::Slots3<R>,
+    domain: *const nvtxr_domain_t,
+    event: *const nvtxr_event_t,
+    done: impl FnOnce(R) -> T,
+    slow: unsafe extern "C" fn(*const nvtxr_domain_t, Arg) -> T,
+) -> T {
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        guard(None, || ex_fast(kind, domain, event))
+            .map_or_else(|| slow(domain, Arg::Event(event)), done)
+    }
+}
+
 // Each exported function first reads the slot NVIDIA's API uses for its
 // commonest form (one load; see `loader::slots`):
 // - NULL: no tool; it returns at once (a load, a branch and a return);
@@ -350,8 +385,7 @@ pub unsafe extern "C" fn nvtxr_mark_string(
     unsafe {
         match slots::get(slot::DOMAIN_MARK_EX) {
             None => NVTXR_OK,
-            Some(f) => guard(None, || registered_fast(f, domain, string))
-                .map_or_else(|| mark_with(domain, Arg::String(string)), |()| NVTXR_OK),
+            Some(f) => string_call(f, domain, string, |()| NVTXR_OK, mark_with),
         }
     }
 }
@@ -369,8 +403,7 @@ pub unsafe extern "C" fn nvtxr_mark_ex(
     unsafe {
         match slots::get(slot::MARK_EX) {
             None => NVTXR_OK,
-            Some(_) => guard(None, || ex_fast(&events::MARK, domain, event))
-                .map_or_else(|| mark_with(domain, Arg::Event(event)), |()| NVTXR_OK),
+            Some(_) => ex_call(&events::MARK, domain, event, |()| NVTXR_OK, mark_with),
         }
     }
 }
@@ -406,8 +439,7 @@ pub unsafe extern "C" fn nvtxr_range_push_string(
     unsafe {
         match slots::get(slot::DOMAIN_RANGE_PUSH_EX) {
             None => NVTXR_NO_PUSH_POP_TRACKING,
-            Some(f) => guard(None, || registered_fast(f, domain, string))
-                .unwrap_or_else(|| push_with(domain, Arg::String(string))),
+            Some(f) => string_call(f, domain, string, |r| r, push_with),
         }
     }
 }
@@ -422,8 +454,7 @@ pub unsafe extern "C" fn nvtxr_range_push_ex(
     unsafe {
         match slots::get(slot::RANGE_PUSH_EX) {
             None => NVTXR_NO_PUSH_POP_TRACKING,
-            Some(_) => guard(None, || ex_fast(&events::PUSH, domain, event))
-                .unwrap_or_else(|| push_with(domain, Arg::Event(event))),
+            Some(_) => ex_call(&events::PUSH, domain, event, |r| r, push_with),
         }
     }
 }
@@ -490,8 +521,7 @@ pub unsafe extern "C" fn nvtxr_range_start_string(
     unsafe {
         match slots::get(slot::DOMAIN_RANGE_START_EX) {
             None => 0,
-            Some(f) => guard(None, || registered_fast(f, domain, string))
-                .unwrap_or_else(|| start_with(domain, Arg::String(string))),
+            Some(f) => string_call(f, domain, string, |r| r, start_with),
         }
     }
 }
@@ -506,8 +536,7 @@ pub unsafe extern "C" fn nvtxr_range_start_ex(
     unsafe {
         match slots::get(slot::RANGE_START_EX) {
             None => 0,
-            Some(_) => guard(None, || ex_fast(&events::START, domain, event))
-                .unwrap_or_else(|| start_with(domain, Arg::Event(event))),
+            Some(_) => ex_call(&events::START, domain, event, |r| r, start_with),
         }
     }
 }
