@@ -275,6 +275,23 @@ static void colors(void) {
     waitpid(pid, NULL, 0);
 }
 
+/* Messages of 127 and 128 bytes (either side of the recording tool's fast
+   path), 200 bytes, and 70000 (past the tool's 64 KiB cut), as marks, ranges
+   and start/end ranges. */
+static void texts(void) {
+    static const size_t lengths[] = {127, 128, 200, 70000};
+    for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++) {
+        char *m = malloc(lengths[i] + 1);
+        for (size_t j = 0; j < lengths[i]; j++) m[j] = (char)('a' + j % 26);
+        m[lengths[i]] = 0;
+        nvtxr_mark(NULL, m);
+        nvtxr_range_push(NULL, m);
+        nvtxr_range_pop(NULL);
+        nvtxr_range_end(NULL, nvtxr_range_start(NULL, m));
+        free(m);
+    }
+}
+
 int main(int argc, char **argv) {
     const char *s = argc > 1 ? argv[1] : "";
     if (!strcmp(s, "processes")) processes(argv[0]);
@@ -295,6 +312,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(s, "async_ids")) async_ids();
     else if (!strcmp(s, "until_sigterm")) until_sigterm();
     else if (!strcmp(s, "colors")) colors();
+    else if (!strcmp(s, "texts")) texts();
     else if (!strcmp(s, "quiet")) nvtxr_initialize();
     else {
         fprintf(stderr, "usage: %s SCENARIO (see main)\n", argv[0]);

@@ -348,26 +348,11 @@ pub fn max_len(r: &Record<impl Text>) -> usize {
 pub fn encode(out: &mut [u8], stamp: Stamp, r: &Record<impl Text>) -> usize {
     let text_len = r.text.as_ref().map_or(0, Text::encoded_len);
     assert!(out.len() >= MAX_FIXED + text_len, "no room for the record");
-    let mut w = Writer {
-        base: out.as_mut_ptr(),
-        at: 2,
-    };
     let mut flags = 0;
     // SAFETY: every `w` call below stays within the MAX_FIXED + text_len bytes
     // checked above.
     unsafe {
-        let kind = match stamp {
-            Stamp::Relative(previous) => {
-                let delta = r.timestamp.wrapping_sub(*previous) as i64;
-                w.varint(((delta << 1) ^ (delta >> 63)) as u64);
-                *previous = r.timestamp;
-                r.kind as u8
-            }
-            Stamp::Absolute => {
-                w.bytes(&r.timestamp.to_le_bytes());
-                r.kind as u8 | ABSOLUTE
-            }
-        };
+        let (mut w, kind) = Writer::start(out.as_mut_ptr(), stamp, r.kind, r.timestamp);
         if let Some(c) = r.color {
             flags |= HAS_COLOR;
             w.bytes(&c.to_le_bytes());
@@ -381,14 +366,7 @@ pub fn encode(out: &mut [u8], stamp: Stamp, r: &Record<impl Text>) -> usize {
             w.bytes(&[r.payload.0]);
             w.bytes(&r.payload.1.to_le_bytes());
         }
-        if r.domain != 0 {
-            flags |= HAS_DOMAIN;
-            w.varint(r.domain);
-        }
-        if r.value != 0 {
-            flags |= HAS_VALUE;
-            w.varint(r.value);
-        }
+        flags |= w.domain_and_value(r.domain, r.value);
         if let Some(s) = r.string {
             flags |= HAS_STRING;
             w.varint(s);
@@ -399,10 +377,60 @@ pub fn encode(out: &mut [u8], stamp: Stamp, r: &Record<impl Text>) -> usize {
             text.write(std::slice::from_raw_parts_mut(w.base.add(w.at), text_len));
             w.at += text_len;
         }
-        *w.base = kind;
-        *w.base.add(1) = flags;
+        w.finish(kind, flags)
     }
-    w.at
+}
+
+/// The longest text [`encode_simple`] takes (its length is one varint byte).
+pub const SIMPLE_TEXT_MAX: usize = 127;
+
+/// [`encode`] for the commonest records, the fast way: a relative
+/// timestamp, a kind, a domain, a value and a C string's text (or none), as
+/// `encode` writes `Record::simple(kind, domain, value, text)`. The text is
+/// copied as it is scanned, so it is read once. Returns `None`, having
+/// changed nothing, when the text is longer than [`SIMPLE_TEXT_MAX`] bytes
+/// (take `encode`).
+///
+/// # Safety
+/// `out` has room for `MAX_FIXED + SIMPLE_TEXT_MAX` bytes; `text` is NULL
+/// or NUL-terminated.
+#[inline(always)]
+pub unsafe fn encode_simple(
+    out: *mut u8,
+    previous: &mut u64,
+    timestamp: u64,
+    kind: Kind,
+    domain: u64,
+    value: u64,
+    text: *const std::ffi::c_char,
+) -> Option<usize> {
+    let mut stamp = *previous;
+    // SAFETY: the header, domain and value take at most MAX_FIXED bytes, the
+    // text's length byte and bytes at most 1 + SIMPLE_TEXT_MAX more.
+    unsafe {
+        let (mut w, kind) = Writer::start(out, Stamp::Relative(&mut stamp), kind, timestamp);
+        let mut flags = w.domain_and_value(domain, value);
+        if !text.is_null() {
+            flags |= HAS_TEXT;
+            let length = w.base.add(w.at);
+            let mut n = 0;
+            loop {
+                let b = *text.add(n) as u8;
+                if b == 0 {
+                    break;
+                }
+                if n == SIMPLE_TEXT_MAX {
+                    return None;
+                }
+                *length.add(1 + n) = b;
+                n += 1;
+            }
+            *length = n as u8;
+            w.at += 1 + n;
+        }
+        *previous = stamp;
+        Some(w.finish(kind, flags))
+    }
 }
 
 /// Stores bytes without bounds checks (`encode` checks once for all).
@@ -412,6 +440,67 @@ struct Writer {
 }
 
 impl Writer {
+    /// Starts a record at `out`: room for its kind and flags, then its
+    /// timestamp. Returns the writer and the kind byte.
+    ///
+    /// # Safety
+    /// Room for 2 + 10 bytes at `out`.
+    #[inline(always)]
+    unsafe fn start(out: *mut u8, stamp: Stamp, kind: Kind, timestamp: u64) -> (Writer, u8) {
+        let mut w = Writer { base: out, at: 2 };
+        // SAFETY: the caller upholds this function's `# Safety` contract.
+        unsafe {
+            let kind = match stamp {
+                Stamp::Relative(previous) => {
+                    let delta = timestamp.wrapping_sub(*previous) as i64;
+                    w.varint(((delta << 1) ^ (delta >> 63)) as u64);
+                    *previous = timestamp;
+                    kind as u8
+                }
+                Stamp::Absolute => {
+                    w.bytes(&timestamp.to_le_bytes());
+                    kind as u8 | ABSOLUTE
+                }
+            };
+            (w, kind)
+        }
+    }
+
+    /// Writes the domain and value fields when they are not 0; returns their flags.
+    ///
+    /// # Safety
+    /// Room for 20 more bytes.
+    #[inline(always)]
+    unsafe fn domain_and_value(&mut self, domain: u64, value: u64) -> u8 {
+        let mut flags = 0;
+        // SAFETY: the caller upholds this function's `# Safety` contract.
+        unsafe {
+            if domain != 0 {
+                flags |= HAS_DOMAIN;
+                self.varint(domain);
+            }
+            if value != 0 {
+                flags |= HAS_VALUE;
+                self.varint(value);
+            }
+        }
+        flags
+    }
+
+    /// Ends the record: its kind and flags bytes; returns its length.
+    ///
+    /// # Safety
+    /// The record was started with [`Writer::start`].
+    #[inline(always)]
+    unsafe fn finish(self, kind: u8, flags: u8) -> usize {
+        // SAFETY: the first two bytes were kept for these.
+        unsafe {
+            *self.base = kind;
+            *self.base.add(1) = flags;
+        }
+        self.at
+    }
+
     /// # Safety
     /// Room for `b.len()` more bytes.
     #[inline(always)]
@@ -628,6 +717,65 @@ mod tests {
         }
         out.truncate(at);
         out
+    }
+
+    #[test]
+    fn simple_records_encode_as_encode_does() {
+        let long = "x".repeat(SIMPLE_TEXT_MAX);
+        let texts: [Option<&str>; 4] = [None, Some(""), Some("range"), Some(&long)];
+        let kinds = [Kind::Push, Kind::Pop, Kind::Mark, Kind::Start, Kind::End];
+        for (kind, text) in kinds
+            .iter()
+            .flat_map(|k| texts.iter().map(move |t| (*k, *t)))
+        {
+            for (domain, value, previous, timestamp) in [
+                (0, 0, 0, 5),
+                (3, 0, 1_000, 900),
+                (300, 1 << 40, 7, u64::MAX),
+            ] {
+                let mut record = Record::simple(kind, domain, value, text.map(str::as_bytes));
+                record.timestamp = timestamp;
+                let mut expected = [0u8; MAX_FIXED + SIMPLE_TEXT_MAX];
+                let mut p = previous;
+                let n = encode(&mut expected, Stamp::Relative(&mut p), &record);
+                let mut got = [0u8; MAX_FIXED + SIMPLE_TEXT_MAX];
+                let mut q = previous;
+                let c = text.map(|t| std::ffi::CString::new(t).unwrap());
+                let c_ptr = c.as_ref().map_or(std::ptr::null(), |c| c.as_ptr());
+                // SAFETY: room for MAX_FIXED + SIMPLE_TEXT_MAX; a C string or NULL.
+                let m = unsafe {
+                    encode_simple(
+                        got.as_mut_ptr(),
+                        &mut q,
+                        timestamp,
+                        kind,
+                        domain,
+                        value,
+                        c_ptr,
+                    )
+                };
+                assert_eq!(m, Some(n), "{kind:?} {text:?}");
+                assert_eq!(got[..n], expected[..n], "{kind:?} {text:?}");
+                assert_eq!(q, p);
+            }
+        }
+        // One byte too long: refused, nothing changed.
+        let too_long = std::ffi::CString::new("x".repeat(SIMPLE_TEXT_MAX + 1)).unwrap();
+        let mut out = [0u8; MAX_FIXED + SIMPLE_TEXT_MAX];
+        let mut previous = 11;
+        // SAFETY: as above.
+        let refused = unsafe {
+            encode_simple(
+                out.as_mut_ptr(),
+                &mut previous,
+                99,
+                Kind::Mark,
+                0,
+                0,
+                too_long.as_ptr(),
+            )
+        };
+        assert_eq!((refused, previous), (None, 11));
     }
 
     #[test]

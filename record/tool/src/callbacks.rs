@@ -4,7 +4,7 @@
 use crate::writer::{self, Event, Text};
 use nvtx_protocol::{attr, slot, EventAttributes, Handle, ToolFunctions};
 use nvtxr_record_format::Kind;
-use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ffi::{c_char, c_int, c_void};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Ids for domains, registered strings and start/end ranges (0 is the default domain).
@@ -30,11 +30,6 @@ unsafe fn id_of(h: *const c_void) -> u64 {
     unsafe { h.cast::<Object>().as_ref().map_or(0, |h| h.id) }
 }
 
-unsafe fn bytes<'a>(s: *const c_char) -> Option<Text<'a>> {
-    // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
-    unsafe { (!s.is_null()).then(|| Text::Bytes(CStr::from_ptr(s).to_bytes())) }
-}
-
 /// An event from an attribute struct (an absent or unreadable one gives an empty event).
 unsafe fn from_attributes<'a>(
     kind: Kind,
@@ -55,7 +50,7 @@ unsafe fn from_attributes<'a>(
             e.payload = (a.payload_type as u8, a.payload);
         }
         match a.message_type {
-            attr::MESSAGE_ASCII => e.text = bytes(a.message.cast()),
+            attr::MESSAGE_ASCII => e.text = Text::from_c(a.message.cast()),
             attr::MESSAGE_UNICODE => e.text = Some(Text::Wide(a.message.cast())),
             attr::MESSAGE_REGISTERED => e.string = Some(id_of(a.message)),
             _ => {}
@@ -78,7 +73,7 @@ unsafe extern "C" fn mark_ex(a: *const EventAttributes) {
 unsafe extern "C" fn mark_a(m: *const c_char) {
     // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
     unsafe {
-        writer::record(&mut text_event(Kind::Mark, 0, 0, bytes(m)));
+        writer::record_simple(Kind::Mark, 0, 0, m);
     }
 }
 unsafe extern "C" fn mark_w(m: *const i32) {
@@ -102,8 +97,10 @@ unsafe extern "C" fn range_start_ex(a: *const EventAttributes) -> u64 {
     unsafe { start(from_attributes(Kind::Start, 0, next_id(), a)) }
 }
 unsafe extern "C" fn range_start_a(m: *const c_char) -> u64 {
+    let id = next_id();
     // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
-    unsafe { start(text_event(Kind::Start, 0, next_id(), bytes(m))) }
+    unsafe { writer::record_simple(Kind::Start, 0, id, m) };
+    id
 }
 unsafe extern "C" fn range_start_w(m: *const i32) -> u64 {
     start(text_event(Kind::Start, 0, next_id(), Some(Text::Wide(m))))
@@ -113,12 +110,13 @@ unsafe extern "C" fn domain_range_start_ex(d: Handle, a: *const EventAttributes)
     unsafe { start(from_attributes(Kind::Start, id_of(d), next_id(), a)) }
 }
 unsafe extern "C" fn range_end(id: u64) {
-    writer::record(&mut Event::simple(Kind::End, 0, id, None));
+    // SAFETY: no text.
+    unsafe { writer::record_simple(Kind::End, 0, id, std::ptr::null()) };
 }
 unsafe extern "C" fn domain_range_end(d: Handle, id: u64) {
     // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
     unsafe {
-        writer::record(&mut Event::simple(Kind::End, id_of(d), id, None));
+        writer::record_simple(Kind::End, id_of(d), id, std::ptr::null());
     }
 }
 
@@ -127,7 +125,8 @@ fn push(mut e: Event) -> c_int {
     writer::record(&mut e)
 }
 fn pop(domain: u64) -> c_int {
-    writer::record(&mut Event::simple(Kind::Pop, domain, 0, None))
+    // SAFETY: no text.
+    unsafe { writer::record_simple(Kind::Pop, domain, 0, std::ptr::null()) }
 }
 unsafe extern "C" fn range_push_ex(a: *const EventAttributes) -> c_int {
     // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
@@ -135,7 +134,7 @@ unsafe extern "C" fn range_push_ex(a: *const EventAttributes) -> c_int {
 }
 unsafe extern "C" fn range_push_a(m: *const c_char) -> c_int {
     // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
-    unsafe { push(text_event(Kind::Push, 0, 0, bytes(m))) }
+    unsafe { writer::record_simple(Kind::Push, 0, 0, m) }
 }
 unsafe extern "C" fn range_push_w(m: *const i32) -> c_int {
     push(text_event(Kind::Push, 0, 0, Some(Text::Wide(m))))
@@ -160,7 +159,7 @@ unsafe extern "C" fn name_category_a(category: u32, n: *const c_char) {
             Kind::NameCategory,
             0,
             category.into(),
-            bytes(n),
+            Text::from_c(n),
         ));
     }
 }
@@ -179,7 +178,7 @@ unsafe extern "C" fn domain_name_category_a(d: Handle, category: u32, n: *const 
             Kind::NameCategory,
             id_of(d),
             category.into(),
-            bytes(n),
+            Text::from_c(n),
         ));
     }
 }
@@ -201,7 +200,7 @@ unsafe extern "C" fn name_os_thread_a(tid: u32, n: *const c_char) {
             Kind::NameThread,
             0,
             tid.into(),
-            bytes(n),
+            Text::from_c(n),
         ));
     }
 }
@@ -222,7 +221,7 @@ fn create_domain(text: Option<Text>) -> *mut c_void {
 }
 unsafe extern "C" fn domain_create_a(n: *const c_char) -> *mut c_void {
     // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
-    unsafe { create_domain(bytes(n)) }
+    unsafe { create_domain(Text::from_c(n)) }
 }
 unsafe extern "C" fn domain_create_w(n: *const i32) -> *mut c_void {
     create_domain(Some(Text::Wide(n)))
@@ -234,7 +233,7 @@ fn register(domain: u64, text: Option<Text>) -> *mut c_void {
 }
 unsafe extern "C" fn domain_register_string_a(d: Handle, s: *const c_char) -> *mut c_void {
     // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
-    unsafe { register(id_of(d), bytes(s)) }
+    unsafe { register(id_of(d), Text::from_c(s)) }
 }
 unsafe extern "C" fn domain_register_string_w(d: Handle, s: *const i32) -> *mut c_void {
     // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.

@@ -19,6 +19,7 @@ use nvtxr_record_format::{
     self as format, Kind, Record, Stamp, CHUNK_COMMITTED, CHUNK_HEADER, MAX_FIXED,
 };
 use std::cell::{Cell, UnsafeCell};
+use std::ffi::{c_char, CStr};
 use std::sync::atomic::{compiler_fence, AtomicU64, AtomicUsize, Ordering};
 
 /// A thread's first chunk, in bytes.
@@ -44,6 +45,17 @@ pub enum Text<'a> {
     Bytes(&'a [u8]),
     /// A NUL-terminated `wchar_t` (UTF-32) string, converted to UTF-8.
     Wide(*const i32),
+}
+
+impl Text<'_> {
+    /// The text of a C string; `None` for NULL.
+    ///
+    /// # Safety
+    /// `s` is NULL or NUL-terminated, and outlives the text.
+    pub unsafe fn from_c<'a>(s: *const c_char) -> Option<Text<'a>> {
+        // SAFETY: the caller upholds this function's `# Safety` contract.
+        unsafe { (!s.is_null()).then(|| Text::Bytes(CStr::from_ptr(s).to_bytes())) }
+    }
 }
 
 impl format::Text for Text<'_> {
@@ -160,12 +172,16 @@ impl Drop for Release {
 /// the program that called NVTX; the event is dropped and counted instead.
 pub fn record(event: &mut Event) -> i32 {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| record_unguarded(event)))
-        .unwrap_or_else(|_| {
-            // The thread's writer is usable again for its next event.
-            let _ = WRITER.try_with(|w| w.busy.set(false));
-            recording::count_dropped(1);
-            -1
-        })
+        .unwrap_or_else(|_| dropped_by_panic())
+}
+
+/// After a panic while recording (a bug): the event is dropped and counted,
+/// and the thread's writer is usable again for its next event.
+#[cold]
+fn dropped_by_panic() -> i32 {
+    let _ = WRITER.try_with(|w| w.busy.set(false));
+    recording::count_dropped(1);
+    -1
 }
 
 fn record_unguarded(event: &mut Event) -> i32 {
@@ -173,32 +189,42 @@ fn record_unguarded(event: &mut Event) -> i32 {
     let event = &*event;
     WRITER
         .try_with(|w| {
-            if w.busy.replace(true) {
+            w.exclusive(|w| w.write(event))
                 // A signal handler interrupted this thread mid-record.
-                return w.set_aside(event);
-            }
-            // The fences keep the compiler from moving the writes to the
-            // chunk outside the `busy` window a signal handler checks.
-            compiler_fence(Ordering::SeqCst);
-            let result = w.write(event);
-            while w.side_len.load(Ordering::Relaxed) != 0 {
-                w.append_side();
-            }
-            compiler_fence(Ordering::SeqCst);
-            w.busy.set(false);
-            compiler_fence(Ordering::SeqCst);
-            // A handler that ran after the last check left its event aside.
-            if w.side_len.load(Ordering::Relaxed) != 0 && !w.busy.replace(true) {
-                compiler_fence(Ordering::SeqCst);
-                while w.side_len.load(Ordering::Relaxed) != 0 {
-                    w.append_side();
-                }
-                compiler_fence(Ordering::SeqCst);
-                w.busy.set(false);
-            }
-            result
+                .unwrap_or_else(|| w.set_aside(event))
         })
         .unwrap_or(-1)
+}
+
+/// [`record`] for the commonest events, the fast way: a record with only a
+/// kind, a domain, a value and a C string's text (NULL: none), encoded
+/// straight from the producer's arguments. Anything the fast way does not
+/// cover (a long text, an anchor due, no room, a signal handler's record)
+/// goes through `record`.
+///
+/// # Safety
+/// `text` is NULL or NUL-terminated.
+#[inline(always)]
+pub unsafe fn record_simple(kind: Kind, domain: u64, value: u64, text: *const c_char) -> i32 {
+    let timestamp = clock::now();
+    let fast = std::panic::catch_unwind(|| {
+        WRITER
+            .try_with(|w| {
+                // SAFETY: the caller upholds this function's `# Safety` contract.
+                w.exclusive(|w| unsafe { w.write_simple(timestamp, kind, domain, value, text) })
+            })
+            .ok()
+            .flatten()
+            .flatten()
+    });
+    match fast {
+        Ok(Some(result)) => result,
+        // SAFETY: as above.
+        Ok(None) => record(&mut Event::simple(kind, domain, value, unsafe {
+            Text::from_c(text)
+        })),
+        Err(_) => dropped_by_panic(),
+    }
 }
 
 /// In a forked child: the chunks the threads hold are the parent's.
@@ -207,6 +233,93 @@ pub fn after_fork_in_child() {
 }
 
 impl Writer {
+    /// Runs `write` as this thread's one writer, then appends what signal
+    /// handlers set aside meanwhile. `None` when a record is already being
+    /// written on this thread (this is a signal handler that interrupted it).
+    #[inline(always)]
+    fn exclusive<R>(&self, write: impl FnOnce(&Writer) -> R) -> Option<R> {
+        if self.busy.replace(true) {
+            return None;
+        }
+        // The fences keep the compiler from moving the writes to the
+        // chunk outside the `busy` window a signal handler checks.
+        compiler_fence(Ordering::SeqCst);
+        let result = write(self);
+        if self.side_len.load(Ordering::Relaxed) != 0 {
+            self.append_set_aside();
+        }
+        compiler_fence(Ordering::SeqCst);
+        self.busy.set(false);
+        compiler_fence(Ordering::SeqCst);
+        // A handler that ran after the last check left its event aside.
+        if self.side_len.load(Ordering::Relaxed) != 0 && !self.busy.replace(true) {
+            compiler_fence(Ordering::SeqCst);
+            self.append_set_aside();
+            compiler_fence(Ordering::SeqCst);
+            self.busy.set(false);
+        }
+        Some(result)
+    }
+
+    /// Appends what signal handlers set aside until none is left. Inside
+    /// its own panic guard (a panic drops what was aside, counted as one
+    /// event); `extern "C"`, so the compiler knows it cannot unwind, and the
+    /// event path around it needs no guard of its own.
+    #[cold]
+    #[inline(never)]
+    extern "C" fn append_set_aside(&self) {
+        while self.side_len.load(Ordering::Relaxed) != 0 {
+            let appended =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.append_side()));
+            if let Err(payload) = appended {
+                // Leaked, not dropped: dropping a panic's payload may panic again.
+                std::mem::forget(payload);
+                self.side_len.store(0, Ordering::Relaxed);
+                recording::count_dropped(1);
+            }
+        }
+    }
+
+    /// `write` for [`record_simple`]: `None` when the fast way does not
+    /// cover the event (nothing written then).
+    ///
+    /// # Safety
+    /// `text` is NULL or NUL-terminated.
+    #[inline(always)]
+    unsafe fn write_simple(
+        &self,
+        timestamp: u64,
+        kind: Kind,
+        domain: u64,
+        value: u64,
+        text: *const c_char,
+    ) -> Option<i32> {
+        let (base, size) = self.chunk.get()?;
+        let len = self.len.get();
+        if self.epoch.get() != EPOCH.load(Ordering::Relaxed)
+            || CHUNK_HEADER + len + MAX_FIXED + format::SIMPLE_TEXT_MAX > size
+            || timestamp >= self.next_anchor.get()
+        {
+            return None;
+        }
+        let mut previous = self.previous.get();
+        // SAFETY: room checked above; `text` as this function's contract says.
+        let n = unsafe {
+            format::encode_simple(
+                base.add(CHUNK_HEADER + len),
+                &mut previous,
+                timestamp,
+                kind,
+                domain,
+                value,
+                text,
+            )?
+        };
+        self.previous.set(previous);
+        self.commit(base, len + n);
+        Some(self.depth_after(kind, domain))
+    }
+
     fn write(&self, e: &Event) -> i32 {
         let need = MAX_EXTRA + format::max_len(e);
         let epoch = EPOCH.load(Ordering::Relaxed);
@@ -235,9 +348,16 @@ impl Writer {
         len += format::encode(&mut out[len..], Stamp::Relative(&mut previous), e);
         self.previous.set(previous);
         self.commit(base, len);
-        match e.kind {
-            Kind::Push => self.step_depth(e.domain, 1),
-            Kind::Pop => self.step_depth(e.domain, -1),
+        self.depth_after(e.kind, e.domain)
+    }
+
+    /// What recording an event of `kind` returns: for a push or a pop, the
+    /// depth (see `step_depth`); else 0.
+    #[inline(always)]
+    fn depth_after(&self, kind: Kind, domain: u64) -> i32 {
+        match kind {
+            Kind::Push => self.step_depth(domain, 1),
+            Kind::Pop => self.step_depth(domain, -1),
             _ => 0,
         }
     }
@@ -394,20 +514,25 @@ impl Writer {
     /// Applies a push (+1) or pop (-1) in `domain`; returns the depth before a
     /// push, after a pop, or -1 for a pop with nothing open (0 past
     /// [`DEPTH_DOMAINS`] domains on one thread).
+    #[inline(always)]
     fn step_depth(&self, domain: u64, delta: i32) -> i32 {
         // SAFETY: only this thread touches its writer, and not re-entrantly (`busy`).
         let depths = unsafe { &mut *self.depths.get() };
         let used = self.used_depths.get();
-        let i = match depths[..used].iter().position(|(d, _)| *d == domain) {
-            Some(i) => i,
-            None if used < DEPTH_DOMAINS => {
-                depths[used] = (domain, 0);
-                self.used_depths.set(used + 1);
-                used
-            }
-            None => return 0,
+        let i = depths
+            .iter()
+            .take(used)
+            .position(|(d, _)| *d == domain)
+            .unwrap_or(used);
+        // Past DEPTH_DOMAINS domains on one thread: untracked.
+        let Some(entry) = depths.get_mut(i) else {
+            return 0;
         };
-        let depth = &mut depths[i].1;
+        if i == used {
+            *entry = (domain, 0);
+            self.used_depths.set(used + 1);
+        }
+        let depth = &mut entry.1;
         if delta < 0 && *depth == 0 {
             return -1;
         }
