@@ -213,6 +213,17 @@ pub unsafe fn record_simple(kind: Kind, domain: u64, value: u64, text: *const c_
         return fast;
     }
     // SAFETY: as above.
+    unsafe { record_simple_slow(kind, domain, value, text) }
+}
+
+/// [`record_simple`] through [`record`], out of the fast way's way.
+///
+/// # Safety
+/// `text` is NULL or NUL-terminated.
+#[cold]
+#[inline(never)]
+unsafe fn record_simple_slow(kind: Kind, domain: u64, value: u64, text: *const c_char) -> i32 {
+    // SAFETY: the caller upholds this function's `# Safety` contract.
     record(&mut Event::simple(kind, domain, value, unsafe {
         Text::from_c(text)
     }))
