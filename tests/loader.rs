@@ -315,3 +315,39 @@ fn control_characters_in_the_tool_path_are_escaped_in_the_report() {
         r.stderr
     );
 }
+
+#[test]
+fn a_tool_that_fills_only_domain_slots_gets_domain_calls_only() {
+    let r = run(
+        &exe(),
+        &["domains_only"],
+        Tool::EventLog("domains-only"),
+        &[],
+    );
+    assert!(r.success, "{r:?}");
+    assert_eq!(
+        r.lines(),
+        [
+            "domain mark 0",
+            "domain push 0",
+            "domain pop 0",
+            "default mark 0",
+            "default push -2",
+            "default pop -2",
+            "default start 0",
+            "default ex 0",
+            "null message 1"
+        ]
+    );
+    assert_eq!(
+        r.events,
+        [
+            INIT_OK,
+            "DomainCreateA \"lib\"",
+            "DomainRegisterStringA domain=\"lib\" \"registered\"",
+            "DomainMarkEx domain=\"lib\" {msg=\"in domain\"}",
+            "DomainRangePushEx domain=\"lib\" {msg=reg:\"registered\"} -> 0",
+            "DomainRangePop domain=\"lib\" -> 0"
+        ]
+    );
+}

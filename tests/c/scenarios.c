@@ -388,6 +388,25 @@ static void sync_and_opencl(void) {
     printf("null name %d\n", nvtxr_name_cl_event(cl, NULL));
 }
 
+/* Under a tool that fills only the domain slots: domain calls reach it,
+   default-domain ones find its empty slots and return the no-tool values,
+   and invalid input is still refused. */
+static void domains_only(void) {
+    nvtxr_domain_t *d = nvtxr_domain_create("lib");
+    const nvtxr_string_t *s = nvtxr_string_register(d, "registered");
+    printf("domain mark %d\n", nvtxr_mark(d, "in domain"));
+    printf("domain push %d\n", nvtxr_range_push_string(d, s));
+    printf("domain pop %d\n", nvtxr_range_pop(d));
+    printf("default mark %d\n", nvtxr_mark(NULL, "default"));
+    printf("default push %d\n", nvtxr_range_push(NULL, "default"));
+    printf("default pop %d\n", nvtxr_range_pop(NULL));
+    printf("default start %llu\n", (unsigned long long)nvtxr_range_start(NULL, "default"));
+    nvtxr_event_t e = NVTXR_EVENT_INIT;
+    e.message = "default ex";
+    printf("default ex %d\n", nvtxr_mark_ex(NULL, &e));
+    printf("null message %d\n", nvtxr_mark(NULL, NULL) == NVTXR_ERROR_NULL_ARGUMENT);
+}
+
 int main(int argc, char **argv) {
     static const struct { const char *name; void (*run)(void); } scenarios[] = {
         {"basic", basic}, {"attributes", attributes}, {"domains", domains}, {"naming", naming},
@@ -397,6 +416,7 @@ int main(int argc, char **argv) {
         {"register_first", register_first}, {"hostile_domain", hostile_domain},
         {"destroy_race", destroy_race}, {"signal_register", signal_register},
         {"event_size", event_size}, {"handle_kinds", handle_kinds}, {"sync_and_opencl", sync_and_opencl},
+        {"domains_only", domains_only},
     };
     for (size_t i = 0; argc > 1 && i < sizeof scenarios / sizeof scenarios[0]; i++) {
         if (strcmp(argv[1], scenarios[i].name) == 0) {

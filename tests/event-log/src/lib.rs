@@ -19,7 +19,9 @@
 //! - `hostile-callbacks`: from inside `DomainCreateA`, mark, create another
 //!   domain ("nested") and fork;
 //! - `null`: fill the CORE and CORE2 slots with functions that do nothing
-//!   (the "do-nothing tool" of the benchmarks).
+//!   (the "do-nothing tool" of the benchmarks);
+//! - `domains-only`: fill only the CORE2 (domain) slots, as a tool that
+//!   ignores the default domain's `...A` and `...Ex` calls would.
 
 mod format;
 mod slots;
@@ -94,10 +96,10 @@ pub unsafe extern "C" fn InitializeInjectionNvtx2(get_export_table: GetExportTab
         tables_ok &= shape_ok;
     }
     if tables_ok {
-        let functions = if mode == "null" {
-            slots::null_functions()
-        } else {
-            slots::functions()
+        let functions = match mode.as_str() {
+            "null" => slots::null_functions(),
+            "domains-only" => slots::domain_functions(),
+            _ => slots::functions(),
         };
         tables_ok = functions.install(&*callbacks);
     }

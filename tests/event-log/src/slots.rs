@@ -341,7 +341,7 @@ name_fns! {
 
 /// The logging functions, for every slot.
 pub fn functions() -> ToolFunctions {
-    let mut f = ToolFunctions::new();
+    let mut f = domain_functions();
     f.set(slot::MARK_EX, mark_ex)
         .set(slot::MARK_A, mark_a)
         .set(slot::MARK_W, mark_w)
@@ -357,20 +357,6 @@ pub fn functions() -> ToolFunctions {
         .set(slot::NAME_CATEGORY_W, name_category_w)
         .set(slot::NAME_OS_THREAD_A, name_os_thread_a)
         .set(slot::NAME_OS_THREAD_W, name_os_thread_w)
-        .set(slot::DOMAIN_MARK_EX, domain_mark_ex)
-        .set(slot::DOMAIN_RANGE_START_EX, domain_range_start_ex)
-        .set(slot::DOMAIN_RANGE_END, domain_range_end)
-        .set(slot::DOMAIN_RANGE_PUSH_EX, domain_range_push_ex)
-        .set(slot::DOMAIN_RANGE_POP, domain_range_pop)
-        .set(slot::DOMAIN_RESOURCE_CREATE, domain_resource_create)
-        .set(slot::DOMAIN_RESOURCE_DESTROY, domain_resource_destroy)
-        .set(slot::DOMAIN_NAME_CATEGORY_A, domain_name_category_a)
-        .set(slot::DOMAIN_NAME_CATEGORY_W, domain_name_category_w)
-        .set(slot::DOMAIN_REGISTER_STRING_A, domain_register_string_a)
-        .set(slot::DOMAIN_REGISTER_STRING_W, domain_register_string_w)
-        .set(slot::DOMAIN_CREATE_A, domain_create_a)
-        .set(slot::DOMAIN_CREATE_W, domain_create_w)
-        .set(slot::DOMAIN_DESTROY, domain_destroy)
         .set(slot::INITIALIZE, initialize)
         .set(slot::NAME_CU_DEVICE_A, name_cu_device_a)
         .set(slot::NAME_CU_DEVICE_W, name_cu_device_w)
@@ -406,6 +392,28 @@ pub fn functions() -> ToolFunctions {
         .set(slot::SYNC_USER_ACQUIRE_FAILED, sync_user_acquire_failed)
         .set(slot::SYNC_USER_ACQUIRE_SUCCESS, sync_user_acquire_success)
         .set(slot::SYNC_USER_RELEASING, sync_user_releasing);
+    f
+}
+
+/// The logging functions for the CORE2 (domain) module's slots only, but
+/// `nvtxInitialize`: what a tool that ignores the default domain's `...A`
+/// and `...Ex` calls installs (the `domains-only` mode).
+pub fn domain_functions() -> ToolFunctions {
+    let mut f = ToolFunctions::new();
+    f.set(slot::DOMAIN_MARK_EX, domain_mark_ex)
+        .set(slot::DOMAIN_RANGE_START_EX, domain_range_start_ex)
+        .set(slot::DOMAIN_RANGE_END, domain_range_end)
+        .set(slot::DOMAIN_RANGE_PUSH_EX, domain_range_push_ex)
+        .set(slot::DOMAIN_RANGE_POP, domain_range_pop)
+        .set(slot::DOMAIN_RESOURCE_CREATE, domain_resource_create)
+        .set(slot::DOMAIN_RESOURCE_DESTROY, domain_resource_destroy)
+        .set(slot::DOMAIN_NAME_CATEGORY_A, domain_name_category_a)
+        .set(slot::DOMAIN_NAME_CATEGORY_W, domain_name_category_w)
+        .set(slot::DOMAIN_REGISTER_STRING_A, domain_register_string_a)
+        .set(slot::DOMAIN_REGISTER_STRING_W, domain_register_string_w)
+        .set(slot::DOMAIN_CREATE_A, domain_create_a)
+        .set(slot::DOMAIN_CREATE_W, domain_create_w)
+        .set(slot::DOMAIN_DESTROY, domain_destroy);
     f
 }
 
