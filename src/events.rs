@@ -12,11 +12,9 @@
 use crate::attributes::Event;
 use crate::domain::{DomainState, Entered};
 use crate::error::Error;
-use crate::loader::protocol::{
-    slot, Attributes, EventAttributes, Handle, SlotId, Str, NO_PUSH_POP_TRACKING,
-};
+use crate::loader::protocol::{slot, Attributes, Handle, SlotId, Str, NO_PUSH_POP_TRACKING};
 use crate::loader::slots;
-use std::ffi::{c_char, c_void};
+use std::ffi::c_char;
 
 type TextFn<R> = unsafe extern "C" fn(Str) -> R;
 type ExFn<R> = unsafe extern "C" fn(Attributes) -> R;
@@ -96,7 +94,7 @@ fn emit<R: Copy>(
 }
 
 /// `emit` for a valid event whose domain and registered string (if any) the
-/// tool already knows (the C ABI's fast path for `*_ex` calls): `None` for
+/// tool already knows (the C ABI's fast path for `*_string` and `*_ex` calls): `None` for
 /// anything else, which `emit` then handles (attaching, or reporting the error).
 #[inline(always)]
 pub(crate) fn emit_attached<R>(
@@ -123,33 +121,6 @@ pub(crate) fn emit_attached<R>(
             Some(slots::get(kind.domain_ex)?(entered.handle, &raw))
         }
     }
-}
-
-/// An event whose only attribute is a registered string, in a domain and
-/// with a string the tool already knows, given to `f` (a `Domain...Ex`
-/// slot's function): no validation left to do (the C ABI's fast path for
-/// `*_string` calls).
-///
-/// # Safety
-/// `f` is the slot's function; `string` the tool's handle for a string of
-/// `domain`.
-#[inline(always)]
-pub(crate) unsafe fn registered<R>(f: DomainExFn<R>, domain: &Entered, string: *mut c_void) -> R {
-    let attributes = EventAttributes {
-        version: crate::loader::protocol::attr::VERSION,
-        size: std::mem::size_of::<EventAttributes>() as u16,
-        category: 0,
-        color_type: 0,
-        color: 0,
-        payload_type: 0,
-        reserved0: 0,
-        payload: 0,
-        message_type: crate::loader::protocol::attr::MESSAGE_REGISTERED,
-        padding: 0,
-        message: string,
-    };
-    // SAFETY: the caller upholds this function's `# Safety` contract.
-    unsafe { f(domain.handle, &attributes) }
 }
 
 /// A text-only event in the default domain: the `...A` slot, as `nvtxMarkA`

@@ -6,7 +6,7 @@ use super::{error_code, status, NVTXR_ERROR_INTERNAL, NVTXR_NO_PUSH_POP_TRACKING
 use crate::attributes::{Color, Event, Payload, RawMessage};
 use crate::error::Error;
 use crate::events;
-use crate::loader::protocol::{slot, Attributes, Handle};
+use crate::loader::protocol::slot;
 use crate::loader::{slots, tool_attached};
 use crate::panic::guard;
 use std::ffi::c_char;
@@ -185,26 +185,20 @@ unsafe fn event_from(e: *const nvtxr_event_t) -> Result<Event, Error> {
     }
 }
 
-/// The fast path of the `*_string` calls once the tool is known: a string
-/// of its own domain, both already known to the tool, given to `f` (the
-/// tool's `Domain...Ex` function). `None`: take the full path (which
-/// validates, attaches, and reports errors).
+/// The fast path of the `*_string` calls once a tool is known: see
+/// [`events::emit_attached`]. `None`: take the full path (which validates,
+/// attaches, and reports errors).
 #[inline(always)]
 unsafe fn registered_fast<R>(
-    f: unsafe extern "C" fn(Handle, Attributes) -> R,
+    kind: &events::Slots3<R>,
     domain: *const nvtxr_domain_t,
     string: *const nvtxr_string_t,
 ) -> Option<R> {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
-        let d = domain_ref(domain).ok()?;
         let s = string_ref(string).ok()??;
-        if !std::ptr::eq(s.domain(), d) {
-            return None;
-        }
-        let entered = d.enter_attached()?;
-        let handle = s.attached_handle()?;
-        Some(events::registered(f, &entered, handle))
+        let event = Event::with_attributes(RawMessage::Registered(s), None, 0, None);
+        events::emit_attached(kind, domain_ref(domain).ok()?, &event)
     }
 }
 
@@ -223,12 +217,12 @@ unsafe fn ex_fast<R>(
     }
 }
 
-/// A `*_string` call once its slot holds a function: the fast path, else
-/// `slow`. Out of line, so that the exported function's no-tool path needs
-/// no stack frame.
+/// A `*_string` call once a tool is known: the fast path, else `slow`. Out
+/// of line, so that the exported function's no-tool path needs no stack
+/// frame.
 #[inline(never)]
 unsafe fn string_call<R, T>(
-    f: unsafe extern "C" fn(Handle, Attributes) -> R,
+    kind: &events::Slots3<R>,
     domain: *const nvtxr_domain_t,
     string: *const nvtxr_string_t,
     done: impl FnOnce(R) -> T,
@@ -236,7 +230,7 @@ unsafe fn string_call<R, T>(
 ) -> T {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
-        guard(None, || registered_fast(f, domain, string))
+        guard(None, || registered_fast(kind, domain, string))
             .map_or_else(|| slow(domain, Arg::String(string)), done)
     }
 }
@@ -385,7 +379,7 @@ pub unsafe extern "C" fn nvtxr_mark_string(
     unsafe {
         match slots::get(slot::DOMAIN_MARK_EX) {
             None => NVTXR_OK,
-            Some(f) => string_call(f, domain, string, |()| NVTXR_OK, mark_with),
+            Some(_) => string_call(&events::MARK, domain, string, |()| NVTXR_OK, mark_with),
         }
     }
 }
@@ -439,7 +433,7 @@ pub unsafe extern "C" fn nvtxr_range_push_string(
     unsafe {
         match slots::get(slot::DOMAIN_RANGE_PUSH_EX) {
             None => NVTXR_NO_PUSH_POP_TRACKING,
-            Some(f) => string_call(f, domain, string, |r| r, push_with),
+            Some(_) => string_call(&events::PUSH, domain, string, |r| r, push_with),
         }
     }
 }
@@ -521,7 +515,7 @@ pub unsafe extern "C" fn nvtxr_range_start_string(
     unsafe {
         match slots::get(slot::DOMAIN_RANGE_START_EX) {
             None => 0,
-            Some(f) => string_call(f, domain, string, |r| r, start_with),
+            Some(_) => string_call(&events::START, domain, string, |r| r, start_with),
         }
     }
 }
