@@ -4,6 +4,7 @@
 use crate::domain::{Entered, StringState};
 use crate::error::Error;
 use crate::loader::protocol::{attr, EventAttributes};
+use std::convert::Infallible;
 use std::ffi::{c_char, c_void};
 use std::ptr;
 
@@ -75,15 +76,39 @@ pub enum Payload {
 
 impl Payload {
     /// NVTX's payload type code and the payload union's bits.
-    pub(crate) fn to_raw(self) -> (i32, u64) {
-        match self {
+    pub(crate) fn to_raw(self) -> RawPayload {
+        let (kind, bits) = match self {
             Payload::U64(v) => (attr::PAYLOAD_U64, v),
             Payload::I64(v) => (attr::PAYLOAD_I64, v as u64),
             Payload::F64(v) => (attr::PAYLOAD_F64, v.to_bits()),
             Payload::U32(v) => (attr::PAYLOAD_U32, u64::from(v)),
             Payload::I32(v) => (attr::PAYLOAD_I32, u64::from(v as u32)),
             Payload::F32(v) => (attr::PAYLOAD_F32, u64::from(v.to_bits())),
-        }
+        };
+        RawPayload { kind, bits }
+    }
+}
+
+/// A payload as NVTX carries it: its type code and the union's bits, 32-bit
+/// values in the low half and the high half zero.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct RawPayload {
+    kind: i32,
+    bits: u64,
+}
+
+impl RawPayload {
+    /// From a type code (`attr::PAYLOAD_*`; `None` for an unknown one) and
+    /// the union's 8 bytes, of which a 32-bit type uses the low 4.
+    #[inline(always)]
+    pub fn new(kind: i32, bits: u64) -> Option<RawPayload> {
+        let bits = match kind {
+            attr::PAYLOAD_NONE => 0,
+            attr::PAYLOAD_U64..=attr::PAYLOAD_F64 => bits,
+            attr::PAYLOAD_U32..=attr::PAYLOAD_F32 => bits & u64::from(u32::MAX),
+            _ => return None,
+        };
+        Some(RawPayload { kind, bits })
     }
 }
 
@@ -102,7 +127,7 @@ pub(crate) struct Event {
     pub message: RawMessage,
     pub color: Option<Color>,
     pub category: u32,
-    pub payload: Option<Payload>,
+    pub payload: RawPayload,
     /// Made by [`Event::text`]: forwarded through the text-only (`...A`) slots.
     plain: bool,
 }
@@ -113,7 +138,7 @@ impl Event {
             message: RawMessage::Text(message),
             color: None,
             category: 0,
-            payload: None,
+            payload: RawPayload::default(),
             plain: true,
         }
     }
@@ -124,6 +149,22 @@ impl Event {
         color: Option<Color>,
         category: u32,
         payload: Option<Payload>,
+    ) -> Self {
+        Event::with_raw_payload(
+            message,
+            color,
+            category,
+            payload.map_or_else(RawPayload::default, Payload::to_raw),
+        )
+    }
+
+    /// [`Event::with_attributes`] with the payload as NVTX carries it.
+    #[inline(always)]
+    pub fn with_raw_payload(
+        message: RawMessage,
+        color: Option<Color>,
+        category: u32,
+        payload: RawPayload,
     ) -> Self {
         Event {
             message,
@@ -139,6 +180,21 @@ impl Event {
         match self.message {
             RawMessage::Registered(s) => Some(s),
             _ => None,
+        }
+    }
+
+    /// NVTX's attributes of an event whose only attribute is a registered
+    /// string, `handle` in the tool.
+    pub fn registered_attributes(handle: *mut c_void) -> EventAttributes {
+        let event = Event::with_attributes(RawMessage::None, None, 0, None);
+        let raw = match event.nvtx_attributes_with(|_| Ok::<_, Infallible>(handle)) {
+            Ok(raw) => raw,
+            Err(never) => match never {},
+        };
+        EventAttributes {
+            message_type: attr::MESSAGE_REGISTERED,
+            message: handle,
+            ..raw
         }
     }
 
@@ -161,7 +217,6 @@ impl Event {
                 (attr::MESSAGE_REGISTERED, string_handle(s)? as *const c_void)
             }
         };
-        let (payload_type, payload) = self.payload.map_or((0, 0), Payload::to_raw);
         Ok(EventAttributes {
             version: attr::VERSION,
             size: std::mem::size_of::<EventAttributes>() as u16,
@@ -172,9 +227,9 @@ impl Event {
                 0
             },
             color: self.color.map_or(0, Color::argb),
-            payload_type,
+            payload_type: self.payload.kind,
             reserved0: 0,
-            payload,
+            payload: self.payload.bits,
             message_type,
             padding: 0,
             message,

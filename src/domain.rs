@@ -23,9 +23,10 @@
 //!   own thread and calls one of them gets [`Error::Reentered`] instead of
 //!   deadlocking. Events never take the lock.
 
+use crate::attributes::Event;
 use crate::claim::{self, Turn};
 use crate::error::Error;
-use crate::loader::{self, protocol::slot, slots};
+use crate::loader::{self, protocol::slot, protocol::EventAttributes, slots};
 use std::cell::{Cell, UnsafeCell};
 use std::collections::BTreeMap;
 use std::ffi::{c_char, c_void, CStr, CString};
@@ -73,7 +74,27 @@ pub struct StringState {
     domain: &'static DomainState,
     text: CString,
     attachment: Attachment,
+    /// What the fast path passes the tool, written while attaching (by the
+    /// thread holding `attachment`'s claim) and read only once the claim is
+    /// `DONE`.
+    attached: UnsafeCell<Attached>,
 }
+
+/// A registered string as the tool knows it.
+#[derive(Clone, Copy)]
+pub(crate) struct Attached {
+    /// The domain's tool handle when the string was attached: the domain's
+    /// handle for as long as the string stays attached (a destroy detaches
+    /// both, before the domain can be entered again).
+    pub domain: *mut c_void,
+    /// NVTX's attributes of an event whose only attribute is this string.
+    pub attributes: EventAttributes,
+}
+
+// SAFETY: `attached` is written only by the thread holding the string's
+// attachment claim, before it publishes `DONE` (release), and read only after
+// reading `DONE` (acquire); the rest is atomic or immutable.
+unsafe impl Sync for StringState {}
 
 /// A domain's or string's handle in the tool, made once per life of the domain.
 struct Attachment {
@@ -219,16 +240,27 @@ mod fork {
 
 /// Proof that an event is inside a domain's gate; leaving drops it.
 pub(crate) struct Entered {
-    domain: &'static DomainState,
+    /// The gate to leave on drop; `None` for the default domain, which has none.
+    gate: Option<&'static AtomicU64>,
     /// The domain's tool handle (NULL for the default domain).
     pub handle: *mut c_void,
+}
+
+impl Entered {
+    /// The default domain: never destroyed, so no gate; tool handle NULL.
+    pub(crate) fn default_domain() -> Self {
+        Entered {
+            gate: None,
+            handle: ptr::null_mut(),
+        }
+    }
 }
 
 impl Drop for Entered {
     #[inline]
     fn drop(&mut self) {
-        if !self.domain.is_default() {
-            self.domain.gate.fetch_sub(1, Ordering::Release);
+        if let Some(gate) = self.gate {
+            gate.fetch_sub(1, Ordering::Release);
         }
     }
 }
@@ -351,19 +383,9 @@ impl DomainState {
     #[inline]
     pub(crate) fn enter(&'static self) -> Result<Entered, Error> {
         if self.is_default() {
-            return Ok(Entered {
-                domain: self,
-                handle: ptr::null_mut(),
-            });
+            return Ok(Entered::default_domain());
         }
-        if self.gate.fetch_add(1, Ordering::Acquire) & LIVE == 0 {
-            self.gate.fetch_sub(1, Ordering::Release);
-            return Err(Error::Destroyed);
-        }
-        let mut entered = Entered {
-            domain: self,
-            handle: ptr::null_mut(),
-        };
+        let mut entered = self.enter_live().ok_or(Error::Destroyed)?;
         let name = self.name.as_deref().unwrap_or_default();
         match self.attachment.get(|| {
             // SAFETY: name is NUL-terminated.
@@ -380,24 +402,29 @@ impl DomainState {
         }
     }
 
-    /// `enter` for a domain the tool already knows (the fast path): `None`
-    /// when the domain is destroyed or not attached yet (take `enter`).
+    /// Enters the gate of a created domain, not looking up its tool handle
+    /// (NULL here): `None` when the domain is destroyed. For the fast paths,
+    /// which find the handle elsewhere.
     #[inline(always)]
-    pub(crate) fn enter_attached(&'static self) -> Option<Entered> {
-        if self.is_default() {
-            return Some(Entered {
-                domain: self,
-                handle: ptr::null_mut(),
-            });
-        }
-        let mut entered = Entered {
-            domain: self,
+    pub(crate) fn enter_live(&'static self) -> Option<Entered> {
+        let entered = Entered {
+            gate: Some(&self.gate),
             handle: ptr::null_mut(),
         };
-        if self.gate.fetch_add(1, Ordering::Acquire) & LIVE == 0
-            || self.attachment.claim.load(Ordering::Acquire) != claim::DONE
-        {
-            return None; // dropping `entered` leaves the gate
+        // Dropping `entered` leaves the gate again.
+        (self.gate.fetch_add(1, Ordering::Acquire) & LIVE != 0).then_some(entered)
+    }
+
+    /// `enter` for a created domain the tool already knows (the fast path):
+    /// `None` when the domain is destroyed or not attached yet (take
+    /// `enter`). Also `None` for the default domain, which is never attached
+    /// (its gate is always open, and `enter` returns before attaching): its
+    /// fast paths need no gate and take `Entered::default_domain`.
+    #[inline(always)]
+    pub(crate) fn enter_attached(&'static self) -> Option<Entered> {
+        let mut entered = self.enter_live()?;
+        if self.attachment.claim.load(Ordering::Acquire) != claim::DONE {
+            return None;
         }
         entered.handle = self.attachment.handle.load(Ordering::Relaxed);
         Some(entered)
@@ -435,6 +462,10 @@ impl DomainState {
             domain: self,
             text: text.to_owned(),
             attachment: Attachment::new(),
+            attached: UnsafeCell::new(Attached {
+                domain: ptr::null_mut(),
+                attributes: Event::registered_attributes(ptr::null_mut()),
+            }),
         }))
     }
 
@@ -486,22 +517,35 @@ impl StringState {
         &self.text
     }
 
-    /// The tool's handle for the string if the tool already has it (the fast path).
+    /// The string as the tool knows it, if the tool already has it (the
+    /// fast path). Called inside the domain's gate.
     #[inline(always)]
-    pub(crate) fn attached_handle(&self) -> Option<*mut c_void> {
+    pub(crate) fn attached(&self) -> Option<&Attached> {
+        // SAFETY: written before `DONE` was published, not again until a
+        // destroy resets the claim, which waits for the gate to empty.
         (self.attachment.claim.load(Ordering::Acquire) == claim::DONE)
-            .then(|| self.attachment.handle.load(Ordering::Relaxed))
+            .then(|| unsafe { &*self.attached.get() })
     }
 
     /// The tool's handle for the string, registered first if needed.
+    /// `domain`: the string's own domain, entered.
     #[inline]
     pub(crate) fn tool_handle(&self, domain: &Entered) -> Result<*mut c_void, Error> {
         self.attachment
             .get(|| {
                 // SAFETY: the domain's tool handle; text is NUL-terminated.
-                slots::get(slot::DOMAIN_REGISTER_STRING_A).map_or(ptr::null_mut(), |f| unsafe {
-                    f(domain.handle, self.text.as_ptr())
-                })
+                let handle = slots::get(slot::DOMAIN_REGISTER_STRING_A)
+                    .map_or(ptr::null_mut(), |f| unsafe {
+                        f(domain.handle, self.text.as_ptr())
+                    });
+                // SAFETY: this thread holds the claim (see `attached`).
+                unsafe {
+                    *self.attached.get() = Attached {
+                        domain: domain.handle,
+                        attributes: Event::registered_attributes(handle),
+                    }
+                };
+                handle
             })
             .ok_or(Error::InvalidArgument(
                 "the tool used a string from inside its own registration of it",

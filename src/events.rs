@@ -10,7 +10,7 @@
 //! would be no-ops anyway.
 
 use crate::attributes::Event;
-use crate::domain::{DomainState, Entered};
+use crate::domain::{Attached, DomainState, Entered, StringState};
 use crate::error::Error;
 use crate::loader::protocol::{slot, Attributes, Handle, SlotId, Str, NO_PUSH_POP_TRACKING};
 use crate::loader::slots;
@@ -18,7 +18,7 @@ use std::ffi::c_char;
 
 type TextFn<R> = unsafe extern "C" fn(Str) -> R;
 type ExFn<R> = unsafe extern "C" fn(Attributes) -> R;
-type DomainExFn<R> = unsafe extern "C" fn(Handle, Attributes) -> R;
+pub(crate) type DomainExFn<R> = unsafe extern "C" fn(Handle, Attributes) -> R;
 
 /// Where an event goes.
 enum Target {
@@ -93,34 +93,74 @@ fn emit<R: Copy>(
     }
 }
 
-/// `emit` for a valid event whose domain and registered string (if any) the
-/// tool already knows (the C ABI's fast path for `*_string` and `*_ex` calls): `None` for
-/// anything else, which `emit` then handles (attaching, or reporting the error).
+/// The C ABI's fast path for `*_ex` calls: `emit` for a valid event whose
+/// domain (`None`: the default domain) and registered string (if any) the
+/// tool already knows. `None` for anything else, which `emit` then handles
+/// (attaching, or reporting the error).
 #[inline(always)]
 pub(crate) fn emit_attached<R>(
     kind: &Slots3<R>,
-    domain: &'static DomainState,
+    domain: Option<&'static DomainState>,
     event: &Event,
 ) -> Option<R> {
-    if event
-        .registered()
-        .is_some_and(|s| !std::ptr::eq(s.domain(), domain))
-    {
-        return None;
-    }
-    let entered = domain.enter_attached()?;
-    let raw = event
-        .nvtx_attributes_with(|s| s.attached_handle().ok_or(()))
-        .ok()?;
+    let (entered, string) = match event.registered() {
+        None => match domain {
+            None => (Entered::default_domain(), std::ptr::null_mut()),
+            Some(d) => (d.enter_attached()?, std::ptr::null_mut()),
+        },
+        Some(s) => {
+            let (entered, attached) = enter_registered(domain, s)?;
+            (entered, attached.attributes.message.cast_mut())
+        }
+    };
+    let raw = event.nvtx_attributes_with(|_| Ok::<_, ()>(string)).ok()?;
     // SAFETY: each slot's type is fixed by the protocol; pointers in the
     // event are valid for the call (the caller's contract).
     unsafe {
-        if domain.is_default() && event.registered().is_none() {
+        if domain.is_none() && event.registered().is_none() {
             Some(slots::get(kind.ex)?(&raw))
         } else {
             Some(slots::get(kind.domain_ex)?(entered.handle, &raw))
         }
     }
+}
+
+/// The C ABI's fast path for `*_string` calls: an event whose only attribute
+/// is the registered string `s`, through the tool's `Domain...Ex` function
+/// `f`, when the tool already knows the string. `domain` as in
+/// [`emit_attached`]. `None` for anything else, which `emit` then handles.
+#[inline(always)]
+pub(crate) fn emit_registered<R>(
+    f: DomainExFn<R>,
+    domain: Option<&'static DomainState>,
+    s: &'static StringState,
+) -> Option<R> {
+    let (entered, attached) = enter_registered(domain, s)?;
+    // SAFETY: the tool's function for this kind of event, with its handle
+    // for the domain and attributes naming its handle for the string.
+    Some(unsafe { f(entered.handle, &attached.attributes) })
+}
+
+/// The gate of `s`'s domain entered, with the domain's tool handle, and `s`
+/// as the tool knows it; `None` when `s` does not belong to `domain` (as in
+/// [`emit_attached`]), the domain is destroyed, or the tool does not know
+/// `s` yet. A string the tool knows carries its domain's handle, so the
+/// domain's own attachment is not looked up.
+#[inline(always)]
+fn enter_registered(
+    domain: Option<&'static DomainState>,
+    s: &'static StringState,
+) -> Option<(Entered, &'static Attached)> {
+    if !std::ptr::eq(s.domain(), domain.unwrap_or(DomainState::default_domain())) {
+        return None;
+    }
+    let mut entered = match domain {
+        None => Entered::default_domain(),
+        Some(d) => d.enter_live()?,
+    };
+    let attached = s.attached()?;
+    entered.handle = attached.domain;
+    Some((entered, attached))
 }
 
 /// A text-only event in the default domain: the `...A` slot, as `nvtxMarkA`

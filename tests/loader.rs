@@ -283,18 +283,33 @@ fn destroying_a_domain_while_threads_annotate_in_it() {
     let r = run(&exe(), &["destroy_race"], Tool::EventLog("record"), &[]);
     assert!(r.success, "hung or crashed: {r:?}");
     let calls = r.calls();
-    let marks: Vec<&&str> = calls.iter().filter(|c| c.contains("in racy")).collect();
-    assert!(marks.len() > 100, "the threads marked: {}", marks.len());
-    for m in &marks {
-        assert_eq!(
-            **m, "DomainMarkEx domain=\"racy\" {msg=\"in racy\"}",
-            "no event after destroy carries the destroyed handle, none moves to the default domain"
-        );
-    }
-    // Destroyed and revived 300 times: one DomainCreate per life.
+    let marks = |expected: &str| {
+        let marks: Vec<&&str> = calls
+            .iter()
+            .filter(|c| c.starts_with("DomainMarkEx") && c.contains("in racy"))
+            .filter(|c| c.contains("registered") == expected.contains("registered"))
+            .collect();
+        assert!(marks.len() > 100, "the threads marked: {}", marks.len());
+        for m in &marks {
+            assert_eq!(
+                **m, expected,
+                "no event after destroy carries the destroyed handle (nor a string \
+                 registered in another life of the domain), none moves to the default domain"
+            );
+        }
+    };
+    marks("DomainMarkEx domain=\"racy\" {msg=\"in racy\"}");
+    marks("DomainMarkEx domain=\"racy\" {msg=reg:\"in racy, registered\"}");
+    // Destroyed and revived 300 times: one DomainCreate per life, and the
+    // string registered at most once per life.
     let count = |p: &str| calls.iter().filter(|c| c.starts_with(p)).count();
     assert_eq!(count("DomainDestroy domain=\"racy\""), 300);
     assert_eq!(count("DomainCreateA \"racy\""), 301);
+    let registered = count("DomainRegisterStringA domain=\"racy\"");
+    assert!(
+        (100..=301).contains(&registered),
+        "registered {registered} times"
+    );
 }
 
 #[test]

@@ -3,7 +3,7 @@
 use super::domain::{domain_ref, nvtxr_domain_t, nvtxr_string_t, string_ref};
 use super::nvtxr_status_t;
 use super::{error_code, status, NVTXR_ERROR_INTERNAL, NVTXR_NO_PUSH_POP_TRACKING, NVTXR_OK};
-use crate::attributes::{Color, Event, Payload, RawMessage};
+use crate::attributes::{Color, Event, RawMessage, RawPayload};
 use crate::error::Error;
 use crate::events;
 use crate::loader::protocol::slot;
@@ -170,35 +170,32 @@ unsafe fn event_from(e: *const nvtxr_event_t) -> Result<Event, Error> {
             NVTXR_COLOR_ARGB => Some(Color::from_argb(e.color)),
             _ => return Err(Error::InvalidArgument("unknown color_type")),
         };
-        let p = e.payload;
-        let payload = match e.payload_type {
-            NVTXR_PAYLOAD_NONE => None,
-            NVTXR_PAYLOAD_U64 => Some(Payload::U64(p.as_u64)),
-            NVTXR_PAYLOAD_I64 => Some(Payload::I64(p.as_i64)),
-            NVTXR_PAYLOAD_F64 => Some(Payload::F64(p.as_f64)),
-            NVTXR_PAYLOAD_U32 => Some(Payload::U32(p.as_u32)),
-            NVTXR_PAYLOAD_I32 => Some(Payload::I32(p.as_i32)),
-            NVTXR_PAYLOAD_F32 => Some(Payload::F32(p.as_f32)),
-            _ => return Err(Error::InvalidArgument("unknown payload_type")),
-        };
-        Ok(Event::with_attributes(message, color, e.category, payload))
+        // The NVTXR_PAYLOAD_* codes are NVTX's (checked above).
+        let payload = RawPayload::new(e.payload_type as i32, e.payload.as_u64)
+            .ok_or(Error::InvalidArgument("unknown payload_type"))?;
+        Ok(Event::with_raw_payload(message, color, e.category, payload))
     }
 }
 
-/// The fast path of the `*_string` calls once a tool is known: see
-/// [`events::emit_attached`]. `None`: take the full path (which validates,
-/// attaches, and reports errors).
+/// The fast path of the `*_string` calls once a tool is known, `f` the
+/// tool's function: see [`events::emit_registered`]. `None`: take the full
+/// path (which validates, attaches, and reports errors).
 #[inline(always)]
 unsafe fn registered_fast<R>(
-    kind: &events::Slots3<R>,
+    f: events::DomainExFn<R>,
     domain: *const nvtxr_domain_t,
     string: *const nvtxr_string_t,
 ) -> Option<R> {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
         let s = string_ref(string).ok()??;
-        let event = Event::with_attributes(RawMessage::Registered(s), None, 0, None);
-        events::emit_attached(kind, domain_ref(domain).ok()?, &event)
+        // A domain handle equal to the string's own domain is that domain
+        // (no tag to check); NULL names the default domain.
+        let named = (!domain.is_null()).then(|| s.domain());
+        if named.is_some_and(|d| !std::ptr::eq(d, domain.cast())) {
+            return None;
+        }
+        events::emit_registered(f, named, s)
     }
 }
 
@@ -213,7 +210,12 @@ unsafe fn ex_fast<R>(
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
         let event = event_from(event).ok()?;
-        events::emit_attached(kind, domain_ref(domain).ok()?, &event)
+        let named = if domain.is_null() {
+            None
+        } else {
+            Some(domain_ref(domain).ok()?)
+        };
+        events::emit_attached(kind, named, &event)
     }
 }
 
@@ -222,7 +224,7 @@ unsafe fn ex_fast<R>(
 /// frame.
 #[inline(never)]
 unsafe fn string_call<R, T>(
-    kind: &events::Slots3<R>,
+    f: events::DomainExFn<R>,
     domain: *const nvtxr_domain_t,
     string: *const nvtxr_string_t,
     done: impl FnOnce(R) -> T,
@@ -230,7 +232,7 @@ unsafe fn string_call<R, T>(
 ) -> T {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
-        guard(None, || registered_fast(kind, domain, string))
+        guard(None, || registered_fast(f, domain, string))
             .map_or_else(|| slow(domain, Arg::String(string)), done)
     }
 }
@@ -379,7 +381,7 @@ pub unsafe extern "C" fn nvtxr_mark_string(
     unsafe {
         match slots::get(slot::DOMAIN_MARK_EX) {
             None => NVTXR_OK,
-            Some(_) => string_call(&events::MARK, domain, string, |()| NVTXR_OK, mark_with),
+            Some(f) => string_call(f, domain, string, |()| NVTXR_OK, mark_with),
         }
     }
 }
@@ -433,7 +435,7 @@ pub unsafe extern "C" fn nvtxr_range_push_string(
     unsafe {
         match slots::get(slot::DOMAIN_RANGE_PUSH_EX) {
             None => NVTXR_NO_PUSH_POP_TRACKING,
-            Some(_) => string_call(&events::PUSH, domain, string, |r| r, push_with),
+            Some(f) => string_call(f, domain, string, |r| r, push_with),
         }
     }
 }
@@ -515,7 +517,7 @@ pub unsafe extern "C" fn nvtxr_range_start_string(
     unsafe {
         match slots::get(slot::DOMAIN_RANGE_START_EX) {
             None => 0,
-            Some(_) => string_call(&events::START, domain, string, |r| r, start_with),
+            Some(f) => string_call(f, domain, string, |r| r, start_with),
         }
     }
 }

@@ -274,17 +274,23 @@ static void hostile_domain(void) {
     printf("returned\n");
 }
 
-/* Threads mark in a domain while the main thread destroys and recreates it. */
+/* Threads mark in a domain, by text and by a registered string, while the
+   main thread destroys and recreates it. */
 static nvtxr_domain_t *racy;
+static const nvtxr_string_t *racy_string;
 static volatile int racing = 1;
 static void *mark_in_racy(void *arg) {
     (void)arg;
-    while (racing) nvtxr_mark(racy, "in racy");
+    while (racing) {
+        nvtxr_mark(racy, "in racy");
+        nvtxr_mark_string(racy, racy_string);
+    }
     return NULL;
 }
 static void destroy_race(void) {
     alarm(30);
     racy = nvtxr_domain_create("racy");
+    racy_string = nvtxr_string_register(racy, "in racy, registered");
     pthread_t t[3];
     for (int i = 0; i < 3; i++) pthread_create(&t[i], NULL, mark_in_racy, NULL);
     for (int i = 0; i < 300; i++) {
