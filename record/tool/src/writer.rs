@@ -113,6 +113,8 @@ struct Writer {
     retry_in: Cell<u32>,
     /// The OS thread name last written.
     os_name: Cell<[u8; 16]>,
+    /// Push depth per domain id; entry 0 is the default domain's (id 0), in
+    /// use from the start.
     depths: UnsafeCell<[(u64, i32); DEPTH_DOMAINS]>,
     used_depths: Cell<usize>,
     /// Events recorded by signal handlers while the thread was mid-record.
@@ -137,7 +139,7 @@ impl Writer {
             retry_in: Cell::new(0),
             os_name: Cell::new([0; 16]),
             depths: UnsafeCell::new([(0, 0); DEPTH_DOMAINS]),
-            used_depths: Cell::new(0),
+            used_depths: Cell::new(1),
             side: UnsafeCell::new([0; SIDE_BUFFER]),
             side_len: AtomicUsize::new(0),
         }
@@ -206,15 +208,33 @@ fn record_unguarded(event: &mut Event) -> i32 {
 /// `text` is NULL or NUL-terminated.
 #[inline(always)]
 pub unsafe fn record_simple(kind: Kind, domain: u64, value: u64, text: *const c_char) -> i32 {
-    let timestamp = clock::now();
-    // SAFETY: the caller upholds this function's `# Safety` contract.
-    let fast = unsafe { record_simple_fast(timestamp, kind, domain, value, text) };
+    // One fast way per kind, so that each leaves out what its kind does not
+    // need (`kind` is a constant where this is inlined).
+    let fast = match kind {
+        // SAFETY: the caller upholds this function's `# Safety` contract.
+        Kind::Mark => unsafe { record_simple_fast::<MARK>(domain, value, text) },
+        // SAFETY: as above.
+        Kind::Push => unsafe { record_simple_fast::<PUSH>(domain, value, text) },
+        // SAFETY: as above.
+        Kind::Pop => unsafe { record_simple_fast::<POP>(domain, value, text) },
+        // SAFETY: as above.
+        Kind::Start => unsafe { record_simple_fast::<START>(domain, value, text) },
+        // SAFETY: as above.
+        Kind::End => unsafe { record_simple_fast::<END>(domain, value, text) },
+        _ => FAST_DECLINED,
+    };
     if fast != FAST_DECLINED {
         return fast;
     }
     // SAFETY: as above.
     unsafe { record_simple_slow(kind, domain, value, text) }
 }
+
+const MARK: u8 = Kind::Mark as u8;
+const PUSH: u8 = Kind::Push as u8;
+const POP: u8 = Kind::Pop as u8;
+const START: u8 = Kind::Start as u8;
+const END: u8 = Kind::End as u8;
 
 /// [`record_simple`] through [`record`], out of the fast way's way.
 ///
@@ -242,15 +262,19 @@ const FAST_DECLINED: i32 = i32::MIN;
 /// # Safety
 /// `text` is NULL or NUL-terminated.
 #[inline(never)]
-unsafe extern "C" fn record_simple_fast(
-    timestamp: u64,
-    kind: Kind,
+unsafe extern "C" fn record_simple_fast<const KIND: u8>(
     domain: u64,
     value: u64,
     text: *const c_char,
 ) -> i32 {
+    let Some(kind) = Kind::from_u8(KIND) else {
+        return FAST_DECLINED;
+    };
     WRITER
         .try_with(|w| {
+            // The clock read once the thread's writer is found: one value
+            // less to keep across that call.
+            let timestamp = clock::now();
             // SAFETY: the caller upholds this function's `# Safety` contract.
             w.exclusive(|w| unsafe { w.write_simple(timestamp, kind, domain, value, text) })
         })
@@ -552,11 +576,15 @@ impl Writer {
         // SAFETY: only this thread touches its writer, and not re-entrantly (`busy`).
         let depths = unsafe { &mut *self.depths.get() };
         let used = self.used_depths.get();
-        let i = depths
-            .iter()
-            .take(used)
-            .position(|(d, _)| *d == domain)
-            .unwrap_or(used);
+        let i = if domain == 0 {
+            0 // the default domain's, the commonest: no search
+        } else {
+            depths
+                .iter()
+                .take(used)
+                .position(|(d, _)| *d == domain)
+                .unwrap_or(used)
+        };
         // Past DEPTH_DOMAINS domains on one thread: untracked.
         let Some(entry) = depths.get_mut(i) else {
             return 0;
