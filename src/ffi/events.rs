@@ -9,7 +9,7 @@ use crate::events;
 use crate::loader::protocol::slot;
 use crate::loader::{slots, tool_attached};
 use crate::panic::guard;
-use std::ffi::c_char;
+use std::ffi::{c_char, c_void};
 
 /// `nvtxr_event_t.color_type`: no color.
 pub const NVTXR_COLOR_NONE: u32 = 0;
@@ -93,28 +93,62 @@ pub struct nvtxr_event_t {
     pub payload: nvtxr_payload_t,
 }
 
-/// An event argument as passed to the C API, before validation.
+/// An event argument as passed to the C API, before validation. The
+/// pointer comes first, so that an exported function hands it on in the
+/// register it arrived in (`ptr` second after the domain).
 #[repr(C)]
 #[derive(Clone, Copy)]
-enum Arg {
-    Text(*const c_char),
-    String(*const nvtxr_string_t),
-    Event(*const nvtxr_event_t),
+struct Arg {
+    ptr: *const c_void,
+    kind: ArgKind,
+}
+
+/// What [`Arg::ptr`] points to.
+#[repr(u32)]
+#[derive(Clone, Copy)]
+enum ArgKind {
+    /// A C string.
+    Text,
+    /// An `nvtxr_string_t`.
+    String,
+    /// An `nvtxr_event_t`.
+    Event,
 }
 
 impl Arg {
+    fn text(message: *const c_char) -> Self {
+        Arg {
+            ptr: message.cast(),
+            kind: ArgKind::Text,
+        }
+    }
+
+    fn string(string: *const nvtxr_string_t) -> Self {
+        Arg {
+            ptr: string.cast(),
+            kind: ArgKind::String,
+        }
+    }
+
+    fn event(event: *const nvtxr_event_t) -> Self {
+        Arg {
+            ptr: event.cast(),
+            kind: ArgKind::Event,
+        }
+    }
+
     /// Validates the argument and translates it.
     ///
     /// # Safety
     /// Pointers must be NULL or valid as documented on the exported functions.
-    unsafe fn event(self) -> Result<Event, Error> {
+    unsafe fn translate(self) -> Result<Event, Error> {
         // SAFETY: the caller upholds this function's `# Safety` contract.
         unsafe {
-            match self {
-                Arg::Text(message) if message.is_null() => Err(Error::NullArgument),
-                Arg::Text(message) => Ok(Event::text(message)),
-                Arg::String(string) => {
-                    let s = string_ref(string)?.ok_or(Error::NullArgument)?;
+            match self.kind {
+                ArgKind::Text if self.ptr.is_null() => Err(Error::NullArgument),
+                ArgKind::Text => Ok(Event::text(self.ptr.cast())),
+                ArgKind::String => {
+                    let s = string_ref(self.ptr.cast())?.ok_or(Error::NullArgument)?;
                     Ok(Event::with_attributes(
                         RawMessage::Registered(s),
                         None,
@@ -122,7 +156,7 @@ impl Arg {
                         None,
                     ))
                 }
-                Arg::Event(e) => event_from(e),
+                ArgKind::Event => event_from(self.ptr.cast()),
             }
         }
     }
@@ -182,9 +216,9 @@ unsafe fn event_from(e: *const nvtxr_event_t) -> Result<Event, Error> {
 /// path (which validates, attaches, and reports errors).
 #[inline(always)]
 unsafe fn registered_fast<R>(
-    f: events::DomainExFn<R>,
     domain: *const nvtxr_domain_t,
     string: *const nvtxr_string_t,
+    f: events::DomainExFn<R>,
 ) -> Option<R> {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
@@ -224,16 +258,16 @@ unsafe fn ex_fast<R>(
 /// frame.
 #[inline(never)]
 unsafe fn string_call<R, T>(
-    f: events::DomainExFn<R>,
     domain: *const nvtxr_domain_t,
     string: *const nvtxr_string_t,
+    f: events::DomainExFn<R>,
     done: impl FnOnce(R) -> T,
     slow: unsafe extern "C" fn(*const nvtxr_domain_t, Arg) -> T,
 ) -> T {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
-        guard(None, || registered_fast(f, domain, string))
-            .map_or_else(|| slow(domain, Arg::String(string)), done)
+        guard(None, || registered_fast(domain, string, f))
+            .map_or_else(|| slow(domain, Arg::string(string)), done)
     }
 }
 
@@ -250,7 +284,7 @@ unsafe fn ex_call<R, T>(
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
         guard(None, || ex_fast(kind, domain, event))
-            .map_or_else(|| slow(domain, Arg::Event(event)), done)
+            .map_or_else(|| slow(domain, Arg::event(event)), done)
     }
 }
 
@@ -277,7 +311,7 @@ unsafe extern "C" fn mark_with(domain: *const nvtxr_domain_t, arg: Arg) -> i32 {
                 return NVTXR_OK;
             }
             status(
-                arg.event()
+                arg.translate()
                     .and_then(|e| events::mark(domain_ref(domain)?, &e)),
             )
         })
@@ -293,7 +327,7 @@ unsafe extern "C" fn push_with(domain: *const nvtxr_domain_t, arg: Arg) -> i32 {
             if !tool_attached() {
                 return NVTXR_NO_PUSH_POP_TRACKING;
             }
-            arg.event()
+            arg.translate()
                 .and_then(|e| events::push(domain_ref(domain)?, &e))
                 .unwrap_or_else(error_code)
         })
@@ -309,7 +343,7 @@ unsafe extern "C" fn start_with(domain: *const nvtxr_domain_t, arg: Arg) -> u64 
             if !tool_attached() {
                 return 0;
             }
-            arg.event()
+            arg.translate()
                 .and_then(|e| events::start(domain_ref(domain)?, &e))
                 .unwrap_or(0)
         })
@@ -363,7 +397,7 @@ pub unsafe extern "C" fn nvtxr_mark(
                 f(message);
                 NVTXR_OK
             }),
-            Some(_) => mark_with(domain, Arg::Text(message)),
+            Some(_) => mark_with(domain, Arg::text(message)),
         }
     }
 }
@@ -381,7 +415,7 @@ pub unsafe extern "C" fn nvtxr_mark_string(
     unsafe {
         match slots::get(slot::DOMAIN_MARK_EX) {
             None => NVTXR_OK,
-            Some(f) => string_call(f, domain, string, |()| NVTXR_OK, mark_with),
+            Some(f) => string_call(domain, string, f, |()| NVTXR_OK, mark_with),
         }
     }
 }
@@ -420,7 +454,7 @@ pub unsafe extern "C" fn nvtxr_range_push(
             Some(f) if domain.is_null() && !message.is_null() => {
                 guard(NVTXR_NO_PUSH_POP_TRACKING, || f(message))
             }
-            Some(_) => push_with(domain, Arg::Text(message)),
+            Some(_) => push_with(domain, Arg::text(message)),
         }
     }
 }
@@ -435,7 +469,7 @@ pub unsafe extern "C" fn nvtxr_range_push_string(
     unsafe {
         match slots::get(slot::DOMAIN_RANGE_PUSH_EX) {
             None => NVTXR_NO_PUSH_POP_TRACKING,
-            Some(f) => string_call(f, domain, string, |r| r, push_with),
+            Some(f) => string_call(domain, string, f, |r| r, push_with),
         }
     }
 }
@@ -502,7 +536,7 @@ pub unsafe extern "C" fn nvtxr_range_start(
         match slots::get(slot::RANGE_START_A) {
             None => 0,
             Some(f) if domain.is_null() && !message.is_null() => guard(0, || f(message)),
-            Some(_) => start_with(domain, Arg::Text(message)),
+            Some(_) => start_with(domain, Arg::text(message)),
         }
     }
 }
@@ -517,7 +551,7 @@ pub unsafe extern "C" fn nvtxr_range_start_string(
     unsafe {
         match slots::get(slot::DOMAIN_RANGE_START_EX) {
             None => 0,
-            Some(f) => string_call(f, domain, string, |r| r, start_with),
+            Some(f) => string_call(domain, string, f, |r| r, start_with),
         }
     }
 }
