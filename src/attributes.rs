@@ -246,3 +246,50 @@ impl Event {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_payloads_keep_only_the_bits_their_type_uses() {
+        let bits = 0xFFFF_FFFF_0000_0005;
+        let raw = |kind| RawPayload::new(kind, bits).map(|p| (p.kind, p.bits));
+        assert_eq!(raw(attr::PAYLOAD_NONE), Some((0, 0)));
+        for kind in [attr::PAYLOAD_U64, attr::PAYLOAD_I64, attr::PAYLOAD_F64] {
+            assert_eq!(raw(kind), Some((kind, bits)));
+        }
+        for kind in [attr::PAYLOAD_U32, attr::PAYLOAD_I32, attr::PAYLOAD_F32] {
+            assert_eq!(raw(kind), Some((kind, 5)));
+        }
+        for unknown in [7, -1, i32::MIN] {
+            assert!(raw(unknown).is_none(), "{unknown}");
+        }
+        // The typed payloads give the same raw form.
+        let typed = |p: Payload| (p.to_raw().kind, p.to_raw().bits);
+        assert_eq!(typed(Payload::U32(5)), (attr::PAYLOAD_U32, 5));
+        assert_eq!(typed(Payload::I32(-1)), (attr::PAYLOAD_I32, 0xFFFF_FFFF));
+        assert_eq!(
+            typed(Payload::F64(2.5)),
+            (attr::PAYLOAD_F64, 2.5f64.to_bits())
+        );
+    }
+
+    #[test]
+    fn a_registered_strings_prebuilt_attributes_are_what_its_event_builds() {
+        use crate::domain::DomainState;
+        let s = DomainState::default_domain().uninterned_string(c"step");
+        let handle = 0x1234 as *mut c_void;
+        let built = Event::with_attributes(RawMessage::Registered(s), None, 0, None)
+            .nvtx_attributes_with(|_| Ok::<_, ()>(handle))
+            .unwrap();
+        let prebuilt = Event::registered_attributes(handle);
+        let bytes = |a: &EventAttributes| {
+            // SAFETY: a plain-data struct with explicit padding, fully initialized.
+            unsafe { std::mem::transmute::<EventAttributes, [u8; 48]>(*a) }
+        };
+        assert_eq!(bytes(&prebuilt), bytes(&built));
+        assert_eq!(prebuilt.message_type, attr::MESSAGE_REGISTERED);
+        assert_eq!(prebuilt.message, handle.cast_const());
+    }
+}
