@@ -81,7 +81,6 @@ pub struct StringState {
 }
 
 /// A registered string as the tool knows it.
-#[derive(Clone, Copy)]
 pub(crate) struct Attached {
     /// The domain's tool handle when the string was attached: the domain's
     /// handle for as long as the string stays attached (a destroy detaches

@@ -110,6 +110,7 @@ pub(crate) fn emit_attached<R>(
         },
         Some(s) => {
             let (entered, attached) = enter_registered(domain, s)?;
+            // The tool's handle for the string, as the prebuilt attributes name it.
             (entered, attached.attributes.message.cast_mut())
         }
     };

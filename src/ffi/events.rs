@@ -93,9 +93,9 @@ pub struct nvtxr_event_t {
     pub payload: nvtxr_payload_t,
 }
 
-/// An event argument as passed to the C API, before validation. The
-/// pointer comes first, so that an exported function hands it on in the
-/// register it arrived in (`ptr` second after the domain).
+/// An event argument as passed to the C API, before validation. The pointer
+/// comes first: an exported function passing `(domain, Arg)` on to its slow
+/// path leaves the pointer in the register it arrived in.
 #[repr(C)]
 #[derive(Clone, Copy)]
 struct Arg {
