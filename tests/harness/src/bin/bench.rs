@@ -1,19 +1,21 @@
 //! The benchmark: `cargo run --release -p nvtxr-harness --bin bench`.
 //!
-//! Runs `tests/c/bench.c` through four producers (nvtxr shared, nvtxr
-//! static, NVIDIA's header-only NVTX3, NVIDIA's `libnvtx3interop.so.1`), with
-//! no tool and with a do-nothing tool, in one run; prints ns per call, the
-//! ratios of nvtxr to NVIDIA's two, and instructions per call (callgrind).
+//! Runs `tests/c/bench.c` through five producers (nvtxr shared, nvtxr
+//! static, NVIDIA's header-only NVTX3, NVIDIA's `libnvtx3interop.so.1`, and
+//! NVIDIA's headers over nvtxr's drop-in `libnvToolsExt.so.1`), with no tool
+//! and with a do-nothing tool, in one run; prints ns per call, the ratios of
+//! nvtxr to NVIDIA's two, and instructions per call (callgrind).
 //! Pass `--quick` for a short smoke run.
 
 use nvtxr_harness::{compile_c, run, run_under, work_dir, Producer, Tool};
 use std::collections::BTreeMap;
 
-const PRODUCERS: [Producer; 4] = [
+const PRODUCERS: [Producer; 5] = [
     Producer::NvtxrShared,
     Producer::NvtxrStatic,
     Producer::NvidiaHeader,
     Producer::NvidiaInterop,
+    Producer::NvtxrCompat,
 ];
 
 /// `op -> value` from one bench run.
@@ -89,10 +91,10 @@ fn main() {
         }
         println!("\n### {tool_name}: ns per call (instructions per call)\n");
         println!(
-            "| operation | {} | nvtxr shared / interop | nvtxr static / header |",
+            "| operation | {} | nvtxr shared / interop | nvtxr static / header | drop-in / interop |",
             PRODUCERS.map(Producer::label).join(" | ")
         );
-        println!("|---|---|---|---|---|---|---|");
+        println!("|---{}|", "|---".repeat(PRODUCERS.len() + 3));
         for op in &ops {
             let cell = |p: Producer| {
                 format!(
@@ -110,10 +112,11 @@ fn main() {
                 )
             };
             println!(
-                "| {op} | {} | {} | {} |",
+                "| {op} | {} | {} | {} | {} |",
                 PRODUCERS.map(cell).join(" | "),
                 ratio(Producer::NvtxrShared, Producer::NvidiaInterop),
                 ratio(Producer::NvtxrStatic, Producer::NvidiaHeader),
+                ratio(Producer::NvtxrCompat, Producer::NvidiaInterop),
             );
         }
     }
