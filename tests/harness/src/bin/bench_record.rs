@@ -7,12 +7,15 @@
 //! one run, beside the bare cost of each clock read, and prints ns per event
 //! (each thread's own time per event, averaged over the threads). The bare
 //! counter read plus the do-nothing tool is the floor under a recorded
-//! event. The machine has 2 cores: 4 threads share them.
+//! event. The machine has 2 cores: 4 threads share them. Pass `--quick` for a
+//! short smoke run.
 
 use nvtxr_harness::{artifacts, compile_c, work_dir, Producer};
 use std::process::Command;
 
-const EVENTS: &str = "4000000";
+/// Events per thread, and runs of which the best is kept: (full, `--quick`).
+const EVENTS: (&str, &str) = ("4000000", "20000");
+const RUNS: (usize, usize) = (3, 1);
 
 /// How the bench program runs.
 #[derive(Clone, Copy, PartialEq)]
@@ -26,9 +29,9 @@ enum Mode {
     RecordMonotonic,
 }
 
-fn ns_per_event(exe: &std::path::Path, threads: usize, mode: Mode) -> f64 {
+fn ns_per_event(exe: &std::path::Path, threads: usize, events: &str, mode: Mode) -> f64 {
     let mut cmd = Command::new(exe);
-    cmd.args([threads.to_string().as_str(), EVENTS])
+    cmd.args([threads.to_string().as_str(), events])
         .env_remove("NVTX_INJECTION64_PATH");
     let dir = work_dir().join(format!("bench-record-{}", std::process::id()));
     if mode == Mode::NullTool {
@@ -52,9 +55,15 @@ fn ns_per_event(exe: &std::path::Path, threads: usize, mode: Mode) -> f64 {
 }
 
 fn main() {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let (events, runs, clock_reads) = if quick {
+        (EVENTS.1, RUNS.1, "100000")
+    } else {
+        (EVENTS.0, RUNS.0, "10000000")
+    };
     let exe = compile_c("record_bench.c", Producer::NvtxrShared, &[]);
     let clocks = Command::new(&exe)
-        .args(["clock", "10000000"])
+        .args(["clock", clock_reads])
         .output()
         .unwrap();
     let clocks = String::from_utf8_lossy(&clocks.stdout).into_owned();
@@ -64,8 +73,8 @@ fn main() {
     println!("|---|---|---|---|---|");
     for threads in [1, 2, 4] {
         let best = |mode: Mode| {
-            (0..3)
-                .map(|_| ns_per_event(&exe, threads, mode))
+            (0..runs)
+                .map(|_| ns_per_event(&exe, threads, events, mode))
                 .fold(f64::INFINITY, f64::min)
         };
         let (plain, null, tsc, monotonic) = (

@@ -1,0 +1,112 @@
+//! The benchmarks still run and print every figure (`--quick` runs; no
+//! timing is checked, only that each figure is there), and what is stable
+//! in them holds: NVIDIA's API over nvtxr's drop-in library takes exactly
+//! `libnvtx3interop.so.1`'s instructions per call (callgrind).
+
+use nvtxr_harness::{have_tool, root, work_dir};
+use std::process::Command;
+
+/// The table rows of a benchmark's `--quick` run, cells split.
+fn rows(bin: &str) -> Vec<Vec<String>> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(cargo)
+        .current_dir(root())
+        .args([
+            "run",
+            "--release",
+            "-q",
+            "-p",
+            "nvtxr-harness",
+            "--bin",
+            bin,
+        ])
+        .arg("--target-dir")
+        .arg(work_dir().join("cargo"))
+        .args(["--", "--quick"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{bin}: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+        .lines()
+        .filter(|l| l.starts_with('|') && !l.starts_with("|---"))
+        .map(|l| {
+            l.trim_matches('|')
+                .split('|')
+                .map(|c| c.trim().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// `"4.03 (13)"` or `"1.01x (1.18x)"`: the figure and the one in brackets.
+fn figures(cell: &str) -> (f64, f64) {
+    let (a, b) = cell
+        .split_once(" (")
+        .unwrap_or_else(|| panic!("two figures: {cell:?}"));
+    let number = |s: &str| -> f64 {
+        s.trim_end_matches(')')
+            .trim_end_matches('x')
+            .parse()
+            .unwrap_or_else(|_| panic!("{cell:?}"))
+    };
+    (number(a), number(b))
+}
+
+#[test]
+fn the_call_benchmark_prints_every_figure_and_the_drop_in_costs_interops_instructions() {
+    if !have_tool("valgrind") {
+        return; // instructions are counted under callgrind
+    }
+    let rows = rows("bench");
+    let headers: Vec<&Vec<String>> = rows.iter().filter(|r| r[0] == "operation").collect();
+    assert_eq!(
+        headers.len(),
+        2,
+        "a table with no tool and one with a tool: {rows:?}"
+    );
+    let header = headers[0];
+    let column = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("no column {name:?}: {header:?}"))
+    };
+    let (interop, drop_in) = (column("NVIDIA interop"), column("nvtxr libnvToolsExt"));
+    let ops: Vec<&Vec<String>> = rows.iter().filter(|r| r[0] != "operation").collect();
+    assert_eq!(ops.len(), 10, "5 operations × 2 tables: {ops:?}");
+    for op in ops {
+        assert_eq!(op.len(), header.len(), "{op:?}");
+        for cell in &op[1..] {
+            let (a, b) = figures(cell);
+            assert!(
+                a.is_finite() && a > 0.0 && b.is_finite() && b > 0.0,
+                "{op:?}"
+            );
+        }
+        assert_eq!(
+            figures(&op[drop_in]).1,
+            figures(&op[interop]).1,
+            "instructions per call, drop-in and interop: {op:?}"
+        );
+    }
+}
+
+#[test]
+fn the_recording_benchmark_prints_every_figure() {
+    let rows = rows("bench_record");
+    assert_eq!(rows.len(), 4, "a header and 1, 2 and 4 threads: {rows:?}");
+    assert_eq!(rows[0].len(), 5, "{:?}", rows[0]);
+    for (row, threads) in rows[1..].iter().zip(["1", "2", "4"]) {
+        assert_eq!(row[0], threads);
+        assert_eq!(row.len(), 5, "{row:?}");
+        for cell in &row[1..] {
+            let ns: f64 = cell.parse().unwrap_or_else(|_| panic!("{row:?}"));
+            assert!(ns.is_finite() && ns > 0.0, "{row:?}");
+        }
+    }
+}
