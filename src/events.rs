@@ -15,6 +15,7 @@ use crate::error::Error;
 use crate::loader::protocol::{slot, Attributes, Handle, SlotId, Str, NO_PUSH_POP_TRACKING};
 use crate::loader::slots;
 use std::ffi::c_char;
+use std::ptr;
 
 type TextFn<R> = unsafe extern "C" fn(Str) -> R;
 type ExFn<R> = unsafe extern "C" fn(Attributes) -> R;
@@ -103,25 +104,30 @@ pub(crate) fn emit_attached<R>(
     domain: Option<&'static DomainState>,
     event: &Event,
 ) -> Option<R> {
-    let (entered, string) = match event.registered() {
-        None => match domain {
-            None => (Entered::default_domain(), std::ptr::null_mut()),
-            Some(d) => (d.enter_attached()?, std::ptr::null_mut()),
-        },
-        Some(s) => {
+    match (domain, event.registered()) {
+        (None, None) => {
+            let raw = event
+                .nvtx_attributes_with(|_| Ok::<_, ()>(ptr::null_mut()))
+                .ok()?;
+            // SAFETY: each slot's type is fixed by the protocol; pointers in
+            // the event are valid for the call (the caller's contract).
+            Some(unsafe { slots::get(kind.ex)?(&raw) })
+        }
+        (Some(d), None) => {
+            let entered = d.enter_attached()?;
+            let raw = event
+                .nvtx_attributes_with(|_| Ok::<_, ()>(ptr::null_mut()))
+                .ok()?;
+            // SAFETY: as above, with the tool's handle for the domain.
+            Some(unsafe { slots::get(kind.domain_ex)?(entered.handle, &raw) })
+        }
+        (domain, Some(s)) => {
             let (entered, attached) = enter_registered(domain, s)?;
             // The tool's handle for the string, as the prebuilt attributes name it.
-            (entered, attached.attributes.message.cast_mut())
-        }
-    };
-    let raw = event.nvtx_attributes_with(|_| Ok::<_, ()>(string)).ok()?;
-    // SAFETY: each slot's type is fixed by the protocol; pointers in the
-    // event are valid for the call (the caller's contract).
-    unsafe {
-        if domain.is_none() && event.registered().is_none() {
-            Some(slots::get(kind.ex)?(&raw))
-        } else {
-            Some(slots::get(kind.domain_ex)?(entered.handle, &raw))
+            let handle = attached.attributes.message.cast_mut();
+            let raw = event.nvtx_attributes_with(|_| Ok::<_, ()>(handle)).ok()?;
+            // SAFETY: as above.
+            Some(unsafe { slots::get(kind.domain_ex)?(entered.handle, &raw) })
         }
     }
 }

@@ -175,15 +175,15 @@ unsafe fn event_from(e: *const nvtxr_event_t) -> Result<Event, Error> {
         }
         // Only the fields the caller's size covers: a copy of that prefix over
         // an all-zero struct (zero is every field's "none").
-        let size =
-            (e.cast::<u32>().read_unaligned() as usize).min(std::mem::size_of::<nvtxr_event_t>());
-        if size < std::mem::offset_of!(nvtxr_event_t, category) + 4 {
+        let size = e.cast::<u32>().read_unaligned() as usize;
+        let e = if size >= std::mem::size_of::<nvtxr_event_t>() {
+            // This header's struct (the common case), or the start of a
+            // newer, larger one.
+            e.read_unaligned()
+        } else if size < std::mem::offset_of!(nvtxr_event_t, category) + 4 {
             return Err(Error::InvalidArgument(
                 "nvtxr_event_t.size is not set: initialize it with NVTXR_EVENT_INIT",
             ));
-        }
-        let e = if size == std::mem::size_of::<nvtxr_event_t>() {
-            e.read_unaligned() // this header's struct (the common case)
         } else {
             let mut prefix = std::mem::MaybeUninit::<nvtxr_event_t>::zeroed();
             std::ptr::copy_nonoverlapping(e.cast::<u8>(), prefix.as_mut_ptr().cast::<u8>(), size);
