@@ -179,6 +179,22 @@ fn fork_while_another_thread_initializes_does_not_leave_the_child_stuck() {
 }
 
 #[test]
+fn a_fork_anywhere_in_the_first_call_never_leaves_the_child_stuck() {
+    // Before the loader registered its fork handler at load time, a fork
+    // landing while another thread registered it (on the first call) left
+    // the child waiting forever: about 1 trial in 15 here.
+    for tool in [Tool::EventLog("record"), Tool::Path(record_tool())] {
+        let r = run(&exe(), &["fork_race"], tool, &[]);
+        assert!(r.success, "{r:?}");
+        assert_eq!(r.lines(), ["stuck 0 of 200"]);
+    }
+}
+
+fn record_tool() -> &'static str {
+    artifacts().record_tool.to_str().unwrap()
+}
+
+#[test]
 fn fork_while_another_thread_creates_a_domain_does_not_leave_the_child_stuck() {
     let r = run(
         &exe(),

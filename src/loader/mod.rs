@@ -32,7 +32,7 @@ use crate::claim::{self, Turn};
 use std::ffi::{CStr, CString, OsString};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Once, OnceLock};
+use std::sync::OnceLock;
 
 const UNINIT: u64 = claim::FREE;
 const NO_TOOL: u64 = claim::DONE;
@@ -91,14 +91,24 @@ extern "C" fn in_fork_child() {
     }
 }
 
+/// Registers [`in_fork_child`] when the library is loaded, before any thread
+/// can call NVTX: registering it from the first call instead (behind a
+/// `Once`) let a `fork()` land while another thread held that `Once`, and
+/// the child waited for it forever.
+extern "C" fn register_fork_handler() {
+    // SAFETY: registers an `extern "C"` function with no preconditions.
+    unsafe { libc::pthread_atfork(None, None, Some(in_fork_child)) };
+}
+
+// SAFETY: `.init_array` holds pointers to functions taking no arguments,
+// which the dynamic loader (or the C runtime, statically linked) calls once.
+#[used]
+#[unsafe(link_section = ".init_array")]
+static REGISTER_FORK_HANDLER: extern "C" fn() = register_fork_handler;
+
 #[cold]
 #[inline(never)]
 fn initialize_slow() -> bool {
-    static FORK_HANDLER: Once = Once::new();
-    // SAFETY: registers an `extern "C"` function with no preconditions.
-    FORK_HANDLER.call_once(|| unsafe {
-        libc::pthread_atfork(None, None, Some(in_fork_child));
-    });
     match claim::take(&STATE, &[NO_TOOL, TOOL]) {
         (Turn::Mine, _) => run_initialization(),
         (Turn::Done, outcome) => outcome == TOOL,

@@ -221,6 +221,40 @@ static void fork_during_init(void) {
     pthread_join(t, NULL);
 }
 
+/* Many fresh processes, each forking while another of its threads makes the
+   first NVTX call: wherever the fork lands (before, inside or after the
+   loader's setup), the child must finish. A hang ends in SIGALRM. */
+static void *mark_first(void *arg) {
+    __atomic_store_n((volatile int *)arg, 1, __ATOMIC_SEQ_CST);
+    nvtxr_mark(NULL, "first call");
+    return NULL;
+}
+static void fork_race(void) {
+    enum { TRIALS = 200 };
+    int stuck = 0;
+    for (int trial = 0; trial < TRIALS; trial++) {
+        pid_t process = fork(); /* fresh: this process never called NVTX */
+        if (process == 0) {
+            volatile int started = 0;
+            pthread_t t;
+            pthread_create(&t, NULL, mark_first, (void *)&started);
+            while (!__atomic_load_n(&started, __ATOMIC_SEQ_CST)) {}
+            for (volatile int spin = 0; spin < trial * 20; spin++) {}
+            pid_t child = fork();
+            if (child == 0) {
+                alarm(5);
+                nvtxr_mark(NULL, "in the child");
+                _exit(0);
+            }
+            int status = wait_child(child);
+            pthread_join(t, NULL);
+            _exit(status == 0 ? 0 : 1);
+        }
+        if (wait_child(process) != 0) stuck++;
+    }
+    printf("stuck %d of %d\n", stuck, TRIALS);
+}
+
 /* Fork while another thread is inside nvtxr_domain_create (the tool is slow to create it). */
 static volatile int creating;
 static void *create_slowly(void *arg) {
@@ -417,7 +451,7 @@ int main(int argc, char **argv) {
     static const struct { const char *name; void (*run)(void); } scenarios[] = {
         {"basic", basic}, {"attributes", attributes}, {"domains", domains}, {"naming", naming},
         {"bad_input", bad_input}, {"version", version}, {"status", status}, {"race", race},
-        {"fork_after_init", fork_after_init}, {"fork_during_init", fork_during_init}, {"reenter", reenter},
+        {"fork_after_init", fork_after_init}, {"fork_during_init", fork_during_init}, {"reenter", reenter}, {"fork_race", fork_race},
         {"fork_during_domain_create", fork_during_domain_create},
         {"register_first", register_first}, {"hostile_domain", hostile_domain},
         {"destroy_race", destroy_race}, {"signal_register", signal_register},
