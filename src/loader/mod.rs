@@ -84,7 +84,8 @@ static FORKED_MID_INIT: AtomicBool = AtomicBool::new(false);
 /// In a child forked mid-initialization: no tool, every slot a no-op
 /// (atomic stores only: this runs between fork and the child's code).
 extern "C" fn in_fork_child() {
-    if !matches!(STATE.load(Ordering::Acquire), NO_TOOL | TOOL) {
+    // UNINIT: nobody had started; the child initializes on its own first call.
+    if !matches!(STATE.load(Ordering::Acquire), UNINIT | NO_TOOL | TOOL) {
         slots::clear_all();
         FORKED_MID_INIT.store(true, Ordering::Relaxed);
         STATE.store(NO_TOOL, Ordering::Release);

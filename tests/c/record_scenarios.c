@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static void ranges(const char *name, int count) {
@@ -129,6 +130,52 @@ static void signal_marks(void) {
     struct itimerval off = {{0, 0}, {0, 0}};
     setitimer(ITIMER_REAL, &off, NULL);
     printf("handled %d\n", (int)handled);
+}
+
+/* Each of many threads gets a timer signal of its own every 20 us while it
+   allocates, and the handler marks: a thread's first event is often a
+   handler's, landing inside malloc. The tool must not allocate then (a
+   thread-local reached through __tls_get_addr did, and the heap broke:
+   a glibc abort or a hang). */
+enum { STORM_THREADS = 64 };
+enum { STORM_SIGNALS = 50 };
+static _Atomic long storm_handled;
+static _Thread_local volatile sig_atomic_t storm_mine;
+static void storm_mark(int sig) {
+    (void)sig;
+    nvtxr_mark(NULL, "storm handler");
+    storm_handled++;
+    storm_mine++;
+}
+static void *storm_thread(void *arg) {
+    (void)arg;
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_THREAD_ID;
+    ev.sigev_signo = SIGRTMIN;
+    ev._sigev_un._tid = gettid();
+    timer_t timer;
+    timer_create(CLOCK_MONOTONIC, &ev, &timer);
+    struct itimerspec every = {{0, 20000}, {0, 20000}};
+    timer_settime(timer, 0, &every, NULL);
+    for (size_t i = 0; storm_mine < STORM_SIGNALS; i++) free(malloc(16 + i % 4096));
+    nvtxr_mark(NULL, "storm thread");
+    timer_delete(timer);
+    return NULL;
+}
+static void signal_storm(void) {
+    nvtxr_mark(NULL, "attach"); /* the tool attaches on this thread first */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = storm_mark;
+    sigaction(SIGRTMIN, &sa, NULL);
+    alarm(60); /* a hang fails the test instead of blocking it */
+    for (int i = 0; i < STORM_THREADS; i++) {
+        pthread_t t;
+        pthread_create(&t, NULL, storm_thread, NULL);
+        pthread_join(t, NULL);
+    }
+    printf("handled %ld\n", (long)storm_handled);
 }
 
 /* More threads than file descriptors: each thread one range. */
@@ -302,6 +349,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(s, "many")) many();
     else if (!strncmp(s, "die-", 4)) die(s + 4);
     else if (!strcmp(s, "signal_marks")) signal_marks();
+    else if (!strcmp(s, "signal_storm")) signal_storm();
     else if (!strcmp(s, "many_threads")) many_threads();
     else if (!strcmp(s, "file_limit")) file_limit();
     else if (!strcmp(s, "exec_self")) exec_self(argv[0]);

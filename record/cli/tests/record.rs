@@ -634,6 +634,21 @@ fn marks_from_a_signal_handler_neither_deadlock_nor_corrupt() {
 }
 
 #[test]
+fn a_signal_handler_event_inside_malloc_never_aborts_hangs_or_is_lost() {
+    let (out, ev, _) = scenario("signal_storm", &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let handled: usize = String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .strip_prefix("handled ")
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(handled >= 64 * 50, "every thread's timer fired: {handled}");
+    assert_eq!(count(&ev, "i", "storm handler"), handled);
+    assert_eq!(count(&ev, "i", "storm thread"), 64);
+}
+
+#[test]
 fn more_threads_than_file_descriptors_are_all_recorded() {
     let (out, ev, _) = scenario("many_threads", &[]);
     assert!(out.status.success(), "{}", text(&out));

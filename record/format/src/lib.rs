@@ -9,8 +9,9 @@
 //!   parent pid, the clock and its calibration, the count of events the tool
 //!   had to drop, rank, world size, host and command line;
 //! - `<n>.events`: chunks of one thread's events, each a [`CHUNK_HEADER`]-byte
-//!   header (magic, committed length, thread id, the chunk's number among
-//!   the thread's) followed by records.
+//!   header (magic, committed length, thread id, the chunk's number `n`,
+//!   which grows with each chunk the image makes, so it orders a thread's
+//!   chunks) followed by records.
 //!
 //! Both are shared mappings of their files: an event is in the file (the
 //! kernel's page cache) as soon as the committed length covers it, so a
@@ -51,7 +52,7 @@ pub const CHUNK_HEADER: usize = 64;
 pub const CHUNK_COMMITTED: usize = 8;
 /// Offset of the thread id (u32).
 pub const CHUNK_TID: usize = 16;
-/// Offset of the chunk's number among its thread's chunks (u32).
+/// Offset of the chunk's number in its image (u32; a thread's chunks sort by it).
 pub const CHUNK_SEQ: usize = 20;
 
 /// First bytes of a process header.
@@ -177,7 +178,7 @@ fn le_u64(b: &[u8], at: usize) -> u64 {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Chunk {
     pub tid: u32,
-    /// The chunk's number among its thread's chunks, from 0.
+    /// The chunk's number in its image: a thread's chunks sort by it.
     pub seq: u32,
     pub records: Vec<Record>,
 }

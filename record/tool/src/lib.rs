@@ -39,6 +39,7 @@ fn setup() -> bool {
             say(format_args!("{e}; not recording"));
             return false;
         }
+        writer::setup();
         // SAFETY: registers an `extern "C"` handler with no preconditions.
         unsafe { libc::pthread_atfork(None, None, Some(in_fork_child)) };
         true

@@ -168,9 +168,11 @@ pub struct Mapping {
     pub size: usize,
 }
 
-/// Creates, reserves and maps the next chunk file for thread `tid` (its
-/// `seq`-th chunk), `size` bytes with the header written.
-pub fn map_chunk(tid: u32, seq: u32, size: usize) -> Result<Mapping, Errno> {
+/// Creates, reserves and maps the next chunk file for thread `tid`, `size`
+/// bytes with the header written. Its number (the file's name and the
+/// header's sequence number) counts the image's chunks, so a thread's chunks
+/// sort in the order it wrote them, whichever writer made them.
+pub fn map_chunk(tid: u32, size: usize) -> Result<Mapping, Errno> {
     let image = image().ok_or(Errno(libc::ENOENT))?;
     let n = image.next_chunk.fetch_add(1, Ordering::Relaxed);
     let mut name = StackPath::new();
@@ -180,7 +182,7 @@ pub fn map_chunk(tid: u32, seq: u32, size: usize) -> Result<Mapping, Errno> {
     unsafe {
         ptr::copy_nonoverlapping(CHUNK_MAGIC.as_ptr(), base, 8);
         ptr::copy_nonoverlapping(tid.to_le_bytes().as_ptr(), base.add(CHUNK_TID), 4);
-        ptr::copy_nonoverlapping(seq.to_le_bytes().as_ptr(), base.add(CHUNK_SEQ), 4);
+        ptr::copy_nonoverlapping(n.to_le_bytes().as_ptr(), base.add(CHUNK_SEQ), 4);
     }
     Ok(Mapping { base, size })
 }

@@ -4,8 +4,10 @@
 //! process, so nothing needs flushing: `_exit`, SIGKILL, `abort()` or a crash
 //! lose at most the event being written.
 //!
-//! The event path takes no lock and allocates nothing once the thread has a
-//! chunk, so events are async-signal-safe. A signal handler that interrupts
+//! The event path takes no lock and never allocates with `malloc` (a
+//! thread's writer and chunks are mappings of their own, found through an
+//! initial-exec thread-local slot, `c/current.c`), so events are
+//! async-signal-safe, a thread's first one included. A signal handler that interrupts
 //! its own thread in the middle of a record encodes its event into the
 //! thread's small side buffer, which the interrupted record appends after
 //! itself (an event that does not fit there is dropped and counted). A
@@ -19,7 +21,7 @@ use nvtxr_record_format::{
     self as format, Kind, Record, Stamp, CHUNK_COMMITTED, CHUNK_HEADER, MAX_FIXED,
 };
 use std::cell::{Cell, UnsafeCell};
-use std::ffi::{c_char, CStr};
+use std::ffi::{c_char, c_void, CStr};
 use std::sync::atomic::{compiler_fence, AtomicU64, AtomicUsize, Ordering};
 
 /// A thread's first chunk, in bytes.
@@ -100,8 +102,7 @@ struct Writer {
     len: Cell<usize>,
     /// The timestamp of the chunk's last relative record.
     previous: Cell<u64>,
-    /// The thread's next chunk number and size.
-    seq: Cell<u32>,
+    /// The thread's next chunk size.
     next_size: Cell<usize>,
     epoch: Cell<u64>,
     tid: Cell<u32>,
@@ -130,7 +131,6 @@ impl Writer {
             chunk: Cell::new(None),
             len: Cell::new(0),
             previous: Cell::new(0),
-            seq: Cell::new(0),
             next_size: Cell::new(FIRST_CHUNK),
             epoch: Cell::new(0),
             tid: Cell::new(0),
@@ -146,24 +146,104 @@ impl Writer {
     }
 }
 
-thread_local! {
-    // No destructor: usable until the thread is gone, from `atexit`
-    // handlers and other thread-local destructors too.
-    static WRITER: Writer = const { Writer::new() };
-    // Unmaps the thread's chunk when the thread exits.
-    static RELEASE: Release = const { Release };
+extern "C" {
+    /// The calling thread's writer (NULL before its first event); `c/current.c`.
+    fn nvtxr_record_current() -> *mut c_void;
+    /// Sets the calling thread's writer to `writer` if it is still `expected`.
+    fn nvtxr_record_install(expected: *mut c_void, writer: *mut c_void) -> bool;
 }
 
-struct Release;
-
-impl Drop for Release {
-    fn drop(&mut self) {
-        let _ = WRITER.try_with(|w| {
-            if let Some((base, size)) = w.chunk.take() {
-                recording::unmap(&Mapping { base, size });
-            }
-        });
+/// The calling thread's writer, made on its first event; `None` only when
+/// no memory can be mapped for it.
+#[inline(always)]
+fn current() -> Option<&'static Writer> {
+    // SAFETY: reads this thread's own slot.
+    let writer = unsafe { nvtxr_record_current() };
+    if writer.is_null() {
+        return new_writer();
     }
+    // SAFETY: a writer stays mapped until `retire` clears the slot and
+    // unmaps it, on this thread; only this thread (and its signal handlers,
+    // which `busy` keeps apart) uses it.
+    Some(unsafe { &*writer.cast::<Writer>() })
+}
+
+/// Maps a writer for this thread (not with `malloc`: this may be a signal
+/// handler that interrupted `malloc`) and installs it, unless a signal
+/// handler installed one meanwhile.
+#[cold]
+#[inline(never)]
+fn new_writer() -> Option<&'static Writer> {
+    let size = std::mem::size_of::<Writer>();
+    // SAFETY: a fresh anonymous mapping.
+    let mapped = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            size,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if mapped == libc::MAP_FAILED {
+        return None;
+    }
+    // SAFETY: page-aligned fresh memory of the writer's size.
+    unsafe { mapped.cast::<Writer>().write(Writer::new()) };
+    // SAFETY: this thread's own slot.
+    if !unsafe { nvtxr_record_install(std::ptr::null_mut(), mapped) } {
+        // SAFETY: our unused mapping.
+        unsafe { libc::munmap(mapped, size) };
+        return current();
+    }
+    let key = THREAD_EXIT.load(Ordering::Relaxed);
+    if key != NO_KEY {
+        // SAFETY: a key made by `setup`, below PTHREAD_KEY_2NDLEVEL_SIZE, so
+        // glibc stores the value in the thread's descriptor (no allocation).
+        unsafe { libc::pthread_setspecific(key as libc::pthread_key_t, mapped) };
+    }
+    // SAFETY: installed above, as in `current`.
+    Some(unsafe { &*mapped.cast::<Writer>() })
+}
+
+/// The key whose destructor retires a thread's writer when the thread exits.
+static THREAD_EXIT: AtomicUsize = AtomicUsize::new(NO_KEY);
+const NO_KEY: usize = usize::MAX;
+
+/// Once per process, before any event: arranges for each thread's writer
+/// and chunk to be unmapped when the thread exits. A key glibc would store
+/// outside the thread's descriptor (32 or more keys in use) is given back:
+/// setting it could allocate, and writers then stay mapped.
+pub fn setup() {
+    let mut key: libc::pthread_key_t = 0;
+    // SAFETY: a key with an `extern "C"` destructor.
+    if unsafe { libc::pthread_key_create(&mut key, Some(retire)) } != 0 {
+        return;
+    }
+    if key < 32 {
+        THREAD_EXIT.store(key as usize, Ordering::Relaxed);
+    } else {
+        // SAFETY: our key, never set.
+        unsafe { libc::pthread_key_delete(key) };
+    }
+}
+
+/// At thread exit: clears the thread's slot (an event from a later
+/// destructor makes a new writer, retired in glibc's next round), then
+/// unmaps the writer's chunk and the writer.
+extern "C" fn retire(writer: *mut c_void) {
+    // SAFETY: this thread's own slot.
+    if !unsafe { nvtxr_record_install(writer, std::ptr::null_mut()) } {
+        return;
+    }
+    // SAFETY: the writer this thread installed, no longer reachable.
+    let w = unsafe { &*writer.cast::<Writer>() };
+    if let Some((base, size)) = w.chunk.take() {
+        recording::unmap(&Mapping { base, size });
+    }
+    // SAFETY: the writer's own mapping, unused from here on.
+    unsafe { libc::munmap(writer, std::mem::size_of::<Writer>()) };
 }
 
 /// Records one event on the calling thread. Returns, for a push or a pop,
@@ -181,7 +261,9 @@ pub fn record(event: &mut Event) -> i32 {
 /// and the thread's writer is usable again for its next event.
 #[cold]
 fn dropped_by_panic() -> i32 {
-    let _ = WRITER.try_with(|w| w.busy.set(false));
+    if let Some(w) = current() {
+        w.busy.set(false);
+    }
     recording::count_dropped(1);
     -1
 }
@@ -189,13 +271,16 @@ fn dropped_by_panic() -> i32 {
 fn record_unguarded(event: &mut Event) -> i32 {
     event.timestamp = clock::now();
     let event = &*event;
-    WRITER
-        .try_with(|w| {
-            w.exclusive(|w| w.write(event))
-                // A signal handler interrupted this thread mid-record.
-                .unwrap_or_else(|| w.set_aside(event))
-        })
-        .unwrap_or(-1)
+    match current() {
+        Some(w) => w
+            .exclusive(|w| w.write(event))
+            // A signal handler interrupted this thread mid-record.
+            .unwrap_or_else(|| w.set_aside(event)),
+        None => {
+            recording::count_dropped(1);
+            -1
+        }
+    }
 }
 
 /// [`record`] for the commonest events, the fast way: a record with only a
@@ -270,16 +355,14 @@ unsafe extern "C" fn record_simple_fast<const KIND: u8>(
     let Some(kind) = Kind::from_u8(KIND) else {
         return FAST_DECLINED;
     };
-    WRITER
-        .try_with(|w| {
-            // The clock read once the thread's writer is found: one value
-            // less to keep across that call.
-            let timestamp = clock::now();
-            // SAFETY: the caller upholds this function's `# Safety` contract.
-            w.exclusive(|w| unsafe { w.write_simple(timestamp, kind, domain, value, text) })
-        })
-        .ok()
-        .flatten()
+    let Some(w) = current() else {
+        return FAST_DECLINED;
+    };
+    // The clock read once the thread's writer is found: one value less to
+    // keep across that call.
+    let timestamp = clock::now();
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    w.exclusive(|w| unsafe { w.write_simple(timestamp, kind, domain, value, text) })
         .flatten()
         .unwrap_or(FAST_DECLINED)
 }
@@ -506,12 +589,9 @@ impl Writer {
         self.epoch.set(epoch);
         // SAFETY: gettid has no preconditions.
         self.tid.set(unsafe { libc::gettid() } as u32);
-        self.seq.set(0);
         self.next_size.set(FIRST_CHUNK);
         self.retry_in.set(0);
         self.os_name.set([0; 16]);
-        // Registers the unmapping at thread exit (fails quietly during thread teardown).
-        let _ = RELEASE.try_with(|_| ());
     }
 
     /// Maps the thread's next chunk, big enough for `need` bytes.
@@ -521,12 +601,11 @@ impl Writer {
             return None;
         }
         let size = self.next_size.get().max(CHUNK_HEADER + need);
-        match recording::map_chunk(self.tid.get(), self.seq.get(), size) {
+        match recording::map_chunk(self.tid.get(), size) {
             Ok(m) => {
                 if let Some((base, size)) = self.chunk.replace(Some((m.base, m.size))) {
                     recording::unmap(&Mapping { base, size });
                 }
-                self.seq.set(self.seq.get() + 1);
                 self.next_size.set((size * 2).min(MAX_CHUNK));
                 self.len.set(0);
                 self.previous.set(0);
