@@ -82,7 +82,7 @@ struct Event<'a> {
     /// Instants: their scope (`t`, the thread).
     #[serde(skip_serializing_if = "Option::is_none")]
     s: Option<&'static str>,
-    pid: u64,
+    pid: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     tid: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -105,7 +105,7 @@ enum Value<'a> {
 
 impl<'a> Event<'a> {
     /// A metadata event (`ph: M`) of a process, or of a thread with `tid`.
-    fn metadata(name: &'a str, pid: u64, tid: Option<u32>, args: Value<'a>) -> Self {
+    fn metadata(name: &'a str, pid: u32, tid: Option<u32>, args: Value<'a>) -> Self {
         Event {
             ph: "M",
             name,
@@ -161,7 +161,7 @@ impl<'a> Writer<'a> {
         let label = p.label();
         self.event(&Event::metadata(
             "process_name",
-            p.key,
+            p.trace_pid,
             None,
             Value::Name { name: &label },
         ))?;
@@ -169,7 +169,7 @@ impl<'a> Writer<'a> {
             // Tracks sort by rank; the command stays visible as a label.
             self.event(&Event::metadata(
                 "process_sort_index",
-                p.key,
+                p.trace_pid,
                 None,
                 Value::SortIndex { sort_index: rank },
             ))?;
@@ -179,7 +179,7 @@ impl<'a> Writer<'a> {
             };
             self.event(&Event::metadata(
                 "process_labels",
-                p.key,
+                p.trace_pid,
                 None,
                 Value::Labels { labels: &labels },
             ))?;
@@ -188,7 +188,7 @@ impl<'a> Writer<'a> {
             let labels = format!("parent pid {}", p.parent);
             self.event(&Event::metadata(
                 "process_labels",
-                p.key,
+                p.trace_pid,
                 None,
                 Value::Labels { labels: &labels },
             ))?;
@@ -200,7 +200,7 @@ impl<'a> Writer<'a> {
                 .unwrap_or_else(|| format!("thread {}", t.tid));
             self.event(&Event::metadata(
                 "thread_name",
-                p.key,
+                p.trace_pid,
                 Some(t.tid),
                 Value::Name { name: &name },
             ))?;
@@ -231,7 +231,7 @@ impl<'a> Event<'a> {
             cat: Some(category(d)),
             id: None,
             s: None,
-            pid: p.key,
+            pid: p.trace_pid,
             tid: Some(tid),
             ts: Some(ts),
             dur: None,
@@ -258,7 +258,7 @@ impl Sink for Writer<'_> {
                 )
             }),
             Style::StartEnd => {
-                let id = format!("{}.{:x}", p.key, r.id);
+                let id = format!("{}.{:x}", p.trace_pid, r.id);
                 self.event(&Event {
                     id: Some(id.clone()),
                     ..Event::of(

@@ -119,7 +119,7 @@ impl<'a> Page<'a> {
         write!(
             self.out,
             "{comma}{{\"pid\":{},\"process\":{},\"label\":{},\"async\":{is_async},\"items\":[",
-            p.key,
+            p.trace_pid,
             script_json(&process),
             script_json(label)
         )

@@ -16,8 +16,10 @@
 mod chrome;
 mod html;
 mod model;
+mod output;
 mod ranks;
 mod record;
+mod signals;
 mod summary;
 
 use clap::{Parser, Subcommand};
@@ -49,8 +51,9 @@ enum Command {
         /// %h and %p expanded), for `nvtxr report` to merge with others.
         #[arg(long, value_name = "DIR")]
         keep: Option<PathBuf>,
-        /// The command to run, after `--`.
-        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        /// The command to run, after `--` (an unknown option before it is an
+        /// error, not the command).
+        #[arg(required = true, trailing_var_arg = true)]
         command: Vec<OsString>,
     },
     /// Turn recording directories (NVTXR_RECORD_DIR, or what `nvtxr record
@@ -178,6 +181,39 @@ impl Outputs {
         self.trace.with_extension("html")
     }
 
+    /// Every file this run would write, checked before anything runs (see
+    /// `output::Target::check`); two outputs that are one file are refused.
+    /// Returns whether one of them is this process's standard output.
+    pub fn check(&self) -> Result<bool, String> {
+        let mut files: Vec<(PathBuf, output::Target)> = Vec::new();
+        let html = self.html.then(|| self.html_path());
+        for path in [
+            Some(&self.trace),
+            html.as_ref(),
+            self.csv.as_ref(),
+            self.json.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            let target = output::Target::check(path)?;
+            if let Some((other, _)) = files
+                .iter()
+                .find(|(_, t)| *t == target && matches!(t, output::Target::File(_)))
+            {
+                return Err(format!(
+                    "{} and {} are the same file: name a file for each output",
+                    other.display(),
+                    path.display()
+                ));
+            }
+            files.push((path.clone(), target));
+        }
+        Ok(files
+            .iter()
+            .any(|(_, t)| *t == output::Target::Descriptor(libc::STDOUT_FILENO)))
+    }
+
     pub fn selection(&self) -> model::Selection {
         model::Selection {
             capture_range: self.capture_range.clone(),
@@ -203,68 +239,70 @@ pub struct RankOptions {
     pub per_rank: Option<String>,
 }
 
-/// Writes `path` whole or not at all: into a temporary file beside it, then
-/// renamed over it, so a reader (or a second `nvtxr` writing the same path)
-/// never sees a half-written file. A path that exists and is not a regular
-/// file (`/dev/stdout`, a pipe) is written in place.
+/// Writes one output whole or not at all, only where `path` leads (see `output`).
 fn write_output(
     path: &Path,
     contents: &dyn Fn(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<(), String> {
-    let failed = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
-    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
-        let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(failed)?);
-        return contents(&mut out)
-            .and_then(|()| out.flush())
-            .map_err(failed);
-    }
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let temp = tempfile::Builder::new()
-        .prefix(".nvtxr-")
-        .tempfile_in(dir)
-        .map_err(failed)?;
-    let mut out = std::io::BufWriter::new(temp);
-    contents(&mut out)
-        .and_then(|()| out.flush())
-        .map_err(failed)?;
-    let temp = out.into_inner().map_err(|e| failed(e.into_error()))?;
-    temp.as_file().sync_data().map_err(failed)?;
-    // Readable as a file `>` would have made it, not 0600 as temporary files are.
-    let _ = temp
-        .as_file()
-        .set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
-    temp.persist(path).map_err(|e| failed(e.error))?;
-    Ok(())
+    output::Target::check(path)?.write(path, contents)
 }
 
-/// Writes every requested output from a recording directory; prints the
-/// summary. On failure says what could not be written. Events the tool had
-/// to drop are an error too, reported after the outputs are written.
+/// Writes every requested output from recording directories; prints the
+/// summary. Fails, saying why, when nothing can be written (no recorded
+/// process, nothing selected) or, after writing everything else, when part
+/// of a recording could not be read or the tool had to drop events.
 ///
 /// The recording is read in passes, one chunk at a time (see `model`): one
 /// for the summary, one per output file.
 pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Result<(), String> {
+    // Lines for people go where no output goes.
+    let to_stdout = outputs.check()?;
+    let mut term: Box<dyn Write> = if to_stdout {
+        Box::new(std::io::stderr())
+    } else {
+        Box::new(std::io::stdout())
+    };
     let shown: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-    let unreadable =
-        |e: std::io::Error| format!("cannot read the recording in {}: {e}", shown.join(", "));
+    let unreadable = |e: std::io::Error| match e.kind() {
+        std::io::ErrorKind::InvalidData | std::io::ErrorKind::InvalidInput => e.to_string(),
+        _ => format!("cannot read the recording in {}: {e}", shown.join(", ")),
+    };
     let mut scan = model::scan(dirs).map_err(unreadable)?;
+    for warning in &scan.warnings {
+        eprintln!("nvtxr: warning: {warning}");
+    }
+    let say = |term: &mut Box<dyn Write>, text: String| {
+        let _ = term.write_all(text.as_bytes());
+    };
     if let Some(name) = &ranks.align_on {
         // Printed even with -q: the estimates are what --align-on is asked for.
         for shift in ranks::align_on(&mut scan, name)? {
-            println!(
-                "aligned on {name}: {} shifted by {:+.3} us (median of {} instances)",
-                shown[shift.recording],
-                shift.ns as f64 / 1e3,
-                shift.instances
+            say(
+                &mut term,
+                format!(
+                    "aligned on {name}: {} shifted by {:+.3} us (median of {} instances)\n",
+                    shown[shift.recording],
+                    shift.ns as f64 / 1e3,
+                    shift.instances
+                ),
             );
         }
     }
     let filter = model::Filter::new(&outputs.selection(), &scan).map_err(unreadable)?;
     let mut collector = summary::Collector::default();
     let events = scan.replay(&filter, &mut collector).map_err(unreadable)?;
+    if events == 0 {
+        let why = nothing_selected(&scan, outputs).map_err(unreadable)?;
+        return Err(match dropped(&scan) {
+            Some(dropped) => format!("{dropped}\nnvtxr: {why}"),
+            None => why,
+        });
+    }
+    // Asked for by name: computed (and its errors reported) even with -q.
+    let per_rank = match &ranks.per_rank {
+        Some(name) => Some(ranks::per_rank(&scan, &filter, name, &outputs.format())?),
+        None => None,
+    };
     let legend = std::mem::take(&mut collector.legend);
     let rows = collector.rows();
     write_output(&outputs.trace, &|out| {
@@ -293,38 +331,130 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
         write_output(path, &|out| out.write_all(summary::json(&rows).as_bytes()))?;
     }
     if !outputs.quiet {
-        println!(
-            "\nNVTX range summary ({events} events, {} process(es)):\n",
-            scan.processes.len()
+        say(
+            &mut term,
+            format!(
+                "\nNVTX range summary ({events} events, {} process(es)):\n\n{}",
+                scan.processes.len(),
+                summary::table(&rows, &outputs.format())
+            ),
         );
-        print!("{}", summary::table(&rows, &outputs.format()));
-        if let Some(name) = &ranks.per_rank {
-            print!(
-                "{}",
-                ranks::per_rank(&scan, &filter, name, &outputs.format())?
-            );
-        }
-        println!(
-            "\ntrace: {} (open it in https://ui.perfetto.dev or chrome://tracing)",
-            outputs.trace.display()
+    }
+    if let Some(table) = per_rank {
+        say(&mut term, table);
+    }
+    if !outputs.quiet {
+        say(
+            &mut term,
+            format!(
+                "\ntrace: {} (open it in https://ui.perfetto.dev or chrome://tracing)\n",
+                outputs.trace.display()
+            ),
         );
         if outputs.html {
-            println!("timeline: {}", outputs.html_path().display());
+            say(
+                &mut term,
+                format!("timeline: {}\n", outputs.html_path().display()),
+            );
         }
     }
+    let _ = term.flush();
+    let mut failures = Vec::new();
+    if !scan.skipped.is_empty() {
+        failures.push(format!(
+            "part of the recording could not be read and is left out of the outputs (everything else is in them):\n  {}",
+            scan.skipped.join("\n  ")
+        ));
+    }
+    failures.extend(dropped(&scan));
+    match failures.is_empty() {
+        true => Ok(()),
+        false => Err(failures.join("\nnvtxr: ")),
+    }
+}
+
+/// The events the tool had to drop, if it did, per process.
+fn dropped(scan: &model::Scan) -> Option<String> {
     let dropped: Vec<String> = scan
         .processes
         .iter()
         .filter(|p| p.dropped > 0)
         .map(|p| format!("{} in process {} ({})", p.dropped, p.pid, p.command))
         .collect();
-    if !dropped.is_empty() {
-        return Err(format!(
+    (!dropped.is_empty()).then(|| {
+        format!(
             "the recording is incomplete: events dropped: {} (the process's stderr says why)",
             dropped.join(", ")
+        )
+    })
+}
+
+/// Why a report kept no event: the recording has none, or the selection
+/// matched none (then what there is to select).
+fn nothing_selected(scan: &model::Scan, outputs: &Outputs) -> std::io::Result<String> {
+    #[derive(Default)]
+    struct Names {
+        ranges: std::collections::BTreeSet<String>,
+        domains: std::collections::BTreeSet<String>,
+    }
+    impl model::Sink for Names {
+        fn range(&mut self, _: &model::Process, r: &model::Range) -> std::io::Result<()> {
+            self.see(&r.details);
+            self.ranges.insert(r.details.name.clone());
+            Ok(())
+        }
+        fn mark(&mut self, _: &model::Process, m: &model::Mark) -> std::io::Result<()> {
+            self.see(&m.details);
+            Ok(())
+        }
+    }
+    impl Names {
+        fn see(&mut self, d: &model::Details) {
+            let domain = if d.domain.is_empty() {
+                "default"
+            } else {
+                &d.domain
+            };
+            self.domains.insert(domain.to_string());
+        }
+    }
+    let mut names = Names::default();
+    if scan.replay(&model::Filter::all(), &mut names)? == 0 {
+        return Ok(format!(
+            "no NVTX range or mark was recorded ({} process(es) loaded the tool); nothing written",
+            scan.processes.len()
         ));
     }
-    Ok(())
+    const SHOWN: usize = 20;
+    let list = |set: &std::collections::BTreeSet<String>| {
+        let mut shown: Vec<&str> = set.iter().take(SHOWN).map(String::as_str).collect();
+        if set.len() > SHOWN {
+            shown.push("...");
+        }
+        shown.join(", ")
+    };
+    let mut asked = Vec::new();
+    if let Some(range) = &outputs.capture_range {
+        asked.push(format!("--capture-range {range}"));
+    }
+    if !outputs.nvtx_domain_include.is_empty() {
+        asked.push(format!(
+            "--nvtx-domain-include {}",
+            outputs.nvtx_domain_include.join(",")
+        ));
+    }
+    if !outputs.nvtx_domain_exclude.is_empty() {
+        asked.push(format!(
+            "--nvtx-domain-exclude {}",
+            outputs.nvtx_domain_exclude.join(",")
+        ));
+    }
+    Ok(format!(
+        "{} selected no range or mark; nothing written. The recording has the domains: {}; and the ranges: {}",
+        asked.join(" "),
+        list(&names.domains),
+        list(&names.ranges)
+    ))
 }
 
 fn main() -> ExitCode {
@@ -357,13 +487,23 @@ fn main() -> ExitCode {
             align_on,
             per_rank,
             ..
-        } => match report(&dirs, &outputs, &RankOptions { align_on, per_rank }) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("nvtxr: {e}");
-                ExitCode::from(1)
+        } => {
+            signals::install();
+            signals::converting();
+            match report(&dirs, &outputs, &RankOptions { align_on, per_rank }) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => match signals::stopped_by() {
+                    Some(signal) => {
+                        eprintln!("nvtxr: stopped by signal {signal}; no output was left half-written, and the recording is as it was");
+                        ExitCode::from(128 + signal as u8)
+                    }
+                    None => {
+                        eprintln!("nvtxr: {e}");
+                        ExitCode::from(1)
+                    }
+                },
             }
-        },
+        }
     }
 }
 
@@ -459,6 +599,27 @@ mod tests {
             .contains("NVTXR_TEST_UNSET_VARIABLE"));
         assert!(expand(Path::new("r.%x")).is_err());
         assert!(expand(Path::new("r.%q{RANK")).is_err());
+    }
+
+    #[test]
+    fn an_unknown_option_before_the_command_is_an_error() {
+        let err = parse(&["record", "--bogus", "--", "./app"]).unwrap_err();
+        assert_eq!(err.kind(), clap::error::ErrorKind::UnknownArgument);
+        assert!(parse(&["record", "--bogus", "./app"]).is_err());
+        // The command's own options, with or without `--`.
+        for args in [
+            &["record", "--", "./app", "--bogus", "-q"][..],
+            &["record", "./app", "--bogus", "-q"][..],
+        ] {
+            let Command::Record {
+                command, outputs, ..
+            } = parse(args).unwrap().command
+            else {
+                panic!("not record")
+            };
+            assert_eq!(command, ["./app", "--bogus", "-q"]);
+            assert!(!outputs.quiet);
+        }
     }
 
     #[test]

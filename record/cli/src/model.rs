@@ -104,6 +104,9 @@ pub struct Thread {
 pub struct Process {
     /// Unique in the trace: the pid, tagged with its recording's index.
     pub key: u64,
+    /// Its pid in the trace: the pid, unless another recording has the same
+    /// one (then a number above any Linux pid); 32 bits, as Perfetto reads them.
+    pub trace_pid: u32,
     /// The recording (directory) it came from, from 0.
     pub recording: usize,
     pub pid: u32,
@@ -172,7 +175,7 @@ pub struct Placement {
 
 impl Placement {
     fn place(&self, monotonic: u64) -> u64 {
-        let wall = self.wall.as_ref().map_or(0, |w| w.offset(monotonic));
+        let wall = self.wall.as_ref().map_or(0, WallClock::offset);
         (monotonic as i64)
             .saturating_add(wall)
             .saturating_add(self.shift)
@@ -205,6 +208,11 @@ pub struct Scan {
     names: HashMap<u64, Names>,
     /// Per process key: its last timestamp (where ranges left open are closed).
     last: HashMap<u64, u64>,
+    /// What could not be read and was left out (the report fails after
+    /// writing everything else).
+    pub skipped: Vec<String>,
+    /// What looks wrong but was kept.
+    pub warnings: Vec<String>,
 }
 
 /// What receives the ranges and marks of a replay, in reading order:
@@ -233,9 +241,32 @@ fn invalid(what: &Path, e: String) -> std::io::Error {
     )
 }
 
+/// Reads a file of a recording: only a regular file, never through a
+/// symlink, never blocking (a FIFO), never more than its size.
+fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ELOOP) => invalid(path, "a symlink, not a file of a recording".into()),
+            _ => e,
+        })?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(invalid(path, "not a regular file".into()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(meta.len()).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// Reads a chunk file; `None` for one created but never written (killed first).
 fn read_chunk(path: &Path) -> std::io::Result<Option<Chunk>> {
-    let bytes = std::fs::read(path)?;
+    crate::signals::check()?;
+    let bytes = read_file(path)?;
     match Chunk::decode(&bytes) {
         Ok(chunk) => Ok(Some(chunk)),
         Err(_) if bytes.iter().take(64).all(|&b| b == 0) => Ok(None),
@@ -246,6 +277,21 @@ fn read_chunk(path: &Path) -> std::io::Result<Option<Chunk>> {
 /// The first pass over recording directories: one directory, or several to
 /// merge (placed on the wall clock).
 pub fn scan(dirs: &[PathBuf]) -> std::io::Result<Scan> {
+    let mut seen: Vec<(PathBuf, &PathBuf)> = Vec::new();
+    for dir in dirs {
+        let real = std::fs::canonicalize(dir).map_err(|e| invalid(dir, e.to_string()))?;
+        if let Some((_, first)) = seen.iter().find(|(r, _)| *r == real) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "{} and {} are the same recording: give each once",
+                    first.display(),
+                    dir.display()
+                ),
+            ));
+        }
+        seen.push((real, dir));
+    }
     let mut scan = Scan {
         processes: Vec::new(),
         placements: Vec::new(),
@@ -255,15 +301,29 @@ pub fn scan(dirs: &[PathBuf]) -> std::io::Result<Scan> {
         chunks: Vec::new(),
         names: HashMap::new(),
         last: HashMap::new(),
+        skipped: Vec::new(),
+        warnings: Vec::new(),
     };
     let mut threads: BTreeMap<u64, Vec<ChunkFile>> = BTreeMap::new();
     for (recording, dir) in dirs.iter().enumerate() {
+        let before = scan.processes.len();
         let wall = scan.read_recording(recording, dir, &mut threads)?;
+        if scan.processes.len() == before {
+            let why = format!(
+                "{}: no recorded process (not an nvtxr recording, or no process in it loaded the recording tool)",
+                dir.display()
+            );
+            if dirs.len() == 1 {
+                return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, why));
+            }
+            scan.skipped.push(why);
+        }
         scan.placements.push(Placement {
             wall: (dirs.len() > 1).then_some(wall),
             shift: 0,
         });
     }
+    scan.number_processes(dirs);
     for process in &mut scan.processes {
         let mut list = threads.remove(&process.key).unwrap_or_default();
         list.sort_by_key(|c| (c.tid, c.order));
@@ -293,6 +353,45 @@ pub fn scan(dirs: &[PathBuf]) -> std::io::Result<Scan> {
     Ok(scan)
 }
 
+impl Scan {
+    /// Gives each process its trace pid (see [`Process::trace_pid`]) and
+    /// warns about a rank found in more than one recording.
+    fn number_processes(&mut self, dirs: &[PathBuf]) {
+        let mut count: HashMap<u32, usize> = HashMap::new();
+        for p in &self.processes {
+            *count.entry(p.pid).or_default() += 1;
+        }
+        for (i, p) in self.processes.iter_mut().enumerate() {
+            p.trace_pid = if count[&p.pid] == 1 {
+                p.pid
+            } else {
+                // Linux pids stay below 2^22.
+                0x4000_0000 + i as u32
+            };
+        }
+        let mut ranks: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+        for p in &self.processes {
+            if let Some(rank) = p.rank {
+                let seen = ranks.entry(rank).or_default();
+                if !seen.contains(&p.recording) {
+                    seen.push(p.recording);
+                }
+            }
+        }
+        for (rank, recordings) in ranks.into_iter().filter(|(_, r)| r.len() > 1) {
+            let shown: Vec<String> = recordings
+                .iter()
+                .map(|&r| dirs[r].display().to_string())
+                .collect();
+            self.warnings.push(format!(
+                "rank {rank} is in {} recordings ({}): were they made by different jobs?",
+                recordings.len(),
+                shown.join(", ")
+            ));
+        }
+    }
+}
+
 /// A process's key: its pid, tagged with its recording.
 fn key(recording: usize, pid: u32) -> u64 {
     (recording as u64) << 32 | u64::from(pid)
@@ -307,15 +406,21 @@ impl Scan {
         threads: &mut BTreeMap<u64, Vec<ChunkFile>>,
     ) -> std::io::Result<WallClock> {
         let mut folders = Vec::new();
-        for entry in std::fs::read_dir(dir)? {
-            let path = entry?.path();
+        for entry in std::fs::read_dir(dir).map_err(|e| invalid(dir, e.to_string()))? {
+            let entry = entry?;
+            let path = entry.path();
             let parsed = path
                 .file_name()
                 .and_then(|f| f.to_str())
                 .and_then(|f| f.split_once('.'))
                 .and_then(|(p, n)| Some((p.parse::<u32>().ok()?, n.parse::<u32>().ok()?)));
-            if let (Some((pid, n)), true) = (parsed, path.is_dir()) {
+            let Some((pid, n)) = parsed else { continue };
+            // Not followed: the tool makes real folders only.
+            if entry.file_type()?.is_dir() {
                 folders.push((pid, n, path));
+            } else {
+                self.skipped
+                    .push(format!("{}: not a folder of the recording", path.display()));
             }
         }
         folders.sort();
@@ -323,14 +428,22 @@ impl Scan {
         for (pid, n, folder) in folders {
             let key = key(recording, pid);
             let header_path = folder.join("process");
-            let header = ProcessHeader::decode(&std::fs::read(&header_path)?)
-                .map_err(|e| invalid(&header_path, e))?;
+            let header = match read_file(&header_path)
+                .and_then(|b| ProcessHeader::decode(&b).map_err(|e| invalid(&header_path, e)))
+            {
+                Ok(h) => h,
+                Err(e) => {
+                    self.skipped.push(format!(
+                        "process {pid} (image {n}): its header cannot be read ({e}); its events are left out"
+                    ));
+                    continue;
+                }
+            };
             wall.add(header.wall);
             let image = self.images.len();
             let names = self.names.entry(key).or_default();
             let mut anchors = Anchors::default();
-            // The earliest and latest wall-clock readings (ticks, ns): all the
-            // wall clock keeps.
+            // Wall-clock readings (ticks, ns), placed once the anchors are known.
             let mut readings: Vec<(u64, u64)> = Vec::new();
             let (mut first, mut last) = (u64::MAX, 0);
             for entry in std::fs::read_dir(&folder)? {
@@ -338,9 +451,23 @@ impl Scan {
                 if path.extension().is_none_or(|e| e != "events") {
                     continue;
                 }
-                let Some(chunk) = read_chunk(&path)? else {
-                    continue;
+                let chunk = match read_chunk(&path) {
+                    Ok(Some(chunk)) => chunk,
+                    Ok(None) => continue,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => return Err(e),
+                    Err(e) => {
+                        self.skipped.push(format!("{e}: left out"));
+                        continue;
+                    }
                 };
+                if chunk.unread > 0 {
+                    self.skipped.push(format!(
+                        "{}: {} bytes of recorded events cannot be read (a damaged or truncated file); the {} events before them are kept",
+                        path.display(),
+                        chunk.unread,
+                        chunk.records.len()
+                    ));
+                }
                 for r in &chunk.records {
                     names.learn(r, u64::from(n) << 48);
                     match r.kind {
@@ -348,13 +475,7 @@ impl Scan {
                             ticks: r.timestamp,
                             ns: r.value,
                         }),
-                        Kind::WallClock => {
-                            readings.push((r.timestamp, r.value));
-                            readings.sort_unstable();
-                            if readings.len() > 2 {
-                                readings.remove(1);
-                            }
-                        }
+                        Kind::WallClock => readings.push((r.timestamp, r.value)),
                         _ => {}
                     }
                     first = first.min(r.timestamp);
@@ -382,6 +503,7 @@ impl Scan {
                 Some(p) => p.dropped += header.dropped,
                 None => self.processes.push(Process {
                     key,
+                    trace_pid: pid,
                     recording,
                     pid,
                     parent: header.parent,

@@ -1,31 +1,36 @@
-//! `nvtxr record`: runs a command with the recording tool attached (its
-//! children inherit it), forwards SIGINT and SIGTERM to it, shows progress on
-//! a terminal, then writes the outputs.
+//! `nvtxr record`: checks everything it will need, runs a command with the
+//! recording tool attached (its children inherit it), passes signals on to
+//! it (see `signals`), shows progress on a terminal, then writes the outputs.
 
-use crate::{report, Outputs, RankOptions, Wait};
+use crate::{report, signals, Outputs, RankOptions, Wait};
+use nvtxr_record_format::time::{clock_choice, CLOCK_VAR};
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
-use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
-/// The running child, for the signal handler.
-static CHILD: AtomicI32 = AtomicI32::new(0);
+/// The variable naming the recording tool library, instead of the one installed beside `nvtxr`.
+const TOOL_VAR: &str = "NVTXR_RECORD_TOOL";
 
-extern "C" fn forward(signal: libc::c_int) {
-    let child = CHILD.load(Ordering::SeqCst);
-    if child > 0 {
-        // SAFETY: kill is async-signal-safe.
-        unsafe { libc::kill(child, signal) };
-    }
-}
-
-/// The recording tool library: `NVTXR_RECORD_TOOL`, or next to this program,
-/// or in `../lib` (an installed layout).
+/// The recording tool library: `NVTXR_RECORD_TOOL` (which must name a
+/// shared library), or next to this program, or in `../lib` (an installed layout).
 fn tool_library() -> Result<PathBuf, String> {
-    if let Some(p) = std::env::var_os("NVTXR_RECORD_TOOL") {
-        return Ok(PathBuf::from(p));
+    if let Some(p) = std::env::var_os(TOOL_VAR) {
+        let path = PathBuf::from(&p);
+        let mut magic = [0u8; 4];
+        let elf = std::fs::File::open(&path)
+            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
+            .map(|()| magic == *b"\x7fELF");
+        return match elf {
+            Ok(true) if path.is_file() => Ok(path),
+            Ok(_) => Err(format!(
+                "{TOOL_VAR}={}: not a shared library",
+                path.display()
+            )),
+            Err(e) => Err(format!("{TOOL_VAR}={}: {e}", path.display())),
+        };
     }
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let dir = exe.parent().unwrap_or(Path::new("."));
@@ -64,11 +69,23 @@ impl Raw {
         match std::fs::DirBuilder::new().mode(0o700).create(dir) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                if std::fs::read_dir(dir)?.next().is_some() {
-                    return Err(std::io::Error::other(format!(
-                        "{} is not empty (--keep wants a new or empty directory)",
+                // The tool's rules for its root, checked before anything changes.
+                let meta = std::fs::symlink_metadata(dir)?;
+                let refuse = |why: &str| {
+                    Err(std::io::Error::other(format!(
+                        "{} {why} (--keep wants a new or empty directory of yours)",
                         dir.display()
-                    )));
+                    )))
+                };
+                if !meta.is_dir() {
+                    return refuse("is not a directory (a symlink is refused)");
+                }
+                // SAFETY: geteuid has no preconditions.
+                if meta.uid() != unsafe { libc::geteuid() } {
+                    return refuse("belongs to another user");
+                }
+                if std::fs::read_dir(dir)?.next().is_some() {
+                    return refuse("is not empty");
                 }
                 std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
             }
@@ -112,22 +129,33 @@ fn recorded_bytes(dir: &Path) -> u64 {
         .sum()
 }
 
+/// Whether any process image loaded the tool (it makes its folder then).
+fn anything_recorded(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some())
+}
+
 pub fn run(command: &[OsString], outputs: &Outputs, wait: Wait, keep: Option<&Path>) -> ExitCode {
     let shown = command[0].to_string_lossy().into_owned();
+    let refuse = |code: u8, e: String| {
+        eprintln!("nvtxr: {e}");
+        ExitCode::from(code)
+    };
+    // Everything that could fail is found before the program starts.
+    if let Err(e) = outputs.check() {
+        return refuse(2, e);
+    }
+    if let Err(e) = clock_choice(std::env::var_os(CLOCK_VAR).as_deref()) {
+        return refuse(2, e);
+    }
     let tool = match tool_library() {
         Ok(t) => t,
-        Err(e) => {
-            eprintln!("nvtxr: {e}");
-            return ExitCode::from(2);
-        }
+        Err(e) => return refuse(2, e),
     };
     let raw = match Raw::new(keep) {
         Ok(d) => d,
-        Err(e) => {
-            eprintln!("nvtxr: cannot create a recording directory: {e}");
-            return ExitCode::from(1);
-        }
+        Err(e) => return refuse(1, format!("cannot create a recording directory: {e}")),
     };
+    signals::install();
     // Orphaned descendants are re-parented to nvtxr, so it can wait for them
     // (a child that outlives its parent is recorded to its end).
     // SAFETY: prctl with integer arguments.
@@ -139,22 +167,10 @@ pub fn run(command: &[OsString], outputs: &Outputs, wait: Wait, keep: Option<&Pa
         .spawn()
     {
         Ok(c) => c,
-        Err(e) => {
-            eprintln!("nvtxr: cannot run {shown}: {e}");
-            return ExitCode::from(127);
-        }
+        Err(e) => return refuse(127, format!("cannot run {shown}: {e}")),
     };
     let primary = child.id() as i32;
-    CHILD.store(primary, Ordering::SeqCst);
-    // SAFETY: installing a handler that only calls kill().
-    unsafe {
-        for signal in [libc::SIGINT, libc::SIGTERM] {
-            libc::signal(
-                signal,
-                forward as extern "C" fn(libc::c_int) as libc::sighandler_t,
-            );
-        }
-    }
+    signals::set_child(primary);
     let progress = !outputs.quiet && std::io::stderr().is_terminal();
     let started = Instant::now();
     let mut last = Instant::now();
@@ -164,6 +180,7 @@ pub fn run(command: &[OsString], outputs: &Outputs, wait: Wait, keep: Option<&Pa
         // SAFETY: reaping our own children (and orphans re-parented to us).
         let pid = unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG) };
         if pid == primary {
+            signals::set_child(0);
             primary_status = Some(status);
             if wait == Wait::Primary {
                 break;
@@ -186,6 +203,7 @@ pub fn run(command: &[OsString], outputs: &Outputs, wait: Wait, keep: Option<&Pa
     if progress {
         eprint!("\r\x1b[K");
     }
+    signals::converting();
     let code = match primary_status {
         Some(s) if libc::WIFEXITED(s) => libc::WEXITSTATUS(s),
         Some(s) if libc::WIFSIGNALED(s) => {
@@ -195,6 +213,19 @@ pub fn run(command: &[OsString], outputs: &Outputs, wait: Wait, keep: Option<&Pa
         }
         _ => 1,
     };
+    let failed = if code != 0 { code as u8 } else { 1 };
+    if !anything_recorded(raw.path()) {
+        return refuse(
+            failed,
+            format!("no process of {shown} loaded the recording tool: it made no NVTX call, or the tool could not attach (its message is above); nothing written"),
+        );
+    }
+    if signals::terminated() {
+        eprintln!(
+            "nvtxr: terminated: writing the outputs now; if nvtxr is stopped first, the recording stays in {0}: convert it with: nvtxr report {0}",
+            raw.path().display()
+        );
+    }
     match report(
         &[raw.path().to_path_buf()],
         outputs,
@@ -203,12 +234,18 @@ pub fn run(command: &[OsString], outputs: &Outputs, wait: Wait, keep: Option<&Pa
         Ok(()) => ExitCode::from(code as u8),
         Err(e) => {
             let kept = raw.keep();
-            eprintln!("nvtxr: {e}");
+            let stopped = signals::stopped_by();
+            match stopped {
+                Some(signal) => {
+                    eprintln!("nvtxr: stopped by signal {signal} before the outputs were written")
+                }
+                None => eprintln!("nvtxr: {e}"),
+            }
             eprintln!(
                 "nvtxr: the recording is kept in {}; convert it with: nvtxr report {0}",
                 kept.display()
             );
-            ExitCode::from(if code != 0 { code as u8 } else { 1 })
+            ExitCode::from(stopped.map_or(failed, |s| 128 + s as u8))
         }
     }
 }

@@ -34,6 +34,19 @@ fn text(o: &Output) -> String {
     )
 }
 
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
 /// `nvtxr report DIRS... -o OUT [extra]`.
 fn report(dirs: &[PathBuf], out: &Path, extra: &[&str]) -> Output {
     let o = Command::new(&artifacts().nvtxr)
@@ -373,18 +386,40 @@ fn torchrun_style_recordings_merge_with_a_labelled_track_per_rank() {
         "{}",
         text(&o)
     );
-    // Equal pids from two recordings (two hosts) stay two tracks.
+    // Equal pids from two recordings (two hosts: here a copy) stay two
+    // tracks, each pid within 32 bits (Perfetto's JSON importer reads pids
+    // past 2^32 as 0, collapsing the ranks into one process); the rank both
+    // claim is warned about.
+    let copy = dir.join("rec.copy");
+    copy_tree(&dirs[0], &copy);
     let twice = dir.join("twice.json");
-    report(&[dirs[0].clone(), dirs[0].clone()], &twice, &["-q"]);
+    let o = report(&[dirs[0].clone(), copy], &twice, &["-q"]);
+    assert!(
+        text(&o).contains("warning: rank 0 is in 2 recordings"),
+        "{}",
+        text(&o)
+    );
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&twice).unwrap()).unwrap();
-    let tracks: std::collections::BTreeSet<String> = v["traceEvents"]
+    let pids: std::collections::BTreeSet<u64> = v["traceEvents"]
         .as_array()
         .unwrap()
         .iter()
         .filter(|e| e["name"] == "process_name")
-        .map(|e| e["pid"].to_string())
+        .map(|e| e["pid"].as_u64().unwrap())
         .collect();
-    assert_eq!(tracks.len(), 2, "{tracks:?}");
+    assert_eq!(pids.len(), 2, "{pids:?}");
+    assert!(pids.iter().all(|&p| p < 1 << 31), "{pids:?}");
+    // The same recording given twice would double every event: refused.
+    let o = Command::new(&artifacts().nvtxr)
+        .arg("report")
+        .args([&dirs[0], &dirs[0]])
+        .arg("-o")
+        .arg(dir.join("doubled.json"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).contains("are the same recording"), "{}", text(&o));
+    assert!(!dir.join("doubled.json").exists());
     // A recording directory that --keep refuses: not empty.
     let again = Command::new(&artifacts().nvtxr)
         .args(["record", "-q", "--keep"])

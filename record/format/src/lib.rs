@@ -181,23 +181,42 @@ pub struct Chunk {
     /// The chunk's number in its image: a thread's chunks sort by it.
     pub seq: u32,
     pub records: Vec<Record>,
+    /// Committed bytes that could not be decoded: a damaged or truncated
+    /// file (a process killed mid-write leaves none: its last record was
+    /// not committed).
+    pub unread: u64,
 }
 
 impl Chunk {
     /// Decodes a chunk file's committed records; stops at a truncated or
-    /// unknown record and returns what came before it.
+    /// unknown record and returns what came before it, counting the
+    /// committed bytes left ([`Chunk::unread`]).
     pub fn decode(b: &[u8]) -> Result<Chunk, String> {
         if b.len() < CHUNK_HEADER || b[..8] != CHUNK_MAGIC {
             return Err("not an nvtxr chunk".into());
         }
-        let committed = le_u64(b, CHUNK_COMMITTED) as usize;
+        let committed = le_u64(b, CHUNK_COMMITTED);
         let tid = le_u32(b, CHUNK_TID);
         let seq = le_u32(b, CHUNK_SEQ);
-        let end = (CHUNK_HEADER + committed).min(b.len());
+        let body = &b[CHUNK_HEADER..];
+        let end = usize::try_from(committed).map_or(body.len(), |c| c.min(body.len()));
+        let mut reader = Reader {
+            bytes: &body[..end],
+            at: 0,
+            previous: 0,
+        };
+        let mut whole = 0; // bytes of complete records
+        let records: Vec<Record> = std::iter::from_fn(|| {
+            let r = reader.record()?;
+            whole = reader.at;
+            Some(r)
+        })
+        .collect();
         Ok(Chunk {
             tid,
             seq,
-            records: decode(&b[CHUNK_HEADER..end]),
+            records,
+            unread: committed - whole as u64,
         })
     }
 }
@@ -682,12 +701,18 @@ mod tests {
         b[CHUNK_HEADER + 10] = Kind::Mark as u8;
         b[CHUNK_COMMITTED..CHUNK_COMMITTED + 8].copy_from_slice(&10u64.to_le_bytes());
         let chunk = Chunk::decode(&b).unwrap();
-        assert_eq!((chunk.tid, chunk.records.len()), (9, 1));
+        assert_eq!((chunk.tid, chunk.records.len(), chunk.unread), (9, 1, 0));
         assert_eq!(
             (chunk.records[0].kind, chunk.records[0].timestamp),
             (Kind::Pop, 77)
         );
         assert!(Chunk::decode(&b[..8]).is_err(), "too short");
+        // Cut inside the committed record, or past it: what is missing is counted.
+        assert_eq!(Chunk::decode(&b[..CHUNK_HEADER + 4]).unwrap().unread, 10);
+        b[CHUNK_HEADER + 10] = 0;
+        b[CHUNK_COMMITTED..CHUNK_COMMITTED + 8].copy_from_slice(&1000u64.to_le_bytes());
+        let past = Chunk::decode(&b).unwrap();
+        assert_eq!((past.records.len(), past.unread), (1, 990));
     }
 
     fn full(timestamp: u64) -> Record {

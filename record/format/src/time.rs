@@ -21,6 +21,25 @@ impl Clock {
     }
 }
 
+/// The variable choosing the recording clock: unset, empty or `auto` (the
+/// time-stamp counter where it is invariant, else CLOCK_MONOTONIC), or
+/// `monotonic` (CLOCK_MONOTONIC always).
+pub const CLOCK_VAR: &str = "NVTXR_RECORD_CLOCK";
+
+/// What [`CLOCK_VAR`] asks for: `Some(Clock::Monotonic)` when forced, `None`
+/// for the automatic choice; an error names the values it takes.
+pub fn clock_choice(value: Option<&std::ffi::OsStr>) -> Result<Option<Clock>, String> {
+    match value.map(|v| v.to_str()) {
+        None => Ok(None),
+        Some(Some("" | "auto")) => Ok(None),
+        Some(Some("monotonic")) => Ok(Some(Clock::Monotonic)),
+        Some(other) => Err(format!(
+            "{CLOCK_VAR}={}: unknown clock (use auto or monotonic)",
+            other.unwrap_or("(not UTF-8)")
+        )),
+    }
+}
+
 /// The clock and its calibration, as stored in each process's header.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Calibration {
@@ -140,47 +159,42 @@ pub struct WallPair {
     pub wall: u64,
 }
 
-/// Maps one host's CLOCK_MONOTONIC ns onto the wall clock (CLOCK_REALTIME
-/// ns), from the first and last pairs read on that host: linear between
-/// them, so a wall clock slewed by NTP during the run is followed.
-#[derive(Debug, Clone, Copy, Default)]
+/// Places one host's CLOCK_MONOTONIC ns on the wall clock (CLOCK_REALTIME
+/// ns) by one offset: the median of `wall - monotonic` over the pairs read
+/// on that host. Durations stay the monotonic clock's: a wall clock stepped
+/// or slewed during the run (NTP) moves the recording by at most its median
+/// offset, never stretches it, and pairs read across a step are outvoted.
+#[derive(Debug, Clone, Default)]
 pub struct WallClock {
-    first: Option<WallPair>,
-    last: Option<WallPair>,
+    offsets: Vec<i64>,
 }
 
 impl WallClock {
-    /// Adds a pair (keeps only the earliest and the latest: constant memory).
+    /// Offsets kept: past this, every other one is dropped (bounded memory,
+    /// about the same median).
+    const MAX: usize = 4096;
+
+    /// Adds a pair.
     pub fn add(&mut self, pair: WallPair) {
         if pair.wall == 0 {
             return; // not read (a recording without wall-clock pairs)
         }
-        if self.first.is_none_or(|f| pair.monotonic < f.monotonic) {
-            self.first = Some(pair);
-        }
-        if self.last.is_none_or(|l| pair.monotonic > l.monotonic) {
-            self.last = Some(pair);
+        self.offsets.push(pair.wall as i64 - pair.monotonic as i64);
+        if self.offsets.len() > Self::MAX {
+            self.offsets.sort_unstable();
+            let mut i = 0;
+            self.offsets.retain(|_| {
+                i += 1;
+                i % 2 == 1
+            });
         }
     }
 
-    /// The pairs seen, earliest and latest.
-    pub fn span(&self) -> Option<(WallPair, WallPair)> {
-        Some((self.first?, self.last?))
-    }
-
-    /// Wall-clock ns minus monotonic ns at `monotonic`; 0 with no pair.
-    pub fn offset(&self, monotonic: u64) -> i64 {
-        let Some((first, last)) = self.span() else {
-            return 0;
-        };
-        let offset = |p: WallPair| p.wall as i64 - p.monotonic as i64;
-        if last.monotonic <= first.monotonic {
-            return offset(first);
-        }
-        let f =
-            (monotonic as f64 - first.monotonic as f64) / (last.monotonic - first.monotonic) as f64;
-        let f = f.clamp(0.0, 1.0);
-        offset(first) + ((offset(last) - offset(first)) as f64 * f).round() as i64
+    /// Wall-clock ns minus monotonic ns: the median offset; 0 with no pair.
+    pub fn offset(&self) -> i64 {
+        let mut sorted = self.offsets.clone();
+        sorted.sort_unstable();
+        sorted.get(sorted.len() / 2).copied().unwrap_or(0)
     }
 }
 
@@ -234,29 +248,34 @@ mod tests {
     }
 
     #[test]
-    fn the_wall_clock_follows_a_slewed_clock_between_its_first_and_last_pairs() {
+    fn a_stepped_wall_clock_moves_the_recording_and_never_stretches_it() {
         let mut w = WallClock::default();
-        assert_eq!(w.offset(10), 0, "no pair: no offset");
-        w.add(WallPair {
-            monotonic: 1_000,
-            wall: 11_000,
-        });
-        w.add(WallPair {
-            monotonic: 5_000,
-            wall: 15_010,
-        });
-        w.add(WallPair {
-            monotonic: 3_000,
-            wall: 13_005,
-        });
-        assert_eq!(w.offset(1_000), 10_000);
-        assert_eq!(w.offset(3_000), 10_005, "halfway: half the slew");
-        assert_eq!(w.offset(9_000), 10_010, "beyond the last pair: held");
+        assert_eq!(w.offset(), 0, "no pair: no offset");
+        // Five pairs 10 us apart; the wall clock steps back 100 ms after the third.
+        for (i, step) in [(0, 0), (1, 0), (2, 0), (3, -100_000_000), (4, -100_000_000)] {
+            w.add(WallPair {
+                monotonic: 1_000 + i * 10_000,
+                wall: (11_000 + i * 10_000) as u64 + 0 * i + (step + 1_000_000_000) as u64,
+            });
+        }
+        assert_eq!(
+            w.offset(),
+            1_000_010_000,
+            "the majority's offset, one for the whole run"
+        );
         w.add(WallPair {
             monotonic: 7,
             wall: 0,
         });
-        assert_eq!(w.offset(1_000), 10_000, "an unread pair is ignored");
+        assert_eq!(w.offset(), 1_000_010_000, "an unread pair is ignored");
+        for i in 0..10_000u64 {
+            w.add(WallPair {
+                monotonic: i,
+                wall: i + 5,
+            });
+        }
+        assert!(w.offsets.len() <= WallClock::MAX);
+        assert_eq!(w.offset(), 5);
     }
 
     #[test]

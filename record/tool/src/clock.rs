@@ -12,9 +12,6 @@
 use nvtxr_record_format::time::{Anchor, Calibration, Clock, WallPair};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
-/// Environment variable forcing CLOCK_MONOTONIC (`NVTXR_RECORD_CLOCK=monotonic`).
-pub const CLOCK_VAR: &str = "NVTXR_RECORD_CLOCK";
-
 /// How often, at most, a thread writes an anchor into its stream.
 pub const ANCHOR_INTERVAL_NS: u64 = 1_000_000;
 /// How long setup measures the counter's rate (a spin, not a sleep).
@@ -123,11 +120,11 @@ fn invariant_tsc() -> bool {
 
 /// Chooses the clock and measures the counter's rate (200 µs: a rate off
 /// by 3e-4 at worst, over the at most 1 ms after a thread's last anchor),
-/// once per process. `inherited` (a forked child) reuses the parent's measurement.
-pub fn setup(inherited: Option<Calibration>) -> Calibration {
+/// once per process; `monotonic` forces CLOCK_MONOTONIC. `inherited` (a
+/// forked child) reuses the parent's measurement.
+pub fn setup(inherited: Option<Calibration>, monotonic: bool) -> Calibration {
     let calibration = inherited.unwrap_or_else(|| {
-        let forced = std::env::var_os(CLOCK_VAR).is_some_and(|v| v == "monotonic");
-        if forced || !invariant_tsc() {
+        if monotonic || !invariant_tsc() {
             let ns = monotonic_ns();
             return Calibration {
                 kind: Clock::Monotonic,
@@ -165,7 +162,7 @@ mod tests {
 
     #[test]
     fn the_counter_tracks_the_monotonic_clock() {
-        let cal = setup(None);
+        let cal = setup(None, false);
         let start = (now(), monotonic_ns());
         std::thread::sleep(std::time::Duration::from_millis(20));
         let end = (now(), monotonic_ns());

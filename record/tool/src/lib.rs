@@ -21,6 +21,7 @@ use std::io::Write;
 use std::sync::OnceLock;
 
 use nvtx_protocol::{Callbacks, GetExportTable, ETID_CALLBACKS};
+use nvtxr_record_format::time::{clock_choice, Clock, CLOCK_VAR};
 use nvtxr_record_format::DIR_VAR;
 
 /// Process-wide setup, once (every producer in the process calls the entry
@@ -33,8 +34,12 @@ fn setup() -> bool {
             say(format_args!("{DIR_VAR} is not set; not recording"));
             return false;
         };
-        let started = recording::open_root(std::path::Path::new(&dir))
-            .and_then(|()| recording::start_image(clock::setup(None)));
+        let clock = std::env::var_os(CLOCK_VAR);
+        let started = clock_choice(clock.as_deref()).and_then(|forced| {
+            recording::open_root(std::path::Path::new(&dir))?;
+            let monotonic = forced == Some(Clock::Monotonic);
+            recording::start_image(clock::setup(None, monotonic))
+        });
         if let Err(e) = started {
             say(format_args!("{e}; not recording"));
             return false;
