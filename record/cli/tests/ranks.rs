@@ -242,11 +242,17 @@ for step in range(8):
 ";
 
 /// Moves a recording's wall-clock readings by `ns`, as if its host's clock
-/// were off by that much (a test-only rewrite through the format crate).
-fn shift_wall_clock(recording: &Path, ns: i64) {
+/// were off by that much (a test-only rewrite through the format crate):
+/// all of them, or (`Some(ticks)`) those read from that timestamp on, as if
+/// the clock stepped then.
+fn shift_wall_clock(recording: &Path, ns: i64, from: Option<u64>) {
     for folder in std::fs::read_dir(recording).unwrap() {
         let folder = folder.unwrap().path();
         let header_path = folder.join("process");
+        if from.is_some() {
+            rewrite_chunks(&folder, ns, from);
+            continue;
+        }
         let mut header = ProcessHeader::decode(&std::fs::read(&header_path).unwrap()).unwrap();
         header.wall.wall = (header.wall.wall as i64 + ns) as u64;
         let mut bytes = std::fs::read(&header_path).unwrap();
@@ -254,26 +260,53 @@ fn shift_wall_clock(recording: &Path, ns: i64) {
         // Keep the live dropped counter and the rest as written.
         bytes[..].copy_from_slice(&fresh);
         std::fs::write(&header_path, bytes).unwrap();
-        for file in std::fs::read_dir(&folder).unwrap() {
+        rewrite_chunks(&folder, ns, from);
+    }
+}
+
+/// The chunk files of a process folder, their wall-clock readings from `from` on shifted by `ns`.
+fn rewrite_chunks(folder: &Path, ns: i64, from: Option<u64>) {
+    for file in std::fs::read_dir(folder).unwrap() {
+        let file = file.unwrap().path();
+        if file.extension().is_none_or(|e| e != "events") {
+            continue;
+        }
+        let mut bytes = std::fs::read(&file).unwrap();
+        let chunk = Chunk::decode(&bytes).unwrap();
+        let mut out = vec![0u8; bytes.len() - CHUNK_HEADER];
+        let (mut at, mut previous) = (0, 0);
+        for mut r in chunk.records {
+            if r.kind == Kind::WallClock && from.is_none_or(|t| r.timestamp >= t) {
+                r.value = (r.value as i64 + ns) as u64;
+            }
+            at += encode(&mut out[at..], Stamp::Relative(&mut previous), &r);
+        }
+        bytes[CHUNK_HEADER..].copy_from_slice(&out);
+        bytes[CHUNK_COMMITTED..CHUNK_COMMITTED + 8].copy_from_slice(&(at as u64).to_le_bytes());
+        std::fs::write(&file, bytes).unwrap();
+    }
+}
+
+/// The timestamps of a recording's wall-clock readings, in order.
+fn wall_readings(recording: &Path) -> Vec<u64> {
+    let mut ticks = Vec::new();
+    for folder in std::fs::read_dir(recording).unwrap() {
+        for file in std::fs::read_dir(folder.unwrap().path()).unwrap() {
             let file = file.unwrap().path();
-            if file.extension().is_none_or(|e| e != "events") {
-                continue;
+            if file.extension().is_some_and(|e| e == "events") {
+                let chunk = Chunk::decode(&std::fs::read(&file).unwrap()).unwrap();
+                ticks.extend(
+                    chunk
+                        .records
+                        .iter()
+                        .filter(|r| r.kind == Kind::WallClock)
+                        .map(|r| r.timestamp),
+                );
             }
-            let mut bytes = std::fs::read(&file).unwrap();
-            let chunk = Chunk::decode(&bytes).unwrap();
-            let mut out = vec![0u8; bytes.len() - CHUNK_HEADER];
-            let (mut at, mut previous) = (0, 0);
-            for mut r in chunk.records {
-                if r.kind == Kind::WallClock {
-                    r.value = (r.value as i64 + ns) as u64;
-                }
-                at += encode(&mut out[at..], Stamp::Relative(&mut previous), &r);
-            }
-            bytes[CHUNK_HEADER..].copy_from_slice(&out);
-            bytes[CHUNK_COMMITTED..CHUNK_COMMITTED + 8].copy_from_slice(&(at as u64).to_le_bytes());
-            std::fs::write(&file, bytes).unwrap();
         }
     }
+    ticks.sort_unstable();
+    ticks
 }
 
 /// The offsets (us) `--align-on` printed, for recordings 1.. in order.
@@ -311,8 +344,8 @@ fn recordings_from_hosts_with_disagreeing_clocks_are_aligned_on_a_barrier() {
     report(&dirs, &plain, &["-q"]);
     assert_eq!(true_offsets.len(), 2, "{}", text(&o));
     // Rank 1's host clock runs 700 us ahead, rank 2's 400 us behind.
-    shift_wall_clock(&dirs[1], 700_000);
-    shift_wall_clock(&dirs[2], -400_000);
+    shift_wall_clock(&dirs[1], 700_000, None);
+    shift_wall_clock(&dirs[2], -400_000, None);
     let on_clocks = dir.join("clocks.json");
     report(&dirs, &on_clocks, &["-q"]);
     let before = barrier_spread(&on_clocks);
@@ -355,6 +388,36 @@ fn recordings_from_hosts_with_disagreeing_clocks_are_aligned_on_a_barrier() {
         "alignment: barriers {before:.1} us apart (median) on the disagreeing clocks, {after:.1} us after --align-on \
          ({real:.1} us as recorded); estimated offsets {found:?} us, errors {undone:?} us"
     );
+}
+
+#[test]
+fn a_wall_clock_step_during_a_run_never_changes_its_durations() {
+    let _serial = serial();
+    let dir = scratch("step");
+    let dirs = torchrun_style(&dir, 2, BARRIER_SCRIPT);
+    let durations = |trace: &Path| -> Vec<(String, i64)> {
+        let mut d: Vec<(String, i64)> = slices(trace)
+            .into_iter()
+            .filter(|x| x.1 == "compute")
+            .map(|x| (x.0, ((x.3 - x.2) * 1000.0).round() as i64))
+            .collect();
+        d.sort();
+        d
+    };
+    let before = dir.join("before.json");
+    report(&dirs, &before, &["-q"]);
+    // Rank 0's clock steps back 100 ms (NTP) for its last quarter of readings.
+    let readings = wall_readings(&dirs[0]);
+    assert!(readings.len() >= 8, "{} readings", readings.len());
+    let step_at = readings[readings.len() * 3 / 4];
+    shift_wall_clock(&dirs[0], -100_000_000, Some(step_at));
+    let after = dir.join("after.json");
+    report(&dirs, &after, &["-q"]);
+    let (before, after) = (durations(&before), durations(&after));
+    assert_eq!(before.len(), 16);
+    // Durations come from the monotonic clock alone (a fit through the first
+    // and last pairs scaled them by 1 - 0.1 s / the run's length).
+    assert_eq!(before, after);
 }
 
 #[test]

@@ -1165,3 +1165,393 @@ fn torchrun_style_ranks_get_a_recording_each_named_by_rank() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).contains("NVTXR_TEST_NOT_SET"), "{}", text(&out));
 }
+
+/// `nvtxr ARGS...` with the worker scenario after `--` when `run` is set.
+fn nvtxr(args: &[&str], env: &[(&str, &str)]) -> Output {
+    Command::new(&artifacts().nvtxr)
+        .args(args)
+        .env_remove("NVTX_INJECTION64_PATH")
+        .envs(env.iter().copied())
+        .output()
+        .unwrap()
+}
+
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+#[test]
+fn outputs_go_through_symlinks_and_descriptors_never_over_them() {
+    let dir = scratch("links");
+    let exe = scenarios();
+    let worker = [exe.to_str().unwrap(), "worker"];
+    // A symlink to a file: the file gets the trace, the link stays a link.
+    std::fs::create_dir(dir.join("real")).unwrap();
+    std::os::unix::fs::symlink("real/trace.json", dir.join("link.json")).unwrap();
+    let link = dir.join("link.json");
+    let out = nvtxr(
+        &[
+            &["record", "-q", "-o", link.to_str().unwrap(), "--"][..],
+            &worker,
+        ]
+        .concat(),
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(
+        count(
+            &events(&load(&dir.join("real/trace.json"))),
+            "X",
+            "exec'd worker"
+        ),
+        50
+    );
+    // A symlink to this process's standard output (as /dev/stdout is):
+    // the trace goes where the shell sent it; the summary goes to stderr.
+    let stdout_link = dir.join("stdout");
+    std::os::unix::fs::symlink("/proc/self/fd/1", &stdout_link).unwrap();
+    let sent = dir.join("sent.json");
+    let out = Command::new(&artifacts().nvtxr)
+        .args(["record", "-o", stdout_link.to_str().unwrap(), "--"])
+        .args(worker)
+        .stdout(std::fs::File::create(&sent).unwrap())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(std::fs::symlink_metadata(&stdout_link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(count(&events(&load(&sent)), "X", "exec'd worker"), 50);
+    assert!(
+        text(&out).contains("NVTX range summary"),
+        "the summary, on stderr"
+    );
+    // Not a regular file: written in place, never replaced.
+    let out = nvtxr(
+        &[&["record", "-q", "-o", "/dev/null", "--"][..], &worker].concat(),
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(std::fs::metadata("/dev/null")
+        .unwrap()
+        .file_type()
+        .is_char_device());
+    let left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".nvtxr-"))
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+}
+
+use std::os::unix::fs::FileTypeExt;
+
+#[test]
+fn outputs_honour_the_umask_and_keep_an_existing_files_mode() {
+    let dir = scratch("modes");
+    let exe = scenarios();
+    let run = |umask: &str, output: &Path| {
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "umask {umask} && exec \"$0\" record -q -o \"$1\" -- \"$2\" worker"
+            ))
+            .arg(&artifacts().nvtxr)
+            .arg(output)
+            .arg(&exe)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+    };
+    run("077", &dir.join("private.json"));
+    assert_eq!(mode(&dir.join("private.json")), 0o600);
+    run("022", &dir.join("shared.json"));
+    assert_eq!(mode(&dir.join("shared.json")), 0o644);
+    let existing = dir.join("existing.json");
+    std::fs::write(&existing, "old").unwrap();
+    std::fs::set_permissions(
+        &existing,
+        std::os::unix::fs::PermissionsExt::from_mode(0o640),
+    )
+    .unwrap();
+    run("022", &existing);
+    assert_eq!(mode(&existing), 0o640, "an existing file keeps its mode");
+    assert_eq!(count(&events(&load(&existing)), "X", "exec'd worker"), 50);
+}
+
+#[test]
+fn bad_outputs_and_settings_are_refused_before_the_program_runs() {
+    let dir = scratch("up-front");
+    let ran = dir.join("ran");
+    let touch = ["--", "touch", ran.to_str().unwrap()];
+    let record_args = |extra: &[&str]| -> Vec<String> {
+        [&["record", "-q"][..], extra, &touch]
+            .concat()
+            .into_iter()
+            .map(String::from)
+            .collect()
+    };
+    let d = dir.to_str().unwrap().to_string();
+    let same = format!("{d}/same.json");
+    let cases: Vec<(Vec<&str>, Vec<(&str, &str)>, String)> = vec![
+        (vec!["-o", &d], vec![], format!("{d} is a directory")),
+        (
+            vec!["-o", &same, "--json", &same],
+            vec![],
+            "are the same file".into(),
+        ),
+        (
+            vec!["-o", "t.json"],
+            vec![("NVTXR_RECORD_TOOL", "/nonexistent/libtool.so")],
+            "NVTXR_RECORD_TOOL=/nonexistent/libtool.so: No such file or directory".into(),
+        ),
+        (
+            vec!["-o", "t.json"],
+            vec![("NVTXR_RECORD_TOOL", "/etc/passwd")],
+            "NVTXR_RECORD_TOOL=/etc/passwd: not a shared library".into(),
+        ),
+        (
+            vec!["-o", "t.json"],
+            vec![("NVTXR_RECORD_CLOCK", "fast")],
+            "NVTXR_RECORD_CLOCK=fast: unknown clock (use auto or monotonic)".into(),
+        ),
+    ];
+    for (extra, env, says) in cases {
+        let args = record_args(&extra);
+        let out = nvtxr(&args.iter().map(String::as_str).collect::<Vec<_>>(), &env);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {}", text(&out));
+        assert!(text(&out).contains(&says), "{extra:?}: {}", text(&out));
+        assert!(!ran.exists(), "{extra:?}: the program ran");
+    }
+    // An unknown option before the command is not taken for the command.
+    let out = nvtxr(
+        &["record", "--bogus", "--", "touch", ran.to_str().unwrap()],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("unexpected argument '--bogus'"),
+        "{}",
+        text(&out)
+    );
+    assert!(!ran.exists());
+    // --keep: another user's open directory is refused, and left as it was.
+    let theirs = dir.join("theirs");
+    std::fs::create_dir(&theirs).unwrap();
+    std::fs::set_permissions(&theirs, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).unwrap();
+    let args = record_args(&["--keep", theirs.to_str().unwrap()]);
+    let out = nvtxr(&args.iter().map(String::as_str).collect::<Vec<_>>(), &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("belongs to another user"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(mode(&theirs), 0o777, "not chmod'ed");
+    assert!(!ran.exists());
+}
+
+#[test]
+fn a_write_past_the_file_size_limit_is_reported_and_the_recording_kept() {
+    // 1100 threads: 64 KiB chunks (under the limit), a trace over 128 KiB.
+    let dir = scratch("fsize");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -f 128 && exec \"$0\" record -q -o \"$1\" -- \"$2\" many_threads")
+        .arg(&artifacts().nvtxr)
+        .arg(dir.join("trace.json"))
+        .arg(scenarios())
+        .output()
+        .unwrap();
+    let msg = text(&out);
+    assert_eq!(out.status.code(), Some(1), "not killed by SIGXFSZ: {msg}");
+    assert!(msg.contains("File too large"), "{msg}");
+    let kept = msg
+        .lines()
+        .find_map(|l| l.split("convert it with: nvtxr report ").nth(1))
+        .expect("says where the recording is");
+    assert!(!dir.join("trace.json").exists(), "no partial trace");
+    let again = nvtxr(
+        &[
+            "report",
+            "-q",
+            "-o",
+            dir.join("again.json").to_str().unwrap(),
+            kept,
+        ],
+        &[],
+    );
+    assert!(again.status.success(), "{}", text(&again));
+    assert_eq!(
+        count(&events(&load(&dir.join("again.json"))), "X", "thread"),
+        1100
+    );
+}
+
+/// A recording of the worker scenario kept in `dir/rec`.
+fn kept_recording(dir: &Path) -> PathBuf {
+    let rec = dir.join("rec");
+    let exe = scenarios();
+    let out = nvtxr(
+        &[
+            "record",
+            "-q",
+            "--keep",
+            rec.to_str().unwrap(),
+            "-o",
+            dir.join("t.json").to_str().unwrap(),
+            "--",
+            exe.to_str().unwrap(),
+            "worker",
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    rec
+}
+
+/// Every `.events` file of a recording.
+fn chunk_files(rec: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(rec)
+        .unwrap()
+        .flat_map(|f| std::fs::read_dir(f.unwrap().path()).unwrap())
+        .map(|f| f.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "events"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn report_reads_only_regular_files_of_the_recording_and_skips_what_it_cannot_read() {
+    let dir = scratch("hostile-rec");
+    let rec = kept_recording(&dir);
+    // A process folder whose header is /dev/zero, and a chunk that is a FIFO.
+    std::fs::create_dir(rec.join("99999.0")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", rec.join("99999.0/process")).unwrap();
+    let folder = chunk_files(&rec)[0].parent().unwrap().to_path_buf();
+    let fifo = folder.join("999.events");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let trace = dir.join("trace.json");
+    let started = std::time::Instant::now();
+    let out = nvtxr(
+        &[
+            "report",
+            "-q",
+            "-o",
+            trace.to_str().unwrap(),
+            rec.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(started.elapsed().as_secs() < 30, "no hang, no endless read");
+    let msg = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{msg}");
+    assert!(
+        msg.contains("process 99999 (image 0): its header cannot be read"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("999.events: not a regular file: left out"),
+        "{msg}"
+    );
+    assert_eq!(
+        count(&events(&load(&trace)), "X", "exec'd worker"),
+        50,
+        "the rest is written"
+    );
+}
+
+#[test]
+fn a_damaged_chunk_loses_only_itself_and_says_so() {
+    let dir = scratch("damaged");
+    let rec = kept_recording(&dir);
+    let chunk = chunk_files(&rec)[0].clone();
+    let bytes = std::fs::read(&chunk).unwrap();
+    let committed = u64::from_le_bytes(bytes[8..16].try_into().unwrap()) as usize;
+    // Cut the file in the middle of its committed records.
+    std::fs::write(&chunk, &bytes[..64 + committed / 2]).unwrap();
+    let trace = dir.join("trace.json");
+    let out = nvtxr(
+        &[
+            "report",
+            "-q",
+            "-o",
+            trace.to_str().unwrap(),
+            rec.to_str().unwrap(),
+        ],
+        &[],
+    );
+    let msg = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{msg}");
+    assert!(
+        msg.contains("bytes of recorded events cannot be read (a damaged or truncated file)"),
+        "{msg}"
+    );
+    let kept = count(&events(&load(&trace)), "i", "tick");
+    assert!(
+        kept > 0 && kept < 50,
+        "what came before the damage is kept: {kept}"
+    );
+    // A chunk that is not one at all, in one of two recordings: the other is whole.
+    let dir2 = scratch("damaged-2");
+    let other = kept_recording(&dir2);
+    std::fs::write(&chunk, b"garbage, not a chunk").unwrap();
+    let merged = dir.join("merged.json");
+    let out = nvtxr(
+        &[
+            "report",
+            "-q",
+            "-o",
+            merged.to_str().unwrap(),
+            rec.to_str().unwrap(),
+            other.to_str().unwrap(),
+        ],
+        &[],
+    );
+    let msg = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{msg}");
+    assert!(msg.contains("not an nvtxr chunk: left out"), "{msg}");
+    assert_eq!(count(&events(&load(&merged)), "X", "exec'd worker"), 50);
+}
+
+#[test]
+fn a_report_that_would_be_empty_says_why_and_fails() {
+    let dir = scratch("empty");
+    let rec = kept_recording(&dir);
+    let trace = dir.join("trace.json");
+    let t = trace.to_str().unwrap();
+    let r = rec.to_str().unwrap();
+    let not_a_recording = dir.join("nothing");
+    std::fs::create_dir(&not_a_recording).unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec![not_a_recording.to_str().unwrap()], "no recorded process (not an nvtxr recording"),
+        (vec![r, "--nvtx-domain-include", "io"], "--nvtx-domain-include io selected no range or mark; nothing written. The recording has the domains: default; and the ranges: exec'd worker"),
+        (vec![r, "--capture-range", "nope"], "--capture-range nope selected no range or mark"),
+        (vec![r, "-q", "--per-rank", "NOSUCH"], "--per-rank NOSUCH: no range named NOSUCH"),
+    ];
+    for (args, says) in cases {
+        let _ = std::fs::remove_file(&trace);
+        let out = nvtxr(&[&["report", "-o", t][..], &args].concat(), &[]);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", text(&out));
+        assert!(text(&out).contains(says), "{args:?}: {}", text(&out));
+        assert!(!trace.exists(), "{args:?}: nothing written");
+    }
+    // A program that never loads the tool.
+    let out = nvtxr(&["record", "-q", "-o", t, "--", "true"], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("no process of true loaded the recording tool"),
+        "{}",
+        text(&out)
+    );
+}
