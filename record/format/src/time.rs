@@ -252,10 +252,10 @@ mod tests {
         let mut w = WallClock::default();
         assert_eq!(w.offset(), 0, "no pair: no offset");
         // Five pairs 10 us apart; the wall clock steps back 100 ms after the third.
-        for (i, step) in [(0, 0), (1, 0), (2, 0), (3, -100_000_000), (4, -100_000_000)] {
+        for (i, step) in [(0, 0), (1, 0), (2, 0), (3, 100_000_000), (4, 100_000_000)] {
             w.add(WallPair {
                 monotonic: 1_000 + i * 10_000,
-                wall: (11_000 + i * 10_000) as u64 + 0 * i + (step + 1_000_000_000) as u64,
+                wall: 1_000_011_000 + i * 10_000 - step,
             });
         }
         assert_eq!(
