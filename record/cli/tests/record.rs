@@ -412,7 +412,8 @@ fn write_failure_is_reported_and_the_recording_kept() {
     );
     assert!(!never.exists(), "the program did not run");
     // A write that fails after the run keeps the recording.
-    for (target, why) in [("/dev/full", "No space left on device")] {
+    {
+        let (target, why) = ("/dev/full", "No space left on device");
         let out = Command::new(&artifacts().nvtxr)
             .args([
                 "record",
