@@ -1300,7 +1300,9 @@ fn bad_outputs_and_settings_are_refused_before_the_program_runs() {
     };
     let d = dir.to_str().unwrap().to_string();
     let same = format!("{d}/same.json");
-    let cases: Vec<(Vec<&str>, Vec<(&str, &str)>, String)> = vec![
+    /// Options, environment, what nvtxr says.
+    type Case<'a> = (Vec<&'a str>, Vec<(&'a str, &'a str)>, String);
+    let cases: Vec<Case> = vec![
         (vec!["-o", &d], vec![], format!("{d} is a directory")),
         (
             vec!["-o", &same, "--json", &same],
