@@ -969,6 +969,64 @@ fn sigterm_to_nvtxr_mid_run_loses_no_completed_range() {
 }
 
 #[test]
+fn sigterm_then_sigkill_as_mpirun_sends_them_leaves_a_trace_or_the_recording_and_no_debris() {
+    let dir = scratch("sigterm-sigkill");
+    let mut child = record_command(
+        &dir,
+        &["-q"],
+        &[scenarios().to_str().unwrap(), "until_sigterm"],
+    )
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut stdout, &mut line).unwrap();
+    assert_eq!(line, "ready\n");
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    // SAFETY: signalling our own child process (nvtxr, which forwards it).
+    unsafe { libc::kill(child.id() as i32, 15) };
+    // nvtxr says where the recording is before it converts; then it is killed.
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let kept = loop {
+        line.clear();
+        assert!(std::io::BufRead::read_line(&mut stderr, &mut line).unwrap() > 0);
+        if let Some(dir) = line.trim().split("convert it with: nvtxr report ").nth(1) {
+            assert!(
+                line.contains("terminated: writing the outputs now"),
+                "{line}"
+            );
+            break PathBuf::from(dir);
+        }
+    };
+    // SAFETY: as above.
+    unsafe { libc::kill(child.id() as i32, 9) };
+    child.wait().unwrap();
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().starts_with(".nvtxr-"))
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+    if dir.join("trace.json").exists() {
+        // Finished before the SIGKILL: the trace is whole.
+        assert!(count(&events(&load(&dir.join("trace.json"))), "X", "counted 0") > 1000);
+    } else {
+        let again = dir.join("again.json");
+        let out = Command::new(&artifacts().nvtxr)
+            .args(["report", "-q", "-o"])
+            .arg(&again)
+            .arg(&kept)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        assert!(count(&events(&load(&again)), "X", "counted 0") > 1000);
+        std::fs::remove_dir_all(&kept).unwrap();
+    }
+}
+
+#[test]
 fn html_timeline_bars_are_visible_readable_findable_and_summarized() {
     if !have_tool("chromium") {
         return;
