@@ -15,6 +15,12 @@
  *   strings are copied.
  * - Handles are owned by nvtxr and never freed; a handle used after its
  *   domain was destroyed gives NVTXR_ERROR_DESTROYED.
+ * - A handle that nvtxr did not make: a string handle passed as a domain
+ *   (or the reverse), a misaligned pointer, one in the first 64 KiB, or one
+ *   outside user space is refused with NVTXR_ERROR_INVALID_ARGUMENT (or a
+ *   NULL handle). Any other pointer is undefined behaviour: nvtxr reads the
+ *   4 bytes it points to (the handle's tag), which may crash on unmapped
+ *   memory and cannot tell a forged tag from a real one.
  * - No call ever unwinds or aborts: an internal error returns the no-op
  *   value (NVTXR_ERROR_INTERNAL where a status is returned).
  */

@@ -489,12 +489,21 @@ impl DomainState {
 }
 
 /// Whether `p` points to a domain (`true`) or a registered string (`false`)
-/// object, read from its tag; `None` for neither.
+/// object, read from its tag; `None` for neither. A pointer that cannot be
+/// an object (misaligned, in the first 64 KiB, which Linux never maps by
+/// default, or past user space) is `None` without being read.
 ///
 /// # Safety
 /// `p` points to a domain or string object of nvtxr, or at least to 4
-/// readable bytes.
+/// readable bytes, or is one of the pointers refused unread.
 pub(crate) unsafe fn is_domain(p: *const c_void) -> Option<bool> {
+    const LOWEST: usize = 64 << 10;
+    const PAST_USER_SPACE: usize = 1 << 57;
+    let align = std::mem::align_of::<DomainState>().min(std::mem::align_of::<StringState>());
+    let addr = p as usize;
+    if !(LOWEST..PAST_USER_SPACE).contains(&addr) || addr % align != 0 {
+        return None;
+    }
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
         match p.cast::<u32>().read() {

@@ -437,3 +437,18 @@ fn sync_objects_and_opencl_names_through_nvtxrs_own_names() {
     let r = nvtxr_harness::run(&exe, &["sync_and_opencl"], nvtxr_harness::Tool::None, &[]);
     assert_eq!(r.lines(), ["sync NULL", "cl event 0", "null name 0"]);
 }
+
+#[test]
+fn handles_nvtxr_never_made_are_refused_where_a_cheap_check_can_tell() {
+    // Before: nvtxr_domain_destroy((void*)0x10) read the tag at 0x10 (SIGSEGV).
+    for tool in [Tool::None, Tool::EventLog("record")] {
+        let r = run(&exe(Producer::NvtxrShared), &["forged_handles"], tool, &[]);
+        assert!(r.success, "{r:?}");
+        assert_eq!(
+            r.lines(),
+            (0..4)
+                .map(|i| format!("{i} destroy 1 register 1 mark 1 push_string 1"))
+                .collect::<Vec<_>>()
+        );
+    }
+}

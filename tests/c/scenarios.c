@@ -308,6 +308,23 @@ static void hostile_domain(void) {
     printf("returned\n");
 }
 
+/* Handles nvtxr never made: each cheap check refuses them instead of crashing. */
+static void forged_handles(void) {
+    alarm(10);
+    char *heap = malloc(64);
+    void *forged[] = {(void *)0x10, (void *)0x1000, heap + 1, (void *)0xffff800000001000ull};
+    for (size_t i = 0; i < sizeof forged / sizeof forged[0]; i++) {
+        nvtxr_domain_t *d = forged[i];
+        const nvtxr_string_t *s = forged[i];
+        printf("%zu destroy %d register %d mark %d push_string %d\n", i,
+               nvtxr_domain_destroy(d) == NVTXR_ERROR_INVALID_ARGUMENT,
+               nvtxr_string_register(d, "x") == NULL,
+               nvtxr_mark(d, "x") == (nvtxr_tool_attached() ? NVTXR_ERROR_INVALID_ARGUMENT : NVTXR_OK),
+               nvtxr_range_push_string(NULL, s) == (nvtxr_tool_attached() ? NVTXR_ERROR_INVALID_ARGUMENT : NVTXR_NO_PUSH_POP_TRACKING));
+    }
+    free(heap);
+}
+
 /* Threads mark in a domain, by text and by a registered string, while the
    main thread destroys and recreates it. */
 static nvtxr_domain_t *racy;
@@ -454,7 +471,7 @@ int main(int argc, char **argv) {
         {"fork_after_init", fork_after_init}, {"fork_during_init", fork_during_init}, {"reenter", reenter}, {"fork_race", fork_race},
         {"fork_during_domain_create", fork_during_domain_create},
         {"register_first", register_first}, {"hostile_domain", hostile_domain},
-        {"destroy_race", destroy_race}, {"signal_register", signal_register},
+        {"destroy_race", destroy_race}, {"forged_handles", forged_handles}, {"signal_register", signal_register},
         {"event_size", event_size}, {"handle_kinds", handle_kinds}, {"sync_and_opencl", sync_and_opencl},
         {"domains_only", domains_only},
     };
