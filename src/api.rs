@@ -3,7 +3,7 @@
 
 use crate::attributes::{Color, Event, Payload, RawMessage};
 use crate::domain::{DomainState, StringState};
-use crate::events;
+use crate::events::{self, Family};
 use crate::loader;
 use crate::naming::{self, CudaObject};
 use std::borrow::Cow;
@@ -215,7 +215,7 @@ impl Domain {
         if loader::tool_attached() {
             attributes
                 .into()
-                .with_event(|e| events::mark(self.state, e))
+                .with_event(|e| events::mark(self.state, e, Family::Default))
                 .ok();
         }
     }
@@ -228,7 +228,7 @@ impl Domain {
         let pushed = loader::tool_attached()
             && attributes
                 .into()
-                .with_event(|e| events::push(self.state, e))
+                .with_event(|e| events::push(self.state, e, Family::Default))
                 .is_ok();
         LocalRange {
             domain: self.state,
@@ -243,7 +243,7 @@ impl Domain {
         let id = if loader::tool_attached() {
             attributes
                 .into()
-                .with_event(|e| events::start(self.state, e))
+                .with_event(|e| events::start(self.state, e, Family::Default))
                 .unwrap_or(0)
         } else {
             0
@@ -296,7 +296,7 @@ pub struct LocalRange<'d> {
 impl Drop for LocalRange<'_> {
     fn drop(&mut self) {
         if self.pushed {
-            events::pop(self.domain).ok();
+            events::pop(self.domain, Family::Default).ok();
         }
     }
 }
@@ -321,7 +321,7 @@ impl Range<'_> {
 
 impl Drop for Range<'_> {
     fn drop(&mut self) {
-        events::end(self.domain, self.id).ok();
+        events::end(self.domain, self.id, Family::Default).ok();
     }
 }
 

@@ -6,6 +6,7 @@
 use crate::attributes::{Color, Event, Payload, RawMessage};
 use crate::domain::{DomainState, StringState};
 use crate::events;
+pub use crate::events::Family;
 use crate::loader;
 use std::ffi::CStr;
 
@@ -31,9 +32,8 @@ pub enum Text<'a> {
     Registered(StaticString),
 }
 
-/// An event's attributes. Text with nothing else goes through the text-only
-/// (`...A`) slots, as `torch.cuda.nvtx` sends it; anything else through the
-/// `...Ex` slots, as NVIDIA's Python package sends it.
+/// An event's attributes. In [`Family::Default`], text with nothing else goes
+/// through the text-only (`...A`) slots, as `torch.cuda.nvtx` sends it.
 #[derive(Clone, Copy)]
 pub struct Attributes<'a> {
     pub message: Text<'a>,
@@ -93,56 +93,42 @@ impl StaticDomain {
         }
     }
 
-    pub fn mark(&self, a: &Attributes) {
+    /// A mark in `family` (see [`Family`]).
+    pub fn mark(&self, a: &Attributes, family: Family) {
         if enabled() {
-            let _ = events::mark(self.0, &a.event());
+            let _ = events::mark(self.0, &a.event(), family);
         }
     }
 
-    /// The tool's depth, or a negative value.
-    pub fn push(&self, a: &Attributes) -> i32 {
+    /// Opens a range in `family`; the tool's depth, or a negative value.
+    pub fn push(&self, a: &Attributes, family: Family) -> i32 {
         if !enabled() {
             return crate::ffi::NVTXR_NO_PUSH_POP_TRACKING;
         }
-        events::push(self.0, &a.event()).unwrap_or(crate::ffi::NVTXR_ERROR_INVALID_ARGUMENT)
+        events::push(self.0, &a.event(), family).unwrap_or(crate::ffi::NVTXR_ERROR_INVALID_ARGUMENT)
     }
 
-    /// The tool's depth, or a negative value. Through the domain slot
-    /// (`nvtxDomainRangePop`), the default domain included.
-    pub fn pop(&self) -> i32 {
+    /// Closes this thread's innermost range in `family` (the family that
+    /// opened it); the tool's depth, or a negative value.
+    pub fn pop(&self, family: Family) -> i32 {
         if !enabled() {
             return crate::ffi::NVTXR_NO_PUSH_POP_TRACKING;
         }
-        events::domain_pop(self.0).unwrap_or(crate::ffi::NVTXR_ERROR_DESTROYED)
+        events::pop(self.0, family).unwrap_or(crate::ffi::NVTXR_ERROR_DESTROYED)
     }
 
-    /// The tool's depth, or a negative value; `nvtxRangePop` in the default domain.
-    pub fn pop_text(&self) -> i32 {
-        if !enabled() {
-            return crate::ffi::NVTXR_NO_PUSH_POP_TRACKING;
-        }
-        events::pop(self.0).unwrap_or(crate::ffi::NVTXR_ERROR_DESTROYED)
-    }
-
-    /// The range id; 0 with no tool.
-    pub fn start(&self, a: &Attributes) -> u64 {
+    /// Starts a range in `family`; its id, 0 with no tool.
+    pub fn start(&self, a: &Attributes, family: Family) -> u64 {
         if !enabled() {
             return 0;
         }
-        events::start(self.0, &a.event()).unwrap_or(0)
+        events::start(self.0, &a.event(), family).unwrap_or(0)
     }
 
-    /// Through the domain slot (`nvtxDomainRangeEnd`), the default domain included.
-    pub fn end(&self, id: u64) {
+    /// Ends range `id` in `family` (the family that started it).
+    pub fn end(&self, id: u64, family: Family) {
         if enabled() {
-            let _ = events::domain_end(self.0, id);
-        }
-    }
-
-    /// `nvtxRangeEnd` in the default domain.
-    pub fn end_text(&self, id: u64) {
-        if enabled() {
-            let _ = events::end(self.0, id);
+            let _ = events::end(self.0, id, family);
         }
     }
 }

@@ -52,14 +52,27 @@ pub(crate) const START: Slots3<u64> = Slots3 {
     domain_ex: slot::DOMAIN_RANGE_START_EX,
 };
 
-fn target(domain: &'static DomainState, event: &Event) -> Result<Target, Error> {
+/// Which NVTX calls carry the default domain's events. Closing a range must
+/// use the family that opened it: a tool that hooks only one family (NVIDIA's
+/// sample tools hook only the domain calls) would see unbalanced ranges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    /// As NVIDIA's C API: `nvtxRangePushA` for text alone, `nvtxRangePushEx`
+    /// for attributes, `nvtxRangePop`; domain calls for a registered string.
+    Default,
+    /// As NVIDIA's Python package: the `nvtxDomain...` calls with a NULL
+    /// handle for every event, `nvtxDomainRangePop(NULL)`.
+    Domain,
+}
+
+fn target(domain: &'static DomainState, event: &Event, family: Family) -> Result<Target, Error> {
     if let Some(s) = event.registered() {
         if !std::ptr::eq(s.domain(), domain) {
             return Err(Error::InvalidArgument(
                 "registered string belongs to another domain",
             ));
         }
-    } else if domain.is_default() {
+    } else if domain.is_default() && family == Family::Default {
         return Ok(match event.plain_text() {
             Some(text) => Target::Text(text),
             None => Target::Ex(domain.enter()?),
@@ -74,9 +87,10 @@ fn emit<R: Copy>(
     kind: &Slots3<R>,
     domain: &'static DomainState,
     event: &Event,
+    family: Family,
     none: R,
 ) -> Result<R, Error> {
-    let target = target(domain, event)?;
+    let target = target(domain, event, family)?;
     // SAFETY: each slot's type is fixed by the protocol; pointers in the
     // event are valid for the call (the caller's contract).
     unsafe {
@@ -203,21 +217,29 @@ pub(crate) fn default_end(id: u64) {
 
 /// An instantaneous event.
 #[inline]
-pub(crate) fn mark(domain: &'static DomainState, event: &Event) -> Result<(), Error> {
-    emit(&MARK, domain, event, ())
+pub(crate) fn mark(
+    domain: &'static DomainState,
+    event: &Event,
+    family: Family,
+) -> Result<(), Error> {
+    emit(&MARK, domain, event, family, ())
 }
 
 /// Opens a range on this thread; returns the tool's depth, or -2.
 #[inline]
-pub(crate) fn push(domain: &'static DomainState, event: &Event) -> Result<i32, Error> {
-    emit(&PUSH, domain, event, NO_PUSH_POP_TRACKING)
+pub(crate) fn push(
+    domain: &'static DomainState,
+    event: &Event,
+    family: Family,
+) -> Result<i32, Error> {
+    emit(&PUSH, domain, event, family, NO_PUSH_POP_TRACKING)
 }
 
 /// Closes this thread's innermost range; returns the tool's depth, or -2.
 #[inline]
-pub(crate) fn pop(domain: &'static DomainState) -> Result<i32, Error> {
+pub(crate) fn pop(domain: &'static DomainState, family: Family) -> Result<i32, Error> {
     // SAFETY: slot types fixed by the protocol.
-    if domain.is_default() {
+    if domain.is_default() && family == Family::Default {
         Ok(default_pop())
     } else {
         domain_pop(domain)
@@ -257,15 +279,19 @@ pub(crate) fn domain_end(domain: &'static DomainState, id: u64) -> Result<(), Er
 
 /// Starts a range that any thread may end; returns its id, 0 with no tool.
 #[inline]
-pub(crate) fn start(domain: &'static DomainState, event: &Event) -> Result<u64, Error> {
-    emit(&START, domain, event, 0)
+pub(crate) fn start(
+    domain: &'static DomainState,
+    event: &Event,
+    family: Family,
+) -> Result<u64, Error> {
+    emit(&START, domain, event, family, 0)
 }
 
 /// Ends range `id`. Id 0 (what `start` gives with no tool) is ignored; any
 /// other id is forwarded as it is, as NVIDIA's API does.
 #[inline]
-pub(crate) fn end(domain: &'static DomainState, id: u64) -> Result<(), Error> {
-    if domain.is_default() {
+pub(crate) fn end(domain: &'static DomainState, id: u64, family: Family) -> Result<(), Error> {
+    if domain.is_default() && family == Family::Default {
         default_end(id);
         Ok(())
     } else {

@@ -5,7 +5,7 @@ use super::nvtxr_status_t;
 use super::{error_code, status, NVTXR_ERROR_INTERNAL, NVTXR_NO_PUSH_POP_TRACKING, NVTXR_OK};
 use crate::attributes::{Color, Event, RawMessage, RawPayload};
 use crate::error::Error;
-use crate::events;
+use crate::events::{self, Family};
 use crate::loader::protocol::slot;
 use crate::loader::{slots, tool_attached};
 use crate::panic::guard;
@@ -312,7 +312,7 @@ unsafe extern "C" fn mark_with(domain: *const nvtxr_domain_t, arg: Arg) -> i32 {
             }
             status(
                 arg.translate()
-                    .and_then(|e| events::mark(domain_ref(domain)?, &e)),
+                    .and_then(|e| events::mark(domain_ref(domain)?, &e, Family::Default)),
             )
         })
     }
@@ -328,7 +328,7 @@ unsafe extern "C" fn push_with(domain: *const nvtxr_domain_t, arg: Arg) -> i32 {
                 return NVTXR_NO_PUSH_POP_TRACKING;
             }
             arg.translate()
-                .and_then(|e| events::push(domain_ref(domain)?, &e))
+                .and_then(|e| events::push(domain_ref(domain)?, &e, Family::Default))
                 .unwrap_or_else(error_code)
         })
     }
@@ -344,7 +344,7 @@ unsafe extern "C" fn start_with(domain: *const nvtxr_domain_t, arg: Arg) -> u64 
                 return 0;
             }
             arg.translate()
-                .and_then(|e| events::start(domain_ref(domain)?, &e))
+                .and_then(|e| events::start(domain_ref(domain)?, &e, Family::Default))
                 .unwrap_or(0)
         })
     }
@@ -360,7 +360,7 @@ unsafe extern "C" fn pop_with(domain: *const nvtxr_domain_t) -> i32 {
                 return NVTXR_NO_PUSH_POP_TRACKING;
             }
             domain_ref(domain)
-                .and_then(events::pop)
+                .and_then(|d| events::pop(d, Family::Default))
                 .unwrap_or_else(error_code)
         })
     }
@@ -375,7 +375,7 @@ unsafe extern "C" fn end_with(domain: *const nvtxr_domain_t, id: u64) -> i32 {
             if !tool_attached() {
                 return NVTXR_OK;
             }
-            status(domain_ref(domain).and_then(|d| events::end(d, id)))
+            status(domain_ref(domain).and_then(|d| events::end(d, id, Family::Default)))
         })
     }
 }

@@ -5,10 +5,9 @@
 //! (its hash is cached), bounded so that formatted messages keep memory
 //! bounded.
 
-use nvtxr::bindings::{self as nb, Attributes, StaticDomain, StaticString, Text};
+use nvtxr::bindings::{self as nb, Attributes, Family, StaticDomain, StaticString, Text};
 use nvtxr::ffi::NVTXR_NO_PUSH_POP_TRACKING as NO_TRACKING;
 use nvtxr::Payload;
-use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFloat, PyInt, PyString};
 use std::cell::Cell;
@@ -129,19 +128,46 @@ impl EventAttributes {
     }
 }
 
-/// A color: a name, `#RRGGBB`, or an ARGB int; `None` is NVIDIA's default, blue.
+/// NVIDIA's default color, blue (what `None` means).
+const DEFAULT_COLOR: u32 = 0x0000FF;
+
+/// Says, as a Python warning, what was wrong with an argument and what was
+/// sent instead. Bad arguments never raise: they could only be seen with a
+/// tool attached (without one nothing is read), and annotating must not
+/// make a program fail only when it is profiled.
+fn warn(py: Python<'_>, what: String) -> PyResult<()> {
+    py.import("warnings")?
+        .call_method1("warn", (format!("nvtxr: {what}"),))?;
+    Ok(())
+}
+
+/// A color: a name, `#RRGGBB`, or an ARGB int; `None` is NVIDIA's default,
+/// blue. Anything else: a warning, and the default.
 fn color(c: Option<&Bound<'_, PyAny>>) -> PyResult<u32> {
     let Some(c) = c.filter(|c| !c.is_none()) else {
-        return Ok(0x0000FF);
+        return Ok(DEFAULT_COLOR);
     };
+    match color_value(c) {
+        Ok(v) => Ok(v),
+        Err(why) => {
+            warn(
+                c.py(),
+                format!("{why}; the event is sent with the default color"),
+            )?;
+            Ok(DEFAULT_COLOR)
+        }
+    }
+}
+
+fn color_value(c: &Bound<'_, PyAny>) -> Result<u32, String> {
     if let Ok(v) = c.cast::<PyInt>() {
         return v
             .extract::<u32>()
-            .map_err(|_| PyValueError::new_err(format!("color {c} is not a 32-bit ARGB value")));
+            .map_err(|_| format!("color {c} is not a 32-bit ARGB value"));
     }
-    let name: String = c.extract().map_err(|_| {
-        PyTypeError::new_err(format!("color must be a name or an ARGB int, not {c:?}"))
-    })?;
+    let name: String = c
+        .extract()
+        .map_err(|_| format!("color must be a name or an ARGB int, not {c:?}"))?;
     let lower = name.to_ascii_lowercase();
     if let Some(hex) = lower.strip_prefix('#') {
         if hex.len() == 6 {
@@ -155,14 +181,14 @@ fn color(c: Option<&Bound<'_, PyAny>>) -> PyResult<u32> {
         .find(|(n, _)| *n == lower)
         .map(|(_, v)| *v)
         .ok_or_else(|| {
-            PyTypeError::new_err(format!(
+            format!(
                 "invalid color {name:?}: use an ARGB int, \"#RRGGBB\" or one of {}",
                 COLORS
                     .iter()
                     .map(|(n, _)| *n)
                     .collect::<Vec<_>>()
                     .join(", ")
-            ))
+            )
         })
 }
 
@@ -182,14 +208,15 @@ fn payload(py: Python<'_>, p: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Payl
     if let Ok(f) = p.cast::<PyFloat>() {
         return Ok(Some(Payload::F64(f.value())));
     }
-    let warnings = py.import("warnings")?;
-    warnings.call_method1(
-        "warn",
-        (format!(
-            "nvtxr: unsupported payload {:?} (int or float); the event is sent without it",
+    let why = if p.cast::<PyInt>().is_ok() {
+        format!("payload {p} is out of 64-bit range")
+    } else {
+        format!(
+            "unsupported payload of type {} (int or float)",
             p.get_type().name()?
-        ),),
-    )?;
+        )
+    };
+    warn(py, format!("{why}; the event is sent without it"))?;
     Ok(None)
 }
 
@@ -235,9 +262,16 @@ impl Domain {
                 .name_category(id, &c_string(&name.to_cow()?));
             return Ok(id);
         }
-        c.extract::<u32>().map_err(|_| {
-            PyTypeError::new_err(format!("category must be a str or an int, not {c:?}"))
-        })
+        match c.extract::<u32>() {
+            Ok(id) => Ok(id),
+            Err(_) => {
+                warn(
+                    slf.py(),
+                    format!("category must be a str or a 32-bit int, not {c:?}; the event is sent without it"),
+                )?;
+                Ok(0)
+            }
+        }
     }
 
     /// Resolves the attributes of one event.
@@ -257,9 +291,12 @@ impl Domain {
                 if let Ok(r) = m.cast::<RegisteredString>() {
                     (Some(r.clone().unbind()), None)
                 } else {
-                    let s = m.cast::<PyString>().map_err(|_| {
-                        PyTypeError::new_err(format!("message must be a str, not {m:?}"))
-                    })?;
+                    // Not a str: sent as `str(message)` (never an error).
+                    let text = match m.cast::<PyString>() {
+                        Ok(s) => s.clone(),
+                        Err(_) => m.str()?,
+                    };
+                    let s = &text;
                     match Domain::registered(slf, s)? {
                         Some(r) => (Some(r), None),
                         None => (None, Some(c_string(&s.to_cow()?))),
@@ -353,7 +390,7 @@ impl Domain {
             category,
             payload,
             (),
-            |d, a| d.mark(a),
+            |d, a| d.mark(a, Family::Domain),
         )
     }
 
@@ -375,7 +412,7 @@ impl Domain {
             category,
             payload,
             NO_TRACKING,
-            |d, a| d.push(a),
+            |d, a| d.push(a, Family::Domain),
         )
     }
 
@@ -397,18 +434,18 @@ impl Domain {
             category,
             payload,
             0,
-            |d, a| d.start(a),
+            |d, a| d.start(a, Family::Domain),
         )
     }
 
     /// Closes this OS thread's innermost range in this domain.
     fn pop_range(&self) -> i32 {
-        self.inner.pop()
+        self.inner.pop(Family::Domain)
     }
 
     /// Ends the range `range_id` (from `start_range`), on any thread.
     fn end_range(&self, range_id: u64) {
-        self.inner.end(range_id);
+        self.inner.end(range_id, Family::Domain);
     }
 }
 
@@ -505,7 +542,7 @@ impl annotate {
         if let Some(a) = &slf.attributes {
             name_thread_once(slf.py());
             let a = a.get();
-            a.domain().push(&a.attributes());
+            a.domain().push(&a.attributes(), Family::Domain);
         }
         slf
     }
@@ -513,7 +550,7 @@ impl annotate {
     #[pyo3(signature = (*_exc))]
     fn __exit__(&self, _exc: &Bound<'_, pyo3::types::PyTuple>) -> bool {
         if let Some(a) = &self.attributes {
-            a.get().domain().pop();
+            a.get().domain().pop(Family::Domain);
         }
         false
     }
@@ -531,9 +568,7 @@ impl annotate {
             payload,
         }) = self.args.take()
         {
-            let name = func
-                .getattr("__qualname__")
-                .or_else(|_| func.getattr("__name__"))?;
+            let name = callable_name(&func)?;
             let resolved = Domain::resolve(
                 d.bind(py),
                 Some(&name),
@@ -555,29 +590,46 @@ impl annotate {
     }
 }
 
+/// What `@annotate` with no message names a range: the callable's qualified
+/// name, else its name, else (a `functools.partial`, an object with
+/// `__call__`) the wrapped function's or the type's; never an error.
+fn callable_name<'py>(func: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    for attribute in ["__qualname__", "__name__"] {
+        if let Ok(name) = func.getattr(attribute) {
+            return Ok(name);
+        }
+    }
+    if let Ok(inner) = func.getattr("func") {
+        if !inner.is(func) {
+            return callable_name(&inner);
+        }
+    }
+    Ok(func.get_type().qualname()?.into_any())
+}
+
 /// `nvtxr._decorate`'s primitives: the event calls on resolved attributes.
 #[pyfunction]
 fn _push(py: Python<'_>, a: &Bound<'_, EventAttributes>) -> i32 {
     name_thread_once(py);
     let a = a.get();
-    a.domain().push(&a.attributes())
+    a.domain().push(&a.attributes(), Family::Domain)
 }
 
 #[pyfunction]
 fn _pop(a: &Bound<'_, EventAttributes>) -> i32 {
-    a.get().domain().pop()
+    a.get().domain().pop(Family::Domain)
 }
 
 #[pyfunction]
 fn _start(py: Python<'_>, a: &Bound<'_, EventAttributes>) -> u64 {
     name_thread_once(py);
     let a = a.get();
-    a.domain().start(&a.attributes())
+    a.domain().start(&a.attributes(), Family::Domain)
 }
 
 #[pyfunction]
 fn _end(a: &Bound<'_, EventAttributes>, id: u64) {
-    a.get().domain().end(id);
+    a.get().domain().end(id, Family::Domain);
 }
 
 /// `func(*args, **kwargs)` inside a push/pop range: one call from the
@@ -594,9 +646,9 @@ fn _call<'py>(
     name_thread_once(a.py());
     let attributes = a.get();
     let domain = attributes.domain();
-    domain.push(&attributes.attributes());
+    domain.push(&attributes.attributes(), Family::Domain);
     let result = func.call(args, kwargs);
-    domain.pop();
+    domain.pop(Family::Domain);
     result
 }
 
@@ -621,7 +673,7 @@ macro_rules! module_fn {
             let d = get_domain(py, domain)?;
             let d = d.bind(py);
             let a = Domain::resolve(d, message, color, category, payload)?;
-            Ok(d.get().inner.$call(&a.attributes()))
+            Ok(d.get().inner.$call(&a.attributes(), Family::Domain))
         }
     };
 }
@@ -653,7 +705,7 @@ fn start_range(
     name_thread_once(py);
     let d = get_domain(py, domain)?;
     let a = Domain::resolve(d.bind(py), message, color, category, payload)?;
-    let id = d.get().inner.start(&a.attributes());
+    let id = d.get().inner.start(&a.attributes(), Family::Domain);
     Ok(Some((id, d)))
 }
 
@@ -661,7 +713,7 @@ fn start_range(
 #[pyfunction]
 fn end_range(range_id: Option<(u64, Py<Domain>)>) {
     if let Some((id, d)) = range_id {
-        d.get().inner.end(id);
+        d.get().inner.end(id, Family::Domain);
     }
 }
 
@@ -672,7 +724,7 @@ fn pop_range(py: Python<'_>, domain: Option<&Bound<'_, PyString>>) -> PyResult<i
     if !nb::enabled() {
         return Ok(NO_TRACKING);
     }
-    Ok(get_domain(py, domain)?.get().inner.pop())
+    Ok(get_domain(py, domain)?.get().inner.pop(Family::Domain))
 }
 
 /// Whether a tool is attached (`NVTX_INJECTION64_PATH`): when not, every
@@ -712,12 +764,15 @@ macro_rules! text_fn {
             }
             name_thread_once(py);
             let text = c_string(message);
-            StaticDomain::global().$call(&Attributes {
-                message: Text::Text(&text),
-                color: None,
-                category: 0,
-                payload: None,
-            })
+            StaticDomain::global().$call(
+                &Attributes {
+                    message: Text::Text(&text),
+                    color: None,
+                    category: 0,
+                    payload: None,
+                },
+                Family::Default,
+            )
         }
     };
 }
@@ -726,12 +781,15 @@ macro_rules! text_fn {
 fn _text_mark(py: Python<'_>, message: &str) {
     if nb::enabled() {
         name_thread_once(py);
-        StaticDomain::global().mark(&Attributes {
-            message: Text::Text(&c_string(message)),
-            color: None,
-            category: 0,
-            payload: None,
-        });
+        StaticDomain::global().mark(
+            &Attributes {
+                message: Text::Text(&c_string(message)),
+                color: None,
+                category: 0,
+                payload: None,
+            },
+            Family::Default,
+        );
     }
 }
 text_fn!(_text_push, push, i32, NO_TRACKING);
@@ -739,12 +797,12 @@ text_fn!(_text_start, start, u64, 0);
 
 #[pyfunction]
 fn _text_pop() -> i32 {
-    StaticDomain::global().pop_text()
+    StaticDomain::global().pop(Family::Default)
 }
 
 #[pyfunction]
 fn _text_end(id: u64) {
-    StaticDomain::global().end_text(id);
+    StaticDomain::global().end(id, Family::Default);
 }
 
 #[pymodule]

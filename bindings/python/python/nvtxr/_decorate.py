@@ -1,6 +1,9 @@
 """What ``@annotate`` wraps a function in: push/pop around a plain call,
 start/end around the whole life of a coroutine, generator or async
-generator (they interleave on one thread, so push/pop would nest wrongly)."""
+generator (they interleave on one thread, so push/pop would nest wrongly).
+Generators and async generators are delegated to in full: ``send``,
+``throw`` and ``close`` (``asend``, ``athrow``, ``aclose``) reach the
+wrapped one, so annotating never changes what a program sees."""
 
 import functools
 import inspect
@@ -27,8 +30,24 @@ def decorate(func, attributes):
         async def async_generator(*args, **kwargs):
             range_id = _start(attributes)
             try:
-                async for item in func(*args, **kwargs):
-                    yield item
+                # What `yield from` does for generators, by hand: values
+                # sent, exceptions thrown and closing reach the wrapped one.
+                inner = func(*args, **kwargs)
+                step = inner.__anext__()
+                while True:
+                    try:
+                        value = await step
+                    except StopAsyncIteration:
+                        return
+                    try:
+                        sent = yield value
+                    except GeneratorExit:
+                        await inner.aclose()
+                        raise
+                    except BaseException as error:
+                        step = inner.athrow(error)
+                    else:
+                        step = inner.asend(sent)
             finally:
                 _end(attributes, range_id)
 

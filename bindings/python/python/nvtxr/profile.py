@@ -11,7 +11,15 @@ Python 3.12+ it uses ``sys.monitoring`` (every thread, those started before
 included; excluded code is switched off where it is, costing nothing after
 its first call); before 3.12, ``sys.setprofile`` and ``threading.setprofile``
 (the main thread and threads started after). Generators and coroutines: a
-range per resumption (from resume to yield), so ranges nest on their thread.
+range per resumption (from resume, or an exception thrown in, to yield), so
+ranges nest on their thread.
+
+Each thread's ranges balance: a return is a pop only when the same code's
+push is the thread's innermost open one, so functions already running when
+``start()`` is called (on any thread), generators closed or thrown into, and
+cancelled tasks never pop what they did not push. After ``stop()``, returns
+keep closing the ranges still open, each on its own thread, until none is
+left; a later ``start()`` begins afresh.
 """
 
 import argparse
@@ -30,6 +38,9 @@ class _Profiler:
         self.domain = get_domain(None)
         # code object -> EventAttributes, or None when excluded.
         self.attributes = {}
+        # thread id -> the code objects of its open ranges, innermost last.
+        self.open = {}
+        self.stopping = False
 
     def attributes_for(self, code, module):
         try:
@@ -63,6 +74,8 @@ if sys.version_info >= (3, 12):
             known = self.attributes
             lookup = self.attributes_for
             getframe = sys._getframe
+            open_ranges = self.open
+            ident = threading.get_ident
 
             def enter(code, offset):
                 attrs = known.get(code, False)
@@ -70,22 +83,39 @@ if sys.version_info >= (3, 12):
                     attrs = lookup(code, getframe(1).f_globals.get("__name__"))
                 if attrs is None:
                     return DISABLE
+                try:
+                    open_ranges[ident()].append(code)
+                except KeyError:
+                    open_ranges[ident()] = [code]
                 _push(attrs)
 
+            def thrown(code, offset, exc):
+                enter(code, offset)  # PY_THROW cannot be switched off
+
+            def close(code):
+                stack = open_ranges.get(ident())
+                if stack and stack[-1] is code:
+                    stack.pop()
+                    _pop(known[code])
+                    if self.stopping and not stack and not any(open_ranges.values()):
+                        self.release()
+
             def leave(code, offset, value):
-                attrs = known.get(code)
-                if attrs is None:
+                # Only code known to be excluded is switched off here: a
+                # function running since before start() is not known yet.
+                if known.get(code, False) is None:
                     return DISABLE
-                _pop(attrs)
+                close(code)
 
             def unwind(code, offset, exc):
-                attrs = known.get(code)
-                if attrs is not None:
-                    _pop(attrs)
+                close(code)
 
-            self.callbacks = {
+            self.starts = {
                 _E.PY_START: enter,
                 _E.PY_RESUME: enter,
+                _E.PY_THROW: thrown,
+            }
+            self.ends = {
                 _E.PY_RETURN: leave,
                 _E.PY_YIELD: leave,
                 _E.PY_UNWIND: unwind,
@@ -93,15 +123,30 @@ if sys.version_info >= (3, 12):
 
         def start(self):
             _monitoring.use_tool_id(self.tool, "nvtxr.profile")
+            # Code an earlier window switched off is watched again.
+            _monitoring.restart_events()
             events = 0
-            for event, callback in self.callbacks.items():
+            for event, callback in {**self.starts, **self.ends}.items():
                 _monitoring.register_callback(self.tool, event, callback)
                 events |= event
             _monitoring.set_events(self.tool, events)
 
         def stop(self):
+            self.stopping = True
+            if any(self.open.values()):
+                # No new ranges; returns close the open ones, then release.
+                ends = 0
+                for event in self.ends:
+                    ends |= event
+                _monitoring.set_events(self.tool, ends)
+            else:
+                self.release()
+
+        def release(self):
+            if _monitoring.get_tool(self.tool) != "nvtxr.profile":
+                return
             _monitoring.set_events(self.tool, 0)
-            for event in self.callbacks:
+            for event in {**self.starts, **self.ends}:
                 _monitoring.register_callback(self.tool, event, None)
             _monitoring.free_tool_id(self.tool)
 
@@ -113,19 +158,28 @@ else:
             super().__init__(include)
             known = self.attributes
             lookup = self.attributes_for
+            open_ranges = self.open
+            ident = threading.get_ident
 
             def profile(frame, event, arg):
-                if event == "call":
+                if event == "call" and not self.stopping:
                     code = frame.f_code
                     attrs = known.get(code, False)
                     if attrs is False:
                         attrs = lookup(code, frame.f_globals.get("__name__"))
                     if attrs is not None:
+                        try:
+                            open_ranges[ident()].append(code)
+                        except KeyError:
+                            open_ranges[ident()] = [code]
                         _push(attrs)
                 elif event == "return":
-                    attrs = known.get(frame.f_code)
-                    if attrs is not None:
-                        _pop(attrs)
+                    stack = open_ranges.get(ident())
+                    if stack and stack[-1] is frame.f_code:
+                        stack.pop()
+                        _pop(known[frame.f_code])
+                    if self.stopping and not stack:
+                        sys.setprofile(None)
 
             self.profile = profile
 
@@ -134,8 +188,11 @@ else:
             sys.setprofile(self.profile)
 
         def stop(self):
-            sys.setprofile(None)
+            # Threads keep closing their open ranges, then stop profiling.
+            self.stopping = True
             threading.setprofile(None)
+            if not self.open.get(threading.get_ident()):
+                sys.setprofile(None)
 
     _Implementation = _SetProfile
 
