@@ -17,6 +17,7 @@ mod chrome;
 mod html;
 mod model;
 mod output;
+mod perfetto;
 mod ranks;
 mod record;
 mod signals;
@@ -84,6 +85,15 @@ pub enum Wait {
     Primary,
 }
 
+/// The trace's formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TraceFormat {
+    /// Perfetto's protobuf trace (`.pftrace`): compact, streamed, for any size.
+    Perfetto,
+    /// The Chrome Trace Event JSON format.
+    Json,
+}
+
 /// What to write, for both subcommands.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Outputs {
@@ -95,6 +105,10 @@ pub struct Outputs {
         default_value = "nvtxr-trace.json"
     )]
     pub trace: PathBuf,
+    /// The trace's format; by default chosen by FILE's extension
+    /// (`.pftrace` or `.perfetto-trace`: Perfetto, anything else: JSON).
+    #[arg(long, value_enum)]
+    pub format: Option<TraceFormat>,
     /// Also write a self-contained HTML timeline next to the trace (FILE with .html).
     #[arg(long)]
     pub html: bool,
@@ -175,6 +189,15 @@ impl Outputs {
             json: optional(&self.json)?,
             ..self.clone()
         })
+    }
+
+    /// The trace's format: `--format`, else by the extension.
+    pub fn trace_format(&self) -> TraceFormat {
+        self.format
+            .unwrap_or_else(|| match self.trace.extension().and_then(|e| e.to_str()) {
+                Some("pftrace" | "perfetto-trace") => TraceFormat::Perfetto,
+                _ => TraceFormat::Json,
+            })
     }
 
     pub fn html_path(&self) -> PathBuf {
@@ -305,10 +328,18 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
     };
     let legend = std::mem::take(&mut collector.legend);
     let rows = collector.rows();
-    write_output(&outputs.trace, &|out| {
-        let mut trace = chrome::Writer::new(out, scan.origin)?;
-        scan.replay(&filter, &mut trace)?;
-        trace.finish()
+    let merged = scan.placements.iter().any(|p| p.wall.is_some());
+    write_output(&outputs.trace, &|out| match outputs.trace_format() {
+        TraceFormat::Json => {
+            let mut trace = chrome::Writer::new(out, scan.origin)?;
+            scan.replay(&filter, &mut trace)?;
+            trace.finish()
+        }
+        TraceFormat::Perfetto => {
+            let mut trace = perfetto::Writer::new(out, scan.origin, merged)?;
+            scan.replay(&filter, &mut trace)?;
+            trace.finish()
+        }
     })?;
     if outputs.html {
         let title = scan
@@ -347,8 +378,12 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
         say(
             &mut term,
             format!(
-                "\ntrace: {} (open it in https://ui.perfetto.dev or chrome://tracing)\n",
-                outputs.trace.display()
+                "\ntrace: {} (open it in https://ui.perfetto.dev{})\n",
+                outputs.trace.display(),
+                match outputs.trace_format() {
+                    TraceFormat::Perfetto => "",
+                    TraceFormat::Json => " or chrome://tracing",
+                }
             ),
         );
         if outputs.html {

@@ -80,6 +80,8 @@ pub struct Range {
     pub depth: u32,
     /// The thread that opened it.
     pub tid: u32,
+    /// The thread that closed it (start/end ranges may end on another one).
+    pub end_tid: u32,
     /// Start/end ranges: the id the tool gave it.
     pub id: u64,
     /// Still open when the process ended (closed at the process's last event).
@@ -218,6 +220,24 @@ pub struct Scan {
 /// What receives the ranges and marks of a replay, in reading order:
 /// process by process, thread by thread.
 pub trait Sink {
+    /// Whether the sink wants [`Sink::begin`] (streaming writers that put
+    /// each event in time order).
+    fn wants_begin(&self) -> bool {
+        false
+    }
+    /// A push/pop range that will be kept, at its push: before the ranges
+    /// nested in it and the marks inside it. `range` follows at its pop.
+    fn begin(
+        &mut self,
+        _process: &Process,
+        _tid: u32,
+        _details: &Details,
+        _start: u64,
+    ) -> std::io::Result<()> {
+        Ok(())
+    }
+    /// A range, complete: at its pop (push/pop), or once both its start and
+    /// end are read (start/end).
     fn range(&mut self, process: &Process, range: &Range) -> std::io::Result<()>;
     fn mark(&mut self, process: &Process, mark: &Mark) -> std::io::Result<()>;
     /// Before a thread's push/pop ranges and marks.
@@ -630,6 +650,7 @@ impl Scan {
     /// returns the number of events kept (a range is two).
     pub fn replay(&self, filter: &Filter, sink: &mut dyn Sink) -> std::io::Result<usize> {
         let mut events = 0;
+        let wants_begin = sink.wants_begin();
         for (process, threads) in self.processes.iter().zip(&self.chunks) {
             let lineage = self.lineage(process);
             let resolve = Resolver {
@@ -638,7 +659,7 @@ impl Scan {
             };
             let last = self.last.get(&process.key).copied().unwrap_or(0);
             let mut starts: HashMap<(u64, u64), (u32, Record)> = HashMap::new();
-            let mut ends: HashMap<(u64, u64), u64> = HashMap::new();
+            let mut ends: HashMap<(u64, u64), (u32, u64)> = HashMap::new();
             let mut emit_range = |sink: &mut dyn Sink, r: Range| {
                 if filter.keeps(&r.details, r.start) {
                     events += 2;
@@ -661,6 +682,12 @@ impl Scan {
                         r.timestamp = self.placements[image.recording].place(r.timestamp);
                         match r.kind {
                             Kind::Push => {
+                                if wants_begin {
+                                    let details = resolve.details(&r);
+                                    if filter.keeps(&details, r.timestamp) {
+                                        sink.begin(process, *tid, &details, r.timestamp)?;
+                                    }
+                                }
                                 let stack = stacks.entry(r.domain).or_default();
                                 depth = depth.max(stack.len() as u32);
                                 stack.push(r);
@@ -687,11 +714,17 @@ impl Scan {
                                 None => drop(starts.insert((r.domain, r.value), (*tid, r))),
                             },
                             Kind::End => match starts.remove(&(r.domain, r.value)) {
-                                Some((tid, open)) => emit_range(
+                                Some((opener, open)) => emit_range(
                                     sink,
-                                    start_end(&open, tid, Some(r.timestamp), last, &resolve),
+                                    start_end(
+                                        &open,
+                                        opener,
+                                        Some((*tid, r.timestamp)),
+                                        last,
+                                        &resolve,
+                                    ),
                                 )?,
-                                None => drop(ends.insert((r.domain, r.value), r.timestamp)),
+                                None => drop(ends.insert((r.domain, r.value), (*tid, r.timestamp))),
                             },
                             Kind::Mark => {
                                 let mark = Mark {
@@ -807,19 +840,28 @@ fn push_pop(
         end: end.max(open.timestamp),
         depth: depth as u32,
         tid,
+        end_tid: tid,
         id: 0,
         unterminated,
     }
 }
 
-fn start_end(open: &Record, tid: u32, end: Option<u64>, last: u64, resolve: &Resolver) -> Range {
+/// A start/end range opened by `tid`; `end`: the thread that ended it and when.
+fn start_end(
+    open: &Record,
+    tid: u32,
+    end: Option<(u32, u64)>,
+    last: u64,
+    resolve: &Resolver,
+) -> Range {
     Range {
         details: resolve.details(open),
         style: Style::StartEnd,
         start: open.timestamp,
-        end: end.unwrap_or(last).max(open.timestamp),
+        end: end.map_or(last, |(_, t)| t).max(open.timestamp),
         depth: 0,
         tid,
+        end_tid: end.map_or(tid, |(t, _)| t),
         id: open.value,
         unterminated: end.is_none(),
     }

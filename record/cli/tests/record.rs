@@ -1616,3 +1616,141 @@ fn a_report_that_would_be_empty_says_why_and_fails() {
         text(&out)
     );
 }
+
+/// One range or mark, as both formats can show it: kind (`slice`,
+/// `instant`), name, pid, tid (`None` for start/end ranges, which Perfetto
+/// puts on async tracks), start and end ns from the trace's origin, args.
+type Shown = (String, String, u64, Option<u64>, i64, i64, String);
+
+/// The JSON trace's ranges and marks as [`Shown`].
+fn shown_in_json(trace: &Path) -> Vec<Shown> {
+    let mut out: Vec<Shown> = events(&load(trace))
+        .into_iter()
+        .map(|e| {
+            let kind = if e.ph == "i" { "instant" } else { "slice" };
+            let tid = (e.ph != "b").then_some(e.tid);
+            (
+                kind.into(),
+                e.name,
+                e.pid,
+                tid,
+                e.start,
+                e.end,
+                e.args.to_string(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// A `.pftrace` checked by `perfetto_check.py` with Perfetto's own protos;
+/// its ranges and marks as [`Shown`], and its flows (from, to) by tid.
+fn shown_in_perfetto(trace: &Path) -> (Vec<Shown>, Vec<(u64, u64)>) {
+    let out = Command::new(nvtxr_harness::python())
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/perfetto_check.py"))
+        .arg(trace)
+        .env("PYTHONPATH", nvtxr_harness::perfetto_protos())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let mut shown = Vec::new();
+    let mut flows: HashMap<u64, (Option<u64>, Option<u64>)> = HashMap::new();
+    for line in String::from_utf8(out.stdout).unwrap().lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let Some(kind) = v["kind"].as_str() else {
+            continue; // a track
+        };
+        let tid = v["tid"].as_u64();
+        if kind == "flow" {
+            for (key, to) in [("flow_ids", false), ("terminating", true)] {
+                for id in v["args"][key].as_array().unwrap() {
+                    let ends = flows.entry(id.as_u64().unwrap()).or_default();
+                    if to {
+                        ends.1 = tid
+                    } else {
+                        ends.0 = tid
+                    }
+                }
+            }
+            continue;
+        }
+        shown.push((
+            kind.to_string(),
+            v["name"].as_str().unwrap().to_string(),
+            v["pid"].as_u64().unwrap(),
+            tid,
+            v["start"].as_i64().unwrap(),
+            v["end"].as_i64().unwrap(),
+            v["args"].to_string(),
+        ));
+    }
+    shown.sort();
+    let flows = flows
+        .into_values()
+        .map(|(from, to)| (from.expect("a flow's start"), to.expect("a flow's end")))
+        .collect();
+    (shown, flows)
+}
+
+#[test]
+fn the_perfetto_trace_shows_exactly_what_the_json_shows() {
+    let exe = scenarios();
+    let example = compile_c("example.c", Producer::NvtxrShared, &[]);
+    let nvidia = compile_c("differential.c", Producer::NvidiaHeader, &[]);
+    let programs: [(&str, Vec<&str>); 5] = [
+        ("pf-processes", vec![exe.to_str().unwrap(), "processes"]),
+        ("pf-example", vec![example.to_str().unwrap()]),
+        ("pf-nvidia", vec![nvidia.to_str().unwrap()]),
+        ("pf-async", vec![exe.to_str().unwrap(), "async_ids"]),
+        ("pf-signals", vec![exe.to_str().unwrap(), "signal_marks"]),
+    ];
+    for (name, command) in programs {
+        let dir = scratch(name);
+        let rec = dir.join("rec");
+        let out = nvtxr(
+            &[
+                &[
+                    "record",
+                    "-q",
+                    "--keep",
+                    rec.to_str().unwrap(),
+                    "-o",
+                    dir.join("t.json").to_str().unwrap(),
+                    "--",
+                ][..],
+                &command,
+            ]
+            .concat(),
+            &[],
+        );
+        assert!(out.status.success(), "{name}: {}", text(&out));
+        let pftrace = dir.join("t.pftrace");
+        let out = nvtxr(
+            &[
+                "report",
+                "-q",
+                "-o",
+                pftrace.to_str().unwrap(),
+                rec.to_str().unwrap(),
+            ],
+            &[],
+        );
+        assert!(out.status.success(), "{name}: {}", text(&out));
+        let json = shown_in_json(&dir.join("t.json"));
+        let (perfetto, flows) = shown_in_perfetto(&pftrace);
+        assert!(!json.is_empty(), "{name}");
+        assert_eq!(perfetto, json, "{name}");
+        if name == "pf-example" {
+            // The example's "load data" starts on main and ends on its prefetch thread.
+            assert_eq!(flows.len(), 1, "{flows:?}");
+            assert_ne!(flows[0].0, flows[0].1);
+        }
+        let (p, j) = (
+            std::fs::metadata(&pftrace).unwrap().len(),
+            std::fs::metadata(dir.join("t.json")).unwrap().len(),
+        );
+        // Past the fixed cost of small traces: a fraction of the JSON.
+        assert!(j < 20_000 || p * 5 < j, "{name}: {p} bytes against the JSON's {j}");
+    }
+}

@@ -269,6 +269,29 @@ pub fn python_nvtx() -> &'static Path {
     })
 }
 
+/// Perfetto's trace protos for Python (`perfetto_trace_pb2`, with
+/// `protobuf`), installed once under `target/harness/perfetto`; returns the
+/// folder to put on `PYTHONPATH`. The tests parse every `.pftrace` with them.
+pub fn perfetto_protos() -> &'static Path {
+    static ONCE: OnceLock<PathBuf> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        filled_once("perfetto", "perfetto", |tmp| {
+            check(
+                "pip install perfetto",
+                Command::new(python())
+                    .args(["-m", "pip", "install", "-q", "--target"])
+                    .arg(tmp)
+                    .args(PERFETTO_PROTOS)
+                    .output()
+                    .unwrap(),
+            );
+        })
+    })
+}
+
+/// The PyPI packages holding Perfetto's trace protos.
+pub const PERFETTO_PROTOS: [&str; 2] = ["perfetto==0.59.1", "protobuf==7.36.2"];
+
 /// NVIDIA's Python binding, a reference producer for `nvtxr record`.
 pub const PYTHON_NVTX: &str = "nvtx==0.2.17";
 

@@ -1,0 +1,619 @@
+//! Perfetto's native trace format (`.pftrace`), written as the recording is
+//! replayed, in constant memory (what is held: the tracks described, and each
+//! sequence's interned names, cleared past [`MAX_INTERNED`]).
+//!
+//! - A process track per process (named as the JSON names it, with its rank
+//!   as a label and its sort order), a thread track per thread (its OS or
+//!   NVTX name); ranges of a domain other than the default on a child track
+//!   of their thread named after the domain (NVTX nests push/pop per domain).
+//! - Each thread's events are one packet sequence, in time order: push/pop
+//!   ranges as slice begin/end pairs, marks as instants; names interned, the
+//!   track and the clock given by the sequence's defaults, timestamps as
+//!   deltas on an incremental clock of the sequence's own.
+//! - Start/end ranges, which may end on another thread, go on the process's
+//!   sequence with absolute timestamps, each on an async track of its own
+//!   (merged by name into one row per domain); one that ends on another
+//!   thread gets a flow between two instants (category `flow`) on the
+//!   threads that started and ended it.
+//! - Domain (when not the default), category, category name, payload and
+//!   color are debug annotations, named as the JSON's `args`.
+//! - Packets are deflated in blocks of at most [`BLOCK`] bytes
+//!   (`compressed_packets`).
+
+mod proto;
+
+use crate::chrome::css_color;
+use crate::model::{Details, Mark, Payload, Process, Range, Sink, Style, Thread};
+use prost::Message;
+use proto::*;
+use std::collections::HashMap;
+use std::io::Write;
+
+/// Uncompressed bytes of packets per compressed block (Perfetto reads up to 512 KB).
+const BLOCK: usize = 256 << 10;
+/// Names interned on one sequence before its interned state is cleared.
+const MAX_INTERNED: usize = 16384;
+/// The incremental clock each thread sequence defines.
+const DELTA_CLOCK: u32 = CLOCK_SEQUENCE_FIRST;
+
+/// Debug annotation names, interned on every sequence with these ids.
+const ANNOTATIONS: [&str; 5] = ["domain", "category", "category_name", "payload", "color"];
+const DOMAIN: u64 = 1;
+const CATEGORY: u64 = 2;
+const CATEGORY_NAME: u64 = 3;
+const PAYLOAD: u64 = 4;
+const COLOR: u64 = 5;
+
+/// A packet sequence: its id, interned names and strings, delta clock.
+struct Sequence {
+    id: u32,
+    /// Thread sequences: the delta clock's last value; process sequences
+    /// write absolute timestamps.
+    delta_from: Option<u64>,
+    /// The track events default to.
+    track: Option<u64>,
+    names: HashMap<String, u64>,
+    strings: HashMap<String, u64>,
+    /// Set when the next packet must clear the incremental state first.
+    fresh: bool,
+}
+
+/// Where a process's tracks stand.
+struct ProcessTracks {
+    key: u64,
+    uuid: u64,
+    /// Its sequence, for descriptors and start/end ranges.
+    sequence: Sequence,
+    /// Threads and domain child tracks described, by uuid.
+    described: std::collections::HashSet<u64>,
+    /// Thread uuids by tid (for flows on start/end ranges).
+    threads: HashMap<u32, u64>,
+}
+
+pub struct Writer<'a> {
+    out: &'a mut dyn Write,
+    /// Framed packets waiting to be compressed.
+    block: Vec<u8>,
+    /// Where the trace's clock starts; the delta clocks start there.
+    origin: u64,
+    /// The clock timestamps are on: CLOCK_MONOTONIC, or CLOCK_REALTIME
+    /// when recordings are merged on the wall clock.
+    clock: u32,
+    next_sequence: u32,
+    process: Option<ProcessTracks>,
+    thread: Option<Sequence>,
+    /// Async tracks and flows made so far (their ids count from 1).
+    next_async: u64,
+}
+
+/// A non-zero id from its parts (splitmix64 of a running hash).
+fn uuid(parts: &[u64]) -> u64 {
+    let mut h = 0x9E37_79B9_7F4A_7C15u64;
+    for &p in parts {
+        h ^= p;
+        h = h.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        h = (h ^ (h >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        h = (h ^ (h >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        h ^= h >> 31;
+    }
+    h.max(1)
+}
+
+/// Tags telling the uuids of kinds of tracks apart.
+const PROCESS_TRACK: u64 = 1;
+const THREAD_TRACK: u64 = 2;
+const DOMAIN_TRACK: u64 = 3;
+const ASYNC_TRACK: u64 = 4;
+
+impl<'a> Writer<'a> {
+    /// `origin`: the trace's first timestamp; `wall`: timestamps are on the wall clock.
+    pub fn new(out: &'a mut dyn Write, origin: u64, wall: bool) -> std::io::Result<Self> {
+        let mut w = Writer {
+            out,
+            block: Vec::with_capacity(BLOCK + 4096),
+            origin,
+            clock: if wall {
+                CLOCK_REALTIME
+            } else {
+                CLOCK_MONOTONIC
+            },
+            next_sequence: 1,
+            process: None,
+            thread: None,
+            next_async: 1,
+        };
+        // Processes sort as their descriptors say (by rank).
+        let root = TrackDescriptor {
+            uuid: Some(0),
+            process_ordering: Some(PROCESS_ORDER_EXPLICIT),
+            ..Default::default()
+        };
+        // The first sequence declares the trace's clock and where it starts,
+        // whatever comes after.
+        let mut sequence = w.sequence(Some(origin), None);
+        w.clear(&mut sequence)?;
+        w.descriptor(&sequence, root)?;
+        Ok(w)
+    }
+
+    fn sequence(&mut self, delta_from: Option<u64>, track: Option<u64>) -> Sequence {
+        let id = self.next_sequence;
+        self.next_sequence += 1;
+        Sequence {
+            id,
+            delta_from,
+            track,
+            names: HashMap::new(),
+            strings: HashMap::new(),
+            fresh: true,
+        }
+    }
+
+    fn packet(&mut self, p: &TracePacket) -> std::io::Result<()> {
+        // Field 1 of `Trace`, length-delimited.
+        self.block.push(0x0A);
+        prost::encoding::encode_varint(p.encoded_len() as u64, &mut self.block);
+        p.encode(&mut self.block).map_err(std::io::Error::other)?;
+        if self.block.len() >= BLOCK {
+            self.flush_block()?;
+        }
+        Ok(())
+    }
+
+    fn flush_block(&mut self) -> std::io::Result<()> {
+        if self.block.is_empty() {
+            return Ok(());
+        }
+        let mut deflate =
+            flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        deflate.write_all(&self.block)?;
+        let compressed = deflate.finish()?;
+        self.block.clear();
+        let wrapper = TracePacket {
+            compressed_packets: Some(compressed),
+            ..Default::default()
+        };
+        let mut framed = vec![0x0A];
+        prost::encoding::encode_varint(wrapper.encoded_len() as u64, &mut framed);
+        wrapper.encode(&mut framed).map_err(std::io::Error::other)?;
+        self.out.write_all(&framed)
+    }
+
+    fn descriptor(&mut self, sequence: &Sequence, d: TrackDescriptor) -> std::io::Result<()> {
+        self.packet(&TracePacket {
+            trusted_packet_sequence_id: Some(sequence.id),
+            track_descriptor: Some(d),
+            ..Default::default()
+        })
+    }
+
+    /// The first packet of a sequence (or the one after its state was
+    /// cleared): the clock, the defaults, the annotation names.
+    fn clear(&mut self, s: &mut Sequence) -> std::io::Result<()> {
+        s.names.clear();
+        s.strings.clear();
+        s.fresh = false;
+        let delta = s.delta_from.is_some();
+        if delta {
+            self.packet(&TracePacket {
+                trusted_packet_sequence_id: Some(s.id),
+                clock_snapshot: Some(ClockSnapshot {
+                    clocks: vec![
+                        Clock {
+                            clock_id: Some(self.clock),
+                            timestamp: Some(self.origin),
+                            is_incremental: None,
+                        },
+                        Clock {
+                            clock_id: Some(DELTA_CLOCK),
+                            timestamp: Some(self.origin),
+                            is_incremental: Some(true),
+                        },
+                    ],
+                    primary_trace_clock: Some(self.clock as i32),
+                }),
+                ..Default::default()
+            })?;
+            s.delta_from = Some(self.origin);
+        }
+        self.packet(&TracePacket {
+            trusted_packet_sequence_id: Some(s.id),
+            sequence_flags: Some(SEQ_INCREMENTAL_STATE_CLEARED),
+            first_packet_on_sequence: Some(true),
+            trace_packet_defaults: Some(TracePacketDefaults {
+                timestamp_clock_id: Some(if delta { DELTA_CLOCK } else { self.clock }),
+                track_event_defaults: s.track.map(|t| TrackEventDefaults {
+                    track_uuid: Some(t),
+                }),
+            }),
+            interned_data: Some(InternedData {
+                debug_annotation_names: ANNOTATIONS
+                    .iter()
+                    .zip(1..)
+                    .map(|(n, iid)| Interned {
+                        iid: Some(iid),
+                        name: Some(n.to_string()),
+                    })
+                    .collect(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+    }
+
+    /// Writes one track event at `time` on sequence `s`, interning its name
+    /// and annotation strings there.
+    fn event(
+        &mut self,
+        s: &mut Sequence,
+        time: u64,
+        mut event: TrackEvent,
+        name: Option<&str>,
+        details: Option<&Details>,
+    ) -> std::io::Result<()> {
+        if s.fresh || s.names.len() + s.strings.len() > MAX_INTERNED {
+            self.clear(s)?;
+        }
+        let mut interned = InternedData::default();
+        if let Some(name) = name {
+            event.name_iid = Some(intern(&mut s.names, name, &mut interned.event_names));
+        }
+        if let Some(d) = details {
+            event.debug_annotations = annotations(d, |text| {
+                let next = s.strings.len() as u64 + 1;
+                *s.strings.entry(text.to_string()).or_insert_with(|| {
+                    interned.debug_annotation_string_values.push(InternedBytes {
+                        iid: Some(next),
+                        str: Some(text.as_bytes().to_vec()),
+                    });
+                    next
+                })
+            });
+        }
+        let (timestamp, clock) = match s.delta_from {
+            Some(last) if time >= last => {
+                s.delta_from = Some(time);
+                (time - last, None)
+            }
+            // Earlier than the sequence's last event (or no delta clock): absolute.
+            _ => (time, s.delta_from.map(|_| self.clock)),
+        };
+        let has_interned =
+            !interned.event_names.is_empty() || !interned.debug_annotation_string_values.is_empty();
+        self.packet(&TracePacket {
+            timestamp: Some(timestamp),
+            timestamp_clock_id: clock,
+            trusted_packet_sequence_id: Some(s.id),
+            sequence_flags: Some(SEQ_NEEDS_INCREMENTAL_STATE),
+            track_event: Some(event),
+            interned_data: has_interned.then_some(interned),
+            ..Default::default()
+        })
+    }
+
+    /// The process's track (and sequence), once, before its first event.
+    fn describe_process(&mut self, p: &Process) -> std::io::Result<()> {
+        if self.process.as_ref().is_some_and(|t| t.key == p.key) {
+            return Ok(());
+        }
+        let track = uuid(&[PROCESS_TRACK, p.key]);
+        let sequence = self.sequence(None, None);
+        let mut labels = Vec::new();
+        if let Some(rank) = p.rank {
+            labels.push(match p.world {
+                Some(world) => format!("rank {rank} of {world}; {}", p.command),
+                None => format!("rank {rank}; {}", p.command),
+            });
+        }
+        if p.parent != 0 {
+            labels.push(format!("parent pid {}", p.parent));
+        }
+        self.descriptor(
+            &sequence,
+            TrackDescriptor {
+                uuid: Some(track),
+                process: Some(ProcessDescriptor {
+                    pid: Some(p.trace_pid as i32),
+                    process_name: Some(p.label()),
+                    process_labels: labels,
+                }),
+                sibling_order_rank: p.rank.map(|r| r as i32),
+                ..Default::default()
+            },
+        )?;
+        self.process = Some(ProcessTracks {
+            key: p.key,
+            uuid: track,
+            sequence,
+            described: Default::default(),
+            threads: HashMap::new(),
+        });
+        Ok(())
+    }
+
+    fn tracks(&mut self) -> &mut ProcessTracks {
+        self.process.as_mut().expect("described before its events")
+    }
+
+    /// The track of `domain`'s push/pop ranges on the current thread:
+    /// the thread's own for the default domain, else a child track.
+    fn range_track(&mut self, tid: u32, domain: &str) -> std::io::Result<u64> {
+        let tracks = self.tracks();
+        let thread = tracks.threads[&tid];
+        if domain.is_empty() {
+            return Ok(thread);
+        }
+        let track = uuid(&[DOMAIN_TRACK, thread, hash_str(domain)]);
+        if tracks.described.insert(track) {
+            let mut sequence = self.take_process_sequence();
+            let described = self.descriptor(
+                &sequence,
+                TrackDescriptor {
+                    uuid: Some(track),
+                    parent_uuid: Some(thread),
+                    name: Some(domain.to_string()),
+                    ..Default::default()
+                },
+            );
+            std::mem::swap(&mut self.tracks().sequence, &mut sequence);
+            described?;
+        }
+        Ok(track)
+    }
+
+    fn take_process_sequence(&mut self) -> Sequence {
+        let placeholder = Sequence {
+            id: 0,
+            delta_from: None,
+            track: None,
+            names: HashMap::new(),
+            strings: HashMap::new(),
+            fresh: false,
+        };
+        std::mem::replace(&mut self.tracks().sequence, placeholder)
+    }
+
+    /// Writes `f`'s events on the current thread's sequence.
+    fn on_thread(
+        &mut self,
+        f: impl FnOnce(&mut Self, &mut Sequence) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let mut s = self
+            .thread
+            .take()
+            .expect("a thread's events after its start");
+        let result = f(self, &mut s);
+        self.thread = Some(s);
+        result
+    }
+
+    /// Writes `f`'s events on the process's sequence.
+    fn on_process(
+        &mut self,
+        f: impl FnOnce(&mut Self, &mut Sequence) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let mut s = self.take_process_sequence();
+        let result = f(self, &mut s);
+        self.tracks().sequence = s;
+        result
+    }
+
+    /// Ends the trace.
+    pub fn finish(mut self) -> std::io::Result<()> {
+        self.flush_block()?;
+        self.out.flush()
+    }
+}
+
+fn hash_str(s: &str) -> u64 {
+    // FNV-1a.
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The iid of `text` in `table`, defining it in `new` the first time.
+fn intern(table: &mut HashMap<String, u64>, text: &str, new: &mut Vec<Interned>) -> u64 {
+    if let Some(&iid) = table.get(text) {
+        return iid;
+    }
+    let iid = table.len() as u64 + 1;
+    table.insert(text.to_string(), iid);
+    new.push(Interned {
+        iid: Some(iid),
+        name: Some(text.to_string()),
+    });
+    iid
+}
+
+/// The JSON's `args` as debug annotations (the default domain left out);
+/// `string` interns a string value.
+fn annotations(d: &Details, mut string: impl FnMut(&str) -> u64) -> Vec<DebugAnnotation> {
+    let mut out = Vec::new();
+    let named = |iid: u64| DebugAnnotation {
+        name_iid: Some(iid),
+        ..Default::default()
+    };
+    if !d.domain.is_empty() {
+        out.push(DebugAnnotation {
+            string_value_iid: Some(string(&d.domain)),
+            ..named(DOMAIN)
+        });
+    }
+    if let Some((id, name)) = &d.category {
+        out.push(DebugAnnotation {
+            uint_value: Some(u64::from(*id)),
+            ..named(CATEGORY)
+        });
+        if let Some(name) = name {
+            out.push(DebugAnnotation {
+                string_value_iid: Some(string(name)),
+                ..named(CATEGORY_NAME)
+            });
+        }
+    }
+    if let Some(p) = d.payload {
+        out.push(match p {
+            Payload::U64(v) => DebugAnnotation {
+                uint_value: Some(v),
+                ..named(PAYLOAD)
+            },
+            Payload::I64(v) => DebugAnnotation {
+                int_value: Some(v),
+                ..named(PAYLOAD)
+            },
+            Payload::F64(v) => DebugAnnotation {
+                double_value: Some(v),
+                ..named(PAYLOAD)
+            },
+        });
+    }
+    if let Some(color) = d.color {
+        out.push(DebugAnnotation {
+            string_value_iid: Some(string(&css_color(color))),
+            ..named(COLOR)
+        });
+    }
+    out
+}
+
+fn slice(kind: i32, track: Option<u64>) -> TrackEvent {
+    TrackEvent {
+        r#type: Some(kind),
+        track_uuid: track,
+        ..Default::default()
+    }
+}
+
+impl Sink for Writer<'_> {
+    fn wants_begin(&self) -> bool {
+        true
+    }
+
+    fn thread_start(&mut self, p: &Process, t: &Thread) -> std::io::Result<()> {
+        self.describe_process(p)?;
+        let process = self.tracks().uuid;
+        let track = uuid(&[THREAD_TRACK, p.key, u64::from(t.tid)]);
+        self.tracks().threads.insert(t.tid, track);
+        let name = t
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("thread {}", t.tid));
+        let descriptor = TrackDescriptor {
+            uuid: Some(track),
+            parent_uuid: Some(process),
+            thread: Some(ThreadDescriptor {
+                pid: Some(p.trace_pid as i32),
+                tid: Some(i64::from(t.tid)),
+                thread_name: Some(name),
+            }),
+            ..Default::default()
+        };
+        self.on_process(|w, s| w.descriptor(s, descriptor))?;
+        let origin = self.origin;
+        self.thread = Some(self.sequence(Some(origin), Some(track)));
+        Ok(())
+    }
+
+    fn begin(&mut self, _: &Process, tid: u32, d: &Details, start: u64) -> std::io::Result<()> {
+        let track = self.range_track(tid, &d.domain)?;
+        let explicit = (track != self.tracks().threads[&tid]).then_some(track);
+        self.on_thread(|w, s| {
+            w.event(
+                s,
+                start,
+                slice(SLICE_BEGIN, explicit),
+                Some(&d.name),
+                Some(d),
+            )
+        })
+    }
+
+    fn range(&mut self, p: &Process, r: &Range) -> std::io::Result<()> {
+        match r.style {
+            Style::PushPop => {
+                let track = self.range_track(r.tid, &r.details.domain)?;
+                let explicit = (track != self.tracks().threads[&r.tid]).then_some(track);
+                self.on_thread(|w, s| w.event(s, r.end, slice(SLICE_END, explicit), None, None))
+            }
+            Style::StartEnd => self.async_range(p, r),
+        }
+    }
+
+    fn mark(&mut self, _: &Process, m: &Mark) -> std::io::Result<()> {
+        let d = &m.details;
+        self.on_thread(|w, s| w.event(s, m.time, slice(INSTANT, None), Some(&d.name), Some(d)))
+    }
+
+    fn process_end(&mut self, p: &Process) -> std::io::Result<()> {
+        // A process with no events still gets its track (and its name).
+        self.describe_process(p)
+    }
+}
+
+impl Writer<'_> {
+    /// A start/end range: on an async track of its own under the process,
+    /// named after its domain; a flow between the threads that started and
+    /// ended it when they differ.
+    fn async_range(&mut self, p: &Process, r: &Range) -> std::io::Result<()> {
+        self.describe_process(p)?;
+        let n = self.next_async;
+        self.next_async += 1;
+        let track = uuid(&[ASYNC_TRACK, p.key, n]);
+        let process = self.tracks().uuid;
+        let row = if r.details.domain.is_empty() {
+            "NVTX start/end ranges".to_string()
+        } else {
+            format!("{} (start/end)", r.details.domain)
+        };
+        let threads = (
+            self.tracks().threads.get(&r.tid).copied(),
+            self.tracks().threads.get(&r.end_tid).copied(),
+        );
+        self.on_process(|w, s| {
+            w.descriptor(
+                s,
+                TrackDescriptor {
+                    uuid: Some(track),
+                    parent_uuid: Some(process),
+                    name: Some(row),
+                    sibling_merge_behavior: Some(MERGE_BY_NAME),
+                    ..Default::default()
+                },
+            )?;
+            let d = &r.details;
+            w.event(
+                s,
+                r.start,
+                slice(SLICE_BEGIN, Some(track)),
+                Some(&d.name),
+                Some(d),
+            )?;
+            w.event(s, r.end, slice(SLICE_END, Some(track)), None, None)?;
+            if let (Some(from), Some(to)) = threads {
+                if r.tid != r.end_tid {
+                    let flow = uuid(&[ASYNC_TRACK, p.key, n, 0xF]);
+                    let started = TrackEvent {
+                        flow_ids: vec![flow],
+                        ..slice(INSTANT, Some(from))
+                    };
+                    let ended = TrackEvent {
+                        terminating_flow_ids: vec![flow],
+                        ..slice(INSTANT, Some(to))
+                    };
+                    w.event(s, r.start, flow_instant(started), Some(&d.name), None)?;
+                    w.event(s, r.end, flow_instant(ended), Some(&d.name), None)?;
+                }
+            }
+            Ok(())
+        })
+    }
+}
+
+/// An instant that only carries a flow's end: category `flow`.
+fn flow_instant(e: TrackEvent) -> TrackEvent {
+    TrackEvent {
+        categories: vec!["flow".to_string()],
+        ..e
+    }
+}

@@ -1,0 +1,189 @@
+//! The part of Perfetto's trace schema (`protos/perfetto/trace/`) that
+//! nvtxr writes, as prost messages. Field numbers and types are Perfetto's,
+//! checked against the `perfetto` package's `perfetto_trace_pb2` by the tests,
+//! which parse every trace nvtxr writes with it.
+
+/// `TracePacket`; a trace file is `Trace { repeated TracePacket packet = 1 }`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct TracePacket {
+    #[prost(uint64, optional, tag = "8")]
+    pub timestamp: Option<u64>,
+    #[prost(uint32, optional, tag = "58")]
+    pub timestamp_clock_id: Option<u32>,
+    #[prost(uint32, optional, tag = "10")]
+    pub trusted_packet_sequence_id: Option<u32>,
+    /// [`SEQ_INCREMENTAL_STATE_CLEARED`], [`SEQ_NEEDS_INCREMENTAL_STATE`].
+    #[prost(uint32, optional, tag = "13")]
+    pub sequence_flags: Option<u32>,
+    #[prost(message, optional, tag = "6")]
+    pub clock_snapshot: Option<ClockSnapshot>,
+    #[prost(message, optional, tag = "11")]
+    pub track_event: Option<TrackEvent>,
+    #[prost(message, optional, tag = "12")]
+    pub interned_data: Option<InternedData>,
+    #[prost(bytes = "vec", optional, tag = "50")]
+    pub compressed_packets: Option<Vec<u8>>,
+    #[prost(message, optional, tag = "59")]
+    pub trace_packet_defaults: Option<TracePacketDefaults>,
+    #[prost(message, optional, tag = "60")]
+    pub track_descriptor: Option<TrackDescriptor>,
+    #[prost(bool, optional, tag = "87")]
+    pub first_packet_on_sequence: Option<bool>,
+}
+
+pub const SEQ_INCREMENTAL_STATE_CLEARED: u32 = 1;
+pub const SEQ_NEEDS_INCREMENTAL_STATE: u32 = 2;
+
+/// Builtin clock ids (`BuiltinClock`).
+pub const CLOCK_REALTIME: u32 = 1;
+pub const CLOCK_MONOTONIC: u32 = 3;
+/// The first clock id a sequence may define for itself.
+pub const CLOCK_SEQUENCE_FIRST: u32 = 64;
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct ClockSnapshot {
+    #[prost(message, repeated, tag = "1")]
+    pub clocks: Vec<Clock>,
+    #[prost(int32, optional, tag = "2")]
+    pub primary_trace_clock: Option<i32>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Clock {
+    #[prost(uint32, optional, tag = "1")]
+    pub clock_id: Option<u32>,
+    #[prost(uint64, optional, tag = "2")]
+    pub timestamp: Option<u64>,
+    #[prost(bool, optional, tag = "3")]
+    pub is_incremental: Option<bool>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct TracePacketDefaults {
+    #[prost(uint32, optional, tag = "58")]
+    pub timestamp_clock_id: Option<u32>,
+    #[prost(message, optional, tag = "11")]
+    pub track_event_defaults: Option<TrackEventDefaults>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct TrackEventDefaults {
+    #[prost(uint64, optional, tag = "11")]
+    pub track_uuid: Option<u64>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct TrackDescriptor {
+    #[prost(uint64, optional, tag = "1")]
+    pub uuid: Option<u64>,
+    #[prost(string, optional, tag = "2")]
+    pub name: Option<String>,
+    #[prost(message, optional, tag = "3")]
+    pub process: Option<ProcessDescriptor>,
+    #[prost(message, optional, tag = "4")]
+    pub thread: Option<ThreadDescriptor>,
+    #[prost(uint64, optional, tag = "5")]
+    pub parent_uuid: Option<u64>,
+    #[prost(int32, optional, tag = "12")]
+    pub sibling_order_rank: Option<i32>,
+    /// `SiblingMergeBehavior`: [`MERGE_BY_NAME`].
+    #[prost(int32, optional, tag = "15")]
+    pub sibling_merge_behavior: Option<i32>,
+    /// `ProcessOrdering`: [`PROCESS_ORDER_EXPLICIT`].
+    #[prost(int32, optional, tag = "19")]
+    pub process_ordering: Option<i32>,
+}
+
+pub const MERGE_BY_NAME: i32 = 1;
+pub const PROCESS_ORDER_EXPLICIT: i32 = 1;
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct ProcessDescriptor {
+    #[prost(int32, optional, tag = "1")]
+    pub pid: Option<i32>,
+    #[prost(string, optional, tag = "6")]
+    pub process_name: Option<String>,
+    #[prost(string, repeated, tag = "8")]
+    pub process_labels: Vec<String>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct ThreadDescriptor {
+    #[prost(int32, optional, tag = "1")]
+    pub pid: Option<i32>,
+    #[prost(int64, optional, tag = "2")]
+    pub tid: Option<i64>,
+    #[prost(string, optional, tag = "5")]
+    pub thread_name: Option<String>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct TrackEvent {
+    #[prost(uint64, repeated, packed = "false", tag = "3")]
+    pub category_iids: Vec<u64>,
+    #[prost(message, repeated, tag = "4")]
+    pub debug_annotations: Vec<DebugAnnotation>,
+    /// `Type`: [`SLICE_BEGIN`], [`SLICE_END`], [`INSTANT`].
+    #[prost(int32, optional, tag = "9")]
+    pub r#type: Option<i32>,
+    #[prost(uint64, optional, tag = "10")]
+    pub name_iid: Option<u64>,
+    #[prost(uint64, optional, tag = "11")]
+    pub track_uuid: Option<u64>,
+    #[prost(string, repeated, tag = "22")]
+    pub categories: Vec<String>,
+    #[prost(string, optional, tag = "23")]
+    pub name: Option<String>,
+    #[prost(fixed64, repeated, packed = "false", tag = "47")]
+    pub flow_ids: Vec<u64>,
+    #[prost(fixed64, repeated, packed = "false", tag = "48")]
+    pub terminating_flow_ids: Vec<u64>,
+}
+
+pub const SLICE_BEGIN: i32 = 1;
+pub const SLICE_END: i32 = 2;
+pub const INSTANT: i32 = 3;
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct DebugAnnotation {
+    #[prost(uint64, optional, tag = "1")]
+    pub name_iid: Option<u64>,
+    #[prost(uint64, optional, tag = "3")]
+    pub uint_value: Option<u64>,
+    #[prost(int64, optional, tag = "4")]
+    pub int_value: Option<i64>,
+    #[prost(double, optional, tag = "5")]
+    pub double_value: Option<f64>,
+    #[prost(string, optional, tag = "6")]
+    pub string_value: Option<String>,
+    #[prost(uint64, optional, tag = "17")]
+    pub string_value_iid: Option<u64>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct InternedData {
+    #[prost(message, repeated, tag = "2")]
+    pub event_names: Vec<Interned>,
+    #[prost(message, repeated, tag = "3")]
+    pub debug_annotation_names: Vec<Interned>,
+    #[prost(message, repeated, tag = "29")]
+    pub debug_annotation_string_values: Vec<InternedBytes>,
+}
+
+/// `EventName` and `DebugAnnotationName`: an iid and its name.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Interned {
+    #[prost(uint64, optional, tag = "1")]
+    pub iid: Option<u64>,
+    #[prost(string, optional, tag = "2")]
+    pub name: Option<String>,
+}
+
+/// `InternedString`: an iid and its bytes.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct InternedBytes {
+    #[prost(uint64, optional, tag = "1")]
+    pub iid: Option<u64>,
+    #[prost(bytes = "vec", optional, tag = "2")]
+    pub str: Option<Vec<u8>>,
+}
