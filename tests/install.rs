@@ -101,12 +101,21 @@ fn installs_libraries_headers_and_package_files() {
     }
     assert!(lib.join("cmake/nvtxr/nvtxrConfig.cmake").is_file());
     assert!(lib.join("libnvtxr_record.so").is_file());
-    // The installed nvtxr finds its tool in ../lib.
+    // The installed nvtxr finds its tool in ../lib (a program that makes
+    // no NVTX call records nothing, which is an error).
+    let producer = nvtxr_harness::compile_c(
+        "record_scenarios.c",
+        nvtxr_harness::Producer::NvtxrShared,
+        &[],
+    );
     let trace = outside("installed-record").join("t.json");
     let out = Command::new(prefix().join("bin/nvtxr"))
         .args(["record", "-q", "-o"])
         .arg(&trace)
-        .args(["--", "true"])
+        .arg("--")
+        .arg(&producer)
+        .arg("worker")
+        .env_remove("NVTXR_RECORD_TOOL")
         .output()
         .unwrap();
     assert!(
@@ -114,7 +123,7 @@ fn installs_libraries_headers_and_package_files() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(trace.is_file());
+    assert!(std::fs::read_to_string(&trace).unwrap().contains("exec'd worker"));
     for h in HEADERS {
         let installed = std::fs::read(prefix().join("include").join(h)).unwrap();
         assert_eq!(

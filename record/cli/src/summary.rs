@@ -342,6 +342,7 @@ mod tests {
             end,
             depth: 0,
             tid: 1,
+            end_tid: 1,
             id: 0,
             unterminated: false,
         };
