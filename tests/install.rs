@@ -123,7 +123,9 @@ fn installs_libraries_headers_and_package_files() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(std::fs::read_to_string(&trace).unwrap().contains("exec'd worker"));
+    assert!(std::fs::read_to_string(&trace)
+        .unwrap()
+        .contains("exec'd worker"));
     for h in HEADERS {
         let installed = std::fs::read(prefix().join("include").join(h)).unwrap();
         assert_eq!(

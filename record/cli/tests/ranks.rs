@@ -449,6 +449,46 @@ fn torchrun_style_recordings_merge_with_a_labelled_track_per_rank() {
         "{}",
         text(&o)
     );
+    // The same merge as a Perfetto trace: valid for Perfetto's own protos,
+    // a process per rank, sorted by rank, with every range.
+    let pftrace = dir.join("merged.pftrace");
+    report(&dirs, &pftrace, &["-q"]);
+    let checked = Command::new(nvtxr_harness::python())
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/perfetto_check.py"))
+        .arg(&pftrace)
+        .env("PYTHONPATH", nvtxr_harness::perfetto_protos())
+        .output()
+        .unwrap();
+    assert!(checked.status.success(), "{}", text(&checked));
+    let lines: Vec<Value> = String::from_utf8_lossy(&checked.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let processes: Vec<(i64, String)> = lines
+        .iter()
+        .filter(|l| l.get("process").is_some())
+        .map(|l| {
+            (
+                l["rank"].as_i64().unwrap(),
+                l["name"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(processes.len(), 2, "{processes:?}");
+    for (rank, name) in &processes {
+        assert!(name.starts_with(&format!("rank {rank} ({host}:")), "{name}");
+        let pid = lines
+            .iter()
+            .find(|l| l["name"] == name.as_str() && l.get("process").is_some())
+            .unwrap()["process"]
+            .as_u64()
+            .unwrap();
+        let computes = lines
+            .iter()
+            .filter(|l| l["kind"] == "slice" && l["name"] == "compute" && l["pid"] == pid)
+            .count();
+        assert_eq!(computes, 8, "{name}");
+    }
     // Equal pids from two recordings (two hosts: here a copy) stay two
     // tracks, each pid within 32 bits (Perfetto's JSON importer reads pids
     // past 2^32 as 0, collapsing the ranks into one process); the rank both

@@ -1751,6 +1751,9 @@ fn the_perfetto_trace_shows_exactly_what_the_json_shows() {
             std::fs::metadata(dir.join("t.json")).unwrap().len(),
         );
         // Past the fixed cost of small traces: a fraction of the JSON.
-        assert!(j < 20_000 || p * 5 < j, "{name}: {p} bytes against the JSON's {j}");
+        assert!(
+            j < 20_000 || p * 5 < j,
+            "{name}: {p} bytes against the JSON's {j}"
+        );
     }
 }
