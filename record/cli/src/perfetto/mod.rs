@@ -165,7 +165,7 @@ impl<'a> Writer<'a> {
             return Ok(());
         }
         let mut deflate =
-            flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+            flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
         deflate.write_all(&self.block)?;
         let compressed = deflate.finish()?;
         self.block.clear();
