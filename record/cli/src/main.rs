@@ -6,7 +6,9 @@
 //!                                               into outputs; several are merged on the wall clock
 //!
 //! OPTIONS
-//!   -o, --output FILE   the Chrome trace (default nvtxr-trace.json); open in ui.perfetto.dev or chrome://tracing
+//!   -o, --output FILE   the trace (default nvtxr-trace.pftrace, Perfetto's format; FILE.json: Chrome's
+//!                       JSON); drag it into https://ui.perfetto.dev
+//!   --format FORMAT     perfetto or json, whatever FILE's extension
 //!   --html              also write a self-contained HTML timeline next to the trace (FILE with .html)
 //!   --csv FILE          the summary as CSV
 //!   --json FILE         the summary as JSON
@@ -97,16 +99,17 @@ pub enum TraceFormat {
 /// What to write, for both subcommands.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Outputs {
-    /// The Chrome trace; open it in ui.perfetto.dev or chrome://tracing.
+    /// The trace: Perfetto's format (`.pftrace`), or Chrome's JSON for a
+    /// FILE ending in `.json`; open it at https://ui.perfetto.dev.
     #[arg(
         short = 'o',
         long = "output",
         value_name = "FILE",
-        default_value = "nvtxr-trace.json"
+        default_value = "nvtxr-trace.pftrace"
     )]
     pub trace: PathBuf,
-    /// The trace's format; by default chosen by FILE's extension
-    /// (`.pftrace` or `.perfetto-trace`: Perfetto, anything else: JSON).
+    /// The trace's format; by default chosen by FILE's extension (`.json`:
+    /// JSON, anything else: Perfetto).
     #[arg(long, value_enum)]
     pub format: Option<TraceFormat>,
     /// Also write a self-contained HTML timeline next to the trace (FILE with .html).
@@ -191,12 +194,13 @@ impl Outputs {
         })
     }
 
-    /// The trace's format: `--format`, else by the extension.
+    /// The trace's format: `--format`, else by the extension: JSON for
+    /// `.json`, Perfetto's for anything else (`.pftrace`, `.perfetto-trace`).
     pub fn trace_format(&self) -> TraceFormat {
         self.format
             .unwrap_or_else(|| match self.trace.extension().and_then(|e| e.to_str()) {
-                Some("pftrace" | "perfetto-trace") => TraceFormat::Perfetto,
-                _ => TraceFormat::Json,
+                Some("json") => TraceFormat::Json,
+                _ => TraceFormat::Perfetto,
             })
     }
 
@@ -378,7 +382,7 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
         say(
             &mut term,
             format!(
-                "\ntrace: {} (open it in https://ui.perfetto.dev{})\n",
+                "\ntrace: {} (drag it into https://ui.perfetto.dev{})\n",
                 outputs.trace.display(),
                 match outputs.trace_format() {
                     TraceFormat::Perfetto => "",

@@ -1272,7 +1272,7 @@ fn outputs_go_through_symlinks_and_descriptors_never_over_them() {
     );
     // A symlink to this process's standard output (as /dev/stdout is):
     // the trace goes where the shell sent it; the summary goes to stderr.
-    let stdout_link = dir.join("stdout");
+    let stdout_link = dir.join("stdout.json");
     std::os::unix::fs::symlink("/proc/self/fd/1", &stdout_link).unwrap();
     let sent = dir.join("sent.json");
     let out = Command::new(&artifacts().nvtxr)

@@ -164,8 +164,7 @@ impl<'a> Writer<'a> {
         if self.block.is_empty() {
             return Ok(());
         }
-        let mut deflate =
-            flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+        let mut deflate = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
         deflate.write_all(&self.block)?;
         let compressed = deflate.finish()?;
         self.block.clear();

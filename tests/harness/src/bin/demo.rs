@@ -62,7 +62,7 @@ fn main() {
     workload.extend(haskell_example());
     let out = work_dir().join("demo");
     std::fs::create_dir_all(&out).unwrap();
-    let trace = out.join("trace.json");
+    let trace = out.join("trace.pftrace");
     // One recording of every workload: each process gets its own track.
     let script = workload
         .iter()
