@@ -23,6 +23,7 @@ mod perfetto;
 mod ranks;
 mod record;
 mod signals;
+mod sqlite;
 mod summary;
 
 use clap::{Parser, Subcommand};
@@ -94,6 +95,8 @@ pub enum TraceFormat {
     Perfetto,
     /// The Chrome Trace Event JSON format.
     Json,
+    /// Nsight Systems' SQLite export's NVTX tables (as `--sqlite`).
+    Sqlite,
 }
 
 /// What to write, for both subcommands.
@@ -121,6 +124,10 @@ pub struct Outputs {
     /// The summary as JSON.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// The NVTX tables of Nsight Systems' SQLite export (`nsys export
+    /// --type sqlite`): SQL written against one runs on this file.
+    #[arg(long, value_name = "FILE")]
+    pub sqlite: Option<PathBuf>,
     /// No progress line and no summary table on the terminal.
     #[arg(short, long)]
     pub quiet: bool,
@@ -190,6 +197,7 @@ impl Outputs {
             trace: expand(&self.trace)?,
             csv: optional(&self.csv)?,
             json: optional(&self.json)?,
+            sqlite: optional(&self.sqlite)?,
             ..self.clone()
         })
     }
@@ -200,6 +208,7 @@ impl Outputs {
         self.format
             .unwrap_or_else(|| match self.trace.extension().and_then(|e| e.to_str()) {
                 Some("json") => TraceFormat::Json,
+                Some("sqlite" | "db") => TraceFormat::Sqlite,
                 _ => TraceFormat::Perfetto,
             })
     }
@@ -219,6 +228,7 @@ impl Outputs {
             html.as_ref(),
             self.csv.as_ref(),
             self.json.as_ref(),
+            self.sqlite.as_ref(),
         ]
         .into_iter()
         .flatten()
@@ -344,7 +354,11 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
             scan.replay(&filter, &mut trace)?;
             trace.finish()
         }
+        TraceFormat::Sqlite => copy_sqlite(&scan, &filter, out),
     })?;
+    if let Some(path) = &outputs.sqlite {
+        write_output(path, &|out| copy_sqlite(&scan, &filter, out))?;
+    }
     if outputs.html {
         let title = scan
             .processes
@@ -382,11 +396,14 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
         say(
             &mut term,
             format!(
-                "\ntrace: {} (drag it into https://ui.perfetto.dev{})\n",
+                "\ntrace: {} ({})\n",
                 outputs.trace.display(),
                 match outputs.trace_format() {
-                    TraceFormat::Perfetto => "",
-                    TraceFormat::Json => " or chrome://tracing",
+                    TraceFormat::Perfetto => "drag it into https://ui.perfetto.dev",
+                    TraceFormat::Json => {
+                        "drag it into https://ui.perfetto.dev, or open it in chrome://tracing"
+                    }
+                    TraceFormat::Sqlite => "Nsight Systems' SQLite tables: query it with sqlite3",
                 }
             ),
         );
@@ -410,6 +427,24 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
         true => Ok(()),
         false => Err(failures.join("\nnvtxr: ")),
     }
+}
+
+/// Builds the SQLite export in a temporary file (SQLite writes files, not
+/// streams), then copies it to `out`.
+fn copy_sqlite(
+    scan: &model::Scan,
+    filter: &model::Filter,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let file = tempfile::NamedTempFile::new()?;
+    let mut db = rusqlite::Connection::open(file.path()).map_err(std::io::Error::other)?;
+    db.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")
+        .map_err(std::io::Error::other)?;
+    let mut export = sqlite::Writer::new(&mut db, scan).map_err(std::io::Error::other)?;
+    scan.replay(filter, &mut export)?;
+    export.finish().map_err(std::io::Error::other)?;
+    db.close().map_err(|(_, e)| std::io::Error::other(e))?;
+    std::io::copy(&mut file.reopen()?, out).map(drop)
 }
 
 /// The events the tool had to drop, if it did, per process.

@@ -200,6 +200,8 @@ pub struct Scan {
     pub processes: Vec<Process>,
     /// Per recording.
     pub placements: Vec<Placement>,
+    /// Per recording: how its host's monotonic clock maps onto the wall clock.
+    walls: Vec<WallClock>,
     /// The earliest and latest timestamps (CLOCK_MONOTONIC ns).
     pub origin: u64,
     pub end: u64,
@@ -315,6 +317,7 @@ pub fn scan(dirs: &[PathBuf]) -> std::io::Result<Scan> {
     let mut scan = Scan {
         processes: Vec::new(),
         placements: Vec::new(),
+        walls: Vec::new(),
         origin: 0,
         end: 0,
         images: Vec::new(),
@@ -338,6 +341,7 @@ pub fn scan(dirs: &[PathBuf]) -> std::io::Result<Scan> {
             }
             scan.skipped.push(why);
         }
+        scan.walls.push(wall.clone());
         scan.placements.push(Placement {
             wall: (dirs.len() > 1).then_some(wall),
             shift: 0,
@@ -544,6 +548,16 @@ impl Scan {
             });
         }
         Ok(wall)
+    }
+
+    /// The wall-clock time (ns since the epoch) of the trace's origin, when
+    /// the recording has wall-clock readings.
+    pub fn session_start_utc(&self) -> Option<u64> {
+        if self.placements.iter().any(|p| p.wall.is_some()) {
+            return Some(self.origin); // merged: already on the wall clock
+        }
+        let offset = self.walls.first()?.offset();
+        (offset != 0).then(|| (self.origin as i64).saturating_add(offset).max(0) as u64)
     }
 
     /// A timestamp of `image`, placed on the trace's timeline.

@@ -1757,3 +1757,139 @@ fn the_perfetto_trace_shows_exactly_what_the_json_shows() {
         );
     }
 }
+
+/// Nsight Systems' `nvtx_sum` as SQL over the NVTX tables of an export: a
+/// row per style and `domain:name`, with total, instances, average, median,
+/// minimum, maximum and the variance (SQLite has no square root everywhere).
+const NVTX_SUM: &str = "
+WITH
+    domains AS (
+        SELECT DISTINCT domainId AS id, globalTid >> 24 AS process, text AS name
+        FROM NVTX_EVENTS WHERE eventType = 75),
+    ranges AS (
+        SELECT e.eventType AS type,
+               coalesce(d.name, '') || ':' || coalesce(s.value, e.text) AS range,
+               e.end - e.start AS duration
+        FROM NVTX_EVENTS AS e
+        LEFT JOIN domains AS d ON e.domainId = d.id AND e.globalTid >> 24 = d.process
+        LEFT JOIN StringIds AS s ON e.textId = s.id
+        WHERE e.eventType IN (59, 60)),
+    ranked AS (
+        SELECT type, range, duration,
+               ROW_NUMBER() OVER (PARTITION BY type, range ORDER BY duration) AS k,
+               COUNT(*) OVER (PARTITION BY type, range) AS n,
+               AVG(duration) OVER (PARTITION BY type, range) AS mean
+        FROM ranges)
+SELECT CASE type WHEN 59 THEN 'PushPop' ELSE 'StartEnd' END, range,
+       SUM(duration), COUNT(*), AVG(duration),
+       AVG(CASE WHEN k IN ((n + 1) / 2, (n + 2) / 2) THEN duration END),
+       MIN(duration), MAX(duration),
+       CASE WHEN COUNT(*) > 1
+            THEN SUM((duration - mean) * (duration - mean)) / (COUNT(*) - 1) ELSE 0 END
+FROM ranked GROUP BY type, range ORDER BY 3 DESC, 2";
+
+#[test]
+fn the_sqlite_export_answers_nvtx_sum_as_the_summary_does() {
+    let exe = scenarios();
+    let example = compile_c("example.c", Producer::NvtxrShared, &[]);
+    for (name, command) in [
+        ("sql-example", vec![example.to_str().unwrap()]),
+        ("sql-processes", vec![exe.to_str().unwrap(), "processes"]),
+    ] {
+        let dir = scratch(name);
+        let db = dir.join("t.sqlite");
+        let out = nvtxr(
+            &[
+                &[
+                    "record",
+                    "-q",
+                    "-o",
+                    dir.join("t.json").to_str().unwrap(),
+                    "--json",
+                    dir.join("summary.json").to_str().unwrap(),
+                    "--sqlite",
+                    db.to_str().unwrap(),
+                    "--",
+                ][..],
+                &command,
+            ]
+            .concat(),
+            &[],
+        );
+        assert!(out.status.success(), "{name}: {}", text(&out));
+        let summary = load(&dir.join("summary.json"));
+        let sql = rusqlite::Connection::open(&db).unwrap();
+        let rows: Vec<(String, String, i64, i64, f64, f64, i64, i64, f64)> = sql
+            .prepare(NVTX_SUM)
+            .unwrap()
+            .query_map([], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                    r.get(7)?,
+                    r.get(8)?,
+                ))
+            })
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let expected = summary.as_array().unwrap();
+        assert_eq!(rows.len(), expected.len(), "{name}: {rows:?}");
+        for (row, want) in rows.iter().zip(expected) {
+            let close =
+                |a: f64, b: &Value| (a - b.as_f64().unwrap()).abs() <= 1e-6 * a.abs().max(1.0);
+            assert_eq!(row.0, want["style"].as_str().unwrap(), "{name}");
+            assert_eq!(row.1, want["range"].as_str().unwrap(), "{name}");
+            assert_eq!(
+                row.2,
+                want["total_ns"].as_i64().unwrap(),
+                "{name} {}",
+                row.1
+            );
+            assert_eq!(
+                row.3,
+                want["instances"].as_i64().unwrap(),
+                "{name} {}",
+                row.1
+            );
+            assert!(close(row.4, &want["avg_ns"]), "{name} {row:?} {want}");
+            assert!(close(row.5, &want["median_ns"]), "{name} {row:?} {want}");
+            assert_eq!(row.6, want["min_ns"].as_i64().unwrap(), "{name} {}", row.1);
+            assert_eq!(row.7, want["max_ns"].as_i64().unwrap(), "{name} {}", row.1);
+            assert!(
+                close(row.8.sqrt(), &want["stddev_ns"]),
+                "{name} {row:?} {want}"
+            );
+        }
+        // The tables and columns SQL against an nsys export names.
+        for (table, columns) in [
+            ("NVTX_EVENTS", 19),
+            ("StringIds", 2),
+            ("ThreadNames", 3),
+            ("PROCESSES", 3),
+            ("TARGET_INFO_SESSION_START_TIME", 3),
+        ] {
+            let n: i64 = sql
+                .query_row(
+                    &format!("SELECT count(*) FROM pragma_table_info('{table}')"),
+                    [],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            assert_eq!(n, columns, "{table}");
+        }
+        let threads: i64 = sql
+            .query_row(
+                "SELECT count(*) FROM ThreadNames JOIN StringIds ON nameId = id",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert!(threads > 0, "{name}: named threads");
+    }
+}
