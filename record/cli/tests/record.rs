@@ -1788,6 +1788,10 @@ SELECT CASE type WHEN 59 THEN 'PushPop' ELSE 'StartEnd' END, range,
             THEN SUM((duration - mean) * (duration - mean)) / (COUNT(*) - 1) ELSE 0 END
 FROM ranked GROUP BY type, range ORDER BY 3 DESC, 2";
 
+/// One row of [`NVTX_SUM`]: style, range, total, instances, average,
+/// median, minimum, maximum, variance.
+type SumRow = (String, String, i64, i64, f64, f64, i64, i64, f64);
+
 #[test]
 fn the_sqlite_export_answers_nvtx_sum_as_the_summary_does() {
     let exe = scenarios();
@@ -1819,7 +1823,7 @@ fn the_sqlite_export_answers_nvtx_sum_as_the_summary_does() {
         assert!(out.status.success(), "{name}: {}", text(&out));
         let summary = load(&dir.join("summary.json"));
         let sql = rusqlite::Connection::open(&db).unwrap();
-        let rows: Vec<(String, String, i64, i64, f64, f64, i64, i64, f64)> = sql
+        let rows: Vec<SumRow> = sql
             .prepare(NVTX_SUM)
             .unwrap()
             .query_map([], |r| {
