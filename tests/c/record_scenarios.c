@@ -178,6 +178,14 @@ static void signal_storm(void) {
     printf("handled %ld\n", (long)storm_handled);
 }
 
+/* Enough events for many full-size chunks, most made ahead by the tool's helper. */
+static void long_run(void) {
+    for (int i = 0; i < 3000000; i++) {
+        nvtxr_range_push(NULL, "long");
+        nvtxr_range_pop(NULL);
+    }
+}
+
 /* More threads than file descriptors: each thread one range. */
 enum { THREADS = 1100 };
 static pthread_barrier_t all_recorded;
@@ -351,6 +359,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(s, "signal_marks")) signal_marks();
     else if (!strcmp(s, "signal_storm")) signal_storm();
     else if (!strcmp(s, "many_threads")) many_threads();
+    else if (!strcmp(s, "long")) long_run();
     else if (!strcmp(s, "file_limit")) file_limit();
     else if (!strcmp(s, "exec_self")) exec_self(argv[0]);
     else if (!strcmp(s, "orphan")) orphan();

@@ -1897,3 +1897,32 @@ fn the_sqlite_export_answers_nvtx_sum_as_the_summary_does() {
         assert!(threads > 0, "{name}: named threads");
     }
 }
+
+#[test]
+fn chunks_made_ahead_by_the_helper_lose_nothing() {
+    // 6 million events: about 20 MB, several 4 MiB chunks, the later ones
+    // made ahead (and the last ones, never claimed, skipped).
+    let dir = scratch("long");
+    let rec = dir.join("rec");
+    let summary = dir.join("summary.json");
+    let exe = scenarios();
+    let out = nvtxr(
+        &[
+            "record",
+            "-q",
+            "--keep",
+            rec.to_str().unwrap(),
+            "-o",
+            dir.join("t.pftrace").to_str().unwrap(),
+            "--json",
+            summary.to_str().unwrap(),
+            "--",
+            exe.to_str().unwrap(),
+            "long",
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(load(&summary)[0]["instances"], 3_000_000);
+    assert!(chunk_files(&rec).len() >= 5, "{:?}", chunk_files(&rec));
+}

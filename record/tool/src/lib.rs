@@ -11,6 +11,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+mod ahead;
 mod callbacks;
 mod clock;
 mod recording;
@@ -45,6 +46,7 @@ fn setup() -> bool {
             return false;
         }
         writer::setup();
+        ahead::start();
         // SAFETY: registers an `extern "C"` handler with no preconditions.
         unsafe { libc::pthread_atfork(None, None, Some(in_fork_child)) };
         true
@@ -58,6 +60,7 @@ fn say(what: std::fmt::Arguments) {
 /// A forked child records into a new process folder of its own.
 extern "C" fn in_fork_child() {
     writer::after_fork_in_child();
+    ahead::after_fork_in_child();
     if let Some(calibration) = recording::calibration() {
         if let Err(e) = recording::start_image(calibration) {
             recording::warn_dropping(format_args!("{e}"));

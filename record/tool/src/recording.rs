@@ -38,7 +38,10 @@ struct Image {
     dir: CString,
     /// The mapped `process` file.
     header: *mut u8,
+    /// The next chunk file's name.
     next_chunk: AtomicU32,
+    /// The next chunk's sequence number, given when a thread starts using it.
+    next_seq: AtomicU32,
 }
 
 /// Checks (or creates) the root: a directory, not a symlink, owned by this
@@ -127,6 +130,7 @@ pub fn start_image(calibration: Calibration) -> Result<(), String> {
         dir,
         header: mapping,
         next_chunk: AtomicU32::new(0),
+        next_seq: AtomicU32::new(0),
     }));
     // The previous image (a parent's, in a forked child) stays leaked: its
     // mapping is shared with the parent, which owns it.
@@ -169,22 +173,37 @@ pub struct Mapping {
 }
 
 /// Creates, reserves and maps the next chunk file for thread `tid`, `size`
-/// bytes with the header written. Its number (the file's name and the
-/// header's sequence number) counts the image's chunks, so a thread's chunks
-/// sort in the order it wrote them, whichever writer made them.
+/// bytes with the header written.
 pub fn map_chunk(tid: u32, size: usize) -> Result<Mapping, Errno> {
+    let m = make_chunk(size)?;
+    claim_chunk(&m, tid);
+    Ok(m)
+}
+
+/// Creates, reserves and maps the image's next chunk file, `size` bytes of
+/// zeros (a chunk no thread claimed: the reader skips it).
+pub fn make_chunk(size: usize) -> Result<Mapping, Errno> {
     let image = image().ok_or(Errno(libc::ENOENT))?;
     let n = image.next_chunk.fetch_add(1, Ordering::Relaxed);
     let mut name = StackPath::new();
     let _ = write!(name, "{n}.events");
     let base = create_mapped(&image.dir, name.as_str(), size)?;
-    // SAFETY: a fresh mapping of `size` >= CHUNK_HEADER bytes.
-    unsafe {
-        ptr::copy_nonoverlapping(CHUNK_MAGIC.as_ptr(), base, 8);
-        ptr::copy_nonoverlapping(tid.to_le_bytes().as_ptr(), base.add(CHUNK_TID), 4);
-        ptr::copy_nonoverlapping(n.to_le_bytes().as_ptr(), base.add(CHUNK_SEQ), 4);
-    }
     Ok(Mapping { base, size })
+}
+
+/// Makes a chunk from [`make_chunk`] thread `tid`'s: its header, with the
+/// image's next sequence number, so a thread's chunks sort in the order it
+/// used them, whenever they were made.
+pub fn claim_chunk(m: &Mapping, tid: u32) {
+    let seq = image().map_or(0, |i| i.next_seq.fetch_add(1, Ordering::Relaxed));
+    // SAFETY: a fresh mapping of at least CHUNK_HEADER bytes, ours alone.
+    unsafe {
+        ptr::copy_nonoverlapping(tid.to_le_bytes().as_ptr(), m.base.add(CHUNK_TID), 4);
+        ptr::copy_nonoverlapping(seq.to_le_bytes().as_ptr(), m.base.add(CHUNK_SEQ), 4);
+        // The magic last: a chunk without it is one nobody wrote.
+        std::sync::atomic::fence(Ordering::Release);
+        ptr::copy_nonoverlapping(CHUNK_MAGIC.as_ptr(), m.base, 8);
+    }
 }
 
 /// Unmaps a chunk (what it holds stays in its file).

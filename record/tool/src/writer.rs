@@ -15,6 +15,7 @@
 //! doubles, up to [`MAX_CHUNK`]. After `fork()` the child leaves the parent's
 //! chunks alone and starts its own.
 
+use crate::ahead;
 use crate::clock;
 use crate::recording::{self, Mapping};
 use nvtxr_record_format::{
@@ -601,10 +602,15 @@ impl Writer {
             return None;
         }
         let size = self.next_size.get().max(CHUNK_HEADER + need);
-        match recording::map_chunk(self.tid.get(), size) {
+        // Full-size chunks come ready from the helper when it has one.
+        let ready = (size == MAX_CHUNK)
+            .then(ahead::take)
+            .flatten()
+            .inspect(|m| recording::claim_chunk(m, self.tid.get()));
+        match ready.map_or_else(|| recording::map_chunk(self.tid.get(), size), Ok) {
             Ok(m) => {
                 if let Some((base, size)) = self.chunk.replace(Some((m.base, m.size))) {
-                    recording::unmap(&Mapping { base, size });
+                    ahead::retire(Mapping { base, size });
                 }
                 self.next_size.set((size * 2).min(MAX_CHUNK));
                 self.len.set(0);
