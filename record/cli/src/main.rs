@@ -20,6 +20,7 @@ mod html;
 mod model;
 mod output;
 mod perfetto;
+mod progress;
 mod ranks;
 mod record;
 mod signals;
@@ -28,7 +29,7 @@ mod summary;
 
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -276,12 +277,17 @@ pub struct RankOptions {
     pub per_rank: Option<String>,
 }
 
-/// Writes one output whole or not at all, only where `path` leads (see `output`).
+/// Writes one output whole or not at all, only where `path` leads (see
+/// `output`), with a progress line for a long one.
 fn write_output(
     path: &Path,
     contents: &dyn Fn(&mut dyn Write) -> std::io::Result<()>,
+    events: u64,
 ) -> Result<(), String> {
-    output::Target::check(path)?.write(path, contents)
+    progress::begin(format!("writing {}", path.display()), events);
+    let written = output::Target::check(path)?.write(path, contents);
+    progress::end();
+    written
 }
 
 /// Writes every requested output from recording directories; prints the
@@ -326,8 +332,14 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
         }
     }
     let filter = model::Filter::new(&outputs.selection(), &scan).map_err(unreadable)?;
+    if !outputs.quiet && std::io::stderr().is_terminal() {
+        progress::enable();
+    }
     let mut collector = summary::Collector::default();
-    let events = scan.replay(&filter, &mut collector).map_err(unreadable)?;
+    progress::begin("summarizing".into(), scan.records);
+    let events = scan.replay(&filter, &mut collector).map_err(unreadable);
+    progress::end();
+    let events = events?;
     if events == 0 {
         let why = nothing_selected(&scan, outputs).map_err(unreadable)?;
         return Err(match dropped(&scan) {
@@ -343,21 +355,25 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
     let legend = std::mem::take(&mut collector.legend);
     let rows = collector.rows();
     let merged = scan.placements.iter().any(|p| p.wall.is_some());
-    write_output(&outputs.trace, &|out| match outputs.trace_format() {
-        TraceFormat::Json => {
-            let mut trace = chrome::Writer::new(out, scan.origin)?;
-            scan.replay(&filter, &mut trace)?;
-            trace.finish()
-        }
-        TraceFormat::Perfetto => {
-            let mut trace = perfetto::Writer::new(out, scan.origin, merged)?;
-            scan.replay(&filter, &mut trace)?;
-            trace.finish()
-        }
-        TraceFormat::Sqlite => copy_sqlite(&scan, &filter, out),
-    })?;
+    write_output(
+        &outputs.trace,
+        &|out| match outputs.trace_format() {
+            TraceFormat::Json => {
+                let mut trace = chrome::Writer::new(out, scan.origin)?;
+                scan.replay(&filter, &mut trace)?;
+                trace.finish()
+            }
+            TraceFormat::Perfetto => {
+                let mut trace = perfetto::Writer::new(out, scan.origin, merged)?;
+                scan.replay(&filter, &mut trace)?;
+                trace.finish()
+            }
+            TraceFormat::Sqlite => copy_sqlite(&scan, &filter, out),
+        },
+        scan.records,
+    )?;
     if let Some(path) = &outputs.sqlite {
-        write_output(path, &|out| copy_sqlite(&scan, &filter, out))?;
+        write_output(path, &|out| copy_sqlite(&scan, &filter, out), scan.records)?;
     }
     if outputs.html {
         let title = scan
@@ -365,19 +381,29 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
             .first()
             .map(|p| p.command.clone())
             .unwrap_or_default();
-        write_output(&outputs.html_path(), &|out| {
-            let mut page = html::Page::new(out, &title, scan.origin)?;
-            scan.replay(&filter, &mut page)?;
-            page.finish(&scan, &rows, &legend)
-        })?;
+        write_output(
+            &outputs.html_path(),
+            &|out| {
+                let mut page = html::Page::new(out, &title, scan.origin)?;
+                scan.replay(&filter, &mut page)?;
+                page.finish(&scan, &rows, &legend)
+            },
+            scan.records,
+        )?;
     }
     if let Some(path) = &outputs.csv {
-        write_output(path, &|out| {
-            out.write_all(summary::csv(&rows, &outputs.format()).as_bytes())
-        })?;
+        write_output(
+            path,
+            &|out| out.write_all(summary::csv(&rows, &outputs.format()).as_bytes()),
+            0,
+        )?;
     }
     if let Some(path) = &outputs.json {
-        write_output(path, &|out| out.write_all(summary::json(&rows).as_bytes()))?;
+        write_output(
+            path,
+            &|out| out.write_all(summary::json(&rows).as_bytes()),
+            0,
+        )?;
     }
     if !outputs.quiet {
         say(

@@ -217,6 +217,8 @@ pub struct Scan {
     pub skipped: Vec<String>,
     /// What looks wrong but was kept.
     pub warnings: Vec<String>,
+    /// Records in every chunk read (a replay's amount of work).
+    pub records: u64,
 }
 
 /// What receives the ranges and marks of a replay, in reading order:
@@ -326,6 +328,7 @@ pub fn scan(dirs: &[PathBuf]) -> std::io::Result<Scan> {
         last: HashMap::new(),
         skipped: Vec::new(),
         warnings: Vec::new(),
+        records: 0,
     };
     let mut threads: BTreeMap<u64, Vec<ChunkFile>> = BTreeMap::new();
     for (recording, dir) in dirs.iter().enumerate() {
@@ -492,6 +495,7 @@ impl Scan {
                         chunk.records.len()
                     ));
                 }
+                self.records += chunk.records.len() as u64;
                 for r in &chunk.records {
                     names.learn(r, u64::from(n) << 48);
                     match r.kind {
@@ -690,6 +694,7 @@ impl Scan {
                     let Some(chunk) = read_chunk(&file.path)? else {
                         continue;
                     };
+                    crate::progress::advance(chunk.records.len() as u64);
                     let image = &self.images[file.image];
                     for mut r in chunk.records {
                         image.convert(&mut r);

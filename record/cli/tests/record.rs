@@ -1925,4 +1925,41 @@ fn chunks_made_ahead_by_the_helper_lose_nothing() {
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(load(&summary)[0]["instances"], 3_000_000);
     assert!(chunk_files(&rec).len() >= 5, "{:?}", chunk_files(&rec));
+    // Converting it takes seconds: on a terminal, a progress line.
+    if have_tool("script") {
+        let command = format!(
+            "{nvtxr} report -q -o {quiet} {rec} && {nvtxr} report -o {shown} {rec}",
+            nvtxr = artifacts().nvtxr.display(),
+            quiet = dir.join("quiet.pftrace").display(),
+            shown = dir.join("shown.pftrace").display(),
+            rec = rec.display()
+        );
+        let on_tty = Command::new("script")
+            .args(["-qc", &command, "/dev/null"])
+            .output()
+            .unwrap();
+        let shown = String::from_utf8_lossy(&on_tty.stdout);
+        let lines = shown.matches("\r\x1b[Knvtxr: ").count();
+        assert!(lines >= 1, "{shown:?}");
+        assert!(shown.contains("M of 6.0M events, "), "{shown:?}");
+        assert!(shown.contains(" s left"), "{shown:?}");
+        let last = shown.rfind(" s left").unwrap();
+        assert!(
+            shown[last..].starts_with(" s left\r\x1b[K"),
+            "the line is cleared: {shown:?}"
+        );
+        let piped = nvtxr(
+            &[
+                "report",
+                "-o",
+                dir.join("piped.pftrace").to_str().unwrap(),
+                rec.to_str().unwrap(),
+            ],
+            &[],
+        );
+        assert!(
+            !text(&piped).contains("events/s"),
+            "no progress line off a terminal"
+        );
+    }
 }
