@@ -3,12 +3,19 @@
 //! shows; labels black or white by the bar's brightness), start/end ranges
 //! on a row per process, marks; hover for details; wheel to zoom, drag to
 //! pan; find a range by name; a legend and the summary table below.
+//!
+//! A recording of more than [`DETAILED`] events is drawn as an overview, so
+//! the page stays small and opens at once whatever the trace's length: each
+//! thread's first [`OVERVIEW_DEPTHS`] nesting levels in [`BINS`] time bins,
+//! a bar per run of bins that one name dominates (its tooltip: how many
+//! ranges the bin holds and the dominant one's share), marks left out. The
+//! page says so, and that the `.pftrace` (Perfetto) has every event.
 
 use crate::chrome::css_color;
 use crate::model::{Details, Mark, Process, Range, Scan, Sink, Style, Thread};
 use crate::summary::Row;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 
 const TEMPLATE: &str = include_str!("timeline.html");
@@ -80,6 +87,8 @@ struct Item<'a> {
 pub struct Page<'a> {
     out: &'a mut dyn Write,
     origin: u64,
+    /// Set for a recording too long to draw every event.
+    overview: Option<Overview>,
     first_row: bool,
     first_item: bool,
     count: usize,
@@ -88,8 +97,14 @@ pub struct Page<'a> {
 }
 
 impl<'a> Page<'a> {
-    /// Writes the page up to its rows.
-    pub fn new(out: &'a mut dyn Write, title: &str, origin: u64) -> std::io::Result<Self> {
+    /// Writes the page up to its rows; `events` and `end` (the recording's
+    /// count and last timestamp) choose the overview.
+    pub fn new(
+        out: &'a mut dyn Write,
+        title: &str,
+        origin: u64,
+        (events, end): (u64, u64),
+    ) -> std::io::Result<Self> {
         let (head, _) = TEMPLATE
             .split_once("__DATA__")
             .expect("the template has a data slot");
@@ -101,6 +116,8 @@ impl<'a> Page<'a> {
         Ok(Page {
             out,
             origin,
+            overview: (events > DETAILED)
+                .then(|| Overview::new(end.saturating_sub(origin), events)),
             first_row: true,
             first_item: true,
             count: 0,
@@ -151,11 +168,33 @@ impl<'a> Page<'a> {
         legend: &BTreeMap<String, Option<u32>>,
     ) -> std::io::Result<()> {
         let (_, tail) = TEMPLATE.split_once("__DATA__").expect("a data slot");
+        let overview = self.overview.as_ref().map(|o| {
+            format!(
+                "an overview of {} events: each thread's first {OVERVIEW_DEPTHS} levels, by the name that dominates each of {BINS} time bins (the summary's top {OVERVIEW_SUMMARY} rows, the legend's {OVERVIEW_LEGEND} most drawn names); every event is in the .pftrace trace (open it in https://ui.perfetto.dev)",
+                o.events
+            )
+        });
+        // An overview's legend: the names it drew most; its table: the top rows.
+        let drawn: BTreeMap<String, Option<u32>>;
+        let (legend, summary) = match &self.overview {
+            Some(o) => {
+                let mut names: Vec<_> = o.drawn.iter().collect();
+                names.sort_by(|a, b| b.1 .1.cmp(&a.1 .1).then_with(|| a.0.cmp(b.0)));
+                drawn = names
+                    .into_iter()
+                    .take(OVERVIEW_LEGEND)
+                    .map(|(n, (c, _))| (n.clone(), *c))
+                    .collect();
+                (&drawn, &summary[..summary.len().min(OVERVIEW_SUMMARY)])
+            }
+            None => (legend, summary),
+        };
         write!(
             self.out,
-            "\n],\"end\":{},\"count\":{},\"processes\":{},\"summary\":{},\"legend\":{}}}{tail}",
+            "\n],\"end\":{},\"count\":{},\"overview\":{},\"processes\":{},\"summary\":{},\"legend\":{}}}{tail}",
             scan.end.saturating_sub(self.origin),
             self.count,
+            script_json(&overview),
             scan.processes.len(),
             script_json(summary),
             script_json(
@@ -186,6 +225,10 @@ impl Sink for Page<'_> {
             self.asynchronous.push(r.clone());
             return Ok(());
         }
+        if let Some(o) = self.overview.as_mut() {
+            o.add(r, self.origin);
+            return Ok(());
+        }
         let when = format!(
             "{} (push/pop{})",
             duration(r.end - r.start),
@@ -202,6 +245,9 @@ impl Sink for Page<'_> {
     }
 
     fn mark(&mut self, _: &Process, m: &Mark) -> std::io::Result<()> {
+        if self.overview.is_some() {
+            return Ok(());
+        }
         let o = self.origin;
         let place = Item {
             t: Some(m.time - o),
@@ -216,6 +262,13 @@ impl Sink for Page<'_> {
     }
 
     fn thread_end(&mut self, _: &Process, depth: u32) -> std::io::Result<()> {
+        if let Some(mut o) = self.overview.take() {
+            let bars = o.drain();
+            let written = bars.iter().try_for_each(|bar| self.bar(bar));
+            self.overview = Some(o);
+            written?;
+            return self.row_end(depth.min(OVERVIEW_DEPTHS as u32 - 1));
+        }
         self.row_end(depth)
     }
 
@@ -261,6 +314,151 @@ impl Sink for Page<'_> {
             self.item(&r.details, place, &when)?;
         }
         self.row_end(lanes.len() as u32 - 1)
+    }
+}
+
+/// Events past which the page is an overview.
+pub const DETAILED: u64 = 500_000;
+/// Nesting levels an overview draws.
+pub const OVERVIEW_DEPTHS: usize = 4;
+/// Time bins across an overview.
+pub const BINS: usize = 4000;
+
+/// One bin of one level: how much of it each name covers (the few largest).
+#[derive(Default, Clone)]
+struct Bin {
+    ranges: u64,
+    names: Vec<(String, u64, Option<u32>)>,
+}
+
+impl Bin {
+    /// Names kept per bin; past them the smallest share is dropped.
+    const NAMES: usize = 8;
+
+    fn add(&mut self, d: &Details, covered: u64) {
+        self.ranges += 1;
+        match self.names.iter_mut().find(|(n, _, _)| *n == d.name) {
+            Some(entry) => entry.1 += covered,
+            None => {
+                self.names.push((d.name.clone(), covered, d.color));
+                if self.names.len() > Self::NAMES {
+                    let smallest = (0..self.names.len())
+                        .min_by_key(|&i| self.names[i].1)
+                        .expect("not empty");
+                    self.names.swap_remove(smallest);
+                }
+            }
+        }
+    }
+
+    fn dominant(&self) -> Option<&(String, u64, Option<u32>)> {
+        self.names.iter().max_by_key(|(_, t, _)| *t)
+    }
+}
+
+/// A run of bins one name dominates, on one level.
+struct Bar {
+    name: String,
+    color: Option<u32>,
+    start: u64,
+    end: u64,
+    depth: usize,
+    ranges: u64,
+    share: f64,
+}
+
+/// The current thread's bins.
+struct Overview {
+    width: u64,
+    events: u64,
+    levels: Vec<Vec<Bin>>,
+    /// Names drawn so far, with their color and how many bars they got.
+    drawn: HashMap<String, (Option<u32>, u64)>,
+}
+
+/// What an overview keeps of the legend and the summary table.
+const OVERVIEW_LEGEND: usize = 500;
+const OVERVIEW_SUMMARY: usize = 1000;
+
+impl Overview {
+    fn new(span: u64, events: u64) -> Overview {
+        Overview {
+            width: span.div_ceil(BINS as u64).max(1),
+            events,
+            levels: vec![vec![Bin::default(); BINS]; OVERVIEW_DEPTHS],
+            drawn: HashMap::new(),
+        }
+    }
+
+    fn add(&mut self, r: &Range, origin: u64) {
+        let Some(level) = self.levels.get_mut(r.depth as usize) else {
+            return;
+        };
+        let (start, end) = (r.start - origin, r.end - origin);
+        let first = (start / self.width) as usize;
+        let last = ((end / self.width) as usize).min(BINS - 1);
+        for (b, bin) in level.iter_mut().enumerate().take(last + 1).skip(first) {
+            let (from, to) = (b as u64 * self.width, (b as u64 + 1) * self.width);
+            bin.add(&r.details, end.min(to) - start.max(from));
+        }
+    }
+
+    /// The thread's bars, its bins emptied for the next thread.
+    fn drain(&mut self) -> Vec<Bar> {
+        let mut bars: Vec<Bar> = Vec::new();
+        for (depth, level) in self.levels.iter_mut().enumerate() {
+            for (b, bin) in level.iter_mut().enumerate() {
+                let bin = std::mem::take(bin);
+                let Some((name, covered, color)) = bin.dominant() else {
+                    continue;
+                };
+                let start = b as u64 * self.width;
+                let share = *covered as f64 / self.width as f64;
+                self.drawn.entry(name.clone()).or_insert((*color, 0)).1 += 1;
+                match bars.last_mut() {
+                    Some(bar) if bar.depth == depth && bar.end == start && bar.name == *name => {
+                        bar.end = start + self.width;
+                        bar.ranges += bin.ranges;
+                    }
+                    _ => bars.push(Bar {
+                        name: name.clone(),
+                        color: *color,
+                        start,
+                        end: start + self.width,
+                        depth,
+                        ranges: bin.ranges,
+                        share,
+                    }),
+                }
+            }
+        }
+        bars
+    }
+}
+
+impl Page<'_> {
+    /// Writes an overview bar.
+    fn bar(&mut self, bar: &Bar) -> std::io::Result<()> {
+        let item = Item {
+            n: &bar.name,
+            i: format!(
+                "{}\n{} ranges at level {} here (an overview); {} covers {:.0}% of its first bin",
+                bar.name,
+                bar.ranges,
+                bar.depth,
+                bar.name,
+                100.0 * bar.share.min(1.0)
+            ),
+            c: bar.color.map(css_color),
+            s: Some(bar.start),
+            e: Some(bar.end),
+            d: Some(bar.depth),
+            ..Item::default()
+        };
+        let comma = if self.first_item { "" } else { "," };
+        self.first_item = false;
+        self.count += 1;
+        write!(self.out, "{comma}{}", script_json(&item))
     }
 }
 

@@ -384,7 +384,8 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
         write_output(
             &outputs.html_path(),
             &|out| {
-                let mut page = html::Page::new(out, &title, scan.origin)?;
+                let mut page =
+                    html::Page::new(out, &title, scan.origin, (events as u64, scan.end))?;
                 scan.replay(&filter, &mut page)?;
                 page.finish(&scan, &rows, &legend)
             },

@@ -1925,6 +1925,31 @@ fn chunks_made_ahead_by_the_helper_lose_nothing() {
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(load(&summary)[0]["instances"], 3_000_000);
     assert!(chunk_files(&rec).len() >= 5, "{:?}", chunk_files(&rec));
+    // Too long for every event in one HTML page: an overview, saying so.
+    let out = nvtxr(
+        &[
+            "report",
+            "-q",
+            "--html",
+            "-o",
+            dir.join("o.pftrace").to_str().unwrap(),
+            rec.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let page = std::fs::read_to_string(dir.join("o.html")).unwrap();
+    assert!(page.len() < 4 << 20, "{} bytes", page.len());
+    assert!(
+        page.contains("\"overview\":\"an overview of 6000000 events"),
+        "the page says it is an overview"
+    );
+    assert!(page.contains("{\"n\":\"long\""), "the ranges are drawn");
+    if have_tool("chromium") {
+        let dom = dump_dom(&dir, &format!("file://{}", dir.join("o.html").display()));
+        assert!(dom.contains("data-name=\"long\""), "drawn in the browser");
+        assert!(dom.contains("an overview of 6000000 events"), "and says so");
+    }
     // Converting it takes seconds: on a terminal, a progress line.
     if have_tool("script") {
         let command = format!(
