@@ -110,3 +110,34 @@ fn the_recording_benchmark_prints_every_figure() {
         }
     }
 }
+
+#[test]
+fn the_scale_benchmark_prints_every_figure() {
+    let rows = rows("bench_scale");
+    let recording: Vec<&Vec<String>> = rows.iter().filter(|r| r.len() == 4).collect();
+    assert_eq!(
+        recording.len(),
+        2,
+        "a header and the 10^5-event row: {rows:?}"
+    );
+    assert_eq!(recording[1][0], "100000");
+    let formats: Vec<&Vec<String>> = rows
+        .iter()
+        .filter(|r| r.len() == 8 && r[0] != "events")
+        .collect();
+    let names: Vec<&str> = formats.iter().map(|r| r[1].as_str()).collect();
+    assert_eq!(
+        names,
+        ["raw recording", "Perfetto", "SQLite", "Chrome JSON", "HTML"]
+    );
+    for row in &formats {
+        let bytes: u64 = row[2].parse().unwrap_or_else(|_| panic!("{row:?}"));
+        assert!(bytes > 0, "{row:?}");
+        for cell in &row[4..] {
+            assert!(
+                cell == "–" || cell.parse::<f64>().is_ok_and(|v| v >= 0.0),
+                "{row:?}"
+            );
+        }
+    }
+}

@@ -27,6 +27,9 @@ enum Workflow {
     Bench,
     /// The recording tool's cost per event, beside the bare clock reads.
     BenchRecord,
+    /// The 10^7- and 10^8-event loop: per-event tail latency while recording, each
+    /// format's size, conversion time and memory.
+    BenchScale,
     /// The Python package against NVIDIA's `nvtx` package.
     BenchPython,
     /// The `tracing` layer's cost.
@@ -64,6 +67,7 @@ fn main() -> ExitCode {
         Workflow::Install => harness("install", true),
         Workflow::Bench => harness("bench", true),
         Workflow::BenchRecord => harness("bench_record", true),
+        Workflow::BenchScale => harness("bench_scale", true),
         Workflow::BenchPython => harness("bench_python", true),
         Workflow::BenchTracing => harness("bench_tracing", true),
         Workflow::Artifacts => harness("artifacts", true),

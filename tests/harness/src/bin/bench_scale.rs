@@ -1,0 +1,141 @@
+//! Scale: `cargo run --release -p nvtxr-harness --bin bench_scale`.
+//!
+//! Records the fine-grained loop of `tests/c/scale_loop.c` (push "step N",
+//! push "inner", pop, pop: 10^7 and 10^8 events; 10^5 with `--quick`) with
+//! `nvtxr record`, each call timed (p50, p99.99, maximum, and how many took
+//! over 100 µs beside the same program with no tool), then converts the
+//! recording to each format, measuring its size per event, the conversion's
+//! wall and CPU time and its peak memory (from `wait4`). JSON and HTML are
+//! left out at 10^8 events (6 GB of JSON is past what any viewer opens).
+
+use nvtxr_harness::{artifacts, compile_c, work_dir, Producer};
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+/// Iterations (4 events each): (full, `--quick`).
+const SIZES: (&[u64], &[u64]) = (&[2_500_000, 25_000_000], &[25_000]);
+
+/// A child's wall time, CPU time and peak resident memory.
+struct Cost {
+    wall: f64,
+    cpu: f64,
+    rss_mb: f64,
+}
+
+/// Runs `cmd` to its end; its cost and stdout.
+fn measured(cmd: &mut Command) -> (Cost, String) {
+    let started = Instant::now();
+    // Reaped by `wait4` below, which also gives its resource usage.
+    #[allow(clippy::zombie_processes)]
+    let mut child = cmd.stdout(std::process::Stdio::piped()).spawn().unwrap();
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value to fill.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waiting for our own child, filling our rusage.
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert!(
+        pid > 0 && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "{cmd:?} failed"
+    );
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    (
+        Cost {
+            wall: started.elapsed().as_secs_f64(),
+            cpu: seconds(usage.ru_utime) + seconds(usage.ru_stime),
+            rss_mb: usage.ru_maxrss as f64 / 1024.0,
+        },
+        stdout,
+    )
+}
+
+fn size(path: &Path) -> u64 {
+    if path.is_dir() {
+        std::fs::read_dir(path)
+            .unwrap()
+            .map(|e| size(&e.unwrap().path()))
+            .sum()
+    } else {
+        std::fs::metadata(path).map_or(0, |m| m.len())
+    }
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let sizes = if quick { SIZES.1 } else { SIZES.0 };
+    let exe = compile_c("scale_loop.c", Producer::NvtxrShared, &[]);
+    let dir = work_dir().join(format!("bench-scale-{}", std::process::id()));
+    let nvtxr = &artifacts().nvtxr;
+    println!("| events | calls p50 / p99.99 / max (ns) | calls over 100 µs (no tool) | recording wall (s) |");
+    println!("|---|---|---|---|");
+    let mut formats = Vec::new();
+    for &n in sizes {
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let rec = dir.join("rec");
+        let events = n * 4;
+        let (_, bare) = measured(
+            Command::new(&exe)
+                .arg(n.to_string())
+                .env_remove("NVTX_INJECTION64_PATH"),
+        );
+        let (recording, timed) = measured(
+            Command::new(nvtxr)
+                .args(["record", "-q", "--keep"])
+                .arg(&rec)
+                .args(["-o", "/dev/null", "--"])
+                .arg(&exe)
+                .arg(n.to_string()),
+        );
+        let f: Vec<&str> = timed.split_whitespace().collect();
+        let over_bare = bare.split_whitespace().nth(3).unwrap_or("?").to_string();
+        println!(
+            "| {events} | {} / {} / {} | {} ({over_bare}) | {:.1} |",
+            f[0], f[1], f[2], f[3], recording.wall
+        );
+        let raw = size(&rec);
+        formats.push((events, "raw recording", raw, None));
+        for (format, file) in [
+            ("Perfetto", "t.pftrace"),
+            ("SQLite", "t.sqlite"),
+            ("Chrome JSON", "t.json"),
+            ("HTML", "page.html"),
+        ] {
+            if events > 20_000_000 && (format == "Chrome JSON" || format == "HTML") {
+                continue;
+            }
+            let out = dir.join(file);
+            let mut cmd = Command::new(nvtxr);
+            cmd.args(["report", "-q"]);
+            match format {
+                // The page is written beside the trace, under its name.
+                "HTML" => cmd
+                    .args(["--html", "-o"])
+                    .arg(out.with_extension("pftrace")),
+                _ => cmd.arg("-o").arg(&out),
+            };
+            let (cost, _) = measured(cmd.arg(&rec));
+            formats.push((events, format, size(&out), Some(cost)));
+            let _ = std::fs::remove_file(&out);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    println!();
+    println!("| events | format | bytes | bytes/event | conversion wall (s) | CPU (s) | events per CPU-s | peak RSS (MB) |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for (events, format, bytes, cost) in formats {
+        let per_event = bytes as f64 / events as f64;
+        match cost {
+            Some(c) => println!(
+                "| {events} | {format} | {bytes} | {per_event:.2} | {:.2} | {:.2} | {:.2e} | {:.0} |",
+                c.wall,
+                c.cpu,
+                events as f64 / c.cpu.max(1e-3),
+                c.rss_mb
+            ),
+            None => println!("| {events} | {format} | {bytes} | {per_event:.2} | – | – | – | – |"),
+        }
+    }
+}
