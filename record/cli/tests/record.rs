@@ -630,16 +630,21 @@ fn sigkill_segfault_and_abort_lose_nothing_already_recorded() {
     }
 }
 
-#[test]
-fn marks_from_a_signal_handler_neither_deadlock_nor_corrupt() {
-    let (out, ev, _) = scenario("signal_marks", &[]);
-    assert!(out.status.success(), "{}", text(&out));
-    let handled: usize = String::from_utf8_lossy(&out.stdout)
+/// The `handled N` a signal scenario prints.
+fn handled(out: &Output) -> usize {
+    String::from_utf8_lossy(&out.stdout)
         .trim()
         .strip_prefix("handled ")
         .unwrap()
         .parse()
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn marks_from_a_signal_handler_neither_deadlock_nor_corrupt() {
+    let (out, ev, _) = scenario("signal_marks", &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let handled = handled(&out);
     let ranges = count(&ev, "X", "under signals");
     assert!(ranges >= 100 && ranges.is_multiple_of(100), "{ranges}");
     assert_eq!(count(&ev, "X", "before signals"), 1);
@@ -656,12 +661,7 @@ fn marks_from_a_signal_handler_neither_deadlock_nor_corrupt() {
 fn a_signal_handler_event_inside_malloc_never_aborts_hangs_or_is_lost() {
     let (out, ev, _) = scenario("signal_storm", &[]);
     assert!(out.status.success(), "{}", text(&out));
-    let handled: usize = String::from_utf8_lossy(&out.stdout)
-        .trim()
-        .strip_prefix("handled ")
-        .unwrap()
-        .parse()
-        .unwrap();
+    let handled = handled(&out);
     assert!(handled >= 64 * 50, "every thread's timer fired: {handled}");
     assert_eq!(count(&ev, "i", "storm handler"), handled);
     assert_eq!(count(&ev, "i", "storm thread"), 64);
@@ -927,15 +927,21 @@ fn a_full_disk_fails_loudly_and_keeps_what_was_recorded() {
     );
 }
 
-#[test]
-fn sigterm_to_nvtxr_mid_run_loses_no_completed_range() {
-    let dir = scratch("sigterm-mid-run");
+/// `nvtxr record` of 4 threads recording until SIGTERM, sent to nvtxr once
+/// they run; the child and the program's stdout after its "ready" line.
+fn record_until_sigterm(
+    dir: &Path,
+) -> (
+    std::process::Child,
+    std::io::BufReader<std::process::ChildStdout>,
+) {
     let mut child = record_command(
-        &dir,
+        dir,
         &["-q"],
         &[scenarios().to_str().unwrap(), "until_sigterm"],
     )
     .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
     .spawn()
     .unwrap();
     let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
@@ -945,7 +951,14 @@ fn sigterm_to_nvtxr_mid_run_loses_no_completed_range() {
     std::thread::sleep(std::time::Duration::from_millis(50));
     // SAFETY: signalling our own child process (nvtxr, which forwards it).
     unsafe { libc::kill(child.id() as i32, 15) };
-    line.clear();
+    (child, stdout)
+}
+
+#[test]
+fn sigterm_to_nvtxr_mid_run_loses_no_completed_range() {
+    let dir = scratch("sigterm-mid-run");
+    let (mut child, mut stdout) = record_until_sigterm(&dir);
+    let mut line = String::new();
     std::io::BufRead::read_line(&mut stdout, &mut line).unwrap();
     assert_eq!(child.wait().unwrap().code(), Some(128 + 15));
     let completed: Vec<usize> = line
@@ -971,22 +984,8 @@ fn sigterm_to_nvtxr_mid_run_loses_no_completed_range() {
 #[test]
 fn sigterm_then_sigkill_as_mpirun_sends_them_leaves_a_trace_or_the_recording_and_no_debris() {
     let dir = scratch("sigterm-sigkill");
-    let mut child = record_command(
-        &dir,
-        &["-q"],
-        &[scenarios().to_str().unwrap(), "until_sigterm"],
-    )
-    .stdout(std::process::Stdio::piped())
-    .stderr(std::process::Stdio::piped())
-    .spawn()
-    .unwrap();
-    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let (mut child, _stdout) = record_until_sigterm(&dir);
     let mut line = String::new();
-    std::io::BufRead::read_line(&mut stdout, &mut line).unwrap();
-    assert_eq!(line, "ready\n");
-    std::thread::sleep(std::time::Duration::from_millis(50));
-    // SAFETY: signalling our own child process (nvtxr, which forwards it).
-    unsafe { libc::kill(child.id() as i32, 15) };
     // nvtxr says where the recording is before it converts; then it is killed.
     let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
     let kept = loop {
@@ -1456,26 +1455,43 @@ fn a_write_past_the_file_size_limit_is_reported_and_the_recording_kept() {
     );
 }
 
-/// A recording of the worker scenario kept in `dir/rec`.
-fn kept_recording(dir: &Path) -> PathBuf {
+/// `nvtxr record -q --keep DIR/rec OUTPUTS -- COMMAND`, successful; the recording.
+fn kept(dir: &Path, outputs: &[&str], command: &[&str]) -> PathBuf {
     let rec = dir.join("rec");
-    let exe = scenarios();
-    let out = nvtxr(
+    let args = [
+        &["record", "-q", "--keep", rec.to_str().unwrap()][..],
+        outputs,
+        &["--"],
+        command,
+    ]
+    .concat();
+    let out = nvtxr(&args, &[]);
+    assert!(out.status.success(), "{args:?}: {}", text(&out));
+    rec
+}
+
+/// `nvtxr report -q -o TRACE REC`.
+fn report(trace: &Path, rec: &Path) -> Output {
+    nvtxr(
         &[
-            "record",
+            "report",
             "-q",
-            "--keep",
-            rec.to_str().unwrap(),
             "-o",
-            dir.join("t.json").to_str().unwrap(),
-            "--",
-            exe.to_str().unwrap(),
-            "worker",
+            trace.to_str().unwrap(),
+            rec.to_str().unwrap(),
         ],
         &[],
-    );
-    assert!(out.status.success(), "{}", text(&out));
-    rec
+    )
+}
+
+/// A recording of the worker scenario kept in `dir/rec`.
+fn kept_recording(dir: &Path) -> PathBuf {
+    let exe = scenarios();
+    kept(
+        dir,
+        &["-o", dir.join("t.json").to_str().unwrap()],
+        &[exe.to_str().unwrap(), "worker"],
+    )
 }
 
 /// Every `.events` file of a recording.
@@ -1504,16 +1520,7 @@ fn report_reads_only_regular_files_of_the_recording_and_skips_what_it_cannot_rea
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
     let trace = dir.join("trace.json");
     let started = std::time::Instant::now();
-    let out = nvtxr(
-        &[
-            "report",
-            "-q",
-            "-o",
-            trace.to_str().unwrap(),
-            rec.to_str().unwrap(),
-        ],
-        &[],
-    );
+    let out = report(&trace, &rec);
     assert!(started.elapsed().as_secs() < 30, "no hang, no endless read");
     let msg = text(&out);
     assert_eq!(out.status.code(), Some(1), "{msg}");
@@ -1542,16 +1549,7 @@ fn a_damaged_chunk_loses_only_itself_and_says_so() {
     // Cut the file in the middle of its committed records.
     std::fs::write(&chunk, &bytes[..64 + committed / 2]).unwrap();
     let trace = dir.join("trace.json");
-    let out = nvtxr(
-        &[
-            "report",
-            "-q",
-            "-o",
-            trace.to_str().unwrap(),
-            rec.to_str().unwrap(),
-        ],
-        &[],
-    );
+    let out = report(&trace, &rec);
     let msg = text(&out);
     assert_eq!(out.status.code(), Some(1), "{msg}");
     assert!(
@@ -1707,35 +1705,13 @@ fn the_perfetto_trace_shows_exactly_what_the_json_shows() {
     ];
     for (name, command) in programs {
         let dir = scratch(name);
-        let rec = dir.join("rec");
-        let out = nvtxr(
-            &[
-                &[
-                    "record",
-                    "-q",
-                    "--keep",
-                    rec.to_str().unwrap(),
-                    "-o",
-                    dir.join("t.json").to_str().unwrap(),
-                    "--",
-                ][..],
-                &command,
-            ]
-            .concat(),
-            &[],
+        let rec = kept(
+            &dir,
+            &["-o", dir.join("t.json").to_str().unwrap()],
+            &command,
         );
-        assert!(out.status.success(), "{name}: {}", text(&out));
         let pftrace = dir.join("t.pftrace");
-        let out = nvtxr(
-            &[
-                "report",
-                "-q",
-                "-o",
-                pftrace.to_str().unwrap(),
-                rec.to_str().unwrap(),
-            ],
-            &[],
-        );
+        let out = report(&pftrace, &rec);
         assert!(out.status.success(), "{name}: {}", text(&out));
         let json = shown_in_json(&dir.join("t.json"));
         let (perfetto, flows) = shown_in_perfetto(&pftrace);
@@ -1903,26 +1879,18 @@ fn chunks_made_ahead_by_the_helper_lose_nothing() {
     // 6 million events: about 20 MB, several 4 MiB chunks, the later ones
     // made ahead (and the last ones, never claimed, skipped).
     let dir = scratch("long");
-    let rec = dir.join("rec");
     let summary = dir.join("summary.json");
     let exe = scenarios();
-    let out = nvtxr(
+    let rec = kept(
+        &dir,
         &[
-            "record",
-            "-q",
-            "--keep",
-            rec.to_str().unwrap(),
             "-o",
             dir.join("t.pftrace").to_str().unwrap(),
             "--json",
             summary.to_str().unwrap(),
-            "--",
-            exe.to_str().unwrap(),
-            "long",
         ],
-        &[],
+        &[exe.to_str().unwrap(), "long"],
     );
-    assert!(out.status.success(), "{}", text(&out));
     assert_eq!(load(&summary)[0]["instances"], 3_000_000);
     assert!(chunk_files(&rec).len() >= 5, "{:?}", chunk_files(&rec));
     // Too long for every event in one HTML page: an overview, saying so.

@@ -102,15 +102,7 @@ fn wake() {
 fn helper() {
     loop {
         let seen = WAKE.load(Ordering::Acquire);
-        for slot in &RETIRED {
-            let entry = slot.swap(0, Ordering::AcqRel);
-            if entry != 0 {
-                recording::unmap(&Mapping {
-                    base: (entry & !0xFFF) as *mut u8,
-                    size: 1 << (entry & 0xFFF),
-                });
-            }
-        }
+        unmap_retired();
         for slot in READY.iter().filter(|_| WANTED.load(Ordering::Relaxed)) {
             if slot.load(Ordering::Acquire).is_null() {
                 match recording::make_chunk(MAX_CHUNK) {
@@ -150,6 +142,11 @@ pub fn after_fork_in_child() {
             });
         }
     }
+    unmap_retired();
+}
+
+/// Unmaps every retired chunk.
+fn unmap_retired() {
     for slot in &RETIRED {
         let entry = slot.swap(0, Ordering::AcqRel);
         if entry != 0 {

@@ -254,19 +254,7 @@ pub fn nvidia() -> &'static Nvidia {
 /// returns the folder to put on `PYTHONPATH`.
 pub fn python_nvtx() -> &'static Path {
     static ONCE: OnceLock<PathBuf> = OnceLock::new();
-    ONCE.get_or_init(|| {
-        filled_once("python", "nvtx", |tmp| {
-            check(
-                "pip install nvtx",
-                Command::new(python())
-                    .args(["-m", "pip", "install", "-q", "--no-deps", "--target"])
-                    .arg(tmp)
-                    .arg(PYTHON_NVTX)
-                    .output()
-                    .unwrap(),
-            );
-        })
-    })
+    ONCE.get_or_init(|| pip_target("python", "nvtx", &[PYTHON_NVTX], false))
 }
 
 /// Perfetto's trace protos for Python (`perfetto_trace_pb2`, with
@@ -274,18 +262,26 @@ pub fn python_nvtx() -> &'static Path {
 /// folder to put on `PYTHONPATH`. The tests parse every `.pftrace` with them.
 pub fn perfetto_protos() -> &'static Path {
     static ONCE: OnceLock<PathBuf> = OnceLock::new();
-    ONCE.get_or_init(|| {
-        filled_once("perfetto", "perfetto", |tmp| {
-            check(
-                "pip install perfetto",
-                Command::new(python())
-                    .args(["-m", "pip", "install", "-q", "--target"])
-                    .arg(tmp)
-                    .args(PERFETTO_PROTOS)
-                    .output()
-                    .unwrap(),
-            );
-        })
+    ONCE.get_or_init(|| pip_target("perfetto", "perfetto", &PERFETTO_PROTOS, true))
+}
+
+/// PyPI `packages` installed once under `target/harness/<folder>` (done when
+/// `complete` is there), with or without their dependencies.
+fn pip_target(folder: &str, complete: &str, packages: &[&str], deps: bool) -> PathBuf {
+    filled_once(folder, complete, |tmp| {
+        let mut pip = Command::new(python());
+        pip.args(["-m", "pip", "install", "-q"]);
+        if !deps {
+            pip.arg("--no-deps");
+        }
+        check(
+            &format!("pip install {}", packages.join(" ")),
+            pip.arg("--target")
+                .arg(tmp)
+                .args(packages)
+                .output()
+                .unwrap(),
+        );
     })
 }
 
