@@ -35,7 +35,14 @@ use std::process::ExitCode;
 
 /// See any program's NVTX annotations without Nsight.
 #[derive(Debug, Parser)]
-#[command(name = "nvtxr", version, about, long_about = None)]
+#[command(
+    name = "nvtxr",
+    version,
+    about = "See any program's NVTX annotations without Nsight: `nvtxr record -- COMMAND` records them \
+             (a Perfetto trace, Chrome JSON, Nsight's SQLite tables, an HTML timeline, an nvtx_sum-style \
+             summary); `nvtxr report` converts and merges recordings (one per rank)",
+    long_about = None
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -323,10 +330,10 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
             say(
                 &mut term,
                 format!(
-                    "aligned on {name}: {} shifted by {:+.3} us (median of {} instances)\n",
+                    "aligned on {name}: {} shifted by {:+.3} us (median of {})\n",
                     shown[shift.recording],
                     shift.ns as f64 / 1e3,
-                    shift.instances
+                    summary::count(shift.instances as u64, "instance", "instances")
                 ),
             );
         }
@@ -410,8 +417,9 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
         say(
             &mut term,
             format!(
-                "\nNVTX range summary ({events} events, {} process(es)):\n\n{}",
-                scan.processes.len(),
+                "\nNVTX range summary ({}, {}):\n\n{}",
+                summary::count(events as u64, "event", "events"),
+                summary::count(scan.processes.len() as u64, "process", "processes"),
                 summary::table(&rows, &outputs.format())
             ),
         );
@@ -522,8 +530,8 @@ fn nothing_selected(scan: &model::Scan, outputs: &Outputs) -> std::io::Result<St
     let mut names = Names::default();
     if scan.replay(&model::Filter::all(), &mut names)? == 0 {
         return Ok(format!(
-            "no NVTX range or mark was recorded ({} process(es) loaded the tool); nothing written",
-            scan.processes.len()
+            "no NVTX range or mark was recorded ({} loaded the tool); nothing written",
+            summary::count(scan.processes.len() as u64, "process", "processes")
         ));
     }
     const SHOWN: usize = 20;
@@ -700,6 +708,16 @@ mod tests {
             .contains("NVTXR_TEST_UNSET_VARIABLE"));
         assert!(expand(Path::new("r.%x")).is_err());
         assert!(expand(Path::new("r.%q{RANK")).is_err());
+    }
+
+    #[test]
+    fn the_help_says_what_nvtxr_does() {
+        use clap::CommandFactory;
+        let help = Cli::command().render_help().to_string();
+        assert!(
+            help.starts_with("See any program's NVTX annotations without Nsight: `nvtxr record"),
+            "{help}"
+        );
     }
 
     #[test]

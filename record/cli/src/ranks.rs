@@ -3,7 +3,7 @@
 //! repeated range (who is slow, by how much).
 
 use crate::model::{Filter, Mark, Process, Range, Scan, Sink};
-use crate::summary::{grid, Format};
+use crate::summary::{self, grid, Format};
 
 /// Times of a named range's ends or a named mark, per recording.
 struct Moments<'a> {
@@ -166,14 +166,19 @@ pub fn per_rank(scan: &Scan, filter: &Filter, name: &str, f: &Format) -> Result<
         line.extend([f.time(max - min), ranks[slow].label.clone()]);
         lines.push(line);
     }
-    let mut out = format!("\nPer-rank view of \"{name}\" ({instances} instances):\n\n");
+    let mut out = format!(
+        "\nPer-rank view of \"{name}\" ({}):\n\n",
+        summary::count(instances as u64, "instance", "instances")
+    );
     out += &grid(&lines, &[ranks.len() + 2]);
     let most = (0..ranks.len())
         .max_by_key(|&i| slowest_count[i])
         .expect("ranks");
     out += &format!(
-        "\nslowest most often: {} ({} of {} instances)\n",
-        ranks[most].label, slowest_count[most], instances
+        "\nslowest most often: {} ({} of {})\n",
+        ranks[most].label,
+        slowest_count[most],
+        summary::count(instances as u64, "instance", "instances")
     );
     Ok(out)
 }

@@ -33,6 +33,11 @@ fn style_label<S: serde::Serializer>(style: &Style, s: S) -> Result<S::Ok, S::Er
     s.serialize_str(style.label())
 }
 
+/// `n` and the noun, singular for one: "1 instance", "3 instances".
+pub fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// The time unit of the table and CSV (`--time-unit`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Unit {

@@ -699,7 +699,7 @@ fn a_file_size_limit_drops_events_loudly_and_never_kills_the_program() {
     assert!(msg.contains("the recording is kept in"), "{msg}");
     assert!(
         msg.contains(
-            "no NVTX range or mark was recorded (1 process(es) loaded the tool); nothing written"
+            "no NVTX range or mark was recorded (1 process loaded the tool); nothing written"
         ),
         "{msg}"
     );
