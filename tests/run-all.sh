@@ -50,7 +50,7 @@ if cargo clippy --version >/dev/null 2>&1; then
 else
     echo "run-all: clippy not installed, lint skipped" >&2
 fi
-step env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p nvtxr -q
+step env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps -q
 # The crates meant for users package (and build from their packages) cleanly.
 # A fresh target directory each time: cargo unpacks the packaged crates into
 # its cache by name, version and that directory, and would reuse a stale copy.

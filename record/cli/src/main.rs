@@ -111,7 +111,7 @@ pub enum TraceFormat {
 #[derive(Debug, Clone, clap::Args)]
 pub struct Outputs {
     /// The trace: Perfetto's format (`.pftrace`), or Chrome's JSON for a
-    /// FILE ending in `.json`; open it at https://ui.perfetto.dev.
+    /// FILE ending in `.json`; open it in ui.perfetto.dev.
     #[arg(
         short = 'o',
         long = "output",
