@@ -322,6 +322,19 @@ static void colors(void) {
         usleep(20 * 1000);
         nvtxr_range_pop(NULL);
     }
+    /* Siblings with no color of their own, then more names than the legend shows. */
+    static const char *siblings[] = {"compute", "barrier", "loss", "Loss", "prefetch done"};
+    for (int i = 0; i < 5; i++) {
+        nvtxr_range_push(NULL, siblings[i]);
+        usleep(2 * 1000);
+        nvtxr_range_pop(NULL);
+    }
+    for (int i = 1; i <= 45; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "step %d", i);
+        nvtxr_range_push(NULL, name);
+        nvtxr_range_pop(NULL);
+    }
     pid_t pid = fork();
     if (pid == 0) {
         execl("/proc/self/exe", "record_scenarios", "quiet", (char *)NULL);

@@ -1067,11 +1067,41 @@ fn html_timeline_bars_are_visible_readable_findable_and_summarized() {
         dom.contains("<span id=\"found\">1 match in view</span>"),
         "{dom}"
     );
-    // The legend and the summary table.
+    // Names with no color of their own: a distinct color each.
+    let fill = |name: &str| {
+        let bar = dom
+            .split("<g class=\"")
+            .find(|g| g.contains(&format!("data-name=\"{name}\"")))
+            .unwrap_or_else(|| panic!("{name} not drawn"));
+        bar.split("fill=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let fills: std::collections::BTreeSet<String> =
+        ["compute", "barrier", "loss", "Loss", "prefetch done"]
+            .into_iter()
+            .map(fill)
+            .collect();
+    assert_eq!(fills.len(), 5, "{fills:?}");
+    // The legend and the summary table: the legend capped to the names with
+    // the most time, in natural order.
     assert!(dom.contains("background:#ffff00\"></span>yellow"), "{dom}");
+    assert!(dom.contains("and 14 more (by least time)"), "{dom}");
+    let legend = dom.split("id=\"legend\"").nth(1).unwrap();
+    let (two, ten) = (
+        legend.find("</span>step 2<"),
+        legend.find("</span>step 10<"),
+    );
+    if let (Some(two), Some(ten)) = (two, ten) {
+        assert!(two < ten, "natural order");
+    }
     assert_eq!(
         dom.matches("<td class=\"style\">PushPop</td><td>").count(),
-        4,
+        54,
         "{dom}"
     );
     // A process that recorded nothing says so.
