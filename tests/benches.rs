@@ -98,8 +98,19 @@ fn the_call_benchmark_prints_every_figure_and_the_drop_in_costs_interops_instruc
 
 #[test]
 fn the_recording_benchmark_prints_every_figure() {
-    let rows = rows("bench_record");
-    assert_eq!(rows.len(), 4, "a header and 1, 2 and 4 threads: {rows:?}");
+    let all = rows("bench_record");
+    let (rows, tails) = all.split_at(4);
+    // Every call timed: p50 / p99.99 / max, and the calls over 100 µs.
+    assert_eq!(tails.len(), 4, "a header and 1, 2 and 4 threads: {all:?}");
+    for row in &tails[1..] {
+        for cell in [&row[1], &row[3]] {
+            let ns: Vec<u64> = cell.split(" / ").map(|n| n.parse().unwrap()).collect();
+            assert!(ns.len() == 3 && ns[0] <= ns[1] && ns[1] <= ns[2], "{row:?}");
+        }
+        for cell in [&row[2], &row[4]] {
+            cell.parse::<u64>().unwrap_or_else(|_| panic!("{row:?}"));
+        }
+    }
     assert_eq!(rows[0].len(), 5, "{:?}", rows[0]);
     for (row, threads) in rows[1..].iter().zip(["1", "2", "4"]) {
         assert_eq!(row[0], threads);

@@ -2,7 +2,10 @@
  * Each thread makes push/pop pairs; prints the mean over threads of each
  * thread's ns per event. Run with no tool and with `nvtxr record`'s tool.
  * `record_bench clock N` prints the ns per clock_gettime(CLOCK_MONOTONIC)
- * and per rdtsc instead: the floor under a recorded event's cost. */
+ * and per rdtsc instead: the floor under a recorded event's cost.
+ * `record_bench tails THREADS EVENTS_PER_THREAD` times every call instead
+ * and prints, over all threads' calls, the p50, p99.99 and maximum in ns
+ * and how many took over 100 us. */
 #include <nvtxr.h>
 
 #include <pthread.h>
@@ -33,6 +36,45 @@ static void *work(void *arg) {
     return NULL;
 }
 
+/* Each call's ns, per thread. */
+static long long *costs[64];
+
+static void *timed_work(void *arg) {
+    long long *cost = costs[(long)arg];
+    pthread_barrier_wait(&barrier);
+    for (long i = 0; i < events; i += 2) {
+        double t0 = now_ns();
+        nvtxr_range_push(NULL, "range");
+        double t1 = now_ns();
+        nvtxr_range_pop(NULL);
+        cost[i] = (long long)(t1 - t0);
+        cost[i + 1] = (long long)(now_ns() - t1);
+    }
+    return NULL;
+}
+
+static int by_value(const void *a, const void *b) {
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+
+static void tails(int threads) {
+    long n = events * threads;
+    long long *all = malloc(sizeof *all * (size_t)n);
+    pthread_t t[64];
+    pthread_barrier_init(&barrier, NULL, threads);
+    for (long i = 0; i < threads; i++) {
+        costs[i] = all + i * events;
+        pthread_create(&t[i], NULL, timed_work, (void *)i);
+    }
+    for (int i = 0; i < threads; i++) pthread_join(t[i], NULL);
+    long over = 0;
+    for (long i = 0; i < n; i++) over += all[i] > 100000;
+    qsort(all, (size_t)n, sizeof *all, by_value);
+    printf("%lld %lld %lld %ld\n", all[n / 2], all[(long)((double)n * 0.9999)], all[n - 1], over);
+    free(all);
+}
+
 static void clocks(long n) {
     struct timespec ts;
     double t0 = now_ns();
@@ -48,6 +90,11 @@ static void clocks(long n) {
 int main(int argc, char **argv) {
     if (argc > 2 && !strcmp(argv[1], "clock")) {
         clocks(atol(argv[2]));
+        return 0;
+    }
+    if (argc > 3 && !strcmp(argv[1], "tails")) {
+        events = atol(argv[3]) / 2 * 2;
+        tails(atoi(argv[2]));
         return 0;
     }
     int threads = argc > 1 ? atoi(argv[1]) : 1;

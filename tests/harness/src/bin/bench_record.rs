@@ -7,8 +7,9 @@
 //! one run, beside the bare cost of each clock read, and prints ns per event
 //! (each thread's own time per event, averaged over the threads). The bare
 //! counter read plus the do-nothing tool is the floor under a recorded
-//! event. The machine has 2 cores: 4 threads share them. Pass `--quick` for a
-//! short smoke run.
+//! event. Then every call timed, recording and with no tool: the p50,
+//! p99.99 and maximum, and the calls over 100 µs. The machine has 2 cores:
+//! 4 threads share them. Pass `--quick` for a short smoke run.
 
 use nvtxr_harness::{artifacts, compile_c, work_dir, Producer};
 use std::process::Command;
@@ -29,10 +30,10 @@ enum Mode {
     RecordMonotonic,
 }
 
-fn ns_per_event(exe: &std::path::Path, threads: usize, events: &str, mode: Mode) -> f64 {
+/// The bench program's output in `mode` (`args` after the program).
+fn run(exe: &std::path::Path, args: &[&str], mode: Mode) -> String {
     let mut cmd = Command::new(exe);
-    cmd.args([threads.to_string().as_str(), events])
-        .env_remove("NVTX_INJECTION64_PATH");
+    cmd.args(args).env_remove("NVTX_INJECTION64_PATH");
     let dir = work_dir().join(format!("bench-record-{}", std::process::id()));
     if mode == Mode::NullTool {
         cmd.env("NVTX_INJECTION64_PATH", &artifacts().event_log)
@@ -51,7 +52,20 @@ fn ns_per_event(exe: &std::path::Path, threads: usize, events: &str, mode: Mode)
         String::from_utf8_lossy(&out.stderr)
     );
     let _ = std::fs::remove_dir_all(&dir);
-    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn ns_per_event(exe: &std::path::Path, threads: usize, events: &str, mode: Mode) -> f64 {
+    run(exe, &[threads.to_string().as_str(), events], mode)
+        .parse()
+        .unwrap()
+}
+
+/// Every call timed: "p50 / p99.99 / max" in ns, and how many took over 100 µs.
+fn tails(exe: &std::path::Path, threads: usize, events: &str, mode: Mode) -> (String, String) {
+    let out = run(exe, &["tails", threads.to_string().as_str(), events], mode);
+    let f: Vec<&str> = out.split_whitespace().collect();
+    (format!("{} / {} / {}", f[0], f[1], f[2]), f[3].to_string())
 }
 
 fn main() {
@@ -84,5 +98,14 @@ fn main() {
             best(Mode::RecordMonotonic),
         );
         println!("| {threads} | {plain:.2} | {null:.2} | {tsc:.2} | {monotonic:.2} |");
+    }
+    // Each call timed (which adds two clock reads to each): the tail.
+    println!();
+    println!("| threads | recording, TSC: p50 / p99.99 / max (ns) | calls over 100 µs | no tool: p50 / p99.99 / max (ns) | calls over 100 µs |");
+    println!("|---|---|---|---|---|");
+    for threads in [1, 2, 4] {
+        let (recorded, recorded_over) = tails(&exe, threads, events, Mode::Record);
+        let (plain, plain_over) = tails(&exe, threads, events, Mode::NoTool);
+        println!("| {threads} | {recorded} | {recorded_over} | {plain} | {plain_over} |");
     }
 }
