@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFloat, PyInt, PyString};
 use std::cell::Cell;
 use std::ffi::CString;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Distinct messages registered per domain; later ones are sent as text.
 const STRING_CACHE: usize = 65536;
@@ -53,13 +53,22 @@ const COLORS: &[(&str, u32)] = &[
 /// Whether each Python thread's OS thread is named after it on its first event.
 static NAME_THREADS: AtomicBool = AtomicBool::new(true);
 
+/// Bumped in a child `os.fork` made: its threads are named again (a tool
+/// records each process apart, and the child's thread inherited the flag).
+static FORK_GENERATION: AtomicU64 = AtomicU64::new(1);
+
 thread_local! {
-    static THREAD_NAMED: Cell<bool> = const { Cell::new(false) };
+    /// The fork generation in which this thread was named (0: never).
+    static THREAD_NAMED: Cell<u64> = const { Cell::new(0) };
 }
 
-/// Names this OS thread after `threading.current_thread().name`, once.
+/// Names this OS thread after `threading.current_thread().name`, once per
+/// process, at its first NVTX call of any kind.
 fn name_thread_once(py: Python<'_>) {
-    if THREAD_NAMED.with(|n| n.replace(true)) || !NAME_THREADS.load(Ordering::Relaxed) {
+    let generation = FORK_GENERATION.load(Ordering::Relaxed);
+    if THREAD_NAMED.with(|n| n.replace(generation)) == generation
+        || !NAME_THREADS.load(Ordering::Relaxed)
+    {
         return;
     }
     let name = py
@@ -439,12 +448,14 @@ impl Domain {
     }
 
     /// Closes this OS thread's innermost range in this domain.
-    fn pop_range(&self) -> i32 {
+    fn pop_range(&self, py: Python<'_>) -> i32 {
+        name_thread_once(py);
         self.inner.pop(Family::Domain)
     }
 
     /// Ends the range `range_id` (from `start_range`), on any thread.
-    fn end_range(&self, range_id: u64) {
+    fn end_range(&self, py: Python<'_>, range_id: u64) {
+        name_thread_once(py);
         self.inner.end(range_id, Family::Domain);
     }
 }
@@ -617,6 +628,7 @@ fn _push(py: Python<'_>, a: &Bound<'_, EventAttributes>) -> i32 {
 
 #[pyfunction]
 fn _pop(a: &Bound<'_, EventAttributes>) -> i32 {
+    name_thread_once(a.py());
     a.get().domain().pop(Family::Domain)
 }
 
@@ -629,6 +641,7 @@ fn _start(py: Python<'_>, a: &Bound<'_, EventAttributes>) -> u64 {
 
 #[pyfunction]
 fn _end(a: &Bound<'_, EventAttributes>, id: u64) {
+    name_thread_once(a.py());
     a.get().domain().end(id, Family::Domain);
 }
 
@@ -711,8 +724,9 @@ fn start_range(
 
 /// Ends a range from `start_range`, on any thread; `None` is ignored.
 #[pyfunction]
-fn end_range(range_id: Option<(u64, Py<Domain>)>) {
+fn end_range(py: Python<'_>, range_id: Option<(u64, Py<Domain>)>) {
     if let Some((id, d)) = range_id {
+        name_thread_once(py);
         d.get().inner.end(id, Family::Domain);
     }
 }
@@ -724,6 +738,7 @@ fn pop_range(py: Python<'_>, domain: Option<&Bound<'_, PyString>>) -> PyResult<i
     if !nb::enabled() {
         return Ok(NO_TRACKING);
     }
+    name_thread_once(py);
     Ok(get_domain(py, domain)?.get().inner.pop(Family::Domain))
 }
 
@@ -743,7 +758,7 @@ fn name_threads(on: bool) {
 /// Names the calling OS thread (what the timeline shows for it).
 #[pyfunction]
 fn name_current_thread(name: &str) {
-    THREAD_NAMED.with(|n| n.set(true));
+    THREAD_NAMED.with(|n| n.set(FORK_GENERATION.load(Ordering::Relaxed)));
     nvtxr::name_current_thread(name);
 }
 
@@ -796,17 +811,36 @@ text_fn!(_text_push, push, i32, NO_TRACKING);
 text_fn!(_text_start, start, u64, 0);
 
 #[pyfunction]
-fn _text_pop() -> i32 {
+fn _text_pop(py: Python<'_>) -> i32 {
+    if nb::enabled() {
+        name_thread_once(py);
+    }
     StaticDomain::global().pop(Family::Default)
 }
 
 #[pyfunction]
-fn _text_end(id: u64) {
+fn _text_end(py: Python<'_>, id: u64) {
+    if nb::enabled() {
+        name_thread_once(py);
+    }
     StaticDomain::global().end(id, Family::Default);
+}
+
+/// Run by Python in a child `os.fork` made (see `FORK_GENERATION`).
+#[pyfunction]
+fn _forked() {
+    FORK_GENERATION.fetch_add(1, Ordering::Relaxed);
 }
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let forked = wrap_pyfunction!(_forked, m)?;
+    let hook = PyDict::new(m.py());
+    hook.set_item("after_in_child", &forked)?;
+    m.py()
+        .import("os")?
+        .call_method("register_at_fork", (), Some(&hook))?;
+    m.add_function(forked)?;
     m.add_class::<Domain>()?;
     m.add_class::<RegisteredString>()?;
     m.add_class::<EventAttributes>()?;

@@ -252,3 +252,31 @@ def test_formatted_messages_keep_the_string_cache_bounded():
     registered = [c for c in calls if c.startswith("DomainRegisterStringA")]
     assert len(registered) == 65536
     assert calls[-1] == 'DomainMarkEx domain="many" {msg="item 69999" color=0x000000ff}'
+
+
+def test_a_thread_is_named_at_its_first_call_of_any_kind_and_again_after_fork():
+    process, calls = run(
+        """
+        import os, threading
+        import nvtxr as nvtx
+
+        rid = nvtx.start_range("handed over")
+        t = threading.Thread(target=nvtx.end_range, args=(rid,), name="ender")
+        t.start()
+        t.join()
+        pid = os.fork()
+        if pid == 0:
+            nvtx.mark("in the child")
+            os._exit(0)
+        os.waitpid(pid, 0)
+        """
+    )
+    check(process)
+    names = [c for c in calls if c.startswith("NameOsThreadA")]
+    # The main thread at its first call, the thread that only ended a range,
+    # and the forked child's main thread at its first call.
+    assert names == [
+        'NameOsThreadA tid=self "MainThread"',
+        'NameOsThreadA tid=self "ender"',
+        'NameOsThreadA tid=self "MainThread"',
+    ], calls

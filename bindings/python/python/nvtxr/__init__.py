@@ -15,8 +15,9 @@ returns after one check, and nothing raises for lack of a tool, a GPU or
 CUDA. ``annotate`` on an ``async def``, a generator or an async generator
 covers its whole execution with a start/end range (coroutines interleave on
 one thread, where push/pop ranges would nest wrongly). Each Python thread's
-OS thread is named after ``threading.current_thread().name`` the first time
-it records (``name_threads(False)`` turns that off).
+OS thread is named after ``threading.current_thread().name`` at its first
+NVTX call of any kind, and again in a child ``os.fork`` made
+(``name_threads(False)`` turns that off).
 
 Also here: ``torch.cuda.nvtx``'s calls (``range_push``, ``range_pop``,
 ``range_start``, ``range_end``, ``range``; or ``import nvtxr.torch``),
