@@ -169,15 +169,17 @@ struct Image {
 /// How one recording's CLOCK_MONOTONIC ns are placed on the trace's timeline.
 #[derive(Debug, Clone, Default)]
 pub struct Placement {
-    /// On the wall clock (merging several recordings), or as they are.
-    pub wall: Option<WallClock>,
+    /// On the wall clock (merging several recordings): the recording's
+    /// wall-clock offset (see [`WallClock::offset`]), computed once; or as
+    /// they are.
+    pub wall: Option<i64>,
     /// Added after: the alignment's estimate (see `ranks::align_on`).
     pub shift: i64,
 }
 
 impl Placement {
     fn place(&self, monotonic: u64) -> u64 {
-        let wall = self.wall.as_ref().map_or(0, WallClock::offset);
+        let wall = self.wall.unwrap_or(0);
         (monotonic as i64)
             .saturating_add(wall)
             .saturating_add(self.shift)
@@ -200,8 +202,8 @@ pub struct Scan {
     pub processes: Vec<Process>,
     /// Per recording.
     pub placements: Vec<Placement>,
-    /// Per recording: how its host's monotonic clock maps onto the wall clock.
-    walls: Vec<WallClock>,
+    /// Per recording: its host's wall-clock offset (see [`WallClock::offset`]).
+    walls: Vec<i64>,
     /// The earliest and latest timestamps (CLOCK_MONOTONIC ns).
     pub origin: u64,
     pub end: u64,
@@ -344,9 +346,10 @@ pub fn scan(dirs: &[PathBuf]) -> std::io::Result<Scan> {
             }
             scan.skipped.push(why);
         }
-        scan.walls.push(wall.clone());
+        let offset = wall.offset();
+        scan.walls.push(offset);
         scan.placements.push(Placement {
-            wall: (dirs.len() > 1).then_some(wall),
+            wall: (dirs.len() > 1).then_some(offset),
             shift: 0,
         });
     }
@@ -557,11 +560,17 @@ impl Scan {
     /// The wall-clock time (ns since the epoch) of the trace's origin, when
     /// the recording has wall-clock readings.
     pub fn session_start_utc(&self) -> Option<u64> {
-        if self.placements.iter().any(|p| p.wall.is_some()) {
-            return Some(self.origin); // merged: already on the wall clock
+        if self.on_wall_clock() {
+            return Some(self.origin);
         }
-        let offset = self.walls.first()?.offset();
+        let offset = *self.walls.first()?;
         (offset != 0).then(|| (self.origin as i64).saturating_add(offset).max(0) as u64)
+    }
+
+    /// Whether the trace's timestamps are on the wall clock (several
+    /// recordings merged), not one host's CLOCK_MONOTONIC.
+    pub fn on_wall_clock(&self) -> bool {
+        self.placements.iter().any(|p| p.wall.is_some())
     }
 
     /// A timestamp of `image`, placed on the trace's timeline.
@@ -688,7 +697,8 @@ impl Scan {
             let mut marks = 0;
             for ((tid, chunks), thread) in threads.iter().zip(&process.threads) {
                 sink.thread_start(process, thread)?;
-                let mut stacks: HashMap<u64, Vec<Record>> = HashMap::new();
+                // Per domain: the open ranges, their details resolved at the push.
+                let mut stacks: HashMap<u64, Vec<(Record, Details)>> = HashMap::new();
                 let mut depth = 0;
                 for file in chunks {
                     let Some(chunk) = read_chunk(&file.path)? else {
@@ -701,27 +711,19 @@ impl Scan {
                         r.timestamp = self.placements[image.recording].place(r.timestamp);
                         match r.kind {
                             Kind::Push => {
-                                if wants_begin {
-                                    let details = resolve.details(&r);
-                                    if filter.keeps(&details, r.timestamp) {
-                                        sink.begin(process, *tid, &details, r.timestamp)?;
-                                    }
+                                let details = resolve.details(&r);
+                                if wants_begin && filter.keeps(&details, r.timestamp) {
+                                    sink.begin(process, *tid, &details, r.timestamp)?;
                                 }
                                 let stack = stacks.entry(r.domain).or_default();
                                 depth = depth.max(stack.len() as u32);
-                                stack.push(r);
+                                stack.push((r, details));
                             }
                             Kind::Pop => {
                                 let stack = stacks.entry(r.domain).or_default();
                                 if let Some(open) = stack.pop() {
-                                    let range = push_pop(
-                                        &open,
-                                        r.timestamp,
-                                        stack.len(),
-                                        *tid,
-                                        &resolve,
-                                        false,
-                                    );
+                                    let range =
+                                        push_pop(open, r.timestamp, stack.len(), *tid, false);
                                     emit_range(sink, range)?;
                                 }
                             }
@@ -769,8 +771,8 @@ impl Scan {
                 }
                 // Never popped: closed at the process's last event.
                 for stack in stacks.into_values() {
-                    for (d, open) in stack.iter().enumerate() {
-                        emit_range(sink, push_pop(open, last, d, *tid, &resolve, true))?;
+                    for (d, open) in stack.into_iter().enumerate() {
+                        emit_range(sink, push_pop(open, last, d, *tid, true))?;
                     }
                 }
                 sink.thread_end(process, depth)?;
@@ -844,16 +846,16 @@ impl Resolver<'_> {
     }
 }
 
+/// A push/pop range from its push (and the details resolved there).
 fn push_pop(
-    open: &Record,
+    (open, details): (Record, Details),
     end: u64,
     depth: usize,
     tid: u32,
-    resolve: &Resolver,
     unterminated: bool,
 ) -> Range {
     Range {
-        details: resolve.details(open),
+        details,
         style: Style::PushPop,
         start: open.timestamp,
         end: end.max(open.timestamp),
