@@ -221,6 +221,11 @@ impl Outputs {
             })
     }
 
+    /// Whether progress lines are shown: on a terminal, without `-q`.
+    pub fn shows_progress(&self) -> bool {
+        !self.quiet && std::io::stderr().is_terminal()
+    }
+
     pub fn html_path(&self) -> PathBuf {
         self.trace.with_extension("html")
     }
@@ -339,7 +344,7 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
         }
     }
     let filter = model::Filter::new(&outputs.selection(), &scan).map_err(unreadable)?;
-    if !outputs.quiet && std::io::stderr().is_terminal() {
+    if outputs.shows_progress() {
         progress::enable();
     }
     let mut collector = summary::Collector::default();
@@ -361,7 +366,6 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
     };
     let legend = std::mem::take(&mut collector.legend);
     let rows = collector.rows();
-    let merged = scan.placements.iter().any(|p| p.wall.is_some());
     write_output(
         &outputs.trace,
         &|out| match outputs.trace_format() {
@@ -371,16 +375,20 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
                 trace.finish()
             }
             TraceFormat::Perfetto => {
-                let mut trace = perfetto::Writer::new(out, scan.origin, merged)?;
+                let mut trace = perfetto::Writer::new(out, scan.origin, scan.on_wall_clock())?;
                 scan.replay(&filter, &mut trace)?;
                 trace.finish()
             }
-            TraceFormat::Sqlite => copy_sqlite(&scan, &filter, out),
+            TraceFormat::Sqlite => sqlite::write(&scan, &filter, out),
         },
         scan.records,
     )?;
     if let Some(path) = &outputs.sqlite {
-        write_output(path, &|out| copy_sqlite(&scan, &filter, out), scan.records)?;
+        write_output(
+            path,
+            &|out| sqlite::write(&scan, &filter, out),
+            scan.records,
+        )?;
     }
     if outputs.html {
         let title = scan
@@ -462,24 +470,6 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
         true => Ok(()),
         false => Err(failures.join("\nnvtxr: ")),
     }
-}
-
-/// Builds the SQLite export in a temporary file (SQLite writes files, not
-/// streams), then copies it to `out`.
-fn copy_sqlite(
-    scan: &model::Scan,
-    filter: &model::Filter,
-    out: &mut dyn Write,
-) -> std::io::Result<()> {
-    let file = tempfile::NamedTempFile::new()?;
-    let mut db = rusqlite::Connection::open(file.path()).map_err(std::io::Error::other)?;
-    db.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")
-        .map_err(std::io::Error::other)?;
-    let mut export = sqlite::Writer::new(&mut db, scan).map_err(std::io::Error::other)?;
-    scan.replay(filter, &mut export)?;
-    export.finish().map_err(std::io::Error::other)?;
-    db.close().map_err(|(_, e)| std::io::Error::other(e))?;
-    std::io::copy(&mut file.reopen()?, out).map(drop)
 }
 
 /// The events the tool had to drop, if it did, per process.

@@ -21,7 +21,7 @@
 //!   default domain). Payloads go in the column of their type (a 32-bit
 //!   payload in the 64-bit column of its kind).
 
-use crate::model::{Details, Mark, Payload, Process, Range, Scan, Sink, Style, Thread};
+use crate::model::{Details, Filter, Mark, Payload, Process, Range, Scan, Sink, Style, Thread};
 use rusqlite::{params, Connection, Transaction};
 use std::collections::HashMap;
 
@@ -103,8 +103,22 @@ fn global_tid(p: &Process, tid: u32) -> i64 {
     global_pid(p) | (i64::from(tid) & 0xFF_FFFF)
 }
 
+/// Writes the export of what `filter` keeps to `out`: built in a temporary
+/// file (SQLite writes files, not streams), then copied.
+pub fn write(scan: &Scan, filter: &Filter, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let file = tempfile::NamedTempFile::new()?;
+    let mut db = Connection::open(file.path()).map_err(io)?;
+    db.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")
+        .map_err(io)?;
+    let mut export = Writer::new(&mut db, scan).map_err(io)?;
+    scan.replay(filter, &mut export)?;
+    export.finish().map_err(io)?;
+    db.close().map_err(|(_, e)| io(e))?;
+    std::io::copy(&mut file.reopen()?, out).map(drop)
+}
+
 /// Writes the export into a database being built.
-pub struct Writer<'a> {
+struct Writer<'a> {
     tx: Transaction<'a>,
     origin: u64,
     strings: HashMap<String, i64>,
@@ -116,7 +130,7 @@ pub struct Writer<'a> {
 
 impl<'a> Writer<'a> {
     /// Creates the tables in `db` (empty) and the session's start.
-    pub fn new(db: &'a mut Connection, scan: &Scan) -> rusqlite::Result<Self> {
+    fn new(db: &'a mut Connection, scan: &Scan) -> rusqlite::Result<Self> {
         let tx = db.transaction()?;
         tx.execute_batch(SCHEMA)?;
         tx.execute(
@@ -133,7 +147,7 @@ impl<'a> Writer<'a> {
     }
 
     /// Commits the export.
-    pub fn finish(self) -> rusqlite::Result<()> {
+    fn finish(self) -> rusqlite::Result<()> {
         self.tx.commit()
     }
 
