@@ -24,7 +24,6 @@ mod proto;
 
 use crate::chrome::css_color;
 use crate::model::{Details, Mark, Payload, Process, Range, Sink, Style, Thread};
-use prost::Message;
 use proto::*;
 use std::collections::HashMap;
 use std::io::Write;
@@ -45,6 +44,7 @@ const PAYLOAD: u64 = 4;
 const COLOR: u64 = 5;
 
 /// A packet sequence: its id, interned names and strings, delta clock.
+#[derive(Default)]
 struct Sequence {
     id: u32,
     /// Thread sequences: the delta clock's last value; process sequences
@@ -143,17 +143,13 @@ impl<'a> Writer<'a> {
             id,
             delta_from,
             track,
-            names: HashMap::new(),
-            strings: HashMap::new(),
             fresh: true,
+            ..Default::default()
         }
     }
 
     fn packet(&mut self, p: &TracePacket) -> std::io::Result<()> {
-        // Field 1 of `Trace`, length-delimited.
-        self.block.push(0x0A);
-        prost::encoding::encode_varint(p.encoded_len() as u64, &mut self.block);
-        p.encode(&mut self.block).map_err(std::io::Error::other)?;
+        frame(p, &mut self.block);
         if self.block.len() >= BLOCK {
             self.flush_block()?;
         }
@@ -172,9 +168,8 @@ impl<'a> Writer<'a> {
             compressed_packets: Some(compressed),
             ..Default::default()
         };
-        let mut framed = vec![0x0A];
-        prost::encoding::encode_varint(wrapper.encoded_len() as u64, &mut framed);
-        wrapper.encode(&mut framed).map_err(std::io::Error::other)?;
+        let mut framed = Vec::new();
+        frame(&wrapper, &mut framed);
         self.out.write_all(&framed)
     }
 
@@ -255,18 +250,27 @@ impl<'a> Writer<'a> {
         }
         let mut interned = InternedData::default();
         if let Some(name) = name {
-            event.name_iid = Some(intern(&mut s.names, name, &mut interned.event_names));
+            event.name_iid = Some(intern(
+                &mut s.names,
+                name,
+                &mut interned.event_names,
+                |iid, text| Interned {
+                    iid: Some(iid),
+                    name: Some(text.to_string()),
+                },
+            ));
         }
         if let Some(d) = details {
             event.debug_annotations = annotations(d, |text| {
-                let next = s.strings.len() as u64 + 1;
-                *s.strings.entry(text.to_string()).or_insert_with(|| {
-                    interned.debug_annotation_string_values.push(InternedBytes {
-                        iid: Some(next),
+                intern(
+                    &mut s.strings,
+                    text,
+                    &mut interned.debug_annotation_string_values,
+                    |iid, text| InternedBytes {
+                        iid: Some(iid),
                         str: Some(text.as_bytes().to_vec()),
-                    });
-                    next
-                })
+                    },
+                )
             });
         }
         let (timestamp, clock) = match s.delta_from {
@@ -334,42 +338,26 @@ impl<'a> Writer<'a> {
         self.process.as_mut().expect("described before its events")
     }
 
-    /// The track of `domain`'s push/pop ranges on the current thread:
-    /// the thread's own for the default domain, else a child track.
-    fn range_track(&mut self, tid: u32, domain: &str) -> std::io::Result<u64> {
+    /// The track of `domain`'s push/pop ranges on thread `tid`, described
+    /// the first time: `None` for the default domain (the thread's own track,
+    /// its sequence's default), else a child track of the thread.
+    fn range_track(&mut self, tid: u32, domain: &str) -> std::io::Result<Option<u64>> {
+        if domain.is_empty() {
+            return Ok(None);
+        }
         let tracks = self.tracks();
         let thread = tracks.threads[&tid];
-        if domain.is_empty() {
-            return Ok(thread);
-        }
         let track = uuid(&[DOMAIN_TRACK, thread, hash_str(domain)]);
         if tracks.described.insert(track) {
-            let mut sequence = self.take_process_sequence();
-            let described = self.descriptor(
-                &sequence,
-                TrackDescriptor {
-                    uuid: Some(track),
-                    parent_uuid: Some(thread),
-                    name: Some(domain.to_string()),
-                    ..Default::default()
-                },
-            );
-            std::mem::swap(&mut self.tracks().sequence, &mut sequence);
-            described?;
+            let descriptor = TrackDescriptor {
+                uuid: Some(track),
+                parent_uuid: Some(thread),
+                name: Some(domain.to_string()),
+                ..Default::default()
+            };
+            self.on_process(|w, s| w.descriptor(s, descriptor))?;
         }
-        Ok(track)
-    }
-
-    fn take_process_sequence(&mut self) -> Sequence {
-        let placeholder = Sequence {
-            id: 0,
-            delta_from: None,
-            track: None,
-            names: HashMap::new(),
-            strings: HashMap::new(),
-            fresh: false,
-        };
-        std::mem::replace(&mut self.tracks().sequence, placeholder)
+        Ok(Some(track))
     }
 
     /// Writes `f`'s events on the current thread's sequence.
@@ -391,7 +379,7 @@ impl<'a> Writer<'a> {
         &mut self,
         f: impl FnOnce(&mut Self, &mut Sequence) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
-        let mut s = self.take_process_sequence();
+        let mut s = std::mem::take(&mut self.tracks().sequence);
         let result = f(self, &mut s);
         self.tracks().sequence = s;
         result
@@ -404,6 +392,11 @@ impl<'a> Writer<'a> {
     }
 }
 
+/// Appends `p` as one packet of a `Trace`: field 1, length-delimited.
+fn frame(p: &TracePacket, out: &mut Vec<u8>) {
+    prost::encoding::message::encode(1, p, out);
+}
+
 fn hash_str(s: &str) -> u64 {
     // FNV-1a.
     s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
@@ -412,16 +405,19 @@ fn hash_str(s: &str) -> u64 {
 }
 
 /// The iid of `text` in `table`, defining it in `new` the first time.
-fn intern(table: &mut HashMap<String, u64>, text: &str, new: &mut Vec<Interned>) -> u64 {
+/// (`entry` makes the definition: an event name, or a string value.)
+fn intern<T>(
+    table: &mut HashMap<String, u64>,
+    text: &str,
+    new: &mut Vec<T>,
+    entry: fn(u64, &str) -> T,
+) -> u64 {
     if let Some(&iid) = table.get(text) {
         return iid;
     }
     let iid = table.len() as u64 + 1;
     table.insert(text.to_string(), iid);
-    new.push(Interned {
-        iid: Some(iid),
-        name: Some(text.to_string()),
-    });
+    new.push(entry(iid, text));
     iid
 }
 
@@ -515,8 +511,7 @@ impl Sink for Writer<'_> {
     }
 
     fn begin(&mut self, _: &Process, tid: u32, d: &Details, start: u64) -> std::io::Result<()> {
-        let track = self.range_track(tid, &d.domain)?;
-        let explicit = (track != self.tracks().threads[&tid]).then_some(track);
+        let explicit = self.range_track(tid, &d.domain)?;
         self.on_thread(|w, s| {
             w.event(
                 s,
@@ -531,8 +526,7 @@ impl Sink for Writer<'_> {
     fn range(&mut self, p: &Process, r: &Range) -> std::io::Result<()> {
         match r.style {
             Style::PushPop => {
-                let track = self.range_track(r.tid, &r.details.domain)?;
-                let explicit = (track != self.tracks().threads[&r.tid]).then_some(track);
+                let explicit = self.range_track(r.tid, &r.details.domain)?;
                 self.on_thread(|w, s| w.event(s, r.end, slice(SLICE_END, explicit), None, None))
             }
             Style::StartEnd => self.async_range(p, r),
