@@ -144,16 +144,20 @@ impl<'a> Page<'a> {
 
     /// Writes a bar or mark; `item` has its place, `d` its name and details.
     fn item(&mut self, d: &Details, item: Item, when: &str) -> std::io::Result<()> {
-        let item = Item {
+        self.write_item(&Item {
             n: &d.name,
             i: tip(d, when),
             c: d.color.map(css_color),
             ..item
-        };
+        })
+    }
+
+    /// Writes one item of the current row.
+    fn write_item(&mut self, item: &Item) -> std::io::Result<()> {
         let comma = if self.first_item { "" } else { "," };
         self.first_item = false;
         self.count += 1;
-        write!(self.out, "{comma}{}", script_json(&item))
+        write!(self.out, "{comma}{}", script_json(item))
     }
 
     fn row_end(&mut self, depth: u32) -> std::io::Result<()> {
@@ -262,11 +266,8 @@ impl Sink for Page<'_> {
     }
 
     fn thread_end(&mut self, _: &Process, depth: u32) -> std::io::Result<()> {
-        if let Some(mut o) = self.overview.take() {
-            let bars = o.drain();
-            let written = bars.iter().try_for_each(|bar| self.bar(bar));
-            self.overview = Some(o);
-            written?;
+        if let Some(bars) = self.overview.as_mut().map(Overview::drain) {
+            bars.iter().try_for_each(|bar| self.bar(bar))?;
             return self.row_end(depth.min(OVERVIEW_DEPTHS as u32 - 1));
         }
         self.row_end(depth)
@@ -439,7 +440,7 @@ impl Overview {
 impl Page<'_> {
     /// Writes an overview bar.
     fn bar(&mut self, bar: &Bar) -> std::io::Result<()> {
-        let item = Item {
+        self.write_item(&Item {
             n: &bar.name,
             i: format!(
                 "{}\n{} ranges at level {} here (an overview); {} covers {:.0}% of its first bin",
@@ -454,11 +455,7 @@ impl Page<'_> {
             e: Some(bar.end),
             d: Some(bar.depth),
             ..Item::default()
-        };
-        let comma = if self.first_item { "" } else { "," };
-        self.first_item = false;
-        self.count += 1;
-        write!(self.out, "{comma}{}", script_json(&item))
+        })
     }
 }
 
