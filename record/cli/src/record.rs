@@ -5,7 +5,7 @@
 use crate::{report, signals, Outputs, RankOptions, Wait};
 use nvtxr_record_format::time::{clock_choice, CLOCK_VAR};
 use std::ffi::OsString;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -171,7 +171,7 @@ pub fn run(command: &[OsString], outputs: &Outputs, wait: Wait, keep: Option<&Pa
     };
     let primary = child.id() as i32;
     signals::set_child(primary);
-    let progress = !outputs.quiet && std::io::stderr().is_terminal();
+    let progress = outputs.shows_progress();
     let started = Instant::now();
     let mut last = Instant::now();
     let mut primary_status = None;

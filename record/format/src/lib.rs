@@ -200,18 +200,7 @@ impl Chunk {
         let seq = le_u32(b, CHUNK_SEQ);
         let body = &b[CHUNK_HEADER..];
         let end = usize::try_from(committed).map_or(body.len(), |c| c.min(body.len()));
-        let mut reader = Reader {
-            bytes: &body[..end],
-            at: 0,
-            previous: 0,
-        };
-        let mut whole = 0; // bytes of complete records
-        let records: Vec<Record> = std::iter::from_fn(|| {
-            let r = reader.record()?;
-            whole = reader.at;
-            Some(r)
-        })
-        .collect();
+        let (records, whole) = decode_counted(&body[..end]);
         Ok(Chunk {
             tid,
             seq,
@@ -638,12 +627,24 @@ impl Reader<'_> {
 /// Decodes the records of a chunk's record bytes; stops at a truncated or
 /// unknown record (a process killed mid-write) and returns what came before it.
 pub fn decode(bytes: &[u8]) -> Vec<Record> {
+    decode_counted(bytes).0
+}
+
+/// [`decode`], and how many bytes the complete records take.
+fn decode_counted(bytes: &[u8]) -> (Vec<Record>, usize) {
     let mut reader = Reader {
         bytes,
         at: 0,
         previous: 0,
     };
-    std::iter::from_fn(|| reader.record()).collect()
+    let mut whole = 0;
+    let records = std::iter::from_fn(|| {
+        let r = reader.record()?;
+        whole = reader.at;
+        Some(r)
+    })
+    .collect();
+    (records, whole)
 }
 
 /// This machine's host name, as process headers record it.
