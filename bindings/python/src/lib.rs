@@ -63,8 +63,12 @@ thread_local! {
 }
 
 /// Names this OS thread after `threading.current_thread().name`, once per
-/// process, at its first NVTX call of any kind.
+/// process, at its first NVTX call of any kind (with a tool: without one
+/// there is nobody to tell).
 fn name_thread_once(py: Python<'_>) {
+    if !nb::enabled() {
+        return;
+    }
     let generation = FORK_GENERATION.load(Ordering::Relaxed);
     if THREAD_NAMED.with(|n| n.replace(generation)) == generation
         || !NAME_THREADS.load(Ordering::Relaxed)
@@ -812,17 +816,13 @@ text_fn!(_text_start, start, u64, 0);
 
 #[pyfunction]
 fn _text_pop(py: Python<'_>) -> i32 {
-    if nb::enabled() {
-        name_thread_once(py);
-    }
+    name_thread_once(py);
     StaticDomain::global().pop(Family::Default)
 }
 
 #[pyfunction]
 fn _text_end(py: Python<'_>, id: u64) {
-    if nb::enabled() {
-        name_thread_once(py);
-    }
+    name_thread_once(py);
     StaticDomain::global().end(id, Family::Default);
 }
 
