@@ -23,6 +23,14 @@ const TEMPLATE: &str = include_str!("timeline.html");
 /// The tooltip text of a range or mark.
 fn tip(d: &Details, when: &str) -> String {
     let mut lines = vec![d.name.clone(), when.to_string()];
+    lines.extend(about(d));
+    lines.join("\n")
+}
+
+/// A tooltip's lines after the name and the time: domain, category,
+/// payload and color, those the event has.
+pub fn about(d: &Details) -> Vec<String> {
+    let mut lines = Vec::new();
     if !d.domain.is_empty() {
         lines.push(format!("domain: {}", d.domain));
     }
@@ -38,7 +46,27 @@ fn tip(d: &Details, when: &str) -> String {
     if let Some(c) = d.color {
         lines.push(format!("color: {}", css_color(c)));
     }
-    lines.join("\n")
+    lines
+}
+
+/// Lanes for start/end ranges (sorted by start), which may overlap: each
+/// one's lane, the first whose last range has ended.
+pub fn lanes(ranges: &[Range]) -> Vec<usize> {
+    let mut ends: Vec<u64> = Vec::new();
+    ranges
+        .iter()
+        .map(|r| {
+            let lane = ends
+                .iter()
+                .position(|&free| free <= r.start)
+                .unwrap_or_else(|| {
+                    ends.push(0);
+                    ends.len() - 1
+                });
+            ends[lane] = r.end;
+            lane
+        })
+        .collect()
 }
 
 fn duration(ns: u64) -> String {
@@ -55,10 +83,19 @@ fn script_json<T: Serialize + ?Sized>(value: &T) -> String {
 
 /// A legend swatch: a range or mark name and its first color.
 #[derive(Serialize)]
-struct Swatch<'a> {
+pub struct Swatch<'a> {
     n: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     c: Option<String>,
+}
+
+impl<'a> Swatch<'a> {
+    pub fn new(name: &'a str, color: Option<u32>) -> Swatch<'a> {
+        Swatch {
+            n: name,
+            c: color.map(css_color),
+        }
+    }
 }
 
 /// A bar or mark of a row: name, tooltip, color, and where it is: start,
@@ -79,6 +116,14 @@ struct Item<'a> {
     t: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     m: Option<u8>,
+}
+
+/// The page in its served mode (`nvtxr view`): it asks its server for
+/// what is on screen.
+pub fn served_page(title: &str) -> String {
+    TEMPLATE
+        .replace("__TITLE__", &html_escape(title))
+        .replace("__DATA__", "null")
 }
 
 /// Writes the page as a replay goes: a row per thread (its push/pop ranges
@@ -129,10 +174,7 @@ impl<'a> Page<'a> {
         let comma = if self.first_row { "" } else { ",\n" };
         self.first_row = false;
         self.first_item = true;
-        let process = match p.rank {
-            Some(_) => format!("{} {}", p.label(), short_command(&p.command)),
-            None => format!("{} (pid {})", short_command(&p.command), p.pid),
-        };
+        let process = process_title(p);
         write!(
             self.out,
             "{comma}{{\"pid\":{},\"process\":{},\"label\":{},\"async\":{is_async},\"items\":[",
@@ -204,10 +246,7 @@ impl<'a> Page<'a> {
             script_json(
                 &legend
                     .iter()
-                    .map(|(n, c)| Swatch {
-                        n,
-                        c: c.map(css_color)
-                    })
+                    .map(|(n, c)| Swatch::new(n, *c))
                     .collect::<Vec<_>>()
             )
         )?;
@@ -217,11 +256,7 @@ impl<'a> Page<'a> {
 
 impl Sink for Page<'_> {
     fn thread_start(&mut self, p: &Process, t: &Thread) -> std::io::Result<()> {
-        let label = t
-            .name
-            .clone()
-            .map_or(format!("thread {}", t.tid), |n| format!("{n} ({})", t.tid));
-        self.row_start(p, &label, false)
+        self.row_start(p, &thread_title(t), false)
     }
 
     fn range(&mut self, _: &Process, r: &Range) -> std::io::Result<()> {
@@ -277,11 +312,7 @@ impl Sink for Page<'_> {
     /// or, for a process that recorded nothing, a line that says so.
     fn process_end(&mut self, p: &Process) -> std::io::Result<()> {
         if p.threads.is_empty() {
-            self.row_start(
-                p,
-                "no NVTX events: the process made no NVTX call while recorded",
-                false,
-            )?;
+            self.row_start(p, NOTHING_RECORDED, false)?;
             return write!(self.out, "],\"empty\":true,\"depth\":0}}");
         }
         let mut ranges = std::mem::take(&mut self.asynchronous);
@@ -290,17 +321,9 @@ impl Sink for Page<'_> {
         }
         ranges.sort_by_key(|r| r.start);
         self.row_start(p, "start/end ranges", true)?;
-        let mut lanes: Vec<u64> = Vec::new();
+        let lanes = lanes(&ranges);
         let o = self.origin;
-        for r in &ranges {
-            let lane = lanes
-                .iter()
-                .position(|&free| free <= r.start)
-                .unwrap_or_else(|| {
-                    lanes.push(0);
-                    lanes.len() - 1
-                });
-            lanes[lane] = r.end;
+        for (r, &lane) in ranges.iter().zip(&lanes) {
             let when = format!(
                 "{} (start/end{})",
                 duration(r.end - r.start),
@@ -314,7 +337,7 @@ impl Sink for Page<'_> {
             };
             self.item(&r.details, place, &when)?;
         }
-        self.row_end(lanes.len() as u32 - 1)
+        self.row_end(lanes.iter().max().copied().unwrap_or(0) as u32)
     }
 }
 
@@ -458,6 +481,24 @@ impl Page<'_> {
         })
     }
 }
+
+/// A process row's title: its rank and command, or its command and pid.
+pub fn process_title(p: &Process) -> String {
+    match p.rank {
+        Some(_) => format!("{} {}", p.label(), short_command(&p.command)),
+        None => format!("{} (pid {})", short_command(&p.command), p.pid),
+    }
+}
+
+/// A thread row's title: its name and tid, or `thread TID`.
+pub fn thread_title(t: &Thread) -> String {
+    t.name
+        .as_ref()
+        .map_or(format!("thread {}", t.tid), |n| format!("{n} ({})", t.tid))
+}
+
+/// A row's text for a process that recorded nothing.
+pub const NOTHING_RECORDED: &str = "no NVTX events: the process made no NVTX call while recorded";
 
 /// The command with its program's directory dropped, at most 80 characters.
 fn short_command(command: &str) -> String {

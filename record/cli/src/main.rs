@@ -26,6 +26,7 @@ mod record;
 mod signals;
 mod sqlite;
 mod summary;
+mod view;
 
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
@@ -83,6 +84,16 @@ enum Command {
         /// slowest rank and the spread.
         #[arg(long, value_name = "NAME")]
         per_rank: Option<String>,
+        /// The recording directories.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+    },
+    /// Serve the timeline of recording directories to a browser on this
+    /// machine: any length opens at once, zoomed out to bars per pixel,
+    /// zoomed in to every event.
+    View {
+        #[command(flatten)]
+        options: view::Options,
         /// The recording directories.
         #[arg(required = true)]
         dirs: Vec<PathBuf>,
@@ -145,16 +156,8 @@ pub struct Outputs {
     /// Thousands separators in the summary's numbers (table and CSV).
     #[arg(long)]
     pub separators: bool,
-    /// Keep only what starts inside an instance of this NVTX range
-    /// (`NAME` or `NAME@DOMAIN`, `default` for the default domain).
-    #[arg(long, value_name = "NAME[@DOMAIN]")]
-    pub capture_range: Option<String>,
-    /// Keep only these domains (comma-separated; `default` is the default domain).
-    #[arg(long, value_name = "DOMAINS", value_delimiter = ',')]
-    pub nvtx_domain_include: Vec<String>,
-    /// Drop these domains (comma-separated; `default` is the default domain).
-    #[arg(long, value_name = "DOMAINS", value_delimiter = ',')]
-    pub nvtx_domain_exclude: Vec<String>,
+    #[command(flatten)]
+    pub selection: model::Selection,
 }
 
 /// An output name with `%q{VAR}` (an environment variable of `nvtxr`'s own,
@@ -264,14 +267,6 @@ impl Outputs {
             .any(|(_, t)| *t == output::Target::Descriptor(libc::STDOUT_FILENO)))
     }
 
-    pub fn selection(&self) -> model::Selection {
-        model::Selection {
-            capture_range: self.capture_range.clone(),
-            include: self.nvtx_domain_include.clone(),
-            exclude: self.nvtx_domain_exclude.clone(),
-        }
-    }
-
     fn format(&self) -> summary::Format {
         summary::Format {
             unit: self.time_unit,
@@ -302,6 +297,25 @@ fn write_output(
     written
 }
 
+/// How an error reading the recordings in `dirs` is told.
+pub fn unreadable(dirs: &[PathBuf]) -> impl Fn(std::io::Error) -> String {
+    let shown: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+    move |e: std::io::Error| match e.kind() {
+        std::io::ErrorKind::InvalidData | std::io::ErrorKind::InvalidInput => e.to_string(),
+        _ => format!("cannot read the recording in {}: {e}", shown.join(", ")),
+    }
+}
+
+/// The first pass over recording directories (see `model::scan`), its
+/// warnings printed.
+pub fn open(dirs: &[PathBuf]) -> Result<model::Scan, String> {
+    let scan = model::scan(dirs).map_err(unreadable(dirs))?;
+    for warning in &scan.warnings {
+        eprintln!("nvtxr: warning: {warning}");
+    }
+    Ok(scan)
+}
+
 /// Writes every requested output from recording directories; prints the
 /// summary. Fails, saying why, when nothing can be written (no recorded
 /// process, nothing selected) or, after writing everything else, when part
@@ -318,14 +332,8 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
         Box::new(std::io::stdout())
     };
     let shown: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-    let unreadable = |e: std::io::Error| match e.kind() {
-        std::io::ErrorKind::InvalidData | std::io::ErrorKind::InvalidInput => e.to_string(),
-        _ => format!("cannot read the recording in {}: {e}", shown.join(", ")),
-    };
-    let mut scan = model::scan(dirs).map_err(unreadable)?;
-    for warning in &scan.warnings {
-        eprintln!("nvtxr: warning: {warning}");
-    }
+    let unreadable = unreadable(dirs);
+    let mut scan = open(dirs)?;
     let say = |term: &mut Box<dyn Write>, text: String| {
         let _ = term.write_all(text.as_bytes());
     };
@@ -343,17 +351,17 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
             );
         }
     }
-    let filter = model::Filter::new(&outputs.selection(), &scan).map_err(unreadable)?;
+    let filter = model::Filter::new(&outputs.selection, &scan).map_err(&unreadable)?;
     if outputs.shows_progress() {
         progress::enable();
     }
     let mut collector = summary::Collector::default();
     progress::begin("summarizing".into(), scan.records);
-    let events = scan.replay(&filter, &mut collector).map_err(unreadable);
+    let events = scan.replay(&filter, &mut collector).map_err(&unreadable);
     progress::end();
     let events = events?;
     if events == 0 {
-        let why = nothing_selected(&scan, outputs).map_err(unreadable)?;
+        let why = nothing_selected(&scan, &outputs.selection).map_err(&unreadable)?;
         return Err(match dropped(&scan) {
             Some(dropped) => format!("{dropped}\nnvtxr: {why}"),
             None => why,
@@ -490,7 +498,10 @@ fn dropped(scan: &model::Scan) -> Option<String> {
 
 /// Why a report kept no event: the recording has none, or the selection
 /// matched none (then what there is to select).
-fn nothing_selected(scan: &model::Scan, outputs: &Outputs) -> std::io::Result<String> {
+pub fn nothing_selected(
+    scan: &model::Scan,
+    selection: &model::Selection,
+) -> std::io::Result<String> {
     #[derive(Default)]
     struct Names {
         ranges: std::collections::BTreeSet<String>,
@@ -533,19 +544,19 @@ fn nothing_selected(scan: &model::Scan, outputs: &Outputs) -> std::io::Result<St
         shown.join(", ")
     };
     let mut asked = Vec::new();
-    if let Some(range) = &outputs.capture_range {
+    if let Some(range) = &selection.capture_range {
         asked.push(format!("--capture-range {range}"));
     }
-    if !outputs.nvtx_domain_include.is_empty() {
+    if !selection.include.is_empty() {
         asked.push(format!(
             "--nvtx-domain-include {}",
-            outputs.nvtx_domain_include.join(",")
+            selection.include.join(",")
         ));
     }
-    if !outputs.nvtx_domain_exclude.is_empty() {
+    if !selection.exclude.is_empty() {
         asked.push(format!(
             "--nvtx-domain-exclude {}",
-            outputs.nvtx_domain_exclude.join(",")
+            selection.exclude.join(",")
         ));
     }
     Ok(format!(
@@ -556,53 +567,53 @@ fn nothing_selected(scan: &model::Scan, outputs: &Outputs) -> std::io::Result<St
     ))
 }
 
+/// An error's exit: said on stderr, with `code`.
+fn failed(e: &str, code: u8) -> ExitCode {
+    eprintln!("nvtxr: {e}");
+    ExitCode::from(code)
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let outputs = match &cli.command {
-        Command::Record { outputs, .. } | Command::Report { outputs, .. } => outputs.expanded(),
-    };
-    let outputs = match outputs {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("nvtxr: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    match cli.command {
+    match Cli::parse().command {
         Command::Record {
+            outputs,
             wait,
             command,
             keep,
-            ..
-        } => match keep.as_deref().map(expand).transpose() {
-            Ok(keep) => record::run(&command, &outputs, wait, keep.as_deref()),
-            Err(e) => {
-                eprintln!("nvtxr: {e}");
-                ExitCode::from(2)
+        } => {
+            let keep = keep.as_deref().map(expand).transpose();
+            match (outputs.expanded(), keep) {
+                (Ok(outputs), Ok(keep)) => record::run(&command, &outputs, wait, keep.as_deref()),
+                (Err(e), _) | (_, Err(e)) => failed(&e, 2),
             }
-        },
+        }
         Command::Report {
+            outputs,
             dirs,
             align_on,
             per_rank,
-            ..
         } => {
+            let outputs = match outputs.expanded() {
+                Ok(outputs) => outputs,
+                Err(e) => return failed(&e, 2),
+            };
             signals::install();
             signals::converting();
             match report(&dirs, &outputs, &RankOptions { align_on, per_rank }) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => match signals::stopped_by() {
-                    Some(signal) => {
-                        eprintln!("nvtxr: stopped by signal {signal}; no output was left half-written, and the recording is as it was");
-                        ExitCode::from(128 + signal as u8)
-                    }
-                    None => {
-                        eprintln!("nvtxr: {e}");
-                        ExitCode::from(1)
-                    }
+                    Some(signal) => failed(
+                        &format!("stopped by signal {signal}; no output was left half-written, and the recording is as it was"),
+                        128 + signal as u8,
+                    ),
+                    None => failed(&e, 1),
                 },
             }
         }
+        Command::View { dirs, options } => match view::run(&dirs, &options) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => failed(&e, 1),
+        },
     }
 }
 
@@ -747,9 +758,9 @@ mod tests {
         else {
             panic!("not report")
         };
-        assert_eq!(outputs.nvtx_domain_include, ["default", "io"]);
+        assert_eq!(outputs.selection.include, ["default", "io"]);
         assert_eq!(outputs.time_unit, summary::Unit::Us);
-        assert_eq!(outputs.capture_range.as_deref(), Some("step@io"));
+        assert_eq!(outputs.selection.capture_range.as_deref(), Some("step@io"));
         assert!(parse(&["report"]).is_err(), "a directory is required");
         assert!(parse(&["record"]).is_err(), "a command is required");
         assert!(parse(&["report", "--time-unit", "weeks", "rec"]).is_err());

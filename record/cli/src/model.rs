@@ -890,13 +890,25 @@ fn start_end(
 
 /// Which ranges and marks a report keeps (`--capture-range`, `--nvtx-domain-include`,
 /// `--nvtx-domain-exclude`, as Nsight Systems names them).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, clap::Args)]
 pub struct Selection {
-    /// `NAME` or `NAME@DOMAIN`: keep only what starts inside an instance of that range.
+    /// Keep only what starts inside an instance of this NVTX range
+    /// (`NAME` or `NAME@DOMAIN`, `default` for the default domain).
+    #[arg(long, value_name = "NAME[@DOMAIN]")]
     pub capture_range: Option<String>,
-    /// Keep only these domains (`default` is the default domain); empty: all.
+    /// Keep only these domains (comma-separated; `default` is the default domain).
+    #[arg(
+        long = "nvtx-domain-include",
+        value_name = "DOMAINS",
+        value_delimiter = ','
+    )]
     pub include: Vec<String>,
-    /// Drop these domains.
+    /// Drop these domains (comma-separated; `default` is the default domain).
+    #[arg(
+        long = "nvtx-domain-exclude",
+        value_name = "DOMAINS",
+        value_delimiter = ','
+    )]
     pub exclude: Vec<String>,
 }
 

@@ -3,6 +3,9 @@
 //! recordings (one track per rank, labelled), the per-rank view, and the
 //! alignment of recordings whose hosts' clocks disagree.
 
+mod common;
+
+use common::text;
 use nvtxr_harness::{artifacts, compile_c, have_tool, python_nvtx, Producer};
 use nvtxr_record_format::{
     encode, Chunk, Kind, ProcessHeader, Stamp, CHUNK_COMMITTED, CHUNK_HEADER,
@@ -20,18 +23,7 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = nvtxr_harness::work_dir().join(format!("ranks-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
+    common::scratch_in("ranks", name)
 }
 
 fn copy_tree(from: &Path, to: &Path) {

@@ -4,6 +4,9 @@
 //! write failures, use without the launcher, and the HTML timeline in
 //! headless Chromium.
 
+mod common;
+
+use common::*;
 use nvtxr_harness::{artifacts, compile_c, have_tool, python_nvtx, Producer};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
@@ -11,137 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = nvtxr_harness::work_dir().join(format!("record-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// `nvtxr record -o DIR/trace.json --json DIR/summary.json [extra] -- command`.
-fn record(dir: &Path, extra: &[&str], command: &[&str], env: &[(&str, &str)]) -> Output {
-    record_command(dir, extra, command)
-        .envs(env.iter().copied())
-        .output()
-        .unwrap()
-}
-
-fn record_command(dir: &Path, extra: &[&str], command: &[&str]) -> Command {
-    let mut c = Command::new(&artifacts().nvtxr);
-    c.arg("record")
-        .arg("-o")
-        .arg(dir.join("trace.json"))
-        .arg("--json")
-        .arg(dir.join("summary.json"))
-        .args(extra)
-        .arg("--")
-        .args(command)
-        .env_remove("NVTX_INJECTION64_PATH");
-    c
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn load(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).expect("valid JSON")
-}
-
-/// Microseconds with three decimals (as the trace writes them) back to ns.
-fn ns(v: &Value) -> i64 {
-    (v.as_f64().unwrap() * 1000.0).round() as i64
-}
-
-/// A range or mark as the trace shows it.
-#[derive(Debug, Clone)]
-struct Event {
-    ph: String,
-    name: String,
-    cat: String,
-    pid: u64,
-    tid: u64,
-    start: i64,
-    end: i64,
-    args: Value,
-}
-
-/// The trace's events (metadata aside), with b/e pairs joined into one; checks
-/// that complete events nest properly per thread and every b has one e.
-fn events(trace: &Value) -> Vec<Event> {
-    let mut out = Vec::new();
-    let mut open: HashMap<String, Event> = HashMap::new();
-    for e in trace["traceEvents"].as_array().unwrap() {
-        let ph = e["ph"].as_str().unwrap().to_string();
-        if ph == "M" {
-            continue;
-        }
-        let ev = Event {
-            ph: ph.clone(),
-            name: e["name"].as_str().unwrap().into(),
-            cat: e["cat"].as_str().unwrap().into(),
-            pid: e["pid"].as_u64().unwrap(),
-            tid: e["tid"].as_u64().unwrap(),
-            start: ns(&e["ts"]),
-            end: ns(&e["ts"]) + e.get("dur").map_or(0, ns),
-            args: e["args"].clone(),
-        };
-        match ph.as_str() {
-            // Async ids are unique across the whole trace, not per process.
-            "b" => assert!(
-                open.insert(e["id"].as_str().unwrap().into(), ev).is_none(),
-                "duplicate async id"
-            ),
-            "e" => {
-                let mut begin = open.remove(e["id"].as_str().unwrap()).expect("e without b");
-                assert!(ev.start >= begin.start);
-                begin.end = ev.start;
-                out.push(begin);
-            }
-            "X" | "i" => out.push(ev),
-            other => panic!("unexpected phase {other}"),
-        }
-    }
-    assert!(open.is_empty(), "async slices never ended: {open:?}");
-    // The trace lists events as the converter finished them; tests read them by start.
-    out.sort_by_key(|e| (e.start, -e.end));
-    // Complete events on one thread nest: each lies inside the one enclosing it.
-    let mut by_thread: BTreeMap<(u64, u64), Vec<&Event>> = BTreeMap::new();
-    for e in out.iter().filter(|e| e.ph == "X") {
-        by_thread.entry((e.pid, e.tid)).or_default().push(e);
-    }
-    for (thread, mut list) in by_thread {
-        list.sort_by_key(|e| (e.start, -e.end));
-        let mut stack: Vec<&Event> = Vec::new();
-        for e in list {
-            while stack.last().is_some_and(|top| top.end <= e.start) {
-                stack.pop();
-            }
-            if let Some(top) = stack.last() {
-                assert!(e.end <= top.end, "{thread:?}: {e:?} crosses {top:?}");
-            }
-            stack.push(e);
-        }
-    }
-    out
-}
-
-fn names<'a>(events: &'a [Event], ph: &str) -> Vec<&'a str> {
-    events
-        .iter()
-        .filter(|e| e.ph == ph)
-        .map(|e| e.name.as_str())
-        .collect()
-}
-
-fn count(events: &[Event], ph: &str, name: &str) -> usize {
-    events
-        .iter()
-        .filter(|e| e.ph == ph && e.name == name)
-        .count()
+    scratch_in("record", name)
 }
 
 /// The summary (`--json`) agrees with the trace's durations, range by range.
@@ -176,10 +49,6 @@ fn check_summary(dir: &Path, events: &[Event]) {
             "{key:?}"
         );
     }
-}
-
-fn scenarios() -> PathBuf {
-    compile_c("record_scenarios.c", Producer::NvtxrShared, &[])
 }
 
 #[test]
@@ -600,23 +469,6 @@ fn html_of(name: &str, scenario: &str) -> PathBuf {
     );
     assert!(out.status.success(), "{}", text(&out));
     dir
-}
-
-/// The page at `url` as headless Chromium leaves it after its scripts ran,
-/// in a 1200×800 window.
-fn dump_dom(dir: &Path, url: &str) -> String {
-    let out = Command::new("chromium")
-        .args(nvtxr_harness::CHROMIUM_FLAGS)
-        .arg(format!(
-            "--user-data-dir={}",
-            dir.join("chromium").display()
-        ))
-        .arg("--window-size=1200,800")
-        .arg("--dump-dom")
-        .arg(url)
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// `nvtxr record -q [extra] -- record_scenarios NAME`, with its trace's events.
@@ -1268,16 +1120,6 @@ fn torchrun_style_ranks_get_a_recording_each_named_by_rank() {
     assert!(text(&out).contains("NVTXR_TEST_NOT_SET"), "{}", text(&out));
 }
 
-/// `nvtxr ARGS...` with the worker scenario after `--` when `run` is set.
-fn nvtxr(args: &[&str], env: &[(&str, &str)]) -> Output {
-    Command::new(&artifacts().nvtxr)
-        .args(args)
-        .env_remove("NVTX_INJECTION64_PATH")
-        .envs(env.iter().copied())
-        .output()
-        .unwrap()
-}
-
 fn mode(path: &Path) -> u32 {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(path).unwrap().permissions().mode() & 0o777
@@ -1497,21 +1339,6 @@ fn a_write_past_the_file_size_limit_is_reported_and_the_recording_kept() {
         count(&events(&load(&dir.join("again.json"))), "X", "thread"),
         1100
     );
-}
-
-/// `nvtxr record -q --keep DIR/rec OUTPUTS -- COMMAND`, successful; the recording.
-fn kept(dir: &Path, outputs: &[&str], command: &[&str]) -> PathBuf {
-    let rec = dir.join("rec");
-    let args = [
-        &["record", "-q", "--keep", rec.to_str().unwrap()][..],
-        outputs,
-        &["--"],
-        command,
-    ]
-    .concat();
-    let out = nvtxr(&args, &[]);
-    assert!(out.status.success(), "{args:?}: {}", text(&out));
-    rec
 }
 
 /// `nvtxr report -q -o TRACE REC`.

@@ -1,0 +1,221 @@
+//! `nvtxr view`: the timeline of a recording of any length, served to a
+//! browser on the loopback address. The recording is indexed once (see
+//! [`index`]); the page (the HTML timeline's, in its served mode) then asks
+//! for what is on screen as it is zoomed and panned, so the browser only
+//! ever holds about a bar per pixel per row.
+//!
+//! Requests: `/` the page, `/meta` the rows, summary and legend, `/window?
+//! t0=&t1=&w=` the events between two times (ns from the trace's start) for
+//! `w` pixels, `/find?q=&after=` the next range whose name contains `q`.
+//! Only the address it was asked for is listened on (127.0.0.1 unless
+//! `--address` names another), and on a loopback address only requests
+//! that name it (or `localhost`) as their host are answered, so no web
+//! page the user visits can reach the server through its own host name.
+
+pub mod index;
+
+use crate::model::{Filter, Selection};
+use crate::{html, progress, summary};
+use index::{Index, Window};
+use std::collections::HashMap;
+use std::io::{IsTerminal, Write};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Rows of the summary table and names of the legend the page gets.
+const SUMMARY_ROWS: usize = 1000;
+const LEGEND: usize = 500;
+
+/// `nvtxr view`'s options.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Options {
+    /// The port to listen on (0: any free one); the address is printed.
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// The address to listen on. Anything but a loopback address opens the
+    /// timeline to the network: only when asked for.
+    #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
+    pub address: IpAddr,
+    /// No progress line while indexing.
+    #[arg(short, long)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub selection: Selection,
+}
+
+/// Indexes the recordings in `dirs` and serves their timeline until killed.
+pub fn run(dirs: &[PathBuf], options: &Options) -> Result<(), String> {
+    for dir in dirs {
+        if dir.is_file() {
+            return Err(format!(
+                "{}: a file; nvtxr view reads recording directories (`nvtxr record --keep DIR`, \
+                 NVTXR_RECORD_DIR). A .pftrace trace opens in https://ui.perfetto.dev",
+                dir.display()
+            ));
+        }
+    }
+    let unreadable = crate::unreadable(dirs);
+    let scan = crate::open(dirs)?;
+    let filter = Filter::new(&options.selection, &scan).map_err(&unreadable)?;
+    if !options.quiet && std::io::stderr().is_terminal() {
+        progress::enable();
+    }
+    let started = Instant::now();
+    let mut index = Index::new(scan.origin, scan.end);
+    progress::begin("indexing".into(), scan.records);
+    let replayed = scan.replay(&filter, &mut index).map_err(&unreadable);
+    progress::end();
+    if replayed? == 0 {
+        return Err(crate::nothing_selected(&scan, &options.selection).map_err(&unreadable)?);
+    }
+    let collector = std::mem::take(&mut index.summary);
+    let colors = collector.legend.clone();
+    let rows = collector.rows();
+    let title = scan
+        .processes
+        .first()
+        .map(|p| p.command.clone())
+        .unwrap_or_default();
+    let meta = serde_json::json!({
+        "title": title,
+        "end": index.end,
+        "count": index.items,
+        "processes": scan.processes.len(),
+        "rows": index.rows().collect::<Vec<_>>(),
+        "summary": &rows[..rows.len().min(SUMMARY_ROWS)],
+        "legend": index.legend(&rows, &colors, LEGEND),
+    })
+    .to_string();
+    let page = html::served_page(&title);
+    let indexed = started.elapsed();
+
+    let server = tiny_http::Server::http(SocketAddr::new(options.address, options.port))
+        .map_err(|e| format!("cannot listen on {}:{}: {e}", options.address, options.port))?;
+    let port = server
+        .server_addr()
+        .to_ip()
+        .map(|a| a.port())
+        .unwrap_or(options.port);
+    let shown = match options.address {
+        IpAddr::V6(a) => format!("[{a}]"),
+        IpAddr::V4(a) => a.to_string(),
+    };
+    println!(
+        "nvtxr view: {} of {} indexed in {:.1} s; the timeline is at http://{shown}:{port}/ (Ctrl-C to stop)",
+        summary::count(index.items, "range and mark", "ranges and marks"),
+        summary::count(scan.processes.len() as u64, "process", "processes"),
+        indexed.as_secs_f64(),
+    );
+    let _ = std::io::stdout().flush();
+    let hosts = allowed_hosts(options.address, port);
+    for request in server.incoming_requests() {
+        let answer = answer(&request, &hosts, &index, &meta, &page);
+        let _ = request.respond(answer);
+    }
+    Ok(())
+}
+
+/// The `Host` headers answered: on a loopback address, the address and
+/// `localhost` with the port; elsewhere any (`None`).
+fn allowed_hosts(address: IpAddr, port: u16) -> Option<Vec<String>> {
+    if !address.is_loopback() {
+        return None;
+    }
+    Some(
+        ["127.0.0.1", "localhost", "[::1]"]
+            .iter()
+            .map(|h| format!("{h}:{port}"))
+            .collect(),
+    )
+}
+
+type Answer = tiny_http::Response<std::io::Cursor<Vec<u8>>>;
+
+fn reply(status: u16, kind: &str, body: Vec<u8>) -> Answer {
+    let header = tiny_http::Header::from_bytes("Content-Type", kind).expect("a valid header");
+    tiny_http::Response::from_data(body)
+        .with_status_code(status)
+        .with_header(header)
+}
+
+fn text(status: u16, body: &str) -> Answer {
+    reply(
+        status,
+        "text/plain; charset=utf-8",
+        body.as_bytes().to_vec(),
+    )
+}
+
+fn json<T: serde::Serialize>(value: &T) -> Answer {
+    let body = serde_json::to_vec(value).expect("plain data serializes");
+    reply(200, "application/json", body)
+}
+
+/// The answer to one request.
+fn answer(
+    request: &tiny_http::Request,
+    hosts: &Option<Vec<String>>,
+    index: &Index,
+    meta: &str,
+    page: &str,
+) -> Answer {
+    if let Some(hosts) = hosts {
+        let host = request
+            .headers()
+            .iter()
+            .find(|h| h.field.equiv("Host"))
+            .map(|h| h.value.as_str().to_ascii_lowercase());
+        if !host.is_some_and(|h| hosts.contains(&h)) {
+            return text(403, "nvtxr view answers requests for its own address only");
+        }
+    }
+    if *request.method() != tiny_http::Method::Get {
+        return text(405, "only GET");
+    }
+    let (path, query) = request.url().split_once('?').unwrap_or((request.url(), ""));
+    let params = parameters(query);
+    let number = |name: &str| -> Result<u64, String> {
+        params
+            .get(name)
+            .ok_or(format!("missing {name}"))?
+            .parse()
+            .map_err(|_| format!("{name}: not a whole number"))
+    };
+    let result = match path {
+        "/" => Ok(reply(
+            200,
+            "text/html; charset=utf-8",
+            page.as_bytes().to_vec(),
+        )),
+        "/meta" => Ok(reply(200, "application/json", meta.as_bytes().to_vec())),
+        "/window" => (|| {
+            let window = Window {
+                t0: number("t0")?,
+                t1: number("t1")?,
+                width: number("w")?.min(u64::from(u32::MAX)) as u32,
+            };
+            Ok(json(&index.window(window)))
+        })(),
+        "/find" => (|| {
+            let query = params.get("q").map_or("", String::as_str);
+            let from = number("after").map_or(0, |after| after.saturating_add(1));
+            Ok(json(&index.find(query, from)))
+        })(),
+        _ => return text(404, "not found"),
+    };
+    result.unwrap_or_else(|e: String| text(400, &e))
+}
+
+/// A URL's query as names and (percent-decoded) values.
+fn parameters(query: &str) -> HashMap<String, String> {
+    query
+        .split('&')
+        .filter_map(|pair| pair.split_once('='))
+        .map(|(k, v)| {
+            let v = v.replace('+', " ");
+            let decoded = percent_encoding::percent_decode_str(&v).decode_utf8_lossy();
+            (k.to_string(), decoded.into_owned())
+        })
+        .collect()
+}

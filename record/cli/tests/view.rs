@@ -1,0 +1,285 @@
+//! `nvtxr view` end to end: the server's answers checked against the JSON
+//! trace of the same recording (every event of a zoomed-in window, bars
+//! whose counts add up zoomed out, find), its refusals, and the page in
+//! headless Chromium.
+
+mod common;
+
+use common::*;
+use nvtxr_harness::{artifacts, compile_c, have_tool, Producer};
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+fn scratch(name: &str) -> PathBuf {
+    scratch_in("view", name)
+}
+
+/// A running `nvtxr view`, stopped when dropped.
+struct Server {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `nvtxr view ARGS...`, once it says where it listens.
+fn view(args: &[&str]) -> Server {
+    let mut child = Command::new(&artifacts().nvtxr)
+        .arg("view")
+        .args(args)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .split("http://127.0.0.1:")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    let port = url.split('/').next().unwrap().parse().unwrap();
+    Server { child, port }
+}
+
+impl Server {
+    /// GET `path` with `host` as the Host header: the status and the body.
+    fn get_as(&self, host: &str, path: &str) -> (u16, String) {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        write!(
+            stream,
+            "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+        (status, body.to_string())
+    }
+
+    fn get(&self, path: &str) -> Value {
+        let (status, body) = self.get_as(&format!("127.0.0.1:{}", self.port), path);
+        assert_eq!(status, 200, "{path}: {body}");
+        serde_json::from_str(&body).unwrap()
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/", self.port)
+    }
+}
+
+/// A recording of `record_scenarios SCENARIO` kept in `dir/rec`, and its
+/// JSON trace's events.
+fn recorded(dir: &Path, command: &[&str]) -> (PathBuf, Vec<Event>) {
+    let trace = dir.join("t.json");
+    let rec = kept(dir, &["-o", trace.to_str().unwrap()], command);
+    (rec, events(&load(&trace)))
+}
+
+/// The window's lanes of `row` as (start, end, name, ranges: None for an
+/// event, Some(n) for a bar of n ranges).
+fn lanes(answer: &Value, row: usize) -> Vec<(u64, u64, String, Option<u64>)> {
+    let details = &answer["details"];
+    answer["rows"][row]["lanes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|lane| lane.as_array().unwrap())
+        .map(|e| {
+            let e: Vec<u64> = e
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_u64().unwrap())
+                .collect();
+            let name = details[e[2].to_string()]["n"].as_str().unwrap().to_string();
+            (e[0], e[1], name, e.get(3).copied())
+        })
+        .collect()
+}
+
+#[test]
+fn zoomed_in_every_event_zoomed_out_bars_that_count_every_range() {
+    let dir = scratch("many");
+    let exe = scenarios();
+    let (rec, events) = recorded(&dir, &[exe.to_str().unwrap(), "many"]);
+    let server = view(&["-q", rec.to_str().unwrap()]);
+    let meta = server.get("/meta");
+    let rows = meta["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 4, "a row per thread: {meta}");
+    let end = meta["end"].as_u64().unwrap();
+    assert_eq!(meta["count"].as_u64().unwrap() as usize, events.len());
+    let thread_of = |row: &Value| {
+        let label = row["label"].as_str().unwrap();
+        let tid: u64 = label
+            .rsplit_once('(')
+            .unwrap()
+            .1
+            .trim_end_matches(')')
+            .parse()
+            .unwrap();
+        tid
+    };
+
+    // Zoomed out, 300 pixels: bars, fewer than pixels, whose counts add up
+    // to every range of the row; marks binned likewise.
+    let all = server.get(&format!("/window?t0=0&t1={end}&w=300"));
+    for (i, row) in rows.iter().enumerate() {
+        let tid = thread_of(row);
+        let ranges = events
+            .iter()
+            .filter(|e| e.ph == "X" && e.tid == tid)
+            .count();
+        let bars = lanes(&all, i);
+        assert!(bars.len() <= 300, "{} bars", bars.len());
+        assert_eq!(
+            bars.iter().map(|b| b.3.unwrap()).sum::<u64>() as usize,
+            ranges
+        );
+        let name = format!("busy {i}");
+        assert!(bars.iter().all(|b| b.2 == name), "{bars:?}");
+        let marks: u64 = all["rows"][i]["marks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m[2].as_u64().unwrap())
+            .sum();
+        let ticks = events
+            .iter()
+            .filter(|e| e.ph == "i" && e.tid == tid)
+            .count();
+        assert_eq!(marks as usize, ticks);
+    }
+
+    // Zoomed into 1 µs around a range in the middle: every range and mark
+    // in it, as the JSON trace has them.
+    let middle = events
+        .iter()
+        .filter(|e| e.ph == "X")
+        .nth(events.len() / 4)
+        .unwrap();
+    let (t0, t1) = (middle.start as u64, middle.start as u64 + 1000);
+    let window = server.get(&format!("/window?t0={t0}&t1={t1}&w=1000"));
+    for (i, row) in rows.iter().enumerate() {
+        let tid = thread_of(row);
+        let mut expected: Vec<(u64, u64, String, Option<u64>)> = events
+            .iter()
+            .filter(|e| e.ph == "X" && e.tid == tid)
+            .filter(|e| e.end as u64 >= t0 && e.start as u64 <= t1)
+            .map(|e| (e.start as u64, e.end as u64, e.name.clone(), None))
+            .collect();
+        expected.sort();
+        assert_eq!(lanes(&window, i), expected, "row {i}");
+        let marks: Vec<u64> = window["rows"][i]["marks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m[0].as_u64().unwrap())
+            .collect();
+        let ticks: Vec<u64> = events
+            .iter()
+            .filter(|e| e.ph == "i" && e.tid == tid)
+            .map(|e| e.start as u64)
+            .filter(|&t| (t0..=t1).contains(&t))
+            .collect();
+        assert_eq!(marks, ticks, "row {i}");
+    }
+    assert!(
+        !lanes(&window, 0).is_empty() || !lanes(&window, 1).is_empty(),
+        "the window holds the range it was placed on"
+    );
+
+    // Find: the first "busy 2" range, then the next one after it.
+    let mut busy: Vec<&Event> = events.iter().filter(|e| e.name == "busy 2").collect();
+    busy.sort_by_key(|e| e.start);
+    let first = server.get("/find?q=BUSY+2");
+    assert_eq!(first["start"].as_i64().unwrap(), busy[0].start);
+    let second = server.get(&format!("/find?q=busy%202&after={}", busy[0].start));
+    assert_eq!(second["start"].as_i64().unwrap(), busy[1].start);
+    assert_eq!(server.get("/find?q=nothing-like-it"), Value::Null);
+}
+
+#[test]
+fn requests_for_another_host_and_bad_ones_are_refused() {
+    let dir = scratch("refused");
+    let exe = scenarios();
+    let (rec, _) = recorded(&dir, &[exe.to_str().unwrap(), "worker"]);
+    let server = view(&["-q", rec.to_str().unwrap()]);
+    let port = server.port;
+    // A page elsewhere reaching the server through its own host name (DNS
+    // rebinding) gets nothing.
+    for host in [format!("evil.example:{port}"), "127.0.0.1:1".into()] {
+        let (status, _) = server.get_as(&host, "/meta");
+        assert_eq!(status, 403, "{host}");
+    }
+    let (status, page) = server.get_as(&format!("localhost:{port}"), "/");
+    assert_eq!(status, 200);
+    assert!(page.contains("let DATA = null;"), "the served page");
+    let here = format!("127.0.0.1:{port}");
+    for bad in ["/window?t0=0&t1=x&w=10", "/window?t1=5&w=10"] {
+        let (status, body) = server.get_as(&here, bad);
+        assert_eq!(status, 400, "{bad}: {body}");
+    }
+    assert_eq!(server.get_as(&here, "/elsewhere").0, 404);
+
+    // A trace file instead of a recording: said clearly.
+    let out = nvtxr(&["view", dir.join("t.json").to_str().unwrap()], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out).contains("reads recording directories"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn the_served_timeline_in_headless_chromium() {
+    if !have_tool("chromium") {
+        return;
+    }
+    let dir = scratch("chromium");
+    let exe = compile_c("example.c", Producer::NvtxrShared, &[]);
+    let (rec, events) = recorded(&dir, &[exe.to_str().unwrap()]);
+    let server = view(&["-q", rec.to_str().unwrap()]);
+    let dom = dump_dom(&dir, &server.url());
+    assert!(
+        dom.contains("data-painted="),
+        "the page drew its first window:\n{dom}"
+    );
+    for name in [
+        "epoch",
+        "forward",
+        "backward",
+        "load data",
+        "prefetch done",
+        "loss",
+    ] {
+        assert!(
+            dom.contains(&format!("data-name=\"{name}\"")),
+            "{name} not rendered:\n{dom}"
+        );
+    }
+    assert_eq!(dom.matches("data-name=\"forward\"").count(), 4);
+    assert!(dom.contains("trainer (") && dom.contains("prefetcher ("));
+    assert!(dom.contains("<th>Instances</th>"), "the summary table");
+
+    // Opened on the second "backward" range's window: it and nothing else
+    // on its level, and its epoch around it.
+    let mut backward: Vec<&Event> = events.iter().filter(|e| e.name == "backward").collect();
+    backward.sort_by_key(|e| e.start);
+    let b = backward[1];
+    let url = format!("{}#t0={}&t1={}", server.url(), b.start + 10, b.end - 10);
+    let dom = dump_dom(&dir, &url);
+    assert_eq!(dom.matches("data-name=\"backward\"").count(), 1, "{dom}");
+    assert_eq!(dom.matches("data-name=\"forward\"").count(), 0);
+    assert_eq!(dom.matches("data-name=\"epoch\"").count(), 1);
+}
