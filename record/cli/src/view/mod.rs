@@ -197,11 +197,11 @@ fn answer(
             };
             Ok(json(&index.window(window)))
         })(),
-        "/find" => (|| {
+        "/find" => {
             let query = params.get("q").map_or("", String::as_str);
             let from = number("after").map_or(0, |after| after.saturating_add(1));
             Ok(json(&index.find(query, from)))
-        })(),
+        }
         _ => return text(404, "not found"),
     };
     result.unwrap_or_else(|e: String| text(400, &e))
