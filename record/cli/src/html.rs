@@ -13,7 +13,7 @@
 
 use crate::chrome::css_color;
 use crate::model::{Details, Mark, Process, Range, Scan, Sink, Style, Thread};
-use crate::summary::Row;
+use crate::summary;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
@@ -206,34 +206,37 @@ impl<'a> Page<'a> {
         write!(self.out, "],\"depth\":{depth}}}")
     }
 
-    /// Writes the rest: the time span, the summary table and the legend.
+    /// Writes the rest: the time span, the summary table (`rows`) and the
+    /// legend (the rows' names, then the `marks`').
     pub fn finish(
         self,
         scan: &Scan,
-        summary: &[Row],
-        legend: &BTreeMap<String, Option<u32>>,
+        rows: &summary::Rows,
+        marks: &BTreeMap<String, Option<u32>>,
     ) -> std::io::Result<()> {
         let (_, tail) = TEMPLATE.split_once("__DATA__").expect("a data slot");
         let overview = self.overview.as_ref().map(|o| {
             format!(
-                "an overview of {} events: each thread's first {OVERVIEW_DEPTHS} levels, by the name that dominates each of {BINS} time bins (the summary's top {OVERVIEW_SUMMARY} rows, the legend's {OVERVIEW_LEGEND} most drawn names); every event is in the .pftrace trace (open it in https://ui.perfetto.dev)",
+                "an overview of {} events: each thread's first {OVERVIEW_DEPTHS} levels, by the name that dominates each of {BINS} time bins (the summary's top {OVERVIEW_SUMMARY} rows, the legend's {OVERVIEW_LEGEND} most drawn names); to see every event, run `nvtxr view` on the recording (`nvtxr record --keep DIR`), or open the .pftrace trace in https://ui.perfetto.dev",
                 o.events
             )
         });
         // An overview's legend: the names it drew most; its table: the top rows.
-        let drawn: BTreeMap<String, Option<u32>>;
         let (legend, summary) = match &self.overview {
             Some(o) => {
                 let mut names: Vec<_> = o.drawn.iter().collect();
                 names.sort_by(|a, b| b.1 .1.cmp(&a.1 .1).then_with(|| a.0.cmp(b.0)));
-                drawn = names
+                let drawn = names
                     .into_iter()
                     .take(OVERVIEW_LEGEND)
                     .map(|(n, (c, _))| (n.clone(), *c))
                     .collect();
-                (&drawn, &summary[..summary.len().min(OVERVIEW_SUMMARY)])
+                (drawn, rows.top(OVERVIEW_SUMMARY)?)
             }
-            None => (legend, summary),
+            None => (
+                summary::legend(rows, marks, usize::MAX)?,
+                rows.top(usize::MAX)?,
+            ),
         };
         write!(
             self.out,
@@ -242,7 +245,7 @@ impl<'a> Page<'a> {
             self.count,
             script_json(&overview),
             scan.processes.len(),
-            script_json(summary),
+            script_json(&summary),
             script_json(
                 &legend
                     .iter()

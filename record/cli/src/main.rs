@@ -372,8 +372,8 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
         Some(name) => Some(ranks::per_rank(&scan, &filter, name, &outputs.format())?),
         None => None,
     };
-    let legend = std::mem::take(&mut collector.legend);
-    let rows = collector.rows();
+    let marks = std::mem::take(&mut collector.marks);
+    let rows = collector.rows().map_err(&unreadable)?;
     write_output(
         &outputs.trace,
         &|out| match outputs.trace_format() {
@@ -410,35 +410,27 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
                 let mut page =
                     html::Page::new(out, &title, scan.origin, (events as u64, scan.end))?;
                 scan.replay(&filter, &mut page)?;
-                page.finish(&scan, &rows, &legend)
+                page.finish(&scan, &rows, &marks)
             },
             scan.records,
         )?;
     }
     if let Some(path) = &outputs.csv {
-        write_output(
-            path,
-            &|out| out.write_all(summary::csv(&rows, &outputs.format()).as_bytes()),
-            0,
-        )?;
+        write_output(path, &|out| summary::csv(&rows, &outputs.format(), out), 0)?;
     }
     if let Some(path) = &outputs.json {
-        write_output(
-            path,
-            &|out| out.write_all(summary::json(&rows).as_bytes()),
-            0,
-        )?;
+        write_output(path, &|out| summary::json(&rows, out), 0)?;
     }
     if !outputs.quiet {
         say(
             &mut term,
             format!(
-                "\nNVTX range summary ({}, {}):\n\n{}",
+                "\nNVTX range summary ({}, {}):\n\n",
                 summary::count(events as u64, "event", "events"),
                 summary::count(scan.processes.len() as u64, "process", "processes"),
-                summary::table(&rows, &outputs.format())
             ),
         );
+        summary::table(&rows, &outputs.format(), &mut term).map_err(&unreadable)?;
     }
     if let Some(table) = per_rank {
         say(&mut term, table);

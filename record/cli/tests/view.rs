@@ -88,7 +88,6 @@ fn recorded(dir: &Path, command: &[&str]) -> (PathBuf, Vec<Event>) {
 /// The window's lanes of `row` as (start, end, name, ranges: None for an
 /// event, Some(n) for a bar of n ranges).
 fn lanes(answer: &Value, row: usize) -> Vec<(u64, u64, String, Option<u64>)> {
-    let details = &answer["details"];
     answer["rows"][row]["lanes"]
         .as_array()
         .unwrap()
@@ -101,8 +100,9 @@ fn lanes(answer: &Value, row: usize) -> Vec<(u64, u64, String, Option<u64>)> {
                 .iter()
                 .map(|v| v.as_u64().unwrap())
                 .collect();
-            let name = details[e[2].to_string()]["n"].as_str().unwrap().to_string();
-            (e[0], e[1], name, e.get(3).copied())
+            let name = answer["names"][e[2].to_string()].as_str().unwrap();
+            assert!(answer["looks"][e[3].to_string()]["k"].is_string());
+            (e[0], e[1], name.to_string(), e.get(4).copied())
         })
         .collect()
 }
@@ -151,7 +151,7 @@ fn zoomed_in_every_event_zoomed_out_bars_that_count_every_range() {
             .as_array()
             .unwrap()
             .iter()
-            .map(|m| m[2].as_u64().unwrap())
+            .map(|m| m[3].as_u64().unwrap())
             .sum();
         let ticks = events
             .iter()

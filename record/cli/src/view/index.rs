@@ -5,6 +5,9 @@
 //! never overlap (push/pop ranges nest; start/end ranges get lanes of their
 //! own), so the ranges a window holds are two binary searches away.
 //!
+//! Names and looks (kind, tooltip lines, color) are interned: an event
+//! costs 24 bytes (start, end, name, look), a distinct name its text.
+//!
 //! A window with more events on a lane than it has pixels is answered with
 //! bars instead: per pixel bin, the exact number of ranges it holds (found
 //! by binary search, so a bin with anything in it always shows) and the
@@ -14,29 +17,39 @@
 use crate::html;
 use crate::model::{Details, Mark, Process, Range, Sink, Style, Thread};
 use crate::summary;
+use indexmap::IndexSet;
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::HashMap;
 
 /// Ranges weighed per bin to find the name that dominates it.
 pub const SAMPLES: usize = 16;
 
-/// How an event is shown, shared by every event with the same name,
-/// kind and details.
+/// How an event looks besides its name: what it is ("push/pop",
+/// "start/end, never ended", "mark"...), the tooltip's further lines, and
+/// its color if the program gave one. Few, whatever the trace's length.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Look {
+    kind: &'static str,
+    about: Box<str>,
+    color: Option<u32>,
+}
+
+/// A look as the page gets it.
 #[derive(Serialize)]
-pub struct Detail {
-    /// Index into [`Index::names`].
-    #[serde(skip)]
+struct LookAnswer<'a> {
+    k: &'a str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    a: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    c: Option<String>,
+}
+
+/// An event's name and look, as indices into [`Index::names`] and
+/// [`Index::looks`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Shown {
     name: u32,
-    /// Name, CSS color (if the program gave one), what it is ("push/pop",
-    /// "start/end, never ended", "mark") and the tooltip's further lines.
-    #[serde(rename = "n")]
-    text: String,
-    #[serde(rename = "c", skip_serializing_if = "Option::is_none")]
-    color: Option<String>,
-    #[serde(rename = "k")]
-    kind: String,
-    #[serde(rename = "a")]
-    about: String,
+    look: u32,
 }
 
 /// A nesting level's ranges, sorted by start (and, as they never
@@ -45,14 +58,14 @@ pub struct Detail {
 struct Lane {
     start: Vec<u64>,
     end: Vec<u64>,
-    detail: Vec<u32>,
+    shown: Vec<Shown>,
 }
 
 /// A row's marks, sorted by time.
 #[derive(Default)]
 struct Marks {
     time: Vec<u64>,
-    detail: Vec<u32>,
+    shown: Vec<Shown>,
 }
 
 /// A timeline row as the page lists it.
@@ -84,23 +97,43 @@ pub struct Window {
     pub width: u32,
 }
 
-/// One lane's answer: every range as `[start, end, detail]`, or bars as
-/// `[start, end, detail, ranges]`.
+/// One lane's answer: every range as `[start, end, name, look]`, or bars
+/// as `[start, end, name, look, ranges]`.
 type Entries = Vec<Vec<u64>>;
 
 #[derive(Serialize)]
 pub struct RowWindow {
     lanes: Vec<Entries>,
-    /// Every mark as `[time, detail]`, or bins as `[time, detail, marks]`.
+    /// Every mark as `[time, name, look]`, or bins as `[time, name, look, marks]`.
     marks: Entries,
 }
 
-/// The answer to a [`Window`]: each row's lanes and marks, and the details
-/// they use.
-#[derive(Serialize)]
+/// The answer to a [`Window`]: each row's lanes and marks, and the names
+/// and looks they use.
+#[derive(Serialize, Default)]
 pub struct WindowAnswer<'a> {
     rows: Vec<RowWindow>,
-    details: HashMap<u32, &'a Detail>,
+    names: HashMap<u32, &'a str>,
+    looks: HashMap<u32, LookAnswer<'a>>,
+}
+
+impl<'a> WindowAnswer<'a> {
+    /// `shown`'s entry: its name and look, noted for the answer.
+    fn entry(&mut self, index: &'a Index, shown: Shown) -> [u64; 2] {
+        let (name, look) = (shown.name, shown.look);
+        self.names
+            .entry(name)
+            .or_insert_with(|| &index.names[name as usize]);
+        self.looks.entry(look).or_insert_with(|| {
+            let l = &index.looks[look as usize];
+            LookAnswer {
+                k: l.kind,
+                a: &l.about,
+                c: l.color.map(crate::chrome::css_color),
+            }
+        });
+        [u64::from(name), u64::from(look)]
+    }
 }
 
 /// A range that matched a search.
@@ -118,13 +151,11 @@ pub struct Index {
     pub end: u64,
     /// Ranges and marks.
     pub items: u64,
-    names: Vec<String>,
-    details: Vec<Detail>,
+    names: IndexSet<Box<str>>,
+    looks: IndexSet<Look>,
     rows: Vec<Row>,
     /// Built along: the summary.
     pub summary: summary::Collector,
-    name_ids: HashMap<String, u32>,
-    detail_ids: HashMap<(u32, String, String, Option<u32>), u32>,
     /// The current process's start/end ranges.
     asynchronous: Vec<Range>,
 }
@@ -136,12 +167,10 @@ impl Index {
             origin,
             end: end.saturating_sub(origin),
             items: 0,
-            names: Vec::new(),
-            details: Vec::new(),
+            names: IndexSet::new(),
+            looks: IndexSet::new(),
             rows: Vec::new(),
             summary: summary::Collector::default(),
-            name_ids: HashMap::new(),
-            detail_ids: HashMap::new(),
             asynchronous: Vec::new(),
         }
     }
@@ -151,32 +180,21 @@ impl Index {
         self.rows.iter().map(|r| &r.info)
     }
 
-    /// The detail id of an event.
-    fn detail(&mut self, d: &Details, kind: String) -> u32 {
-        let about = html::about(d).join("\n");
-        let name = match self.name_ids.get(&d.name) {
-            Some(&id) => id,
-            None => {
-                let id = self.names.len() as u32;
-                self.names.push(d.name.clone());
-                self.name_ids.insert(d.name.clone(), id);
-                id
-            }
+    /// How an event with these details and `kind` is shown.
+    fn shown(&mut self, d: &Details, kind: &'static str) -> Shown {
+        let name = match self.names.get_index_of(d.name.as_str()) {
+            Some(i) => i,
+            None => self.names.insert_full(d.name.as_str().into()).0,
         };
-        let key = (name, kind, about, d.color);
-        if let Some(&id) = self.detail_ids.get(&key) {
-            return id;
+        let look = Look {
+            kind,
+            about: html::about(d).join("\n").into(),
+            color: d.color,
+        };
+        Shown {
+            name: name as u32,
+            look: self.looks.insert_full(look).0 as u32,
         }
-        let id = self.details.len() as u32;
-        self.details.push(Detail {
-            name,
-            text: d.name.clone(),
-            color: d.color.map(crate::chrome::css_color),
-            kind: key.1.clone(),
-            about: key.2.clone(),
-        });
-        self.detail_ids.insert(key, id);
-        id
     }
 
     fn row(&mut self, p: &Process, label: String, is_async: bool) -> &mut Row {
@@ -196,8 +214,8 @@ impl Index {
     }
 
     /// Puts a range on its row's lane.
-    fn place(&mut self, row: usize, lane: usize, r: &Range, kind: String) {
-        let detail = self.detail(&r.details, kind);
+    fn place(&mut self, row: usize, lane: usize, r: &Range, kind: &'static str) {
+        let shown = self.shown(&r.details, kind);
         let (start, end) = (r.start - self.origin, r.end - self.origin);
         let row = &mut self.rows[row];
         if row.lanes.len() <= lane {
@@ -207,40 +225,33 @@ impl Index {
         let lane = &mut row.lanes[lane];
         lane.start.push(start);
         lane.end.push(end);
-        lane.detail.push(detail);
+        lane.shown.push(shown);
     }
 
     /// Every row's events in `window`: each range and mark where a lane has
     /// no more of them than pixels, else bars (see the module's comment).
     pub fn window(&self, window: Window) -> WindowAnswer<'_> {
-        let bins = window.width.clamp(1, 10_000) as u64;
+        let bins = u64::from(window.width.clamp(1, 10_000));
         let (t0, t1) = (window.t0, window.t1.max(window.t0 + 1));
-        let mut used: HashMap<u32, &Detail> = HashMap::new();
-        let rows = self
-            .rows
-            .iter()
-            .map(|row| RowWindow {
-                lanes: row
-                    .lanes
-                    .iter()
-                    .map(|lane| self.lane_window(lane, t0, t1, bins, &mut used))
-                    .collect(),
-                marks: self.marks_window(&row.marks, t0, t1, bins, &mut used),
-            })
-            .collect();
-        WindowAnswer {
-            rows,
-            details: used,
+        let mut answer = WindowAnswer::default();
+        for row in &self.rows {
+            let lanes = row
+                .lanes
+                .iter()
+                .map(|lane| self.lane_window(lane, (t0, t1), bins, &mut answer))
+                .collect();
+            let marks = self.marks_window(&row.marks, (t0, t1), bins, &mut answer);
+            answer.rows.push(RowWindow { lanes, marks });
         }
+        answer
     }
 
     fn lane_window<'a>(
         &'a self,
         lane: &Lane,
-        t0: u64,
-        t1: u64,
+        (t0, t1): (u64, u64),
         bins: u64,
-        used: &mut HashMap<u32, &'a Detail>,
+        answer: &mut WindowAnswer<'a>,
     ) -> Entries {
         let lo = lane.end.partition_point(|&e| e < t0);
         let hi = lane.start.partition_point(|&s| s <= t1);
@@ -250,9 +261,8 @@ impl Index {
         }
         if (hi - lo) as u64 <= bins {
             for i in lo..hi {
-                let k = lane.detail[i];
-                used.insert(k, &self.details[k as usize]);
-                out.push(vec![lane.start[i], lane.end[i], u64::from(k)]);
+                let [name, look] = answer.entry(self, lane.shown[i]);
+                out.push(vec![lane.start[i], lane.end[i], name, look]);
             }
             return out;
         }
@@ -270,22 +280,19 @@ impl Index {
             if j == i {
                 continue;
             }
-            let k = self.dominant(lane, i, j, (a, z));
-            let name = self.details[k as usize].name;
+            let shown = dominant(lane, i, j, (a, z));
             // The bar covers the bin where ranges are.
             let (from, to) = (a.max(lane.start[i]), z.min(lane.end[j - 1]));
             let new = (j - counted.max(i)) as u64;
             counted = counted.max(j);
             match out.last_mut() {
-                Some(bar)
-                    if last.wrapping_add(1) == b && self.details[bar[2] as usize].name == name =>
-                {
+                Some(bar) if last.wrapping_add(1) == b && bar[2] == u64::from(shown.name) => {
                     bar[1] = to;
-                    bar[3] += new;
+                    bar[4] += new;
                 }
                 _ => {
-                    used.insert(k, &self.details[k as usize]);
-                    out.push(vec![from, to, u64::from(k), (j - i) as u64]);
+                    let [name, look] = answer.entry(self, shown);
+                    out.push(vec![from, to, name, look, (j - i) as u64]);
                 }
             }
             last = b;
@@ -293,65 +300,30 @@ impl Index {
         out
     }
 
-    /// The detail of the name covering most of `bin` among ranges `i..j`:
-    /// all of them up to [`SAMPLES`], else that many spread evenly.
-    fn dominant(&self, lane: &Lane, i: usize, j: usize, (a, z): (u64, u64)) -> u32 {
-        let n = j - i;
-        let picks = n.min(SAMPLES);
-        let mut weights: Vec<(u32, u64, u32)> = Vec::with_capacity(picks);
-        for p in 0..picks {
-            let at = i + p * n / picks;
-            let k = lane.detail[at];
-            let covered = lane.end[at]
-                .min(z)
-                .saturating_sub(lane.start[at].max(a))
-                .max(1);
-            let name = self.details[k as usize].name;
-            match weights.iter_mut().find(|(m, _, _)| *m == name) {
-                Some(w) => w.1 += covered,
-                None => weights.push((name, covered, k)),
-            }
-        }
-        weights
-            .iter()
-            .max_by_key(|(_, w, _)| *w)
-            .map_or(lane.detail[i], |w| w.2)
-    }
-
     fn marks_window<'a>(
         &'a self,
         marks: &Marks,
-        t0: u64,
-        t1: u64,
+        (t0, t1): (u64, u64),
         bins: u64,
-        used: &mut HashMap<u32, &'a Detail>,
+        answer: &mut WindowAnswer<'a>,
     ) -> Entries {
         let lo = marks.time.partition_point(|&t| t < t0);
         let hi = marks.time.partition_point(|&t| t <= t1);
-        let mut out = Entries::new();
-        if hi <= lo {
-            return out;
-        }
-        let exact = (hi - lo) as u64 <= bins;
+        let exact = ((hi.max(lo) - lo) as u64) <= bins;
         let width = (t1 - t0).div_ceil(bins).max(1);
+        let mut out = Entries::new();
         let mut i = lo;
         while i < hi {
-            let (j, time) = if exact {
-                (i + 1, marks.time[i])
+            let [name, look] = answer.entry(self, marks.shown[i]);
+            let mut entry = vec![marks.time[i], name, look];
+            let j = if exact {
+                i + 1
             } else {
-                let bin = (marks.time[i] - t0) / width;
-                let z = t0 + (bin + 1) * width;
-                (
-                    i + marks.time[i..hi].partition_point(|&t| t < z),
-                    marks.time[i],
-                )
-            };
-            let k = marks.detail[i];
-            used.insert(k, &self.details[k as usize]);
-            let mut entry = vec![time, u64::from(k)];
-            if !exact {
+                let z = t0 + ((marks.time[i] - t0) / width + 1) * width;
+                let j = i + marks.time[i..hi].partition_point(|&t| t < z);
                 entry.push((j - i) as u64);
-            }
+                j
+            };
             out.push(entry);
             i = j;
         }
@@ -370,7 +342,6 @@ impl Index {
             .iter()
             .map(|n| n.to_lowercase().contains(&query))
             .collect();
-        let matches = |k: u32| wanted[self.details[k as usize].name as usize];
         let first_from = |from: u64| {
             let mut best: Option<Found> = None;
             for (row, r) in self.rows.iter().enumerate() {
@@ -379,7 +350,7 @@ impl Index {
                     let limit = best.as_ref().map_or(u64::MAX, |b| b.start);
                     if let Some(i) = (lo..lane.start.len())
                         .take_while(|&i| lane.start[i] < limit)
-                        .find(|&i| matches(lane.detail[i]))
+                        .find(|&i| wanted[lane.shown[i].name as usize])
                     {
                         best = Some(Found {
                             row,
@@ -393,24 +364,30 @@ impl Index {
         };
         first_from(from).or_else(|| first_from(0))
     }
+}
 
-    /// The legend: range names by most time (the summary's `rows`), then
-    /// marks' names; at most `limit`, each with its first color (`colors`).
-    pub fn legend<'a>(
-        &'a self,
-        rows: &'a [summary::Row],
-        colors: &BTreeMap<String, Option<u32>>,
-        limit: usize,
-    ) -> Vec<html::Swatch<'a>> {
-        let mut seen = HashSet::new();
-        rows.iter()
-            .map(|r| r.range.split_once(':').map_or(r.range.as_str(), |(_, n)| n))
-            .chain(self.names.iter().map(String::as_str))
-            .filter(|&n| seen.insert(n))
-            .take(limit)
-            .map(|n| html::Swatch::new(n, colors.get(n).copied().flatten()))
-            .collect()
+/// What the name covering most of `bin` among ranges `i..j` shows: all of
+/// them up to [`SAMPLES`], else that many spread evenly.
+fn dominant(lane: &Lane, i: usize, j: usize, (a, z): (u64, u64)) -> Shown {
+    let n = j - i;
+    let picks = n.min(SAMPLES);
+    let mut weights: Vec<(Shown, u64)> = Vec::with_capacity(picks);
+    for p in 0..picks {
+        let at = i + p * n / picks;
+        let shown = lane.shown[at];
+        let covered = lane.end[at]
+            .min(z)
+            .saturating_sub(lane.start[at].max(a))
+            .max(1);
+        match weights.iter_mut().find(|(s, _)| s.name == shown.name) {
+            Some(w) => w.1 += covered,
+            None => weights.push((shown, covered)),
+        }
     }
+    weights
+        .iter()
+        .max_by_key(|(_, w)| *w)
+        .map_or(lane.shown[i], |w| w.0)
 }
 
 impl Sink for Index {
@@ -430,17 +407,17 @@ impl Sink for Index {
             true => "push/pop, never popped",
             false => "push/pop",
         };
-        self.place(self.rows.len() - 1, r.depth as usize, r, kind.into());
+        self.place(self.rows.len() - 1, r.depth as usize, r, kind);
         Ok(())
     }
 
     fn mark(&mut self, p: &Process, m: &Mark) -> std::io::Result<()> {
         self.items += 1;
         self.summary.mark(p, m)?;
-        let detail = self.detail(&m.details, "mark".into());
+        let shown = self.shown(&m.details, "mark");
         let marks = &mut self.rows.last_mut().expect("a thread's row").marks;
         marks.time.push(m.time - self.origin);
-        marks.detail.push(detail);
+        marks.shown.push(shown);
         Ok(())
     }
 
@@ -470,7 +447,7 @@ impl Sink for Index {
                 true => "start/end, never ended",
                 false => "start/end",
             };
-            self.place(row, lane, r, kind.into());
+            self.place(row, lane, r, kind);
         }
         Ok(())
     }
@@ -485,7 +462,7 @@ fn sort_lane(lane: &mut Lane) {
     order.sort_by_key(|&i| lane.start[i]);
     lane.start = order.iter().map(|&i| lane.start[i]).collect();
     lane.end = order.iter().map(|&i| lane.end[i]).collect();
-    lane.detail = order.iter().map(|&i| lane.detail[i]).collect();
+    lane.shown = order.iter().map(|&i| lane.shown[i]).collect();
 }
 
 fn sort_marks(marks: &mut Marks) {
@@ -495,5 +472,5 @@ fn sort_marks(marks: &mut Marks) {
     let mut order: Vec<usize> = (0..marks.time.len()).collect();
     order.sort_by_key(|&i| marks.time[i]);
     marks.time = order.iter().map(|&i| marks.time[i]).collect();
-    marks.detail = order.iter().map(|&i| marks.detail[i]).collect();
+    marks.shown = order.iter().map(|&i| marks.shown[i]).collect();
 }

@@ -70,8 +70,13 @@ pub fn run(dirs: &[PathBuf], options: &Options) -> Result<(), String> {
         return Err(crate::nothing_selected(&scan, &options.selection).map_err(&unreadable)?);
     }
     let collector = std::mem::take(&mut index.summary);
-    let colors = collector.legend.clone();
-    let rows = collector.rows();
+    let marks = collector.marks.clone();
+    let rows = collector.rows().map_err(&unreadable)?;
+    let legend = summary::legend(&rows, &marks, LEGEND).map_err(&unreadable)?;
+    let legend: Vec<html::Swatch> = legend
+        .iter()
+        .map(|(n, c)| html::Swatch::new(n, *c))
+        .collect();
     let title = scan
         .processes
         .first()
@@ -83,8 +88,8 @@ pub fn run(dirs: &[PathBuf], options: &Options) -> Result<(), String> {
         "count": index.items,
         "processes": scan.processes.len(),
         "rows": index.rows().collect::<Vec<_>>(),
-        "summary": &rows[..rows.len().min(SUMMARY_ROWS)],
-        "legend": index.legend(&rows, &colors, LEGEND),
+        "summary": rows.top(SUMMARY_ROWS).map_err(&unreadable)?,
+        "legend": legend,
     })
     .to_string();
     let page = html::served_page(&title);

@@ -8,7 +8,7 @@
 //! wall and CPU time and its peak memory (from `wait4`). JSON and HTML are
 //! left out at 10^8 events (6 GB of JSON is past what any viewer opens).
 
-use nvtxr_harness::{artifacts, compile_c, work_dir, Producer};
+use nvtxr_harness::{artifacts, compile_c, have_tool, work_dir, Producer, CHROMIUM_FLAGS};
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
@@ -62,6 +62,108 @@ fn size(path: &Path) -> u64 {
     }
 }
 
+/// `nvtxr view` of a recording: the time until it serves, its peak memory
+/// then, and the time headless Chromium takes to draw the page (whole
+/// trace, then a 1 µs window in the middle) beyond its time for an empty page.
+struct Viewer {
+    index: f64,
+    rss_mb: f64,
+    first_paint: Option<f64>,
+    zoomed: Option<f64>,
+}
+
+fn viewer(nvtxr: &Path, rec: &Path, dir: &Path) -> Viewer {
+    use std::io::BufRead;
+    let started = Instant::now();
+    let mut child = Command::new(nvtxr)
+        .args(["view", "-q"])
+        .arg(rec)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let index = started.elapsed().as_secs_f64();
+    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+    let rss_kb: f64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.0);
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .expect("the address")
+        .to_string();
+    let chromium = have_tool("chromium");
+    let paint = |url: &str, wanted: &str| {
+        let started = Instant::now();
+        let out = Command::new("chromium")
+            .args(CHROMIUM_FLAGS)
+            .arg(format!(
+                "--user-data-dir={}",
+                dir.join("chromium").display()
+            ))
+            .args([
+                "--window-size=1200,800",
+                "--virtual-time-budget=60000",
+                "--dump-dom",
+                url,
+            ])
+            .output()
+            .unwrap();
+        let dom = String::from_utf8_lossy(&out.stdout);
+        assert!(dom.contains(wanted), "{url}: {wanted} not drawn");
+        started.elapsed().as_secs_f64()
+    };
+    let (first_paint, zoomed) = if chromium {
+        let blank = paint("data:text/html,<p>blank", "blank");
+        let whole = paint(&url, "data-name=\"inner\"");
+        // 1 µs in the middle of the trace.
+        let meta = get(&url, "meta");
+        let end: u64 = meta
+            .split("\"end\":")
+            .nth(1)
+            .and_then(|v| v.split([',', '}']).next())
+            .and_then(|v| v.parse().ok())
+            .expect("the trace's end");
+        let window = format!("{url}#t0={}&t1={}", end / 2, end / 2 + 1000);
+        let zoomed = paint(&window, "data-painted");
+        (Some(whole - blank), Some(zoomed - blank))
+    } else {
+        (None, None)
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    Viewer {
+        index,
+        rss_mb: rss_kb / 1024.0,
+        first_paint,
+        zoomed,
+    }
+}
+
+/// The body of `GET {url}{path}` (HTTP/1.1, closed after).
+fn get(url: &str, path: &str) -> String {
+    use std::io::{Read, Write};
+    let host = url.trim_start_matches("http://").trim_end_matches('/');
+    let mut stream = std::net::TcpStream::connect(host).unwrap();
+    write!(
+        stream,
+        "GET /{path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    answer
+        .split_once("\r\n\r\n")
+        .map(|(_, body)| body.to_string())
+        .unwrap_or_default()
+}
+
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let sizes = if quick { SIZES.1 } else { SIZES.0 };
@@ -71,6 +173,7 @@ fn main() {
     println!("| events | calls p50 / p99.99 / max (ns) | calls over 100 µs (no tool) | recording wall (s) |");
     println!("|---|---|---|---|");
     let mut formats = Vec::new();
+    let mut viewers = Vec::new();
     for &n in sizes {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
@@ -120,7 +223,23 @@ fn main() {
             formats.push((events, format, size(&out), Some(cost)));
             let _ = std::fs::remove_file(&out);
         }
+        viewers.push((events, viewer(nvtxr, &rec, &dir)));
         let _ = std::fs::remove_dir_all(&dir);
+    }
+    println!();
+    println!(
+        "| events | view: index (s) | index peak RSS (MB) | first paint (s) | a 1 µs window (s) |"
+    );
+    println!("|---|---|---|---|---|");
+    for (events, v) in viewers {
+        let paint = |t: Option<f64>| t.map_or("– (no chromium)".into(), |t| format!("{t:.2}"));
+        println!(
+            "| {events} | {:.1} | {:.0} | {} | {} |",
+            v.index,
+            v.rss_mb,
+            paint(v.first_paint),
+            paint(v.zoomed)
+        );
     }
     println!();
     println!("| events | format | bytes | bytes/event | conversion wall (s) | CPU (s) | events per CPU-s | peak RSS (MB) |");

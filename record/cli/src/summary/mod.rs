@@ -2,8 +2,13 @@
 //! range name and style, time share, total, instances, average, median,
 //! minimum, maximum and standard deviation of the durations (ns).
 
-use crate::model::{Mark, Process, Range, Sink, Style};
-use std::collections::BTreeMap;
+mod collect;
+mod runs;
+
+pub use collect::{legend, Collector, Rows};
+
+use crate::model::Style;
+use std::io::Write;
 
 /// One row of the summary; as JSON (the `--json` file and the HTML page's
 /// table), times in ns under these names.
@@ -27,6 +32,9 @@ pub struct Row {
     pub style: Style,
     /// `domain:name`; `:name` in the default domain (as `nvtx_sum` writes it).
     pub range: String,
+    /// The first color its ranges had (the legend's).
+    #[serde(skip)]
+    pub color: Option<u32>,
 }
 
 fn style_label<S: serde::Serializer>(style: &Style, s: S) -> Result<S::Ok, S::Error> {
@@ -143,85 +151,6 @@ impl Default for Format {
     }
 }
 
-/// What a replay leaves for the summary and the legend: each range
-/// instance's duration (8 bytes each: the median is exact), per (style,
-/// range); each name's first color.
-#[derive(Debug, Default)]
-pub struct Collector {
-    groups: BTreeMap<(Style, String), Vec<u64>>,
-    /// Name -> its first color (the timeline's legend).
-    pub legend: BTreeMap<String, Option<u32>>,
-}
-
-impl Sink for Collector {
-    fn range(&mut self, _: &Process, r: &Range) -> std::io::Result<()> {
-        let d = &r.details;
-        // As Nsight Systems names them: `domain:name`, `:name` in the default domain.
-        let label = format!("{}:{}", d.domain, d.name);
-        self.groups
-            .entry((r.style, label))
-            .or_default()
-            .push(r.end - r.start);
-        self.legend.entry(d.name.clone()).or_insert(d.color);
-        Ok(())
-    }
-
-    fn mark(&mut self, _: &Process, m: &Mark) -> std::io::Result<()> {
-        self.legend
-            .entry(m.details.name.clone())
-            .or_insert(m.details.color);
-        Ok(())
-    }
-}
-
-impl Collector {
-    /// One row per (style, domain, name), largest total first.
-    pub fn rows(self) -> Vec<Row> {
-        rows(self.groups)
-    }
-}
-
-fn rows(groups: BTreeMap<(Style, String), Vec<u64>>) -> Vec<Row> {
-    let grand: u64 = groups.values().flatten().sum();
-    let mut rows: Vec<Row> = groups
-        .into_iter()
-        .map(|((style, range), mut d)| {
-            d.sort_unstable();
-            let n = d.len();
-            let total: u64 = d.iter().sum();
-            let avg = total as f64 / n as f64;
-            let median = if n % 2 == 1 {
-                d[n / 2] as f64
-            } else {
-                (d[n / 2 - 1] + d[n / 2]) as f64 / 2.0
-            };
-            let var = if n > 1 {
-                d.iter().map(|&x| (x as f64 - avg).powi(2)).sum::<f64>() / (n - 1) as f64
-            } else {
-                0.0
-            };
-            Row {
-                time_percent: if grand > 0 {
-                    100.0 * total as f64 / grand as f64
-                } else {
-                    0.0
-                },
-                total,
-                instances: n,
-                avg,
-                median,
-                min: d[0],
-                max: d[n - 1],
-                stddev: var.sqrt(),
-                style,
-                range,
-            }
-        })
-        .collect();
-    rows.sort_by(|a, b| b.total.cmp(&a.total).then_with(|| a.range.cmp(&b.range)));
-    rows
-}
-
 fn cells(r: &Row, f: &Format) -> [String; 10] {
     [
         format!("{:.1}", r.time_percent),
@@ -238,10 +167,35 @@ fn cells(r: &Row, f: &Format) -> [String; 10] {
 }
 
 /// The table as a terminal shows it: numbers right-aligned, the range left.
-pub fn table(rows: &[Row], f: &Format) -> String {
-    let mut lines = vec![f.columns().to_vec()];
-    lines.extend(rows.iter().map(|r| cells(r, f).to_vec()));
-    grid(&lines, &[8, 9])
+pub fn table(rows: &Rows, f: &Format, out: &mut dyn Write) -> std::io::Result<()> {
+    let mut widths: Vec<usize> = f.columns().iter().map(|c| c.chars().count()).collect();
+    for row in rows.iter() {
+        for (w, c) in widths.iter_mut().zip(cells(&row?, f)) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+    out.write_all(line(&f.columns(), &widths, &[8, 9]).as_bytes())?;
+    out.write_all(line(&rule, &widths, &[8, 9]).as_bytes())?;
+    for row in rows.iter() {
+        out.write_all(line(&cells(&row?, f), &widths, &[8, 9]).as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Cells as a line of text columns `widths` wide: right aligned, but for
+/// the `left` columns.
+fn line(cells: &[String], widths: &[usize], left: &[usize]) -> String {
+    let mut s = String::new();
+    for (i, c) in cells.iter().enumerate() {
+        let w = widths[i];
+        if left.contains(&i) {
+            s.push_str(&format!("{c:<w$}  "));
+        } else {
+            s.push_str(&format!("{c:>w$}  "));
+        }
+    }
+    s.trim_end().to_string() + "\n"
 }
 
 /// Lines of cells as text columns under a rule after the first line: right
@@ -258,24 +212,12 @@ pub fn grid(lines: &[Vec<String>], left: &[usize]) -> String {
                 .unwrap_or(0)
         })
         .collect();
-    let line = |cells: &[String]| {
-        let mut s = String::new();
-        for (i, c) in cells.iter().enumerate() {
-            let w = widths[i];
-            if left.contains(&i) {
-                s.push_str(&format!("{c:<w$}  "));
-            } else {
-                s.push_str(&format!("{c:>w$}  "));
-            }
-        }
-        s.trim_end().to_string() + "\n"
-    };
     let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
     let mut out = String::new();
     for (i, l) in lines.iter().enumerate() {
-        out += &line(l);
+        out += &line(l, &widths, left);
         if i == 0 {
-            out += &line(&rule);
+            out += &line(&rule, &widths, left);
         }
     }
     out
@@ -289,22 +231,26 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-pub fn csv(rows: &[Row], f: &Format) -> String {
-    let mut out = f.columns().join(",") + "\n";
-    for r in rows {
-        out += &cells(r, f)
-            .iter()
-            .map(|c| csv_field(c))
-            .collect::<Vec<_>>()
-            .join(",");
-        out.push('\n');
+/// The summary as CSV, the table's columns.
+pub fn csv(rows: &Rows, f: &Format, out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(out, "{}", f.columns().join(","))?;
+    for row in rows.iter() {
+        let cells: Vec<String> = cells(&row?, f).iter().map(|c| csv_field(c)).collect();
+        writeln!(out, "{}", cells.join(","))?;
     }
-    out
+    Ok(())
 }
 
 /// The summary as JSON: an array of rows, times in ns.
-pub fn json(rows: &[Row]) -> String {
-    serde_json::to_string_pretty(rows).expect("rows serialize") + "\n"
+pub fn json(rows: &Rows, out: &mut dyn Write) -> std::io::Result<()> {
+    let mut error = None;
+    let items = rows
+        .iter()
+        .map_while(|r| r.map_err(|e| error = Some(e)).ok());
+    let mut json = serde_json::Serializer::pretty(&mut *out);
+    serde::Serializer::collect_seq(&mut json, items).map_err(std::io::Error::from)?;
+    out.write_all(b"\n")?;
+    error.map_or(Ok(()), Err)
 }
 
 #[cfg(test)]
@@ -353,6 +299,7 @@ mod tests {
         };
         let mut collector = Collector::default();
         let process = Process::default();
+        use crate::model::Sink;
         for r in [
             range("a", 0, 10),
             range("a", 0, 20),
@@ -361,7 +308,7 @@ mod tests {
         ] {
             collector.range(&process, &r).unwrap();
         }
-        let rows = collector.rows();
+        let rows = collector.rows().unwrap().top(10).unwrap();
         assert_eq!(
             rows[0].range, ":a",
             "the default domain as nvtx_sum names it"

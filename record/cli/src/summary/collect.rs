@@ -1,0 +1,610 @@
+//! The summary's statistics, exact at any size in bounded memory.
+//!
+//! [`Collector`] keeps each (style, domain, name) group's durations (8
+//! bytes each, so the median is exact). Past [`Collector::BUDGET`] bytes it
+//! sorts what it holds and writes it out as a run (see `runs`), then starts
+//! again; at the end the runs are merged group by group, each group's
+//! durations streamed in order from every run, so no group (not even one
+//! with 10^8 instances) is ever held whole. The rows are kept the same way:
+//! sorted runs past [`Rows::BUDGET`], merged as they are read.
+
+use super::runs::{RunReader, RunWriter};
+use super::Row;
+use crate::model::{Mark, Process, Range, Sink, Style};
+use hashbrown::{Equivalent, HashMap};
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BTreeMap, BinaryHeap};
+use std::fs::File;
+use std::hash::{Hash, Hasher};
+
+/// A group: how `nvtx_sum` tells ranges apart.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Key {
+    style: Style,
+    domain: Box<str>,
+    name: Box<str>,
+}
+
+impl Hash for Key {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        KeyRef(self.style, &self.domain, &self.name).hash(h)
+    }
+}
+
+/// A [`Key`] borrowed from a range: looked up without allocating.
+#[derive(Hash)]
+struct KeyRef<'a>(Style, &'a str, &'a str);
+
+impl Equivalent<Key> for KeyRef<'_> {
+    fn equivalent(&self, k: &Key) -> bool {
+        self.0 == k.style && self.1 == &*k.domain && self.2 == &*k.name
+    }
+}
+
+#[derive(Default)]
+struct Group {
+    /// Its key's [`order_hash`]: runs are sorted by it, then by the key.
+    hash: u64,
+    durations: Vec<u64>,
+    /// The first color its ranges had.
+    color: Option<u32>,
+}
+
+/// What a replay leaves for the summary and the legend: the ranges' groups
+/// (see the module's comment) and the marks' names with their first color
+/// (at most [`Collector::MARK_NAMES`]).
+#[derive(Default)]
+pub struct Collector {
+    groups: HashMap<Key, Group>,
+    /// The groups' bytes in memory, about.
+    bytes: usize,
+    runs: Vec<File>,
+    /// Every duration's sum: the base of the time percentages.
+    grand: u64,
+    pub marks: BTreeMap<String, Option<u32>>,
+    /// Bytes past which groups go to a run ([`Collector::BUDGET`] if 0).
+    budget: usize,
+}
+
+impl Sink for Collector {
+    fn range(&mut self, _: &Process, r: &Range) -> std::io::Result<()> {
+        let d = &r.details;
+        let duration = r.end - r.start;
+        self.grand = self.grand.saturating_add(duration);
+        let key = KeyRef(r.style, &d.domain, &d.name);
+        let group = match self.groups.get_mut(&key) {
+            Some(group) => group,
+            None => {
+                self.bytes += d.domain.len() + d.name.len() + 96;
+                let key = Key {
+                    style: r.style,
+                    domain: d.domain.as_str().into(),
+                    name: d.name.as_str().into(),
+                };
+                let hash = order_hash(&key);
+                self.groups.entry(key).or_insert(Group {
+                    hash,
+                    ..Group::default()
+                })
+            }
+        };
+        group.color = group.color.or(d.color);
+        if group.durations.len() == group.durations.capacity() {
+            self.bytes += 8 * group.durations.capacity().max(4);
+        }
+        group.durations.push(duration);
+        if self.bytes > self.budget() {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
+    fn mark(&mut self, _: &Process, m: &Mark) -> std::io::Result<()> {
+        if self.marks.len() < Self::MARK_NAMES || self.marks.contains_key(&m.details.name) {
+            self.marks
+                .entry(m.details.name.clone())
+                .or_insert(m.details.color);
+        }
+        Ok(())
+    }
+}
+
+impl Collector {
+    /// Bytes of groups held before they go to a run.
+    pub const BUDGET: usize = 64 << 20;
+    /// Marks' names kept for the legend.
+    pub const MARK_NAMES: usize = 500_000;
+
+    fn budget(&self) -> usize {
+        if self.budget == 0 {
+            Self::BUDGET
+        } else {
+            self.budget
+        }
+    }
+
+    /// Writes the groups held, sorted, as a run: per group its key, color,
+    /// count and sorted durations.
+    fn spill(&mut self) -> std::io::Result<()> {
+        let mut groups: Vec<(Key, Group)> = self.groups.drain().collect();
+        // By hash first: most comparisons never read the names.
+        groups.sort_unstable_by(|a, b| (a.1.hash, &a.0).cmp(&(b.1.hash, &b.0)));
+        let mut run = RunWriter::new()?;
+        for (key, mut group) in groups {
+            group.durations.sort_unstable();
+            run.u64(group.hash)?;
+            run.u8(key.style as u8)?;
+            run.text(&key.domain)?;
+            run.text(&key.name)?;
+            run.color(group.color)?;
+            run.u64(group.durations.len() as u64)?;
+            for d in group.durations {
+                run.u64(d)?;
+            }
+        }
+        self.runs.push(run.finish()?);
+        self.bytes = 0;
+        Ok(())
+    }
+
+    /// One row per (style, domain, name), largest total first.
+    pub fn rows(mut self) -> std::io::Result<Rows> {
+        let mut rows = Rows::collect(self.budget / 2);
+        if self.runs.is_empty() {
+            for (key, mut group) in std::mem::take(&mut self.groups) {
+                group.durations.sort_unstable();
+                let mut stats = Stats::new(group.durations.len() as u64);
+                group.durations.iter().for_each(|&d| stats.push(d));
+                rows.push(stats.row(&key, group.color, self.grand))?;
+            }
+            return rows.finish();
+        }
+        self.spill()?;
+        let mut readers: Vec<RunReader> = self.runs.iter().map(RunReader::new).collect();
+        // Each run's next group: its key, color and count, in the runs' order.
+        let mut next: BinaryHeap<Reverse<((u64, Key), usize)>> = BinaryHeap::new();
+        let mut heads: Vec<(Option<u32>, u64)> = vec![(None, 0); readers.len()];
+        for (i, reader) in readers.iter_mut().enumerate() {
+            if let Some((key, color, n)) = group_head(reader)? {
+                heads[i] = (color, n);
+                next.push(Reverse((key, i)));
+            }
+        }
+        while let Some(Reverse((key, first))) = next.pop() {
+            let mut parts = vec![first];
+            while next.peek().is_some_and(|Reverse((k, _))| *k == key) {
+                parts.push(next.pop().expect("peeked").0 .1);
+            }
+            parts.sort_unstable();
+            // The earliest run's color: the first in replay order.
+            let color = parts.iter().find_map(|&i| heads[i].0);
+            let mut stats = Stats::new(parts.iter().map(|&i| heads[i].1).sum());
+            // Merges the parts' sorted durations.
+            let mut left: Vec<u64> = parts.iter().map(|&i| heads[i].1).collect();
+            let mut smallest: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
+            for (p, &i) in parts.iter().enumerate() {
+                if left[p] > 0 {
+                    left[p] -= 1;
+                    smallest.push(Reverse((readers[i].u64()?, p)));
+                }
+            }
+            while let Some(Reverse((d, p))) = smallest.pop() {
+                stats.push(d);
+                if left[p] > 0 {
+                    left[p] -= 1;
+                    smallest.push(Reverse((readers[parts[p]].u64()?, p)));
+                }
+            }
+            rows.push(stats.row(&key.1, color, self.grand))?;
+            for &i in &parts {
+                if let Some((key, color, n)) = group_head(&mut readers[i])? {
+                    heads[i] = (color, n);
+                    next.push(Reverse((key, i)));
+                }
+            }
+        }
+        rows.finish()
+    }
+}
+
+/// A run's next group's hash and key, color and count; `None` at its end.
+fn group_head(r: &mut RunReader) -> std::io::Result<Option<((u64, Key), Option<u32>, u64)>> {
+    if r.done()? {
+        return Ok(None);
+    }
+    let hash = r.u64()?;
+    let style = match r.u8()? {
+        0 => Style::PushPop,
+        _ => Style::StartEnd,
+    };
+    let key = Key {
+        style,
+        domain: r.text()?.into(),
+        name: r.text()?.into(),
+    };
+    Ok(Some(((hash, key), r.color()?, r.u64()?)))
+}
+
+/// A hash of a key, the same in every run (SipHash with fixed keys).
+fn order_hash(key: &Key) -> u64 {
+    let mut h = std::hash::DefaultHasher::new();
+    key.hash(&mut h);
+    h.finish()
+}
+
+/// A group's statistics from its durations in ascending order.
+struct Stats {
+    n: u64,
+    seen: u64,
+    total: u64,
+    min: u64,
+    max: u64,
+    /// Welford's running mean and sum of squared deviations.
+    mean: f64,
+    m2: f64,
+    /// The one or two middle durations.
+    middle: [u64; 2],
+}
+
+impl Stats {
+    fn new(n: u64) -> Stats {
+        Stats {
+            n,
+            seen: 0,
+            total: 0,
+            min: u64::MAX,
+            max: 0,
+            mean: 0.0,
+            m2: 0.0,
+            middle: [0; 2],
+        }
+    }
+
+    fn push(&mut self, d: u64) {
+        let i = self.seen;
+        self.seen += 1;
+        self.total = self.total.saturating_add(d);
+        self.min = self.min.min(d);
+        self.max = self.max.max(d);
+        let x = d as f64;
+        let delta = x - self.mean;
+        self.mean += delta / self.seen as f64;
+        self.m2 += delta * (x - self.mean);
+        if i == (self.n - 1) / 2 {
+            self.middle[0] = d;
+        }
+        if i == self.n / 2 {
+            self.middle[1] = d;
+        }
+    }
+
+    fn row(&self, key: &Key, color: Option<u32>, grand: u64) -> Row {
+        let n = self.n.max(1);
+        Row {
+            time_percent: if grand > 0 {
+                100.0 * self.total as f64 / grand as f64
+            } else {
+                0.0
+            },
+            total: self.total,
+            instances: self.n as usize,
+            avg: self.total as f64 / n as f64,
+            median: (self.middle[0] as f64 + self.middle[1] as f64) / 2.0,
+            min: self.min,
+            max: self.max,
+            stddev: if self.n > 1 {
+                (self.m2 / (self.n - 1) as f64).sqrt()
+            } else {
+                0.0
+            },
+            style: key.style,
+            range: format!("{}:{}", key.domain, key.name),
+            color,
+        }
+    }
+}
+
+/// The summary's rows, largest total first (then by range and style):
+/// held, or in sorted runs merged as they are read.
+pub struct Rows {
+    held: Vec<Row>,
+    runs: Vec<File>,
+    bytes: usize,
+    budget: usize,
+}
+
+/// The rows' order.
+fn order(a: &Row, b: &Row) -> Ordering {
+    b.total
+        .cmp(&a.total)
+        .then_with(|| a.range.cmp(&b.range))
+        .then_with(|| a.style.cmp(&b.style))
+}
+
+/// A row from run `run`, ordered for a min-heap merge.
+struct Pending(Row, usize);
+
+impl PartialEq for Pending {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Pending {}
+impl PartialOrd for Pending {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Pending {
+    fn cmp(&self, other: &Self) -> Ordering {
+        order(&other.0, &self.0).then_with(|| other.1.cmp(&self.1))
+    }
+}
+
+impl Rows {
+    /// Bytes of rows held before they go to a run.
+    pub const BUDGET: usize = 32 << 20;
+
+    fn collect(budget: usize) -> Rows {
+        Rows {
+            held: Vec::new(),
+            runs: Vec::new(),
+            bytes: 0,
+            budget: if budget == 0 { Self::BUDGET } else { budget },
+        }
+    }
+
+    fn push(&mut self, row: Row) -> std::io::Result<()> {
+        self.bytes += row.range.len() + 160;
+        self.held.push(row);
+        if self.bytes > self.budget {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
+    fn spill(&mut self) -> std::io::Result<()> {
+        self.held.sort_by(order);
+        let mut run = RunWriter::new()?;
+        for r in self.held.drain(..) {
+            for v in [r.total, r.instances as u64, r.min, r.max] {
+                run.u64(v)?;
+            }
+            for v in [r.time_percent, r.avg, r.median, r.stddev] {
+                run.f64(v)?;
+            }
+            run.u8(r.style as u8)?;
+            run.color(r.color)?;
+            run.text(&r.range)?;
+        }
+        self.runs.push(run.finish()?);
+        self.bytes = 0;
+        Ok(())
+    }
+
+    fn finish(mut self) -> std::io::Result<Rows> {
+        if self.runs.is_empty() {
+            self.held.sort_by(order);
+        } else if !self.held.is_empty() {
+            self.spill()?;
+        }
+        Ok(self)
+    }
+
+    /// The rows in order.
+    pub fn iter(&self) -> RowIter<'_> {
+        let mut readers: Vec<RunReader> = self.runs.iter().map(RunReader::new).collect();
+        let mut next = BinaryHeap::new();
+        let mut error = None;
+        for (i, r) in readers.iter_mut().enumerate() {
+            match read_row(r) {
+                Ok(Some(row)) => next.push(Pending(row, i)),
+                Ok(None) => {}
+                Err(e) => error = Some(e),
+            }
+        }
+        RowIter {
+            held: self.held.iter(),
+            readers,
+            next,
+            error,
+        }
+    }
+
+    /// The first `n` rows.
+    pub fn top(&self, n: usize) -> std::io::Result<Vec<Row>> {
+        self.iter().take(n).collect()
+    }
+}
+
+fn read_row(r: &mut RunReader) -> std::io::Result<Option<Row>> {
+    if r.done()? {
+        return Ok(None);
+    }
+    let (total, instances, min, max) = (r.u64()?, r.u64()? as usize, r.u64()?, r.u64()?);
+    let (time_percent, avg, median, stddev) = (r.f64()?, r.f64()?, r.f64()?, r.f64()?);
+    let style = match r.u8()? {
+        0 => Style::PushPop,
+        _ => Style::StartEnd,
+    };
+    Ok(Some(Row {
+        time_percent,
+        total,
+        instances,
+        avg,
+        median,
+        min,
+        max,
+        stddev,
+        style,
+        color: r.color()?,
+        range: r.text()?,
+    }))
+}
+
+/// The rows of [`Rows::iter`]: an error reading a run back ends them.
+pub struct RowIter<'a> {
+    held: std::slice::Iter<'a, Row>,
+    readers: Vec<RunReader<'a>>,
+    next: BinaryHeap<Pending>,
+    error: Option<std::io::Error>,
+}
+
+impl Iterator for RowIter<'_> {
+    type Item = std::io::Result<Row>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(e) = self.error.take() {
+            return Some(Err(e));
+        }
+        if self.readers.is_empty() {
+            return self.held.next().cloned().map(Ok);
+        }
+        let Pending(row, i) = self.next.pop()?;
+        match read_row(&mut self.readers[i]) {
+            Ok(Some(r)) => self.next.push(Pending(r, i)),
+            Ok(None) => {}
+            Err(e) => self.error = Some(e),
+        }
+        Some(Ok(row))
+    }
+}
+
+/// The legend: range names by most time, then marks' names, at most
+/// `limit`, each with its first color.
+pub fn legend(
+    rows: &Rows,
+    marks: &BTreeMap<String, Option<u32>>,
+    limit: usize,
+) -> std::io::Result<Vec<(String, Option<u32>)>> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for row in rows.iter() {
+        if out.len() >= limit {
+            return Ok(out);
+        }
+        let row = row?;
+        let name = row.range.split_once(':').map_or("", |(_, n)| n).to_string();
+        if seen.insert(name.clone()) {
+            out.push((name, row.color));
+        }
+    }
+    for (name, color) in marks {
+        if out.len() >= limit {
+            break;
+        }
+        if seen.insert(name.clone()) {
+            out.push((name.clone(), *color));
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+impl Collector {
+    fn with_budget(budget: usize) -> Collector {
+        Collector {
+            budget,
+            ..Collector::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Details;
+
+    fn range(name: &str, style: Style, duration: u64, color: Option<u32>) -> Range {
+        Range {
+            details: Details {
+                name: name.into(),
+                domain: if name.len() % 3 == 0 {
+                    "d".into()
+                } else {
+                    String::new()
+                },
+                color,
+                category: None,
+                payload: None,
+            },
+            style,
+            start: 1000,
+            end: 1000 + duration,
+            depth: 0,
+            tid: 1,
+            end_tid: 1,
+            id: 0,
+            unterminated: false,
+        }
+    }
+
+    #[test]
+    fn spilled_runs_give_the_same_rows_as_memory() {
+        // Many names, a few of them very common, durations in no order.
+        let mut x: u64 = 12345;
+        let mut ranges = Vec::new();
+        for i in 0..40_000u64 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let name = match x % 4 {
+                0 => "inner".to_string(),
+                1 => format!("step {}", i / 3),
+                _ => format!("n{}", x % 97),
+            };
+            let style = if x % 11 == 0 {
+                Style::StartEnd
+            } else {
+                Style::PushPop
+            };
+            let color = (i % 1000 == 7).then_some(i as u32);
+            ranges.push(range(&name, style, (x >> 20) % 100_000, color));
+        }
+        let process = Process::default();
+        let all = |mut c: Collector| {
+            for r in &ranges {
+                c.range(&process, r).unwrap();
+            }
+            let spilled = c.runs.len();
+            let rows = c.rows().unwrap();
+            (spilled, rows.iter().map(Result::unwrap).collect::<Vec<_>>())
+        };
+        let (none, memory) = all(Collector::default());
+        let (spilled, disk) = all(Collector::with_budget(64 << 10));
+        assert_eq!(none, 0);
+        assert!(spilled > 5, "{spilled} runs");
+        assert_eq!(memory.len(), disk.len());
+        for (m, d) in memory.iter().zip(&disk) {
+            let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(1.0);
+            assert_eq!(
+                (
+                    &m.range,
+                    m.style,
+                    m.total,
+                    m.instances,
+                    m.min,
+                    m.max,
+                    m.median,
+                    m.color
+                ),
+                (
+                    &d.range,
+                    d.style,
+                    d.total,
+                    d.instances,
+                    d.min,
+                    d.max,
+                    d.median,
+                    d.color
+                )
+            );
+            assert!(
+                close(m.stddev, d.stddev) && close(m.avg, d.avg),
+                "{m:?} {d:?}"
+            );
+        }
+        // Sorted by total, largest first.
+        assert!(memory.windows(2).all(|w| w[0].total >= w[1].total));
+    }
+}
