@@ -165,9 +165,9 @@ impl Collector {
         let mut next: BinaryHeap<Reverse<((u64, Key), usize)>> = BinaryHeap::new();
         let mut heads: Vec<(Option<u32>, u64)> = vec![(None, 0); readers.len()];
         for (i, reader) in readers.iter_mut().enumerate() {
-            if let Some((key, color, n)) = group_head(reader)? {
-                heads[i] = (color, n);
-                next.push(Reverse((key, i)));
+            if let Some(head) = group_head(reader)? {
+                heads[i] = (head.color, head.count);
+                next.push(Reverse((head.order, i)));
             }
         }
         while let Some(Reverse((key, first))) = next.pop() {
@@ -197,9 +197,9 @@ impl Collector {
             }
             rows.push(stats.row(&key.1, color, self.grand))?;
             for &i in &parts {
-                if let Some((key, color, n)) = group_head(&mut readers[i])? {
-                    heads[i] = (color, n);
-                    next.push(Reverse((key, i)));
+                if let Some(head) = group_head(&mut readers[i])? {
+                    heads[i] = (head.color, head.count);
+                    next.push(Reverse((head.order, i)));
                 }
             }
         }
@@ -207,8 +207,16 @@ impl Collector {
     }
 }
 
-/// A run's next group's hash and key, color and count; `None` at its end.
-fn group_head(r: &mut RunReader) -> std::io::Result<Option<((u64, Key), Option<u32>, u64)>> {
+/// A group as a run starts it: where it goes in the runs' order (its hash,
+/// then its key), its color and its number of durations (which follow).
+struct Head {
+    order: (u64, Key),
+    color: Option<u32>,
+    count: u64,
+}
+
+/// A run's next group; `None` at its end.
+fn group_head(r: &mut RunReader) -> std::io::Result<Option<Head>> {
     if r.done()? {
         return Ok(None);
     }
@@ -222,7 +230,11 @@ fn group_head(r: &mut RunReader) -> std::io::Result<Option<((u64, Key), Option<u
         domain: r.text()?.into(),
         name: r.text()?.into(),
     };
-    Ok(Some(((hash, key), r.color()?, r.u64()?)))
+    Ok(Some(Head {
+        order: (hash, key),
+        color: r.color()?,
+        count: r.u64()?,
+    }))
 }
 
 /// A hash of a key, the same in every run (SipHash with fixed keys).
