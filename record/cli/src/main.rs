@@ -4,6 +4,7 @@
 //! nvtxr record [OPTIONS] -- COMMAND [ARGS...]   run COMMAND (and its children) with the recording tool
 //! nvtxr report [OPTIONS] DIR...                 turn recording directories (NVTXR_RECORD_DIR, --keep)
 //!                                               into outputs; several are merged on the wall clock
+//! nvtxr view [--port N] DIR...                  serve their timeline to a browser on 127.0.0.1
 //!
 //! OPTIONS
 //!   -o, --output FILE   the trace (default nvtxr-trace.pftrace, Perfetto's format; FILE.json: Chrome's
@@ -41,7 +42,8 @@ use std::process::ExitCode;
     version,
     about = "See any program's NVTX annotations without Nsight: `nvtxr record -- COMMAND` records them \
              (a Perfetto trace, Chrome JSON, Nsight's SQLite tables, an HTML timeline, an nvtx_sum-style \
-             summary); `nvtxr report` converts and merges recordings (one per rank)",
+             summary); `nvtxr report` converts and merges recordings (one per rank); `nvtxr view` serves \
+             a recording's timeline to a browser, whatever its length",
     long_about = None
 )]
 struct Cli {
