@@ -1,11 +1,12 @@
-//! The safe Rust API. The C ABI in [`crate::ffi`] is a thin layer over the
-//! same internals.
+//! The safe Rust API: a door over nvtxr's engine (`nvtxr-engine`), as the C
+//! ABI (`nvtxr-capi`) is another.
 
-use crate::attributes::{Color, Event, Payload, RawMessage};
-use crate::domain::{DomainState, StringState};
-use crate::events::{self, Family};
-use crate::loader;
-use crate::naming::{self, CudaObject};
+use nvtxr_engine::attributes::{Color, Event, Payload, RawMessage};
+use nvtxr_engine::domain::{DomainState, StringState};
+use nvtxr_engine::events::{self, Family};
+use nvtxr_engine::loader;
+use nvtxr_engine::naming::{self, CudaObject};
+use nvtxr_engine::thread::current_os_thread_id;
 use std::borrow::Cow;
 use std::ffi::{CStr, CString};
 use std::marker::PhantomData;
@@ -328,7 +329,7 @@ impl Drop for Range<'_> {
 /// Loads and attaches the tool now (otherwise the first call does it);
 /// returns whether a tool is attached.
 pub fn initialize() -> bool {
-    crate::loader::initialize_and_forward()
+    loader::initialize_and_forward()
 }
 
 /// Whether a tool is attached (initializes first if needed).
@@ -364,7 +365,7 @@ pub fn name_category(id: u32, name: &str) {
 
 /// Names the calling OS thread.
 pub fn name_current_thread(name: &str) {
-    name_os_thread(naming::current_os_thread_id(), name)
+    name_os_thread(current_os_thread_id(), name)
 }
 
 /// Names an OS thread by its id (Linux `gettid`).
@@ -487,7 +488,7 @@ impl<'d> SyncUser<'d> {
     pub fn new(domain: &'d Domain, name: &str) -> Self {
         // SAFETY: the pointer is a valid C string for the call.
         let handle = with_c_str(name, |c| unsafe {
-            crate::sync::create(domain.state, c.as_ptr())
+            nvtxr_engine::sync::create(domain.state, c.as_ptr())
         })
         .unwrap_or(std::ptr::null_mut());
         SyncUser {
@@ -496,35 +497,35 @@ impl<'d> SyncUser<'d> {
         }
     }
 
-    fn report(&self, event: crate::sync::SyncEvent) {
+    fn report(&self, event: nvtxr_engine::sync::SyncEvent) {
         // SAFETY: the handle is NULL or the live object from `new`.
-        unsafe { crate::sync::report(self.handle, event) }
+        unsafe { nvtxr_engine::sync::report(self.handle, event) }
     }
 
     /// About to try to acquire it.
     pub fn acquire_start(&self) {
-        self.report(crate::sync::SyncEvent::AcquireStart)
+        self.report(nvtxr_engine::sync::SyncEvent::AcquireStart)
     }
 
     /// The attempt failed.
     pub fn acquire_failed(&self) {
-        self.report(crate::sync::SyncEvent::AcquireFailed)
+        self.report(nvtxr_engine::sync::SyncEvent::AcquireFailed)
     }
 
     /// Acquired.
     pub fn acquire_success(&self) {
-        self.report(crate::sync::SyncEvent::AcquireSuccess)
+        self.report(nvtxr_engine::sync::SyncEvent::AcquireSuccess)
     }
 
     /// About to release it.
     pub fn releasing(&self) {
-        self.report(crate::sync::SyncEvent::Releasing)
+        self.report(nvtxr_engine::sync::SyncEvent::Releasing)
     }
 }
 
 impl Drop for SyncUser<'_> {
     fn drop(&mut self) {
         // SAFETY: the handle is NULL or the live object from `new`, not used again.
-        unsafe { crate::sync::destroy(self.handle) }
+        unsafe { nvtxr_engine::sync::destroy(self.handle) }
     }
 }

@@ -24,20 +24,10 @@
 //! });
 //! ```
 //!
-//! The C ABI (`include/nvtxr.h`) is in [`ffi`]; the loader, with every number
-//! of the protocol, in `loader`.
+//! This crate is the Rust door to nvtxr's engine (`nvtxr-engine`, internal);
+//! the C ABI (`include/nvtxr.h`) is another, in `nvtxr-capi`.
 
 mod api;
-mod attributes;
-mod claim;
-mod domain;
-mod error;
-mod events;
-pub mod ffi;
-mod loader;
-mod naming;
-mod panic;
-mod sync;
 
 pub use api::{
     initialize, is_tool_attached, load_error, mark, name_category, name_cuda, name_current_thread,
@@ -45,22 +35,12 @@ pub use api::{
     RegisteredString,
 };
 pub use api::{name_opencl, SyncUser};
-pub use attributes::{Color, Payload};
-pub use error::Error;
-pub use naming::{current_os_thread_id, CudaObject, OpenClObject};
-
-#[doc(hidden)]
-pub mod bindings;
+pub use nvtxr_engine::attributes::{Color, Payload};
+pub use nvtxr_engine::naming::{CudaObject, OpenClObject};
+pub use nvtxr_engine::thread::current_os_thread_id;
+pub use nvtxr_engine::Error;
 
 /// The README's Rust code, compiled and run as doc tests.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 mod readme {}
-
-/// The loader and slots, for nvtxr's own NVTX-API compatibility library
-/// (`bindings/nvtx-compat`, the drop-in `libnvToolsExt.so.1`). Not a public API.
-#[doc(hidden)]
-pub mod __compat {
-    pub use crate::loader::slots::get;
-    pub use crate::panic::guard;
-}

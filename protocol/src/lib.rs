@@ -413,6 +413,26 @@ pub struct EventAttributes {
     pub message: *const c_void,
 }
 
+impl EventAttributes {
+    /// Attributes whose only field is the registered string `handle` (the
+    /// tool's), version and size set.
+    pub const fn registered(handle: *const c_void) -> EventAttributes {
+        EventAttributes {
+            version: attr::VERSION,
+            size: std::mem::size_of::<EventAttributes>() as u16,
+            category: 0,
+            color_type: 0,
+            color: 0,
+            payload_type: attr::PAYLOAD_NONE,
+            reserved0: 0,
+            payload: 0,
+            message_type: attr::MESSAGE_REGISTERED,
+            padding: 0,
+            message: handle,
+        }
+    }
+}
+
 /// `nvtxResourceAttributes_t` (32 bytes).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]

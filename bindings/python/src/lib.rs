@@ -5,9 +5,10 @@
 //! (its hash is cached), bounded so that formatted messages keep memory
 //! bounded.
 
-use nvtxr::bindings::{self as nb, Attributes, Family, StaticDomain, StaticString, Text};
-use nvtxr::ffi::NVTXR_NO_PUSH_POP_TRACKING as NO_TRACKING;
-use nvtxr::Payload;
+use nvtx_protocol::NO_PUSH_POP_TRACKING as NO_TRACKING;
+use nvtxr_engine::attributes::Payload;
+use nvtxr_engine::statics::{self as nb, Attributes, Family, StaticDomain, StaticString, Text};
+use nvtxr_engine::{loader, naming, thread, Error};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFloat, PyInt, PyString};
 use std::cell::Cell;
@@ -81,8 +82,28 @@ fn name_thread_once(py: Python<'_>) {
         .and_then(|t| t.getattr("name"))
         .and_then(|n| n.extract::<String>());
     if let Ok(name) = name {
-        nvtxr::name_current_thread(&name);
+        name_os_thread(&name);
     }
+}
+
+/// Names the calling OS thread (when a tool is attached).
+fn name_os_thread(name: &str) {
+    if nb::enabled() {
+        let name = c_string(name);
+        // SAFETY: a valid C string for the call.
+        unsafe { naming::name_os_thread(thread::current_os_thread_id(), name.as_ptr()) }
+    }
+}
+
+/// An engine result at the Python door, which never raises for an NVTX
+/// call: the value, or, when the engine refused the call, a
+/// `RuntimeWarning` saying why and `fallback`.
+fn checked<T>(py: Python<'_>, result: Result<T, Error>, fallback: T) -> T {
+    result.unwrap_or_else(|e| {
+        let warning = py.get_type::<pyo3::exceptions::PyRuntimeWarning>();
+        let _ = PyErr::warn(py, &warning, &c_string(&format!("nvtxr: {e}")), 1);
+        fallback
+    })
 }
 
 fn c_string(s: &str) -> CString {
@@ -247,10 +268,14 @@ impl Domain {
             return Ok(None);
         }
         let text = c_string(&message.to_cow()?);
+        let domain = &slf.get().inner;
+        let registered = domain.register(&text);
+        let inner = checked(py, registered.map(Some), None)
+            .unwrap_or_else(|| domain.uninterned_string(&text));
         let s = Py::new(
             py,
             RegisteredString {
-                inner: slf.get().inner.register(&text),
+                inner,
                 string: message.clone().unbind(),
             },
         )?;
@@ -270,9 +295,11 @@ impl Domain {
             }
             let id = categories.len() as u32 + 1;
             categories.set_item(name, id)?;
-            slf.get()
+            let named = slf
+                .get()
                 .inner
                 .name_category(id, &c_string(&name.to_cow()?));
+            checked(py, named, ());
             return Ok(id);
         }
         match c.extract::<u32>() {
@@ -340,7 +367,7 @@ impl Domain {
         category: Option<&Bound<'_, PyAny>>,
         payload: Option<&Bound<'_, PyAny>>,
         off: R,
-        call: impl FnOnce(&StaticDomain, &Attributes) -> R,
+        call: impl FnOnce(&StaticDomain, &Attributes) -> Result<R, Error>,
     ) -> PyResult<R> {
         if !nb::enabled() {
             return Ok(off);
@@ -354,7 +381,11 @@ impl Domain {
                 &resolved
             }
         };
-        Ok(call(&slf.get().inner, &a.attributes()))
+        Ok(checked(
+            slf.py(),
+            call(&slf.get().inner, &a.attributes()),
+            off,
+        ))
     }
 }
 
@@ -454,13 +485,13 @@ impl Domain {
     /// Closes this OS thread's innermost range in this domain.
     fn pop_range(&self, py: Python<'_>) -> i32 {
         name_thread_once(py);
-        self.inner.pop(Family::Domain)
+        checked(py, self.inner.pop(Family::Domain), NO_TRACKING)
     }
 
     /// Ends the range `range_id` (from `start_range`), on any thread.
     fn end_range(&self, py: Python<'_>, range_id: u64) {
         name_thread_once(py);
-        self.inner.end(range_id, Family::Domain);
+        checked(py, self.inner.end(range_id, Family::Domain), ());
     }
 }
 
@@ -478,7 +509,12 @@ fn get_domain(py: Python<'_>, name: Option<&Bound<'_, PyString>>) -> PyResult<Py
         None => (StaticDomain::global(), None),
         Some(n) => {
             let n = n.to_cow()?.into_owned();
-            (StaticDomain::create(&c_string(&n)), Some(n))
+            let name = c_string(&n);
+            let created = checked(py, StaticDomain::create(&name).map(Some), None);
+            (
+                created.unwrap_or_else(|| StaticDomain::uninterned(&name)),
+                Some(n),
+            )
         }
     };
     let d = Py::new(
@@ -494,7 +530,7 @@ fn get_domain(py: Python<'_>, name: Option<&Bound<'_, PyString>>) -> PyResult<Py
     // NVIDIA's package calls nvtxInitialize once, after its first domain.
     static INITIALIZE: std::sync::Once = std::sync::Once::new();
     INITIALIZE.call_once(|| {
-        nvtxr::initialize();
+        loader::initialize_and_forward();
     });
     Ok(d)
 }
@@ -557,15 +593,19 @@ impl annotate {
         if let Some(a) = &slf.attributes {
             name_thread_once(slf.py());
             let a = a.get();
-            a.domain().push(&a.attributes(), Family::Domain);
+            checked(
+                slf.py(),
+                a.domain().push(&a.attributes(), Family::Domain),
+                0,
+            );
         }
         slf
     }
 
-    #[pyo3(signature = (*_exc))]
-    fn __exit__(&self, _exc: &Bound<'_, pyo3::types::PyTuple>) -> bool {
+    #[pyo3(signature = (*exc))]
+    fn __exit__(&self, exc: &Bound<'_, pyo3::types::PyTuple>) -> bool {
         if let Some(a) = &self.attributes {
-            a.get().domain().pop(Family::Domain);
+            checked(exc.py(), a.get().domain().pop(Family::Domain), 0);
         }
         false
     }
@@ -627,26 +667,30 @@ fn callable_name<'py>(func: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
 fn _push(py: Python<'_>, a: &Bound<'_, EventAttributes>) -> i32 {
     name_thread_once(py);
     let a = a.get();
-    a.domain().push(&a.attributes(), Family::Domain)
+    checked(
+        py,
+        a.domain().push(&a.attributes(), Family::Domain),
+        NO_TRACKING,
+    )
 }
 
 #[pyfunction]
 fn _pop(a: &Bound<'_, EventAttributes>) -> i32 {
     name_thread_once(a.py());
-    a.get().domain().pop(Family::Domain)
+    checked(a.py(), a.get().domain().pop(Family::Domain), NO_TRACKING)
 }
 
 #[pyfunction]
 fn _start(py: Python<'_>, a: &Bound<'_, EventAttributes>) -> u64 {
     name_thread_once(py);
     let a = a.get();
-    a.domain().start(&a.attributes(), Family::Domain)
+    checked(py, a.domain().start(&a.attributes(), Family::Domain), 0)
 }
 
 #[pyfunction]
 fn _end(a: &Bound<'_, EventAttributes>, id: u64) {
     name_thread_once(a.py());
-    a.get().domain().end(id, Family::Domain);
+    checked(a.py(), a.get().domain().end(id, Family::Domain), ());
 }
 
 /// `func(*args, **kwargs)` inside a push/pop range: one call from the
@@ -663,9 +707,10 @@ fn _call<'py>(
     name_thread_once(a.py());
     let attributes = a.get();
     let domain = attributes.domain();
-    domain.push(&attributes.attributes(), Family::Domain);
+    let py = a.py();
+    checked(py, domain.push(&attributes.attributes(), Family::Domain), 0);
     let result = func.call(args, kwargs);
-    domain.pop(Family::Domain);
+    checked(py, domain.pop(Family::Domain), 0);
     result
 }
 
@@ -690,7 +735,7 @@ macro_rules! module_fn {
             let d = get_domain(py, domain)?;
             let d = d.bind(py);
             let a = Domain::resolve(d, message, color, category, payload)?;
-            Ok(d.get().inner.$call(&a.attributes(), Family::Domain))
+            Ok(checked(py, d.get().inner.$call(&a.attributes(), Family::Domain), $off))
         }
     };
 }
@@ -722,7 +767,7 @@ fn start_range(
     name_thread_once(py);
     let d = get_domain(py, domain)?;
     let a = Domain::resolve(d.bind(py), message, color, category, payload)?;
-    let id = d.get().inner.start(&a.attributes(), Family::Domain);
+    let id = checked(py, d.get().inner.start(&a.attributes(), Family::Domain), 0);
     Ok(Some((id, d)))
 }
 
@@ -731,7 +776,7 @@ fn start_range(
 fn end_range(py: Python<'_>, range_id: Option<(u64, Py<Domain>)>) {
     if let Some((id, d)) = range_id {
         name_thread_once(py);
-        d.get().inner.end(id, Family::Domain);
+        checked(py, d.get().inner.end(id, Family::Domain), ());
     }
 }
 
@@ -743,7 +788,8 @@ fn pop_range(py: Python<'_>, domain: Option<&Bound<'_, PyString>>) -> PyResult<i
         return Ok(NO_TRACKING);
     }
     name_thread_once(py);
-    Ok(get_domain(py, domain)?.get().inner.pop(Family::Domain))
+    let popped = get_domain(py, domain)?.get().inner.pop(Family::Domain);
+    Ok(checked(py, popped, NO_TRACKING))
 }
 
 /// Whether a tool is attached (`NVTX_INJECTION64_PATH`): when not, every
@@ -763,13 +809,14 @@ fn name_threads(on: bool) {
 #[pyfunction]
 fn name_current_thread(name: &str) {
     THREAD_NAMED.with(|n| n.set(FORK_GENERATION.load(Ordering::Relaxed)));
-    nvtxr::name_current_thread(name);
+    name_os_thread(name);
 }
 
 /// Why the configured tool did not attach, if it did not.
 #[pyfunction]
 fn load_error() -> Option<String> {
-    nvtxr::load_error().map(|e| e.into_owned())
+    loader::tool_attached();
+    loader::load_error().map(|e| e.to_string_lossy().into_owned())
 }
 
 /// Text-only events in the default domain (`torch.cuda.nvtx`'s calls): the
@@ -783,7 +830,7 @@ macro_rules! text_fn {
             }
             name_thread_once(py);
             let text = c_string(message);
-            StaticDomain::global().$call(
+            let called = StaticDomain::global().$call(
                 &Attributes {
                     message: Text::Text(&text),
                     color: None,
@@ -791,7 +838,8 @@ macro_rules! text_fn {
                     payload: None,
                 },
                 Family::Default,
-            )
+            );
+            checked(py, called, $off)
         }
     };
 }
@@ -800,7 +848,7 @@ macro_rules! text_fn {
 fn _text_mark(py: Python<'_>, message: &str) {
     if nb::enabled() {
         name_thread_once(py);
-        StaticDomain::global().mark(
+        let marked = StaticDomain::global().mark(
             &Attributes {
                 message: Text::Text(&c_string(message)),
                 color: None,
@@ -809,6 +857,7 @@ fn _text_mark(py: Python<'_>, message: &str) {
             },
             Family::Default,
         );
+        checked(py, marked, ());
     }
 }
 text_fn!(_text_push, push, i32, NO_TRACKING);
@@ -817,13 +866,13 @@ text_fn!(_text_start, start, u64, 0);
 #[pyfunction]
 fn _text_pop(py: Python<'_>) -> i32 {
     name_thread_once(py);
-    StaticDomain::global().pop(Family::Default)
+    checked(py, StaticDomain::global().pop(Family::Default), NO_TRACKING)
 }
 
 #[pyfunction]
 fn _text_end(py: Python<'_>, id: u64) {
     name_thread_once(py);
-    StaticDomain::global().end(id, Family::Default);
+    checked(py, StaticDomain::global().end(id, Family::Default), ());
 }
 
 /// Run by Python in a child `os.fork` made (see `FORK_GENERATION`).

@@ -29,7 +29,7 @@ pub(crate) enum Turn {
 
 /// This thread's identity across processes: `(pid << 32) | tid`.
 pub(crate) fn me() -> u64 {
-    let tid = crate::naming::current_os_thread_id();
+    let tid = crate::thread::current_os_thread_id();
     (u64::from(std::process::id()) << 32) | u64::from(tid)
 }
 

@@ -23,10 +23,10 @@
 //!   own thread and calls one of them gets [`Error::Reentered`] instead of
 //!   deadlocking. Events never take the lock.
 
-use crate::attributes::Event;
 use crate::claim::{self, Turn};
 use crate::error::Error;
-use crate::loader::{self, protocol::slot, protocol::EventAttributes, slots};
+use crate::loader::{self, slots};
+use nvtx_protocol::{slot, EventAttributes};
 use std::cell::{Cell, UnsafeCell};
 use std::collections::BTreeMap;
 use std::ffi::{c_char, c_void, CStr, CString};
@@ -238,7 +238,7 @@ mod fork {
 }
 
 /// Proof that an event is inside a domain's gate; leaving drops it.
-pub(crate) struct Entered {
+pub struct Entered {
     /// The gate to leave on drop; `None` for the default domain, which has none.
     gate: Option<&'static AtomicU64>,
     /// The domain's tool handle (NULL for the default domain).
@@ -420,7 +420,7 @@ impl DomainState {
     /// (its gate is always open, and `enter` returns before attaching): its
     /// fast paths need no gate and take `Entered::default_domain`.
     #[inline(always)]
-    pub(crate) fn enter_attached(&'static self) -> Option<Entered> {
+    pub fn enter_attached(&'static self) -> Option<Entered> {
         let mut entered = self.enter_live()?;
         if self.attachment.claim.load(Ordering::Acquire) != claim::DONE {
             return None;
@@ -463,7 +463,7 @@ impl DomainState {
             attachment: Attachment::new(),
             attached: UnsafeCell::new(Attached {
                 domain: ptr::null_mut(),
-                attributes: Event::registered_attributes(ptr::null_mut()),
+                attributes: EventAttributes::registered(ptr::null()),
             }),
         }))
     }
@@ -496,7 +496,7 @@ impl DomainState {
 /// # Safety
 /// `p` points to a domain or string object of nvtxr, or at least to 4
 /// readable bytes, or is one of the pointers refused unread.
-pub(crate) unsafe fn is_domain(p: *const c_void) -> Option<bool> {
+pub unsafe fn is_domain(p: *const c_void) -> Option<bool> {
     const LOWEST: usize = 64 << 10;
     const PAST_USER_SPACE: usize = 1 << 57;
     let align = std::mem::align_of::<DomainState>().min(std::mem::align_of::<StringState>());
@@ -550,7 +550,7 @@ impl StringState {
                 unsafe {
                     *self.attached.get() = Attached {
                         domain: domain.handle,
-                        attributes: Event::registered_attributes(handle),
+                        attributes: EventAttributes::registered(handle),
                     }
                 };
                 handle

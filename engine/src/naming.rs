@@ -1,18 +1,12 @@
 //! Naming OS threads and CUDA objects (categories are named per domain, in `domain`).
 
-use crate::loader::protocol::slot;
 use crate::loader::{slots, tool_attached};
+use nvtx_protocol::slot;
 use std::ffi::{c_char, c_int, c_void};
-
-/// The calling thread's OS id (Linux `gettid`), as NVTX tools expect.
-pub fn current_os_thread_id() -> u32 {
-    // SAFETY: gettid has no preconditions.
-    unsafe { libc::gettid() as u32 }
-}
 
 /// # Safety
 /// `name` must be a valid NUL-terminated string.
-pub(crate) unsafe fn name_os_thread(tid: u32, name: *const c_char) {
+pub unsafe fn name_os_thread(tid: u32, name: *const c_char) {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
         if tool_attached() {
@@ -47,7 +41,7 @@ pub enum CudaObject {
 ///
 /// # Safety
 /// `name` must be a valid NUL-terminated string.
-pub(crate) unsafe fn name_cuda(object: CudaObject, id: usize, name: *const c_char) {
+pub unsafe fn name_cuda(object: CudaObject, id: usize, name: *const c_char) {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
         if !tool_attached() {
@@ -92,7 +86,7 @@ pub enum OpenClObject {
 ///
 /// # Safety
 /// `name` must be a valid NUL-terminated string.
-pub(crate) unsafe fn name_opencl(object: OpenClObject, handle: *mut c_void, name: *const c_char) {
+pub unsafe fn name_opencl(object: OpenClObject, handle: *mut c_void, name: *const c_char) {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
         if !tool_attached() {

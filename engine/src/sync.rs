@@ -4,10 +4,8 @@
 
 use crate::domain::DomainState;
 use crate::error::Error;
-use crate::loader::protocol::{
-    attr, slot, Handle, SlotId, SyncUserAttributes, SYNC_ATTRIBUTES_VERSION,
-};
 use crate::loader::{slots, tool_attached};
+use nvtx_protocol::{attr, slot, Handle, SlotId, SyncUserAttributes, SYNC_ATTRIBUTES_VERSION};
 use std::ffi::{c_char, c_void};
 use std::ptr;
 
@@ -29,7 +27,7 @@ pub enum SyncEvent {
 ///
 /// # Safety
 /// `name` is a valid NUL-terminated string.
-pub(crate) unsafe fn create(
+pub unsafe fn create(
     domain: &'static DomainState,
     name: *const c_char,
 ) -> Result<*mut c_void, Error> {
@@ -54,7 +52,7 @@ pub(crate) unsafe fn create(
 ///
 /// # Safety
 /// `handle` is NULL or came from [`create`] and was not destroyed.
-pub(crate) unsafe fn report(handle: *mut c_void, event: SyncEvent) {
+pub unsafe fn report(handle: *mut c_void, event: SyncEvent) {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
         let slot = match event {
@@ -71,7 +69,7 @@ pub(crate) unsafe fn report(handle: *mut c_void, event: SyncEvent) {
 ///
 /// # Safety
 /// As [`report`]; `handle` is not used afterwards.
-pub(crate) unsafe fn destroy(handle: *mut c_void) {
+pub unsafe fn destroy(handle: *mut c_void) {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
         call(handle, slot::SYNC_USER_DESTROY);

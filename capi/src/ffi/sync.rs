@@ -1,10 +1,10 @@
 //! User-defined synchronization objects (NVTX's `nvtxDomainSyncUser*`).
 
+use super::boundary::exported;
 use super::domain::{domain_ref, nvtxr_domain_t};
 use super::nvtxr_status_t;
-use super::{NVTXR_ERROR_INTERNAL, NVTXR_OK};
-use crate::panic::guard;
-use crate::sync::{self, SyncEvent};
+use super::NVTXR_OK;
+use nvtxr_engine::sync::{self, SyncEvent};
 use std::ffi::c_char;
 use std::ptr;
 
@@ -24,35 +24,28 @@ pub unsafe extern "C" fn nvtxr_sync_create(
     domain: *const nvtxr_domain_t,
     name: *const c_char,
 ) -> *mut nvtxr_sync_t {
-    // SAFETY: the caller upholds this function's `# Safety` contract.
-    unsafe {
-        guard(ptr::null_mut(), || {
-            if name.is_null() {
-                return ptr::null_mut();
-            }
-            domain_ref(domain)
-                .and_then(|d| sync::create(d, name))
-                .map_or(ptr::null_mut(), |h| h.cast())
-        })
-    }
+    exported!(unsafe {
+        if name.is_null() {
+            return ptr::null_mut();
+        }
+        domain_ref(domain)
+            .and_then(|d| sync::create(d, name))
+            .map_or(ptr::null_mut(), |h| h.cast())
+    })
 }
 
 /// Destroys the tool's object (NULL: nothing). Returns `NVTXR_OK`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_sync_destroy(sync: *mut nvtxr_sync_t) -> nvtxr_status_t {
-    // SAFETY: the caller upholds this function's `# Safety` contract.
-    unsafe {
-        guard(NVTXR_ERROR_INTERNAL, || {
-            sync::destroy(sync.cast());
-            NVTXR_OK
-        })
-    }
+    exported!(unsafe {
+        sync::destroy(sync.cast());
+        NVTXR_OK
+    })
 }
 
 fn report(sync: *mut nvtxr_sync_t, event: SyncEvent) -> nvtxr_status_t {
-    guard(NVTXR_ERROR_INTERNAL, || {
-        // SAFETY: the caller passes NULL or a live object from nvtxr_sync_create.
-        unsafe { sync::report(sync.cast(), event) };
+    exported!(unsafe {
+        sync::report(sync.cast(), event);
         NVTXR_OK
     })
 }

@@ -25,10 +25,8 @@
 pub mod export_table;
 pub mod slots;
 
-/// The protocol's numbers and structs, shared with nvtxr's tools.
-pub use nvtx_protocol as protocol;
-
 use crate::claim::{self, Turn};
+use nvtx_protocol as protocol;
 use std::ffi::{CStr, CString, OsString};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

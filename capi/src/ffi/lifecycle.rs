@@ -1,7 +1,7 @@
 //! Initialization, tool status and version.
 
-use crate::loader;
-use crate::panic::guard;
+use super::boundary::exported;
+use nvtxr_engine::loader;
 use std::ffi::c_char;
 use std::ptr;
 
@@ -12,13 +12,13 @@ use std::ptr;
 /// (on this or another thread). Thread-safe; initialization runs once.
 #[unsafe(no_mangle)]
 pub extern "C" fn nvtxr_initialize() -> bool {
-    guard(false, loader::initialize_and_forward)
+    exported!({ loader::initialize_and_forward() })
 }
 
 /// Whether a tool is attached (initializing first if nobody has yet).
 #[unsafe(no_mangle)]
 pub extern "C" fn nvtxr_tool_attached() -> bool {
-    guard(false, loader::tool_attached)
+    exported!({ loader::tool_attached() })
 }
 
 /// Why the tool named by `NVTX_INJECTION64_PATH` failed to attach, as one line
@@ -27,7 +27,7 @@ pub extern "C" fn nvtxr_tool_attached() -> bool {
 /// The string is owned by nvtxr and valid for the life of the process.
 #[unsafe(no_mangle)]
 pub extern "C" fn nvtxr_load_error() -> *const c_char {
-    guard(ptr::null(), || {
+    exported!({
         loader::tool_attached();
         loader::load_error().map_or(ptr::null(), |e| e.as_ptr())
     })
@@ -50,12 +50,12 @@ pub extern "C" fn nvtxr_version() -> u32 {
     const VERSION: u32 = parse(env!("CARGO_PKG_VERSION_MAJOR")) * 1_000_000
         + parse(env!("CARGO_PKG_VERSION_MINOR")) * 1_000
         + parse(env!("CARGO_PKG_VERSION_PATCH"));
-    guard(VERSION, || VERSION)
+    VERSION
 }
 
 /// nvtxr's version as text (`"MAJOR.MINOR.PATCH"`); static storage.
 #[unsafe(no_mangle)]
 pub extern "C" fn nvtxr_version_string() -> *const c_char {
     const TEXT: &str = concat!(env!("CARGO_PKG_VERSION"), "\0");
-    guard(TEXT.as_ptr().cast(), || TEXT.as_ptr().cast())
+    TEXT.as_ptr().cast()
 }

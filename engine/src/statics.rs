@@ -1,13 +1,16 @@
-//! Handles for nvtxr's own language bindings (Python), whose objects live in
-//! another runtime and cannot borrow a Rust [`Domain`](crate::Domain): the
-//! domains and strings here are `'static` (nvtxr never frees them) and the
-//! event calls take the attributes as plain values. Not a public API.
+//! Handles for doors whose objects live in another runtime and cannot borrow
+//! (the Python package): the domains and strings here are `'static` (nvtxr
+//! never frees them) and the event calls take the attributes as plain
+//! values. Every call returns the engine's typed result; with no tool it
+//! returns at once with the no-tool value.
 
 use crate::attributes::{Color, Event, Payload, RawMessage};
 use crate::domain::{DomainState, StringState};
+use crate::error::Error;
 use crate::events;
 pub use crate::events::Family;
 use crate::loader;
+use nvtx_protocol::NO_PUSH_POP_TRACKING;
 use std::ffi::CStr;
 
 /// Whether a tool is attached: one atomic load once initialized.
@@ -72,63 +75,75 @@ impl StaticDomain {
     }
 
     /// Creates (or shares) the domain `name`; it is never destroyed.
-    pub fn create(name: &CStr) -> Self {
-        StaticDomain(DomainState::create(name).unwrap_or_else(|_| DomainState::uninterned(name)))
+    pub fn create(name: &CStr) -> Result<Self, Error> {
+        DomainState::create(name).map(StaticDomain)
+    }
+
+    /// A domain `name` of its own, outside the registry (what to use when
+    /// [`StaticDomain::create`] is refused): attached at its first event.
+    pub fn uninterned(name: &CStr) -> Self {
+        StaticDomain(DomainState::uninterned(name))
     }
 
     /// Registers `text` once in this domain.
-    pub fn register(&self, text: &CStr) -> StaticString {
-        StaticString(
-            self.0
-                .register_string(text)
-                .unwrap_or_else(|_| self.0.uninterned_string(text)),
-        )
+    pub fn register(&self, text: &CStr) -> Result<StaticString, Error> {
+        self.0.register_string(text).map(StaticString)
+    }
+
+    /// A string `text` of this domain outside its table (what to use when
+    /// [`StaticDomain::register`] is refused).
+    pub fn uninterned_string(&self, text: &CStr) -> StaticString {
+        StaticString(self.0.uninterned_string(text))
     }
 
     /// Names category `id` (when a tool is attached).
-    pub fn name_category(&self, id: u32, name: &CStr) {
-        if enabled() {
-            // SAFETY: a valid C string for the call.
-            let _ = unsafe { self.0.name_category(id, name.as_ptr()) };
+    pub fn name_category(&self, id: u32, name: &CStr) -> Result<(), Error> {
+        if !enabled() {
+            return Ok(());
         }
+        // SAFETY: a valid C string for the call.
+        unsafe { self.0.name_category(id, name.as_ptr()) }
     }
 
     /// A mark in `family` (see [`Family`]).
-    pub fn mark(&self, a: &Attributes, family: Family) {
-        if enabled() {
-            let _ = events::mark(self.0, &a.event(), family);
+    pub fn mark(&self, a: &Attributes, family: Family) -> Result<(), Error> {
+        if !enabled() {
+            return Ok(());
         }
+        events::mark(self.0, &a.event(), family)
     }
 
-    /// Opens a range in `family`; the tool's depth, or a negative value.
-    pub fn push(&self, a: &Attributes, family: Family) -> i32 {
+    /// Opens a range in `family`; the tool's depth, or
+    /// `NO_PUSH_POP_TRACKING`.
+    pub fn push(&self, a: &Attributes, family: Family) -> Result<i32, Error> {
         if !enabled() {
-            return crate::ffi::NVTXR_NO_PUSH_POP_TRACKING;
+            return Ok(NO_PUSH_POP_TRACKING);
         }
-        events::push(self.0, &a.event(), family).unwrap_or(crate::ffi::NVTXR_ERROR_INVALID_ARGUMENT)
+        events::push(self.0, &a.event(), family)
     }
 
     /// Closes this thread's innermost range in `family` (the family that
-    /// opened it); the tool's depth, or a negative value.
-    pub fn pop(&self, family: Family) -> i32 {
+    /// opened it); the tool's depth, or `NO_PUSH_POP_TRACKING`.
+    pub fn pop(&self, family: Family) -> Result<i32, Error> {
         if !enabled() {
-            return crate::ffi::NVTXR_NO_PUSH_POP_TRACKING;
+            return Ok(NO_PUSH_POP_TRACKING);
         }
-        events::pop(self.0, family).unwrap_or(crate::ffi::NVTXR_ERROR_DESTROYED)
+        events::pop(self.0, family)
     }
 
     /// Starts a range in `family`; its id, 0 with no tool.
-    pub fn start(&self, a: &Attributes, family: Family) -> u64 {
+    pub fn start(&self, a: &Attributes, family: Family) -> Result<u64, Error> {
         if !enabled() {
-            return 0;
+            return Ok(0);
         }
-        events::start(self.0, &a.event(), family).unwrap_or(0)
+        events::start(self.0, &a.event(), family)
     }
 
     /// Ends range `id` in `family` (the family that started it).
-    pub fn end(&self, id: u64, family: Family) {
-        if enabled() {
-            let _ = events::end(self.0, id, family);
+    pub fn end(&self, id: u64, family: Family) -> Result<(), Error> {
+        if !enabled() {
+            return Ok(());
         }
+        events::end(self.0, id, family)
     }
 }

@@ -3,8 +3,7 @@
 
 use crate::domain::{Entered, StringState};
 use crate::error::Error;
-use crate::loader::protocol::{attr, EventAttributes};
-use std::convert::Infallible;
+use nvtx_protocol::{attr, EventAttributes};
 use std::ffi::{c_char, c_void};
 use std::ptr;
 
@@ -92,7 +91,7 @@ impl Payload {
 /// A payload as NVTX carries it: its type code and the union's bits, 32-bit
 /// values in the low half and the high half zero.
 #[derive(Clone, Copy, Default)]
-pub(crate) struct RawPayload {
+pub struct RawPayload {
     kind: i32,
     bits: u64,
 }
@@ -114,7 +113,7 @@ impl RawPayload {
 
 /// An event's message, as nvtxr forwards it.
 #[derive(Clone, Copy)]
-pub(crate) enum RawMessage {
+pub enum RawMessage {
     None,
     /// A NUL-terminated byte string, forwarded byte for byte.
     Text(*const c_char),
@@ -123,7 +122,7 @@ pub(crate) enum RawMessage {
 
 /// Everything an event can carry, before translation for the tool.
 #[derive(Clone, Copy)]
-pub(crate) struct Event {
+pub struct Event {
     pub message: RawMessage,
     pub color: Option<Color>,
     pub category: u32,
@@ -180,21 +179,6 @@ impl Event {
         match self.message {
             RawMessage::Registered(s) => Some(s),
             _ => None,
-        }
-    }
-
-    /// NVTX's attributes of an event whose only attribute is a registered
-    /// string, `handle` in the tool.
-    pub fn registered_attributes(handle: *mut c_void) -> EventAttributes {
-        let event = Event::with_attributes(RawMessage::None, None, 0, None);
-        let raw = match event.nvtx_attributes_with(|_| Ok::<_, Infallible>(handle)) {
-            Ok(raw) => raw,
-            Err(never) => match never {},
-        };
-        EventAttributes {
-            message_type: attr::MESSAGE_REGISTERED,
-            message: handle,
-            ..raw
         }
     }
 
@@ -283,7 +267,7 @@ mod tests {
         let built = Event::with_attributes(RawMessage::Registered(s), None, 0, None)
             .nvtx_attributes_with(|_| Ok::<_, ()>(handle))
             .unwrap();
-        let prebuilt = Event::registered_attributes(handle);
+        let prebuilt = EventAttributes::registered(handle);
         let bytes = |a: &EventAttributes| {
             // SAFETY: a plain-data struct with explicit padding, fully initialized.
             unsafe { std::mem::transmute::<EventAttributes, [u8; 48]>(*a) }

@@ -1,9 +1,7 @@
 //! `getExportTable`: what nvtxr hands a tool so it can find the slots.
 
-use super::protocol::{
-    Callbacks, Slot, VersionInfo, ETID_CALLBACKS, ETID_VERSIONINFO, NVTX_VERSION,
-};
 use super::slots;
+use nvtx_protocol::{Callbacks, Slot, VersionInfo, ETID_CALLBACKS, ETID_VERSIONINFO, NVTX_VERSION};
 use std::ffi::{c_int, c_uint, c_void};
 use std::ptr;
 
@@ -20,6 +18,10 @@ static VERSION_INFO: VersionInfo = VersionInfo {
 };
 
 /// The getter passed to `InitializeInjectionNvtx2`.
+///
+/// # Safety
+/// None: any id is answered (NULL for one it does not know); `unsafe` only
+/// because the protocol's getter type is.
 pub unsafe extern "C" fn get_export_table(id: u32) -> *const c_void {
     match id {
         ETID_CALLBACKS => &CALLBACKS as *const Callbacks as *const c_void,

@@ -1,14 +1,14 @@
 //! Marks, push/pop ranges and start/end ranges.
 
+use super::boundary::{boundary, exported};
 use super::domain::{domain_ref, nvtxr_domain_t, nvtxr_string_t, string_ref};
 use super::nvtxr_status_t;
-use super::{error_code, status, NVTXR_ERROR_INTERNAL, NVTXR_NO_PUSH_POP_TRACKING, NVTXR_OK};
-use crate::attributes::{Color, Event, RawMessage, RawPayload};
-use crate::error::Error;
-use crate::events::{self, Family};
-use crate::loader::protocol::slot;
-use crate::loader::{slots, tool_attached};
-use crate::panic::guard;
+use super::{error_code, status, NVTXR_NO_PUSH_POP_TRACKING, NVTXR_OK};
+use nvtx_protocol::slot;
+use nvtxr_engine::attributes::{Color, Event, RawMessage, RawPayload};
+use nvtxr_engine::error::Error;
+use nvtxr_engine::events::{self, Family};
+use nvtxr_engine::loader::{slots, tool_attached};
 use std::ffi::{c_char, c_void};
 
 /// `nvtxr_event_t.color_type`: no color.
@@ -31,7 +31,7 @@ pub const NVTXR_PAYLOAD_I32: u32 = 5;
 /// `nvtxr_event_t.payload_type`: `payload.as_f32`.
 pub const NVTXR_PAYLOAD_F32: u32 = 6;
 const _: () = {
-    use crate::loader::protocol::attr;
+    use nvtx_protocol::attr;
     assert!(NVTXR_PAYLOAD_NONE as i32 == attr::PAYLOAD_NONE);
     assert!(NVTXR_PAYLOAD_U64 as i32 == attr::PAYLOAD_U64);
     assert!(NVTXR_PAYLOAD_I64 as i32 == attr::PAYLOAD_I64);
@@ -266,7 +266,7 @@ unsafe fn string_call<R, T>(
 ) -> T {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
-        guard(None, || registered_fast(domain, string, f))
+        boundary(|| registered_fast(domain, string, f))
             .map_or_else(|| slow(domain, Arg::string(string)), done)
     }
 }
@@ -283,7 +283,7 @@ unsafe fn ex_call<R, T>(
 ) -> T {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
-        guard(None, || ex_fast(kind, domain, event))
+        boundary(|| ex_fast(kind, domain, event))
             .map_or_else(|| slow(domain, Arg::event(event)), done)
     }
 }
@@ -298,86 +298,71 @@ unsafe fn ex_call<R, T>(
 //   so nothing can panic;
 // - anything else goes to these out-of-line helpers (arguments passed by
 //   value), which initialize if needed, validate, and run inside the panic
-//   guard. They are `extern "C"` (they cannot unwind), so the exported
+//   boundary. They are `extern "C"` (they cannot unwind), so the exported
 //   function reaches them by a tail jump.
 
 #[cold]
 #[inline(never)]
 unsafe extern "C" fn mark_with(domain: *const nvtxr_domain_t, arg: Arg) -> i32 {
-    // SAFETY: the caller upholds this function's `# Safety` contract.
-    unsafe {
-        guard(NVTXR_ERROR_INTERNAL, || {
-            if !tool_attached() {
-                return NVTXR_OK;
-            }
-            status(
-                arg.translate()
-                    .and_then(|e| events::mark(domain_ref(domain)?, &e, Family::Default)),
-            )
-        })
-    }
+    exported!(unsafe {
+        if !tool_attached() {
+            return NVTXR_OK;
+        }
+        status(
+            arg.translate()
+                .and_then(|e| events::mark(domain_ref(domain)?, &e, Family::Default)),
+        )
+    })
 }
 
 #[cold]
 #[inline(never)]
 unsafe extern "C" fn push_with(domain: *const nvtxr_domain_t, arg: Arg) -> i32 {
-    // SAFETY: the caller upholds this function's `# Safety` contract.
-    unsafe {
-        guard(NVTXR_ERROR_INTERNAL, || {
-            if !tool_attached() {
-                return NVTXR_NO_PUSH_POP_TRACKING;
-            }
-            arg.translate()
-                .and_then(|e| events::push(domain_ref(domain)?, &e, Family::Default))
-                .unwrap_or_else(error_code)
-        })
-    }
+    exported!(unsafe {
+        if !tool_attached() {
+            return NVTXR_NO_PUSH_POP_TRACKING;
+        }
+        arg.translate()
+            .and_then(|e| events::push(domain_ref(domain)?, &e, Family::Default))
+            .unwrap_or_else(error_code)
+    })
 }
 
 #[cold]
 #[inline(never)]
 unsafe extern "C" fn start_with(domain: *const nvtxr_domain_t, arg: Arg) -> u64 {
-    // SAFETY: the caller upholds this function's `# Safety` contract.
-    unsafe {
-        guard(0, || {
-            if !tool_attached() {
-                return 0;
-            }
-            arg.translate()
-                .and_then(|e| events::start(domain_ref(domain)?, &e, Family::Default))
-                .unwrap_or(0)
-        })
-    }
+    exported!(unsafe {
+        if !tool_attached() {
+            return 0;
+        }
+        arg.translate()
+            .and_then(|e| events::start(domain_ref(domain)?, &e, Family::Default))
+            .unwrap_or(0)
+    })
 }
 
 #[cold]
 #[inline(never)]
 unsafe extern "C" fn pop_with(domain: *const nvtxr_domain_t) -> i32 {
-    // SAFETY: the caller upholds this function's `# Safety` contract.
-    unsafe {
-        guard(NVTXR_ERROR_INTERNAL, || {
-            if !tool_attached() {
-                return NVTXR_NO_PUSH_POP_TRACKING;
-            }
-            domain_ref(domain)
-                .and_then(|d| events::pop(d, Family::Default))
-                .unwrap_or_else(error_code)
-        })
-    }
+    exported!(unsafe {
+        if !tool_attached() {
+            return NVTXR_NO_PUSH_POP_TRACKING;
+        }
+        domain_ref(domain)
+            .and_then(|d| events::pop(d, Family::Default))
+            .unwrap_or_else(error_code)
+    })
 }
 
 #[cold]
 #[inline(never)]
 unsafe extern "C" fn end_with(domain: *const nvtxr_domain_t, id: u64) -> i32 {
-    // SAFETY: the caller upholds this function's `# Safety` contract.
-    unsafe {
-        guard(NVTXR_ERROR_INTERNAL, || {
-            if !tool_attached() {
-                return NVTXR_OK;
-            }
-            status(domain_ref(domain).and_then(|d| events::end(d, id, Family::Default)))
-        })
-    }
+    exported!(unsafe {
+        if !tool_attached() {
+            return NVTXR_OK;
+        }
+        status(domain_ref(domain).and_then(|d| events::end(d, id, Family::Default)))
+    })
 }
 
 /// Marks an instant with a text message in `domain` (NULL: default domain).
@@ -393,7 +378,7 @@ pub unsafe extern "C" fn nvtxr_mark(
     unsafe {
         match slots::get(slot::MARK_A) {
             None => NVTXR_OK,
-            Some(f) if domain.is_null() && !message.is_null() => guard(NVTXR_OK, || {
+            Some(f) if domain.is_null() && !message.is_null() => boundary(|| {
                 f(message);
                 NVTXR_OK
             }),
@@ -451,9 +436,7 @@ pub unsafe extern "C" fn nvtxr_range_push(
     unsafe {
         match slots::get(slot::RANGE_PUSH_A) {
             None => NVTXR_NO_PUSH_POP_TRACKING,
-            Some(f) if domain.is_null() && !message.is_null() => {
-                guard(NVTXR_NO_PUSH_POP_TRACKING, || f(message))
-            }
+            Some(f) if domain.is_null() && !message.is_null() => boundary(|| f(message)),
             Some(_) => push_with(domain, Arg::text(message)),
         }
     }
@@ -500,7 +483,7 @@ pub unsafe extern "C" fn nvtxr_range_pop(domain: *const nvtxr_domain_t) -> i32 {
     unsafe {
         match slots::get(slot::RANGE_POP) {
             None => NVTXR_NO_PUSH_POP_TRACKING,
-            Some(f) if domain.is_null() => guard(NVTXR_NO_PUSH_POP_TRACKING, || f()),
+            Some(f) if domain.is_null() => boundary(|| f()),
             Some(_) => domain_pop(domain),
         }
     }
@@ -513,7 +496,7 @@ unsafe extern "C" fn domain_pop(domain: *const nvtxr_domain_t) -> i32 {
     unsafe {
         match slots::get(slot::DOMAIN_RANGE_POP) {
             None => NVTXR_NO_PUSH_POP_TRACKING,
-            Some(f) => guard(None, || {
+            Some(f) => boundary(|| {
                 let entered = domain_ref(domain).ok()?.enter_attached()?;
                 Some(f(entered.handle))
             })
@@ -535,7 +518,7 @@ pub unsafe extern "C" fn nvtxr_range_start(
     unsafe {
         match slots::get(slot::RANGE_START_A) {
             None => 0,
-            Some(f) if domain.is_null() && !message.is_null() => guard(0, || f(message)),
+            Some(f) if domain.is_null() && !message.is_null() => boundary(|| f(message)),
             Some(_) => start_with(domain, Arg::text(message)),
         }
     }
@@ -584,7 +567,7 @@ pub unsafe extern "C" fn nvtxr_range_end(domain: *const nvtxr_domain_t, id: u64)
             None => NVTXR_OK,
             Some(f) if domain.is_null() => {
                 if id != 0 {
-                    guard((), || f(id));
+                    boundary(|| f(id));
                 }
                 NVTXR_OK
             }

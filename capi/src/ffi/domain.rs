@@ -1,11 +1,11 @@
 //! Domains, registered strings and category names.
 
+use super::boundary::exported;
 use super::nvtxr_status_t;
-use super::{status, NVTXR_ERROR_INTERNAL, NVTXR_OK};
-use crate::domain::{is_domain, DomainState, StringState};
-use crate::error::Error;
-use crate::loader;
-use crate::panic::guard;
+use super::{status, NVTXR_OK};
+use nvtxr_engine::domain::{is_domain, DomainState, StringState};
+use nvtxr_engine::error::Error;
+use nvtxr_engine::loader;
 use std::ffi::{c_char, CStr};
 use std::ptr;
 
@@ -71,17 +71,14 @@ pub(crate) unsafe fn string_ref(
 /// async-signal-safe (see the conventions).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_domain_create(name: *const c_char) -> *mut nvtxr_domain_t {
-    // SAFETY: the caller upholds this function's `# Safety` contract.
-    unsafe {
-        guard(ptr::null_mut(), || {
-            if name.is_null() {
-                return ptr::null_mut();
-            }
-            DomainState::create(CStr::from_ptr(name)).map_or(ptr::null_mut(), |d| {
-                (d as *const DomainState).cast_mut().cast()
-            })
+    exported!(unsafe {
+        if name.is_null() {
+            return ptr::null_mut();
+        }
+        DomainState::create(CStr::from_ptr(name)).map_or(ptr::null_mut(), |d| {
+            (d as *const DomainState).cast_mut().cast()
         })
-    }
+    })
 }
 
 /// Releases one reference taken by `nvtxr_domain_create`; the last one
@@ -99,12 +96,7 @@ pub unsafe extern "C" fn nvtxr_domain_create(name: *const c_char) -> *mut nvtxr_
 /// revives the same handle. Thread-safe.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_domain_destroy(domain: *mut nvtxr_domain_t) -> nvtxr_status_t {
-    // SAFETY: the caller upholds this function's `# Safety` contract.
-    unsafe {
-        guard(NVTXR_ERROR_INTERNAL, || {
-            status(domain_ref(domain).and_then(|d| d.destroy()))
-        })
-    }
+    exported!(unsafe { status(domain_ref(domain).and_then(|d| d.destroy())) })
 }
 
 /// Registers `text` (UTF-8, copied) in `domain` (NULL: the default domain).
@@ -119,23 +111,20 @@ pub unsafe extern "C" fn nvtxr_string_register(
     domain: *const nvtxr_domain_t,
     text: *const c_char,
 ) -> *const nvtxr_string_t {
-    // SAFETY: the caller upholds this function's `# Safety` contract.
-    unsafe {
-        guard(ptr::null(), || {
-            if text.is_null() {
-                return ptr::null();
-            }
-            let Ok(domain) = domain_ref(domain) else {
-                return ptr::null();
-            };
-            if !domain.is_live() {
-                return ptr::null();
-            }
-            domain
-                .register_string(CStr::from_ptr(text))
-                .map_or(ptr::null(), |s| (s as *const StringState).cast())
-        })
-    }
+    exported!(unsafe {
+        if text.is_null() {
+            return ptr::null();
+        }
+        let Ok(domain) = domain_ref(domain) else {
+            return ptr::null();
+        };
+        if !domain.is_live() {
+            return ptr::null();
+        }
+        domain
+            .register_string(CStr::from_ptr(text))
+            .map_or(ptr::null(), |s| (s as *const StringState).cast())
+    })
 }
 
 /// Names category `category` of `domain` (NULL: the default domain).
@@ -148,16 +137,13 @@ pub unsafe extern "C" fn nvtxr_name_category(
     category: u32,
     name: *const c_char,
 ) -> nvtxr_status_t {
-    // SAFETY: the caller upholds this function's `# Safety` contract.
-    unsafe {
-        guard(NVTXR_ERROR_INTERNAL, || {
-            if !loader::tool_attached() {
-                return NVTXR_OK;
-            }
-            if name.is_null() {
-                return status(Err(Error::NullArgument));
-            }
-            status(domain_ref(domain).and_then(|d| d.name_category(category, name)))
-        })
-    }
+    exported!(unsafe {
+        if !loader::tool_attached() {
+            return NVTXR_OK;
+        }
+        if name.is_null() {
+            return status(Err(Error::NullArgument));
+        }
+        status(domain_ref(domain).and_then(|d| d.name_category(category, name)))
+    })
 }

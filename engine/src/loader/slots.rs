@@ -14,7 +14,7 @@
 //! threads by the loader's release store of its state) and read with
 //! relaxed loads afterwards.
 
-use super::protocol::{for_each_slot, module, no_tool_value, slot, SlotId};
+use nvtx_protocol::{for_each_slot, module, no_tool_value, slot, SlotId};
 use std::ffi::c_void;
 use std::ptr;
 use std::sync::atomic::{AtomicPtr, Ordering};

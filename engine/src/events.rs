@@ -12,14 +12,14 @@
 use crate::attributes::Event;
 use crate::domain::{Attached, DomainState, Entered, StringState};
 use crate::error::Error;
-use crate::loader::protocol::{slot, Attributes, Handle, SlotId, Str, NO_PUSH_POP_TRACKING};
 use crate::loader::slots;
+use nvtx_protocol::{slot, Attributes, Handle, SlotId, Str, NO_PUSH_POP_TRACKING};
 use std::ffi::c_char;
 use std::ptr;
 
 type TextFn<R> = unsafe extern "C" fn(Str) -> R;
 type ExFn<R> = unsafe extern "C" fn(Attributes) -> R;
-pub(crate) type DomainExFn<R> = unsafe extern "C" fn(Handle, Attributes) -> R;
+pub type DomainExFn<R> = unsafe extern "C" fn(Handle, Attributes) -> R;
 
 /// Where an event goes.
 enum Target {
@@ -30,23 +30,23 @@ enum Target {
 }
 
 /// The three slots (text, Ex, domain Ex) of one kind of event.
-pub(crate) struct Slots3<R> {
+pub struct Slots3<R> {
     text: SlotId<TextFn<R>>,
     ex: SlotId<ExFn<R>>,
     domain_ex: SlotId<DomainExFn<R>>,
 }
 
-pub(crate) const MARK: Slots3<()> = Slots3 {
+pub const MARK: Slots3<()> = Slots3 {
     text: slot::MARK_A,
     ex: slot::MARK_EX,
     domain_ex: slot::DOMAIN_MARK_EX,
 };
-pub(crate) const PUSH: Slots3<i32> = Slots3 {
+pub const PUSH: Slots3<i32> = Slots3 {
     text: slot::RANGE_PUSH_A,
     ex: slot::RANGE_PUSH_EX,
     domain_ex: slot::DOMAIN_RANGE_PUSH_EX,
 };
-pub(crate) const START: Slots3<u64> = Slots3 {
+pub const START: Slots3<u64> = Slots3 {
     text: slot::RANGE_START_A,
     ex: slot::RANGE_START_EX,
     domain_ex: slot::DOMAIN_RANGE_START_EX,
@@ -113,7 +113,7 @@ fn emit<R: Copy>(
 /// tool already knows. `None` for anything else, which `emit` then handles
 /// (attaching, or reporting the error).
 #[inline(always)]
-pub(crate) fn emit_attached<R>(
+pub fn emit_attached<R>(
     kind: &Slots3<R>,
     domain: Option<&'static DomainState>,
     event: &Event,
@@ -151,7 +151,7 @@ pub(crate) fn emit_attached<R>(
 /// `f`, when the tool already knows the string. `domain` as in
 /// [`emit_attached`]. `None` for anything else, which `emit` then handles.
 #[inline(always)]
-pub(crate) fn emit_registered<R>(
+pub fn emit_registered<R>(
     f: DomainExFn<R>,
     domain: Option<&'static DomainState>,
     s: &'static StringState,
@@ -217,27 +217,19 @@ pub(crate) fn default_end(id: u64) {
 
 /// An instantaneous event.
 #[inline]
-pub(crate) fn mark(
-    domain: &'static DomainState,
-    event: &Event,
-    family: Family,
-) -> Result<(), Error> {
+pub fn mark(domain: &'static DomainState, event: &Event, family: Family) -> Result<(), Error> {
     emit(&MARK, domain, event, family, ())
 }
 
 /// Opens a range on this thread; returns the tool's depth, or -2.
 #[inline]
-pub(crate) fn push(
-    domain: &'static DomainState,
-    event: &Event,
-    family: Family,
-) -> Result<i32, Error> {
+pub fn push(domain: &'static DomainState, event: &Event, family: Family) -> Result<i32, Error> {
     emit(&PUSH, domain, event, family, NO_PUSH_POP_TRACKING)
 }
 
 /// Closes this thread's innermost range; returns the tool's depth, or -2.
 #[inline]
-pub(crate) fn pop(domain: &'static DomainState, family: Family) -> Result<i32, Error> {
+pub fn pop(domain: &'static DomainState, family: Family) -> Result<i32, Error> {
     // SAFETY: slot types fixed by the protocol.
     if domain.is_default() && family == Family::Default {
         Ok(default_pop())
@@ -279,18 +271,14 @@ pub(crate) fn domain_end(domain: &'static DomainState, id: u64) -> Result<(), Er
 
 /// Starts a range that any thread may end; returns its id, 0 with no tool.
 #[inline]
-pub(crate) fn start(
-    domain: &'static DomainState,
-    event: &Event,
-    family: Family,
-) -> Result<u64, Error> {
+pub fn start(domain: &'static DomainState, event: &Event, family: Family) -> Result<u64, Error> {
     emit(&START, domain, event, family, 0)
 }
 
 /// Ends range `id`. Id 0 (what `start` gives with no tool) is ignored; any
 /// other id is forwarded as it is, as NVIDIA's API does.
 #[inline]
-pub(crate) fn end(domain: &'static DomainState, id: u64, family: Family) -> Result<(), Error> {
+pub fn end(domain: &'static DomainState, id: u64, family: Family) -> Result<(), Error> {
     if domain.is_default() && family == Family::Default {
         default_end(id);
         Ok(())

@@ -1,0 +1,30 @@
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+//! nvtxr's engine, under every door: the Rust API (`nvtxr`), the C ABI
+//! (`nvtxr-capi`, `include/nvtxr.h`), the Python package and the drop-in
+//! `libnvToolsExt.so.1` / `libnvtx3interop.so.1` (`nvtxr-nvtx-compat`).
+//! Internal, with no stability promise: depend on `nvtxr`.
+//!
+//! - [`loader`]: NVIDIA's NVTX3 tool-loading protocol and the tool's slots;
+//! - [`domain`]: domains and registered strings, attached to the tool once;
+//! - [`attributes`] and [`events`]: an event's attributes, and the slot each
+//!   kind of call goes through;
+//! - [`naming`] and [`sync`]: thread, device and sync-object names;
+//! - [`statics`]: process-lifetime handles for runtimes that cannot borrow;
+//! - [`claim`]: work done once, safe against re-entry and `fork()`;
+//! - [`thread`]: the calling thread's OS id;
+//! - [`panic`]: the panic boundary every exported function runs inside.
+
+pub mod attributes;
+pub mod claim;
+pub mod domain;
+pub mod error;
+pub mod events;
+pub mod loader;
+pub mod naming;
+pub mod panic;
+pub mod statics;
+pub mod sync;
+pub mod thread;
+
+pub use error::Error;
