@@ -10,7 +10,7 @@ use std::ptr;
 /// A color as `0xAARRGGBB`.
 ///
 /// ```
-/// use nvtxr::Color;
+/// use nvtxr_engine::attributes::Color;
 /// assert_eq!(Color::rgb(0x12, 0x34, 0x56).argb(), 0xFF123456);
 /// assert_eq!(Color::GREEN.argb(), 0xFF00FF00);
 /// ```
