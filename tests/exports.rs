@@ -38,12 +38,14 @@ fn exports_only_prefixed_symbols_and_all_header_functions() {
 }
 
 #[test]
-fn has_a_soname() {
+fn has_the_soname_of_its_compatibility_rule() {
     let lib = artifacts().lib_dir.join("libnvtxr.so");
     let dynamic = stdout(Command::new("readelf").arg("-d").arg(&lib));
-    let want = format!(
-        "Library soname: [libnvtxr.so.{}]",
-        env!("CARGO_PKG_VERSION_MAJOR")
-    );
+    let want = format!("Library soname: [{}]", nvtxr_harness::install::soname());
     assert!(dynamic.contains(&want), "{dynamic}");
+    // The rule (docs/abi.md): a 0.x release's SONAME names its minor version.
+    use nvtxr_harness::install::soname_of;
+    assert_eq!(soname_of("0.1.0"), "libnvtxr.so.0.1");
+    assert_eq!(soname_of("0.2.3"), "libnvtxr.so.0.2");
+    assert_eq!(soname_of("1.4.0"), "libnvtxr.so.1");
 }

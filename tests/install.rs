@@ -3,7 +3,7 @@
 //! through CMake, shared and static; DESTDIR staging; static link flags in
 //! sync with what rustc reports.
 
-use nvtxr_harness::install::{install, nvtxr_version, HEADERS};
+use nvtxr_harness::install::{install, nvtxr_version, soname, HEADERS};
 use nvtxr_harness::{have_tool, root, run, Tool, STATIC_LINK_FLAGS};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -70,9 +70,10 @@ fn check_consumer(exe: &Path, statically: bool) {
     if statically {
         assert!(!ldd.contains("libnvtxr"), "{ldd}");
     } else {
+        let soname = soname();
         let want = format!(
-            "libnvtxr.so.0 => {}",
-            prefix().join("lib/libnvtxr.so.0").display()
+            "{soname} => {}",
+            prefix().join("lib").join(&soname).display()
         );
         assert!(ldd.contains(&want), "{ldd}");
     }
@@ -84,10 +85,10 @@ fn installs_libraries_headers_and_package_files() {
     let version = nvtxr_version();
     assert_eq!(
         std::fs::read_link(lib.join("libnvtxr.so")).unwrap(),
-        Path::new("libnvtxr.so.0")
+        Path::new(&soname())
     );
     assert_eq!(
-        std::fs::read_link(lib.join("libnvtxr.so.0")).unwrap(),
+        std::fs::read_link(lib.join(soname())).unwrap(),
         PathBuf::from(format!("libnvtxr.so.{version}"))
     );
     for f in [

@@ -66,7 +66,7 @@ echo "== Haskell: native again in the same build directory"
 "${cabal[@]}" build all
 
 echo "== Haskell: a dependent project against an installed prefix"
-(cd ../.. && PREFIX="$work/prefix" cargo run -q --release -p nvtxr-harness --bin install)
+(cd ../.. && cargo xtask install --prefix "$work/prefix")
 mkdir -p "$work/app"
 cat > "$work/app/Main.hs" <<'HS'
 import NVTX
@@ -86,6 +86,6 @@ echo "packages: . $here" > "$work/app/cabal.project"
 (cd "$work/app" && PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" "${cabal[@]}" build exe:app)
 app=$(cd "$work/app" && PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" cabal --offline -v0 list-bin exe:app)
 env -u LD_LIBRARY_PATH NVTX_INJECTION64_PATH="$NVTXR_EVENT_LOG" NVTXR_EVENT_LOG_OUT="$work/app.log" "$app"
-ldd "$app" | grep -q "libnvtxr.so.0 => $work/prefix/lib/" || { ldd "$app"; echo "app is not linked to the installed nvtxr" >&2; exit 1; }
+ldd "$app" | grep -q "libnvtxr.so.0.1 => $work/prefix/lib/" || { ldd "$app"; echo "app is not linked to the installed nvtxr" >&2; exit 1; }
 grep -q 'MarkA "inside"' "$work/app.log" || { cat "$work/app.log"; echo "the installed-prefix app recorded nothing" >&2; exit 1; }
 echo "installed prefix: the dependent program runs without LD_LIBRARY_PATH"

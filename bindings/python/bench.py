@@ -1,5 +1,5 @@
 """NVIDIA's `nvtx` against `nvtxr` in one run, with no tool and with a
-do-nothing tool: `cargo run --release -q -p nvtxr-harness --bin bench_python`
+do-nothing tool: `cargo xtask bench-python`
 (which sets NVTXR_EVENT_LOG and NVIDIA_PYTHON_NVTX). Prints a Markdown table of
 ns per operation (best of 5 runs of N operations each, in fresh interpreters).
 A benchmark, not a test: timings are noisy; compare the ratios."""

@@ -3,7 +3,7 @@
  * that starts on one thread and ends on another.
  *
  * Build it against nvtxr installed in a private prefix (the README's "Install"):
- *   PREFIX=$HOME/.local cargo run --release -q -p nvtxr-harness --bin install
+ *   cargo xtask install --prefix $HOME/.local
  *   export PKG_CONFIG_PATH=$HOME/.local/lib/pkgconfig PATH=$HOME/.local/bin:$PATH
  *   gcc examples/c/example.c $(pkg-config --cflags --libs nvtxr) -Wl,-rpath,$HOME/.local/lib -pthread -o example
  * then run it with a tool:

@@ -22,7 +22,14 @@ enum Workflow {
     Test,
     /// Install the libraries, headers, pkg-config and CMake files, the drop-ins and `nvtxr`
     /// into PREFIX (default /usr/local; DESTDIR is honoured).
-    Install,
+    Install {
+        /// Where the files are meant to live (and what they refer to).
+        #[arg(long, env = "PREFIX", default_value = "/usr/local")]
+        prefix: PathBuf,
+        /// A staging root the files go under instead (packaging).
+        #[arg(long, env = "DESTDIR")]
+        destdir: Option<PathBuf>,
+    },
     /// The C ABI against NVIDIA's header and libnvtx3interop (ns and callgrind instructions).
     Bench,
     /// The recording tool's cost per event, beside the bare clock reads.
@@ -45,32 +52,50 @@ fn root() -> PathBuf {
         .to_path_buf()
 }
 
-/// `cargo run [--release] -q -p nvtxr-harness --bin NAME`.
-fn harness(name: &str, release: bool) -> Command {
+/// `cargo run [--release] -q -p PACKAGE --bin NAME`.
+fn cargo_run(package: &str, name: &str, release: bool) -> Command {
     let mut c = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     c.arg("run");
     if release {
         c.arg("--release");
     }
-    c.args(["-q", "-p", "nvtxr-harness", "--bin", name]);
+    c.args(["-q", "-p", package, "--bin", name]);
     c
+}
+
+/// A workflow of `xtask/workflows` (the demo, the benchmarks).
+fn workflow(name: &str, release: bool) -> Command {
+    cargo_run("nvtxr-workflows", name, release)
+}
+
+/// Installs into `prefix` (under `destdir`, as staged packaging wants).
+fn install(prefix: PathBuf, destdir: Option<PathBuf>) -> ExitCode {
+    let base = xtask::install::install(&prefix, destdir.as_deref());
+    println!(
+        "installed nvtxr {} into {}",
+        xtask::install::nvtxr_version(),
+        base.display()
+    );
+    ExitCode::SUCCESS
 }
 
 fn main() -> ExitCode {
     let mut command = match Cli::parse().workflow {
-        Workflow::Demo => harness("demo", false),
+        Workflow::Install { prefix, destdir } => {
+            return install(prefix, destdir.filter(|d| !d.as_os_str().is_empty()))
+        }
+        Workflow::Demo => workflow("demo", false),
         Workflow::Test => {
             let mut c = Command::new("bash");
             c.arg("tests/run-all.sh");
             c
         }
-        Workflow::Install => harness("install", true),
-        Workflow::Bench => harness("bench", true),
-        Workflow::BenchRecord => harness("bench_record", true),
-        Workflow::BenchScale => harness("bench_scale", true),
-        Workflow::BenchPython => harness("bench_python", true),
-        Workflow::BenchTracing => harness("bench_tracing", true),
-        Workflow::Artifacts => harness("artifacts", true),
+        Workflow::Bench => workflow("bench", true),
+        Workflow::BenchRecord => workflow("bench_record", true),
+        Workflow::BenchScale => workflow("bench_scale", true),
+        Workflow::BenchPython => workflow("bench_python", true),
+        Workflow::BenchTracing => workflow("bench_tracing", true),
+        Workflow::Artifacts => cargo_run("nvtxr-harness", "artifacts", true),
     };
     match command.current_dir(root()).status() {
         Ok(s) if s.success() => ExitCode::SUCCESS,

@@ -1,6 +1,6 @@
 //! The layer's cost per span entry (enter + exit), per span (new + close)
 //! and per event, beside a direct nvtxr push/pop in the same process:
-//! `cargo run --release -q -p nvtxr-harness --bin bench_tracing` runs it with
+//! `cargo xtask bench-tracing` runs it with
 //! no tool and with a do-nothing tool. Prints `name ns` lines.
 
 use tracing_subscriber::prelude::*;

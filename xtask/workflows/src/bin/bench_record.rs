@@ -1,4 +1,4 @@
-//! Recording cost: `cargo run --release -p nvtxr-harness --bin bench_record`.
+//! Recording cost: `cargo xtask bench-record`.
 //!
 //! Runs `tests/c/record_bench.c` (push/pop pairs through nvtxr on 1, 2 and
 //! 4 threads) with no tool, under a do-nothing tool (the event-log tool's

@@ -1,4 +1,4 @@
-//! The benchmark: `cargo run --release -p nvtxr-harness --bin bench`.
+//! The benchmark: `cargo xtask bench`.
 //!
 //! Runs `tests/c/bench.c` through five producers (nvtxr shared, nvtxr
 //! static, NVIDIA's header-only NVTX3, NVIDIA's `libnvtx3interop.so.1`, and

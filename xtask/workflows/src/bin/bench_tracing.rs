@@ -1,5 +1,4 @@
-//! The `tracing` layer's cost: `cargo run --release -q -p nvtxr-harness --bin
-//! bench_tracing`. Runs `bindings/tracing/examples/bench.rs` and, beside it,
+//! The `tracing` layer's cost: `cargo xtask bench-tracing`. Runs `bindings/tracing/examples/bench.rs` and, beside it,
 //! the same measurements of NVIDIA's `nvtx` crate's layer
 //! (`bindings/tracing/compare`, built when libclang is installed), each with
 //! no tool and with a do-nothing tool (the event-log tool in `null` mode), in

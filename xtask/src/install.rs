@@ -1,18 +1,17 @@
-//! `cargo run --release -p nvtxr-harness --bin install`: installs nvtxr into a
-//! prefix for C and C++ users: the shared library (with its SONAME symlinks),
+//! `cargo xtask install`: installs nvtxr into a prefix for C and C++ users: the shared library (with its SONAME symlinks),
 //! the static library, the headers, pkg-config files, a CMake package, the
 //! drop-in `libnvToolsExt.so.1` / `libnvtx3interop.so.1`, and `nvtxr record`
 //! (`bin/nvtxr` with its tool `lib/libnvtxr_record.so`).
 
-use crate::{artifacts, root, COMPAT_LIBRARIES, STATIC_LINK_FLAGS};
+use crate::artifacts::{artifacts, root, COMPAT_LIBRARIES, STATIC_LINK_FLAGS};
 use std::path::{Path, PathBuf};
 
 /// The headers C and C++ users get.
 pub const HEADERS: [&str; 3] = ["nvtxr.h", "nvtxr_scope.h", "nvtxr.hpp"];
 
-/// nvtxr's version, from the root `Cargo.toml`.
+/// The C library's version, from `capi/Cargo.toml`.
 pub fn nvtxr_version() -> String {
-    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let manifest = std::fs::read_to_string(root().join("capi/Cargo.toml")).unwrap();
     let line = manifest
         .lines()
         .find(|l| l.starts_with("version = "))
@@ -20,6 +19,25 @@ pub fn nvtxr_version() -> String {
     line.trim_start_matches("version = ")
         .trim_matches('"')
         .to_string()
+}
+
+/// The C library's SONAME for `version`, by Cargo's compatibility rule
+/// (docs/abi.md): `libnvtxr.so.MAJOR`, or `libnvtxr.so.0.MINOR` while the
+/// major version is 0, when a minor release may break compatibility.
+/// `capi/build.rs` sets it by the same rule (`tests/exports.rs` checks that
+/// they agree).
+pub fn soname_of(version: &str) -> String {
+    let mut parts = version.split('.');
+    let major = parts.next().unwrap_or("0");
+    match major {
+        "0" => format!("libnvtxr.so.0.{}", parts.next().unwrap_or("0")),
+        _ => format!("libnvtxr.so.{major}"),
+    }
+}
+
+/// The C library's SONAME (see [`soname_of`]).
+pub fn soname() -> String {
+    soname_of(&nvtxr_version())
 }
 
 /// The static library's link dependencies as CMake library names (`-lm` -> `m`).
@@ -54,6 +72,7 @@ pub fn install(prefix: &Path, destdir: Option<&Path>) -> PathBuf {
     assert!(prefix.is_absolute(), "PREFIX must be an absolute path");
     let a = artifacts();
     let version = nvtxr_version();
+    let soname = soname();
     let major = version.split('.').next().unwrap().to_string();
     let base = match destdir {
         Some(d) => d.join(prefix.strip_prefix("/").unwrap()),
@@ -63,8 +82,8 @@ pub fn install(prefix: &Path, destdir: Option<&Path>) -> PathBuf {
 
     let real = format!("libnvtxr.so.{version}");
     copy(&a.lib_dir.join("libnvtxr.so"), &lib.join(&real));
-    symlink(&real, &lib.join(format!("libnvtxr.so.{major}")));
-    symlink(&format!("libnvtxr.so.{major}"), &lib.join("libnvtxr.so"));
+    symlink(&real, &lib.join(&soname));
+    symlink(&soname, &lib.join("libnvtxr.so"));
     copy(&a.static_lib, &lib.join("libnvtxr.a"));
     for (name, _) in COMPAT_LIBRARIES {
         copy(&a.compat_dir.join(name), &lib.join(name));
@@ -105,7 +124,7 @@ pub fn install(prefix: &Path, destdir: Option<&Path>) -> PathBuf {
         &cmake.join("nvtxrConfig.cmake"),
         &format!(
             r#"# nvtxr's CMake package: find_package(nvtxr) gives
-#   nvtxr::shared  the shared library (SONAME libnvtxr.so.{major})
+#   nvtxr::shared  the shared library (SONAME {soname})
 #   nvtxr::static  the static library, with its link dependencies
 #   nvtxr::nvtxr   nvtxr::shared, or nvtxr::static when nvtxr_USE_STATIC_LIBS is ON
 get_filename_component(_nvtxr_prefix "${{CMAKE_CURRENT_LIST_DIR}}/../../.." ABSOLUTE)
@@ -113,7 +132,7 @@ if(NOT TARGET nvtxr::shared)
   add_library(nvtxr::shared SHARED IMPORTED)
   set_target_properties(nvtxr::shared PROPERTIES
     IMPORTED_LOCATION "${{_nvtxr_prefix}}/lib/{real}"
-    IMPORTED_SONAME "libnvtxr.so.{major}"
+    IMPORTED_SONAME "{soname}"
     INTERFACE_INCLUDE_DIRECTORIES "${{_nvtxr_prefix}}/include")
   add_library(nvtxr::static STATIC IMPORTED)
   set_target_properties(nvtxr::static PROPERTIES

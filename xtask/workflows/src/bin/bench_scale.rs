@@ -1,4 +1,4 @@
-//! Scale: `cargo run --release -p nvtxr-harness --bin bench_scale`.
+//! Scale: `cargo xtask bench-scale`.
 //!
 //! Records the fine-grained loop of `tests/c/scale_loop.c` (push "step N",
 //! push "inner", pop, pop: 10^7 and 10^8 events; 10^5 with `--quick`) with

@@ -1,5 +1,4 @@
-//! The Python package against NVIDIA's `nvtx`: `cargo run --release -q -p
-//! nvtxr-harness --bin bench_python`. Builds the event-log tool (the
+//! The Python package against NVIDIA's `nvtx`: `cargo xtask bench-python`. Builds the event-log tool (the
 //! do-nothing tool), fetches NVIDIA's package, installs `bindings/python`
 //! with pip, then runs `bindings/python/bench.py`.
 
