@@ -2,30 +2,12 @@
 //! child process (one process per tool attachment), with the event-log tool attached.
 
 use nvtxr::{Color, Domain, EventAttributes, Payload};
-use nvtxr_harness::{artifacts, INIT_OK};
-use std::process::Command;
+use nvtxr_harness::INIT_OK;
 
-/// In the child: runs `scenario`. In the parent: runs the child under the event-log tool.
+/// The event-log tool's lines for `scenario`, run in a child process (see
+/// `nvtxr_harness::in_child`), after its `init` line.
 fn recorded(name: &str, scenario: fn()) -> Vec<String> {
-    if std::env::var_os("NVTXR_RUST_API_CHILD").is_some() {
-        scenario();
-        std::process::exit(0);
-    }
-    let out = nvtxr_harness::work_dir().join(format!("rust-api-{name}-{}.log", std::process::id()));
-    let _ = std::fs::remove_file(&out);
-    let status = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", name, "--nocapture", "--test-threads=1"])
-        .env("NVTXR_RUST_API_CHILD", "1")
-        .env("NVTX_INJECTION64_PATH", &artifacts().event_log)
-        .env("NVTXR_EVENT_LOG_OUT", &out)
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let events: Vec<String> = std::fs::read_to_string(&out)
-        .unwrap()
-        .lines()
-        .map(str::to_owned)
-        .collect();
+    let events = nvtxr_harness::in_child(name, true, scenario);
     assert_eq!(events.first().map(String::as_str), Some(INIT_OK));
     events[1..].to_vec()
 }
@@ -126,7 +108,7 @@ fn no_tool_means_no_effects() {
     if std::env::var_os("NVTXR_RUST_API_CHILD").is_some() {
         return;
     }
-    std::env::remove_var("NVTX_INJECTION64_PATH");
+    std::env::remove_var(nvtxr_harness::INJECTION_PATH_VAR);
     assert!(!nvtxr::is_tool_attached());
     assert_eq!(nvtxr::load_error(), None);
     let r = nvtxr::start("x");

@@ -3,40 +3,22 @@
 //! synchronous spans, events, and nothing with no tool. Each test re-runs
 //! this binary as a child with the event-log tool attached.
 
-use nvtxr_harness::artifacts;
 use std::collections::HashMap;
-use std::process::Command;
 use tracing::Instrument;
 use tracing_subscriber::prelude::*;
 
-/// In the child: installs the layer and runs `scenario`. In the parent:
-/// runs the child under the event-log tool (or no tool) and returns its calls.
+/// The event-log tool's calls for `scenario` with the layer installed, run
+/// in a child process under the tool (or none; see `nvtxr_harness::in_child`).
 fn recorded(name: &str, tool: bool, scenario: fn()) -> Vec<String> {
-    if std::env::var_os("NVTXR_TRACING_CHILD").is_some() {
+    nvtxr_harness::in_child(name, tool, || {
         tracing_subscriber::registry()
             .with(nvtxr_tracing::NvtxLayer::new())
             .init();
         scenario();
-        std::process::exit(0);
-    }
-    let out = nvtxr_harness::work_dir().join(format!("tracing-{name}-{}.log", std::process::id()));
-    let _ = std::fs::remove_file(&out);
-    let mut child = Command::new(std::env::current_exe().unwrap());
-    child
-        .args(["--exact", name, "--nocapture", "--test-threads=1"])
-        .env("NVTXR_TRACING_CHILD", "1")
-        .env("NVTXR_EVENT_LOG_OUT", &out)
-        .env_remove("NVTX_INJECTION64_PATH");
-    if tool {
-        child.env("NVTX_INJECTION64_PATH", &artifacts().event_log);
-    }
-    assert!(child.status().unwrap().success());
-    std::fs::read_to_string(&out)
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| !l.starts_with("init "))
-        .map(str::to_owned)
-        .collect()
+    })
+    .into_iter()
+    .filter(|l| !l.starts_with("init "))
+    .collect()
 }
 
 async fn job(n: u32) {

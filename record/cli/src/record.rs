@@ -162,7 +162,7 @@ pub fn run(command: &[OsString], outputs: &Outputs, wait: Wait, keep: Option<&Pa
     unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
     let child = match Command::new(&command[0])
         .args(&command[1..])
-        .env("NVTX_INJECTION64_PATH", &tool)
+        .env(nvtx_protocol::INJECTION_PATH_VAR, &tool)
         .env(nvtxr_record_format::DIR_VAR, raw.path())
         .spawn()
     {

@@ -123,7 +123,7 @@ fn open_mpi_ranks_merge_into_one_labelled_timeline_with_a_per_rank_view() {
         .arg(dir.join("run.%q{OMPI_COMM_WORLD_RANK}.json"))
         .arg("--")
         .arg(&exe)
-        .env_remove("NVTX_INJECTION64_PATH")
+        .env_remove(nvtxr_harness::INJECTION_PATH_VAR)
         .env("OMPI_MCA_btl", "self,vader")
         // 4 ranks on 2 cores: ranks waiting in the barrier yield the CPU
         // instead of spinning, so the others' work runs on time.
@@ -201,7 +201,7 @@ fn torchrun_style(dir: &Path, n: usize, script: &str) -> Vec<PathBuf> {
                 .arg("--")
                 .arg(&python)
                 .arg(&path)
-                .env_remove("NVTX_INJECTION64_PATH")
+                .env_remove(nvtxr_harness::INJECTION_PATH_VAR)
                 .env("PYTHONPATH", python_nvtx())
                 .env("RANK", rank.to_string())
                 .env("WORLD_SIZE", n.to_string())

@@ -345,7 +345,7 @@ fn works_without_the_launcher() {
     let raw = dir.join("raw");
     let out = Command::new(scenarios())
         .arg("worker")
-        .env("NVTX_INJECTION64_PATH", &artifacts().record_tool)
+        .env(nvtxr_harness::INJECTION_PATH_VAR, &artifacts().record_tool)
         .env("NVTXR_RECORD_DIR", &raw)
         .output()
         .unwrap();
@@ -673,7 +673,7 @@ fn the_recording_directory_is_private_and_never_follows_planted_files() {
     ] {
         let out = Command::new(scenarios())
             .arg("worker")
-            .env("NVTX_INJECTION64_PATH", &artifacts().record_tool)
+            .env(nvtxr_harness::INJECTION_PATH_VAR, &artifacts().record_tool)
             .env("NVTXR_RECORD_DIR", &raw)
             .output()
             .unwrap();
@@ -1074,7 +1074,7 @@ fn torchrun_style_ranks_get_a_recording_each_named_by_rank() {
                 .arg("--")
                 .arg(&python)
                 .arg(&script)
-                .env_remove("NVTX_INJECTION64_PATH")
+                .env_remove(nvtxr_harness::INJECTION_PATH_VAR)
                 .env("PYTHONPATH", python_nvtx())
                 .env("RANK", rank.to_string())
                 .env("WORLD_SIZE", "2")

@@ -5,10 +5,46 @@
 //!
 //! Everything it builds goes under `target/harness/`.
 
+pub use nvtx_protocol::INJECTION_PATH_VAR;
 pub use xtask::artifacts::{
     artifacts, check, root, work_dir, Artifacts, COMPAT_LIBRARIES, STATIC_LINK_FLAGS,
 };
 pub use xtask::install;
+
+/// Runs test `name` of the current test binary again, as a child process
+/// (one process per tool attachment), with the event-log tool attached when
+/// `tool` is set; returns the lines the tool logged (its `init` line first).
+/// In the child itself, runs `scenario` and exits: so a test calls this
+/// first, with its own name.
+pub fn in_child(name: &str, tool: bool, scenario: impl FnOnce()) -> Vec<String> {
+    const CHILD: &str = "NVTXR_TEST_CHILD";
+    if std::env::var_os(CHILD).is_some() {
+        scenario();
+        std::process::exit(0);
+    }
+    let binary = std::env::current_exe().unwrap();
+    let stem = binary.file_stem().unwrap().to_string_lossy().into_owned();
+    let out = work_dir().join(format!("{stem}-{name}-{}.log", std::process::id()));
+    let _ = std::fs::remove_file(&out);
+    let mut child = Command::new(binary);
+    child
+        .args(["--exact", name, "--nocapture", "--test-threads=1"])
+        .env(CHILD, "1")
+        .env("NVTXR_EVENT_LOG_OUT", &out)
+        .env_remove(INJECTION_PATH_VAR);
+    if tool {
+        child.env(INJECTION_PATH_VAR, &artifacts().event_log);
+    }
+    let status = child.status().unwrap();
+    assert!(status.success(), "{name} in a child: {status}");
+    let lines = std::fs::read_to_string(&out)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let _ = std::fs::remove_file(&out);
+    lines
+}
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -303,18 +339,18 @@ pub fn run_under(
         None => Command::new(exe),
     };
     cmd.args(args)
-        .env_remove("NVTX_INJECTION64_PATH")
+        .env_remove(INJECTION_PATH_VAR)
         .env_remove("NVTXR_QUIET")
         .env("NVTXR_EVENT_LOG_OUT", &out)
         .stdin(Stdio::null());
     match tool {
         Tool::None => {}
         Tool::EventLog(mode) => {
-            cmd.env("NVTX_INJECTION64_PATH", &artifacts().event_log)
+            cmd.env(INJECTION_PATH_VAR, &artifacts().event_log)
                 .env("NVTXR_EVENT_LOG_MODE", mode);
         }
         Tool::Path(p) => {
-            cmd.env("NVTX_INJECTION64_PATH", p);
+            cmd.env(INJECTION_PATH_VAR, p);
         }
     }
     cmd.envs(env.iter().copied());

@@ -34,7 +34,7 @@ pub fn record_command(dir: &Path, extra: &[&str], command: &[&str]) -> Command {
         .args(extra)
         .arg("--")
         .args(command)
-        .env_remove("NVTX_INJECTION64_PATH");
+        .env_remove(nvtxr_harness::INJECTION_PATH_VAR);
     c
 }
 
@@ -169,7 +169,7 @@ pub fn dump_dom(dir: &Path, url: &str) -> String {
 pub fn nvtxr(args: &[&str], env: &[(&str, &str)]) -> Output {
     Command::new(&artifacts().nvtxr)
         .args(args)
-        .env_remove("NVTX_INJECTION64_PATH")
+        .env_remove(nvtxr_harness::INJECTION_PATH_VAR)
         .envs(env.iter().copied())
         .output()
         .unwrap()

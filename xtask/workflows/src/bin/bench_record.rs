@@ -33,13 +33,13 @@ enum Mode {
 /// The bench program's output in `mode` (`args` after the program).
 fn run(exe: &std::path::Path, args: &[&str], mode: Mode) -> String {
     let mut cmd = Command::new(exe);
-    cmd.args(args).env_remove("NVTX_INJECTION64_PATH");
+    cmd.args(args).env_remove(nvtxr_harness::INJECTION_PATH_VAR);
     let dir = work_dir().join(format!("bench-record-{}", std::process::id()));
     if mode == Mode::NullTool {
-        cmd.env("NVTX_INJECTION64_PATH", &artifacts().event_log)
+        cmd.env(nvtxr_harness::INJECTION_PATH_VAR, &artifacts().event_log)
             .env("NVTXR_EVENT_LOG_MODE", "null");
     } else if mode != Mode::NoTool {
-        cmd.env("NVTX_INJECTION64_PATH", &artifacts().record_tool)
+        cmd.env(nvtxr_harness::INJECTION_PATH_VAR, &artifacts().record_tool)
             .env("NVTXR_RECORD_DIR", &dir);
     }
     if mode == Mode::RecordMonotonic {

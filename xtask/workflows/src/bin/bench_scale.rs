@@ -182,7 +182,7 @@ fn main() {
         let (_, bare) = measured(
             Command::new(&exe)
                 .arg(n.to_string())
-                .env_remove("NVTX_INJECTION64_PATH"),
+                .env_remove(nvtxr_harness::INJECTION_PATH_VAR),
         );
         let (recording, timed) = measured(
             Command::new(nvtxr)

@@ -14,9 +14,9 @@ fn run(args: &[&str], tool: bool) -> Option<BTreeMap<String, String>> {
     cmd.current_dir(root())
         .args(["run", "--release", "-q"])
         .args(args)
-        .env_remove("NVTX_INJECTION64_PATH");
+        .env_remove(nvtxr_harness::INJECTION_PATH_VAR);
     if tool {
-        cmd.env("NVTX_INJECTION64_PATH", &artifacts().event_log)
+        cmd.env(nvtxr_harness::INJECTION_PATH_VAR, &artifacts().event_log)
             .env("NVTXR_EVENT_LOG_MODE", "null");
     }
     let out = cmd.output().unwrap();
