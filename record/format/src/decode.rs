@@ -1,0 +1,113 @@
+//! Decoding records, as `nvtxr` reads them.
+
+use crate::layout::*;
+use crate::record::{Kind, Record};
+
+/// Reads fields from a byte slice.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    /// The previous relative record's timestamp.
+    previous: u64,
+}
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize) -> Option<&[u8]> {
+        let s = self.bytes.get(self.at..self.at.checked_add(n)?)?;
+        self.at += n;
+        Some(s)
+    }
+    fn u8(&mut self) -> Option<u8> {
+        self.take(1).map(|b| b[0])
+    }
+    fn u32(&mut self) -> Option<u32> {
+        self.take(4)
+            .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+    }
+    fn u64(&mut self) -> Option<u64> {
+        self.take(8)
+            .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
+    }
+    fn varint(&mut self) -> Option<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.u8()?;
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Some(v);
+            }
+        }
+        None
+    }
+    fn when<T>(
+        &mut self,
+        flags: u8,
+        bit: u8,
+        read: impl FnOnce(&mut Self) -> Option<T>,
+    ) -> Option<Option<T>> {
+        if flags & bit != 0 {
+            read(self).map(Some)
+        } else {
+            Some(None)
+        }
+    }
+    fn record(&mut self) -> Option<Record> {
+        let kind_byte = self.u8()?;
+        let kind = Kind::from_u8(kind_byte & !ABSOLUTE)?;
+        let flags = self.u8()?;
+        let timestamp = if kind_byte & ABSOLUTE != 0 {
+            self.u64()?
+        } else {
+            let zigzag = self.varint()?;
+            let delta = (zigzag >> 1) as i64 ^ -((zigzag & 1) as i64);
+            self.previous = self.previous.wrapping_add(delta as u64);
+            self.previous
+        };
+        let color = self.when(flags, HAS_COLOR, Self::u32)?;
+        let category = self.when(flags, HAS_CATEGORY, Self::varint)?.unwrap_or(0);
+        let payload = self
+            .when(flags, HAS_PAYLOAD, |r| Some((r.u8()?, r.u64()?)))?
+            .unwrap_or((0, 0));
+        let domain = self.when(flags, HAS_DOMAIN, Self::varint)?.unwrap_or(0);
+        let value = self.when(flags, HAS_VALUE, Self::varint)?.unwrap_or(0);
+        let string = self.when(flags, HAS_STRING, Self::varint)?;
+        let text = self.when(flags, HAS_TEXT, |r| {
+            let n = usize::try_from(r.varint()?).ok()?;
+            r.take(n).map(|b| String::from_utf8_lossy(b).into_owned())
+        })?;
+        Some(Record {
+            kind,
+            timestamp,
+            color,
+            category: u32::try_from(category).ok()?,
+            payload,
+            domain,
+            value,
+            string,
+            text,
+        })
+    }
+}
+
+/// Decodes the records of a chunk's record bytes; stops at a truncated or
+/// unknown record (a process killed mid-write) and returns what came before it.
+pub fn decode(bytes: &[u8]) -> Vec<Record> {
+    decode_counted(bytes).0
+}
+
+/// [`decode`], and how many bytes the complete records take.
+pub(crate) fn decode_counted(bytes: &[u8]) -> (Vec<Record>, usize) {
+    let mut reader = Reader {
+        bytes,
+        at: 0,
+        previous: 0,
+    };
+    let mut whole = 0;
+    let records = std::iter::from_fn(|| {
+        let r = reader.record()?;
+        whole = reader.at;
+        Some(r)
+    })
+    .collect();
+    (records, whole)
+}

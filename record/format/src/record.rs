@@ -1,0 +1,121 @@
+//! A record: what one event (or name) says.
+
+/// What a record says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Kind {
+    Mark = 1,
+    Push = 2,
+    Pop = 3,
+    Start = 4,
+    End = 5,
+    /// A domain was created: `domain` is its id, the text its name.
+    DomainCreate = 6,
+    /// A string was registered: `value` is its id, the text the string.
+    RegisterString = 7,
+    /// A category was named: `value` is the category, the text the name.
+    NameCategory = 8,
+    /// An OS thread was named through NVTX: `value` is its tid, the text the name.
+    NameThread = 9,
+    /// A clock anchor: the timestamp in the process's clock, `value` the
+    /// same instant in CLOCK_MONOTONIC ns.
+    Anchor = 10,
+    /// The OS's name of the recording thread (`pthread_setname_np`, `prctl`):
+    /// the text. An NVTX name (`NameThread`) wins over it.
+    OsThreadName = 11,
+    /// Right after an anchor, the same instant on CLOCK_REALTIME: `value`,
+    /// in ns since the epoch. Places the recording on the wall clock, to
+    /// merge recordings of several hosts.
+    WallClock = 12,
+}
+
+impl Kind {
+    pub fn from_u8(v: u8) -> Option<Kind> {
+        Some(match v {
+            1 => Kind::Mark,
+            2 => Kind::Push,
+            3 => Kind::Pop,
+            4 => Kind::Start,
+            5 => Kind::End,
+            6 => Kind::DomainCreate,
+            7 => Kind::RegisterString,
+            8 => Kind::NameCategory,
+            9 => Kind::NameThread,
+            10 => Kind::Anchor,
+            11 => Kind::OsThreadName,
+            12 => Kind::WallClock,
+            _ => return None,
+        })
+    }
+}
+
+/// One record. The recording tool encodes records whose text borrows the
+/// producer's string; decoding gives `Record<String>`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record<T = String> {
+    pub kind: Kind,
+    pub timestamp: u64,
+    pub color: Option<u32>,
+    /// 0 means none.
+    pub category: u32,
+    /// `(type, bits)`; type 0 means none.
+    pub payload: (u8, u64),
+    pub domain: u64,
+    pub value: u64,
+    /// The registered string that is the message, if any.
+    pub string: Option<u64>,
+    /// The message or name; `None` when there is none.
+    pub text: Option<T>,
+}
+
+impl<T> Record<T> {
+    /// A record with only a kind, domain, value and text (timestamp 0).
+    pub fn simple(kind: Kind, domain: u64, value: u64, text: Option<T>) -> Self {
+        Record {
+            kind,
+            timestamp: 0,
+            color: None,
+            category: 0,
+            payload: (0, 0),
+            domain,
+            value,
+            string: None,
+            text,
+        }
+    }
+}
+
+/// A record's text as the encoder sees it.
+pub trait Text {
+    /// The bytes it takes in the record.
+    fn encoded_len(&self) -> usize;
+    /// Writes exactly `encoded_len()` bytes of UTF-8 to `out`'s start.
+    fn write(&self, out: &mut [u8]);
+}
+
+impl Text for &[u8] {
+    fn encoded_len(&self) -> usize {
+        self.len()
+    }
+    fn write(&self, out: &mut [u8]) {
+        out[..self.len()].copy_from_slice(self);
+    }
+}
+
+impl Text for String {
+    fn encoded_len(&self) -> usize {
+        self.len()
+    }
+    fn write(&self, out: &mut [u8]) {
+        self.as_bytes().write(out)
+    }
+}
+
+/// How a record's timestamp is written.
+pub enum Stamp<'a> {
+    /// Relative to the chunk's previous relative record, whose timestamp
+    /// this holds (0 at a chunk's start); updated to the record's.
+    Relative(&'a mut u64),
+    /// As is: the record can go anywhere in a chunk.
+    Absolute,
+}
