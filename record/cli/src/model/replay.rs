@@ -1,0 +1,284 @@
+//! The second pass: each range and mark, complete, to a sink.
+
+use super::scan::{key, read_chunk, Image, Names, Scan};
+use super::{Details, Filter, Mark, Payload, Process, Range, Selection, Sink, Style};
+use nvtxr_record_format::{Kind, Record};
+use std::collections::HashMap;
+
+impl Scan {
+    /// The process, its parent, its parent's parent... (keys) as far as its
+    /// recording knows.
+    fn lineage(&self, process: &Process) -> Vec<u64> {
+        let parent_of = |k: u64| {
+            self.processes
+                .iter()
+                .find(|p| p.key == k)
+                .map(|p| key(p.recording, p.parent))
+        };
+        let mut chain = vec![process.key];
+        while let Some(parent) = parent_of(*chain.last().unwrap()) {
+            if chain.contains(&parent) || parent_of(parent).is_none() {
+                break;
+            }
+            chain.push(parent);
+        }
+        chain
+    }
+
+    /// The windows of the capture range, if one is selected (a pass of its own).
+    pub fn windows(&self, selection: &Selection) -> std::io::Result<Option<Vec<(u64, u64)>>> {
+        let Some(wanted) = &selection.capture_range else {
+            return Ok(None);
+        };
+        let (name, domain) = match wanted.rsplit_once('@') {
+            Some((n, d)) => (
+                n.to_string(),
+                Some(if d == "default" {
+                    String::new()
+                } else {
+                    d.to_string()
+                }),
+            ),
+            None => (wanted.clone(), None),
+        };
+        struct Windows {
+            name: String,
+            domain: Option<String>,
+            found: Vec<(u64, u64)>,
+        }
+        impl Sink for Windows {
+            fn range(&mut self, _: &Process, r: &Range) -> std::io::Result<()> {
+                if r.details.name == self.name
+                    && self.domain.as_ref().is_none_or(|d| *d == r.details.domain)
+                {
+                    self.found.push((r.start, r.end));
+                }
+                Ok(())
+            }
+            fn mark(&mut self, _: &Process, _: &Mark) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut sink = Windows {
+            name,
+            domain,
+            found: Vec::new(),
+        };
+        self.replay(&Filter::all(), &mut sink)?;
+        Ok(Some(sink.found))
+    }
+
+    /// The second pass: every range and mark `filter` keeps, to `sink`;
+    /// returns the number of events kept (a range is two).
+    pub fn replay(&self, filter: &Filter, sink: &mut dyn Sink) -> std::io::Result<usize> {
+        let mut events = 0;
+        let wants_begin = sink.wants_begin();
+        for (process, threads) in self.processes.iter().zip(&self.chunks) {
+            let lineage = self.lineage(process);
+            let resolve = Resolver {
+                lineage: &lineage,
+                names: &self.names,
+            };
+            let last = self.last.get(&process.key).copied().unwrap_or(0);
+            let mut starts: HashMap<(u64, u64), (u32, Record)> = HashMap::new();
+            let mut ends: HashMap<(u64, u64), (u32, u64)> = HashMap::new();
+            let mut emit_range = |sink: &mut dyn Sink, r: Range| {
+                if filter.keeps(&r.details, r.start) {
+                    events += 2;
+                    sink.range(process, &r)?;
+                }
+                Ok::<(), std::io::Error>(())
+            };
+            let mut marks = 0;
+            for ((tid, chunks), thread) in threads.iter().zip(&process.threads) {
+                sink.thread_start(process, thread)?;
+                // Per domain: the open ranges, their details resolved at the push.
+                let mut stacks: HashMap<u64, Vec<(Record, Details)>> = HashMap::new();
+                let mut depth = 0;
+                for file in chunks {
+                    let Some(chunk) = read_chunk(&file.path)? else {
+                        continue;
+                    };
+                    crate::progress::advance(chunk.records.len() as u64);
+                    let image = &self.images[file.image];
+                    for mut r in chunk.records {
+                        image.convert(&mut r);
+                        r.timestamp = self.placements[image.recording].place(r.timestamp);
+                        match r.kind {
+                            Kind::Push => {
+                                let details = resolve.details(&r);
+                                if wants_begin && filter.keeps(&details, r.timestamp) {
+                                    sink.begin(process, *tid, &details, r.timestamp)?;
+                                }
+                                let stack = stacks.entry(r.domain).or_default();
+                                depth = depth.max(stack.len() as u32);
+                                stack.push((r, details));
+                            }
+                            Kind::Pop => {
+                                let stack = stacks.entry(r.domain).or_default();
+                                if let Some(open) = stack.pop() {
+                                    let range =
+                                        push_pop(open, r.timestamp, stack.len(), *tid, false);
+                                    emit_range(sink, range)?;
+                                }
+                            }
+                            Kind::Start => match ends.remove(&(r.domain, r.value)) {
+                                Some(end) => emit_range(
+                                    sink,
+                                    start_end(&r, *tid, Some(end), last, &resolve),
+                                )?,
+                                None => drop(starts.insert((r.domain, r.value), (*tid, r))),
+                            },
+                            Kind::End => match starts.remove(&(r.domain, r.value)) {
+                                Some((opener, open)) => emit_range(
+                                    sink,
+                                    start_end(
+                                        &open,
+                                        opener,
+                                        Some((*tid, r.timestamp)),
+                                        last,
+                                        &resolve,
+                                    ),
+                                )?,
+                                None => drop(ends.insert((r.domain, r.value), (*tid, r.timestamp))),
+                            },
+                            Kind::Mark => {
+                                let mark = Mark {
+                                    details: resolve.details(&r),
+                                    time: r.timestamp,
+                                    tid: *tid,
+                                };
+                                if filter.keeps(&mark.details, mark.time) {
+                                    marks += 1;
+                                    sink.mark(process, &mark)?;
+                                }
+                            }
+                            // Names were learned by the scan; anchors placed the timestamps.
+                            Kind::DomainCreate
+                            | Kind::RegisterString
+                            | Kind::NameCategory
+                            | Kind::NameThread
+                            | Kind::OsThreadName
+                            | Kind::Anchor
+                            | Kind::WallClock => {}
+                        }
+                    }
+                }
+                // Never popped: closed at the process's last event.
+                for stack in stacks.into_values() {
+                    for (d, open) in stack.into_iter().enumerate() {
+                        emit_range(sink, push_pop(open, last, d, *tid, true))?;
+                    }
+                }
+                sink.thread_end(process, depth)?;
+            }
+            // Never ended: closed at the process's last event.
+            let mut open: Vec<_> = starts.into_values().collect();
+            open.sort_by_key(|(_, r)| r.timestamp);
+            for (tid, r) in open {
+                emit_range(sink, start_end(&r, tid, None, last, &resolve))?;
+            }
+            events += marks;
+            sink.process_end(process)?;
+        }
+        Ok(events)
+    }
+}
+
+impl Image {
+    /// The record's timestamp on CLOCK_MONOTONIC and its ids tagged.
+    fn convert(&self, r: &mut Record) {
+        r.timestamp = self.clock.ns(r.timestamp);
+        let tagged = |id: u64| if id == 0 { 0 } else { id | self.tag };
+        r.domain = tagged(r.domain);
+        r.string = r.string.map(tagged);
+        if matches!(r.kind, Kind::Start | Kind::End | Kind::RegisterString) {
+            r.value = tagged(r.value);
+        }
+    }
+}
+
+struct Resolver<'a> {
+    lineage: &'a [u64],
+    names: &'a HashMap<u64, Names>,
+}
+
+impl Resolver<'_> {
+    fn find<T: Clone>(&self, get: impl Fn(&Names) -> Option<&T>) -> Option<T> {
+        self.lineage
+            .iter()
+            .find_map(|k| self.names.get(k).and_then(&get))
+            .cloned()
+    }
+
+    fn details(&self, r: &Record) -> Details {
+        let name = match (&r.string, &r.text) {
+            (Some(id), _) => self
+                .find(|n| n.strings.get(id))
+                .unwrap_or_else(|| format!("(string {id})")),
+            (None, Some(text)) => text.clone(),
+            (None, None) => "(unnamed)".to_string(),
+        };
+        let domain = if r.domain == 0 {
+            String::new()
+        } else {
+            self.find(|n| n.domains.get(&r.domain))
+                .unwrap_or_else(|| format!("(domain {})", r.domain))
+        };
+        let category = (r.category != 0).then(|| {
+            (
+                r.category,
+                self.find(|n| n.categories.get(&(r.domain, r.category))),
+            )
+        });
+        Details {
+            name,
+            domain,
+            color: r.color,
+            category,
+            payload: Payload::decode(r.payload.0, r.payload.1),
+        }
+    }
+}
+
+/// A push/pop range from its push (and the details resolved there).
+fn push_pop(
+    (open, details): (Record, Details),
+    end: u64,
+    depth: usize,
+    tid: u32,
+    unterminated: bool,
+) -> Range {
+    Range {
+        details,
+        style: Style::PushPop,
+        start: open.timestamp,
+        end: end.max(open.timestamp),
+        depth: depth as u32,
+        tid,
+        end_tid: tid,
+        id: 0,
+        unterminated,
+    }
+}
+
+/// A start/end range opened by `tid`; `end`: the thread that ended it and when.
+fn start_end(
+    open: &Record,
+    tid: u32,
+    end: Option<(u32, u64)>,
+    last: u64,
+    resolve: &Resolver,
+) -> Range {
+    Range {
+        details: resolve.details(open),
+        style: Style::StartEnd,
+        start: open.timestamp,
+        end: end.map_or(last, |(_, t)| t).max(open.timestamp),
+        depth: 0,
+        tid,
+        end_tid: end.map_or(tid, |(t, _)| t),
+        id: open.value,
+        unterminated: end.is_none(),
+    }
+}
