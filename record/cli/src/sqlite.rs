@@ -22,7 +22,7 @@
 //!   payload in the 64-bit column of its kind).
 
 use crate::model::{Details, Filter, Mark, Payload, Process, Range, Scan, Sink, Style, Thread};
-use rusqlite::{params, Connection, Transaction};
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use std::collections::HashMap;
 
 const SCHEMA: &str = "
@@ -108,8 +108,7 @@ fn global_tid(p: &Process, tid: u32) -> i64 {
 pub fn write(scan: &Scan, filter: &Filter, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let file = tempfile::NamedTempFile::new()?;
     let mut db = Connection::open(file.path()).map_err(io)?;
-    db.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")
-        .map_err(io)?;
+    db.execute_batch(SETUP).map_err(io)?;
     let mut export = Writer::new(&mut db, scan).map_err(io)?;
     scan.replay(filter, &mut export)?;
     export.finish().map_err(io)?;
@@ -117,11 +116,64 @@ pub fn write(scan: &Scan, filter: &Filter, out: &mut dyn std::io::Write) -> std:
     std::io::copy(&mut file.reopen()?, out).map(drop)
 }
 
+/// `StringIds`: each distinct text once, in order of first use. The ids of
+/// the latest ones are kept in memory (at most `limit`), every one's in the
+/// temporary table `string_ids` (on disk): memory stays bounded however many
+/// distinct names a trace has ("step N" for every N).
+struct StringIds {
+    cached: HashMap<String, i64>,
+    limit: usize,
+    count: i64,
+}
+
+impl StringIds {
+    const CACHED: usize = 1 << 18;
+
+    fn new(limit: usize) -> StringIds {
+        StringIds {
+            cached: HashMap::new(),
+            limit,
+            count: 0,
+        }
+    }
+
+    /// The id of `text`, added the first time.
+    fn id(&mut self, tx: &Transaction, text: &str) -> rusqlite::Result<i64> {
+        if let Some(&id) = self.cached.get(text) {
+            return Ok(id);
+        }
+        let known: Option<i64> = tx
+            .prepare_cached("SELECT id FROM temp.string_ids WHERE value = ?1")?
+            .query_row(params![text], |row| row.get(0))
+            .optional()?;
+        let id = match known {
+            Some(id) => id,
+            None => {
+                self.count += 1;
+                tx.prepare_cached("INSERT INTO StringIds VALUES (?1, ?2)")?
+                    .execute(params![self.count, text])?;
+                tx.prepare_cached("INSERT INTO temp.string_ids VALUES (?1, ?2)")?
+                    .execute(params![text, self.count])?;
+                self.count
+            }
+        };
+        if self.cached.len() >= self.limit {
+            self.cached.clear();
+        }
+        self.cached.insert(text.to_string(), id);
+        Ok(id)
+    }
+}
+
+/// The connection's settings and the temporary `string_ids` table.
+const SETUP: &str = "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = FILE;
+     CREATE TEMP TABLE string_ids (value TEXT PRIMARY KEY, id INTEGER NOT NULL) WITHOUT ROWID;";
+
 /// Writes the export into a database being built.
 struct Writer<'a> {
     tx: Transaction<'a>,
     origin: u64,
-    strings: HashMap<String, i64>,
+    strings: StringIds,
     /// Per process key: domain name -> domainId.
     domains: HashMap<(u64, String), i64>,
     /// Categories named so far, by (process, domainId, id).
@@ -140,7 +192,7 @@ impl<'a> Writer<'a> {
         Ok(Writer {
             tx,
             origin: scan.origin,
-            strings: HashMap::new(),
+            strings: StringIds::new(StringIds::CACHED),
             domains: HashMap::new(),
             categories: Default::default(),
         })
@@ -152,15 +204,7 @@ impl<'a> Writer<'a> {
     }
 
     fn string(&mut self, text: &str) -> rusqlite::Result<i64> {
-        if let Some(&id) = self.strings.get(text) {
-            return Ok(id);
-        }
-        let id = self.strings.len() as i64 + 1;
-        self.tx
-            .prepare_cached("INSERT INTO StringIds VALUES (?1, ?2)")?
-            .execute(params![id, text])?;
-        self.strings.insert(text.to_string(), id);
-        Ok(id)
+        self.strings.id(&self.tx, text)
     }
 
     fn time(&self, t: u64) -> i64 {
@@ -309,5 +353,28 @@ impl Sink for Writer<'_> {
             })
             .map(drop)
             .map_err(io)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn string_ids_past_the_cache_are_found_on_disk() {
+        let mut db = Connection::open_in_memory().unwrap();
+        db.execute_batch(SETUP).unwrap();
+        db.execute_batch("CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL)")
+            .unwrap();
+        let tx = db.transaction().unwrap();
+        let mut ids = StringIds::new(2);
+        let texts = ["a", "b", "c", "a", "d", "b", "a", "e", "c"];
+        let got: Vec<i64> = texts.iter().map(|t| ids.id(&tx, t).unwrap()).collect();
+        assert_eq!(got, [1, 2, 3, 1, 4, 2, 1, 5, 3]);
+        assert!(ids.cached.len() <= 2);
+        let rows: i64 = tx
+            .query_row("SELECT count(*) FROM StringIds", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(rows, 5, "each text once");
     }
 }
