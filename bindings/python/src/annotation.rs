@@ -1,0 +1,192 @@
+//! `annotate`, as a context manager and a decorator, and the primitives
+//! `nvtxr._decorate` builds on.
+
+use crate::checked;
+use crate::domain::{get_domain, Args, Domain, EventAttributes};
+use crate::threads::name_thread_once;
+use nvtx_protocol::NO_PUSH_POP_TRACKING as NO_TRACKING;
+use nvtxr_engine::statics::{self as nb, Family};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+
+/// A decorator's arguments, kept until it learns the function's name.
+pub(crate) struct Deferred {
+    domain: Py<Domain>,
+    color: Option<Py<PyAny>>,
+    category: Option<Py<PyAny>>,
+    payload: Option<Py<PyAny>>,
+}
+
+/// A code range: `with annotate(...)` or `@annotate(...)`.
+///
+/// With no tool attached, construction stores nothing and entering or
+/// exiting returns at once.
+#[pyclass(module = "nvtxr", subclass)]
+#[allow(non_camel_case_types)] // NVIDIA's name, used as a class and a decorator
+pub struct annotate {
+    attributes: Option<Py<EventAttributes>>,
+    /// For a decorator with no message: the function's qualified name.
+    args: Option<Deferred>,
+}
+
+#[pymethods]
+impl annotate {
+    #[new]
+    #[pyo3(signature = (message=None, color=None, domain=None, category=None, payload=None))]
+    fn new(
+        py: Python<'_>,
+        message: Option<&Bound<'_, PyAny>>,
+        color: Option<&Bound<'_, PyAny>>,
+        domain: Option<&Bound<'_, PyString>>,
+        category: Option<&Bound<'_, PyAny>>,
+        payload: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        if !nb::enabled() {
+            return Ok(annotate {
+                attributes: None,
+                args: None,
+            });
+        }
+        let d = get_domain(py, domain)?;
+        let d = d.bind(py);
+        let no_message = message.is_none_or(|m| m.is_none());
+        let attributes = Py::new(
+            py,
+            Domain::resolve(d, Args::new(message, color, category, payload))?,
+        )?;
+        let unbind = |o: Option<&Bound<'_, PyAny>>| o.map(|o| o.clone().unbind());
+        Ok(annotate {
+            attributes: Some(attributes),
+            args: no_message.then(|| Deferred {
+                domain: d.clone().unbind(),
+                color: unbind(color),
+                category: unbind(category),
+                payload: unbind(payload),
+            }),
+        })
+    }
+
+    fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        if let Some(a) = &slf.attributes {
+            name_thread_once(slf.py());
+            let a = a.get();
+            checked(
+                slf.py(),
+                a.domain().push(&a.attributes(), Family::Domain),
+                0,
+            );
+        }
+        slf
+    }
+
+    #[pyo3(signature = (*exc))]
+    fn __exit__(&self, exc: &Bound<'_, pyo3::types::PyTuple>) -> bool {
+        if let Some(a) = &self.attributes {
+            checked(exc.py(), a.get().domain().pop(Family::Domain), 0);
+        }
+        false
+    }
+
+    /// As a decorator: the function (or coroutine function, generator
+    /// function) wrapped in this range; unchanged with no tool.
+    fn __call__(&mut self, py: Python<'_>, func: Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        if self.attributes.is_none() {
+            return Ok(func.unbind());
+        }
+        if let Some(Deferred {
+            domain: d,
+            color,
+            category,
+            payload,
+        }) = self.args.take()
+        {
+            let name = callable_name(&func)?;
+            let args = Args::new(
+                Some(&name),
+                color.as_ref().map(|c| c.bind(py)),
+                category.as_ref().map(|c| c.bind(py)),
+                payload.as_ref().map(|c| c.bind(py)),
+            );
+            let resolved = Domain::resolve(d.bind(py), args)?;
+            self.attributes = Some(Py::new(py, resolved)?);
+        }
+        let attributes = self
+            .attributes
+            .as_ref()
+            .expect("checked above")
+            .clone_ref(py);
+        Ok(py
+            .import("nvtxr._decorate")?
+            .call_method1("decorate", (func, attributes))?
+            .unbind())
+    }
+}
+
+/// What `@annotate` with no message names a range: the callable's qualified
+/// name, else its name, else (a `functools.partial`, an object with
+/// `__call__`) the wrapped function's or the type's; never an error.
+pub(crate) fn callable_name<'py>(func: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    for attribute in ["__qualname__", "__name__"] {
+        if let Ok(name) = func.getattr(attribute) {
+            return Ok(name);
+        }
+    }
+    if let Ok(inner) = func.getattr("func") {
+        if !inner.is(func) {
+            return callable_name(&inner);
+        }
+    }
+    Ok(func.get_type().qualname()?.into_any())
+}
+
+/// `nvtxr._decorate`'s primitives: the event calls on resolved attributes.
+#[pyfunction]
+pub(crate) fn _push(py: Python<'_>, a: &Bound<'_, EventAttributes>) -> i32 {
+    name_thread_once(py);
+    let a = a.get();
+    checked(
+        py,
+        a.domain().push(&a.attributes(), Family::Domain),
+        NO_TRACKING,
+    )
+}
+
+#[pyfunction]
+pub(crate) fn _pop(a: &Bound<'_, EventAttributes>) -> i32 {
+    name_thread_once(a.py());
+    checked(a.py(), a.get().domain().pop(Family::Domain), NO_TRACKING)
+}
+
+#[pyfunction]
+pub(crate) fn _start(py: Python<'_>, a: &Bound<'_, EventAttributes>) -> u64 {
+    name_thread_once(py);
+    let a = a.get();
+    checked(py, a.domain().start(&a.attributes(), Family::Domain), 0)
+}
+
+#[pyfunction]
+pub(crate) fn _end(a: &Bound<'_, EventAttributes>, id: u64) {
+    name_thread_once(a.py());
+    checked(a.py(), a.get().domain().end(id, Family::Domain), ());
+}
+
+/// `func(*args, **kwargs)` inside a push/pop range: one call from the
+/// decorator's wrapper instead of three. The range is popped whether `func`
+/// returns or raises.
+#[pyfunction]
+#[pyo3(signature = (a, func, args, kwargs=None))]
+pub(crate) fn _call<'py>(
+    a: &Bound<'py, EventAttributes>,
+    func: &Bound<'py, PyAny>,
+    args: &Bound<'py, pyo3::types::PyTuple>,
+    kwargs: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    name_thread_once(a.py());
+    let attributes = a.get();
+    let domain = attributes.domain();
+    let py = a.py();
+    checked(py, domain.push(&attributes.attributes(), Family::Domain), 0);
+    let result = func.call(args, kwargs);
+    checked(py, domain.pop(Family::Domain), 0);
+    result
+}

@@ -1,0 +1,351 @@
+//! Domains, registered strings and resolved event attributes.
+
+use crate::threads::name_thread_once;
+use crate::values::{color, payload, warn};
+use crate::{c_string, checked};
+use nvtx_protocol::NO_PUSH_POP_TRACKING as NO_TRACKING;
+use nvtxr_engine::attributes::Payload;
+use nvtxr_engine::statics::{self as nb, Attributes, Family, StaticDomain, StaticString, Text};
+use nvtxr_engine::{loader, Error};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+use std::ffi::CString;
+
+/// An event's keyword arguments as Python passed them (`message`, `color`,
+/// `category`, `payload`; `None` or absent alike): what every event call
+/// takes, resolved into attributes in one place ([`Domain::resolve`]).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Args<'a, 'py> {
+    pub message: Option<&'a Bound<'py, PyAny>>,
+    pub color: Option<&'a Bound<'py, PyAny>>,
+    pub category: Option<&'a Bound<'py, PyAny>>,
+    pub payload: Option<&'a Bound<'py, PyAny>>,
+}
+
+impl<'a, 'py> Args<'a, 'py> {
+    pub fn new(
+        message: Option<&'a Bound<'py, PyAny>>,
+        color: Option<&'a Bound<'py, PyAny>>,
+        category: Option<&'a Bound<'py, PyAny>>,
+        payload: Option<&'a Bound<'py, PyAny>>,
+    ) -> Self {
+        Args {
+            message,
+            color,
+            category,
+            payload,
+        }
+    }
+}
+
+/// Distinct messages registered per domain; later ones are sent as text.
+pub(crate) const STRING_CACHE: usize = 65536;
+
+/// A string registered in a domain (`Domain.get_registered_string`).
+#[pyclass(frozen, module = "nvtxr")]
+pub struct RegisteredString {
+    inner: StaticString,
+    #[pyo3(get)]
+    string: Py<PyString>,
+}
+
+/// A domain: named group of events, categories and registered strings
+/// (`nvtxr.get_domain(name)`; `None` is the default domain).
+#[pyclass(frozen, module = "nvtxr")]
+pub struct Domain {
+    pub(crate) inner: StaticDomain,
+    #[pyo3(get)]
+    name: Option<String>,
+    /// `str` -> `RegisteredString`.
+    strings: Py<PyDict>,
+    /// `str` -> category id.
+    categories: Py<PyDict>,
+}
+
+/// An event's attributes, resolved once (`Domain.get_event_attributes`).
+#[pyclass(frozen, module = "nvtxr")]
+pub struct EventAttributes {
+    domain: Py<Domain>,
+    message: Option<Py<RegisteredString>>,
+    /// Messages past the cache bound, sent as text.
+    text: Option<CString>,
+    color: Option<u32>,
+    category: u32,
+    payload: Option<Payload>,
+}
+
+impl EventAttributes {
+    pub(crate) fn attributes(&self) -> Attributes<'_> {
+        Attributes {
+            message: match (&self.message, &self.text) {
+                (Some(s), _) => Text::Registered(s.get().inner),
+                (None, Some(t)) => Text::Text(t),
+                (None, None) => Text::None,
+            },
+            color: self.color,
+            category: self.category,
+            payload: self.payload,
+        }
+    }
+
+    pub(crate) fn domain(&self) -> StaticDomain {
+        self.domain.get().inner
+    }
+}
+impl Domain {
+    fn registered(
+        slf: &Bound<'_, Domain>,
+        message: &Bound<'_, PyString>,
+    ) -> PyResult<Option<Py<RegisteredString>>> {
+        let py = slf.py();
+        let strings = slf.get().strings.bind(py);
+        if let Some(s) = strings.get_item(message)? {
+            return Ok(Some(s.cast_into::<RegisteredString>()?.unbind()));
+        }
+        if strings.len() >= STRING_CACHE {
+            return Ok(None);
+        }
+        let text = c_string(&message.to_cow()?);
+        let domain = &slf.get().inner;
+        let registered = domain.register(&text);
+        let inner = checked(py, registered.map(Some), None)
+            .unwrap_or_else(|| domain.uninterned_string(&text));
+        let s = Py::new(
+            py,
+            RegisteredString {
+                inner,
+                string: message.clone().unbind(),
+            },
+        )?;
+        strings.set_item(message, &s)?;
+        Ok(Some(s))
+    }
+
+    fn category_id(slf: &Bound<'_, Domain>, category: Option<&Bound<'_, PyAny>>) -> PyResult<u32> {
+        let Some(c) = category.filter(|c| !c.is_none()) else {
+            return Ok(0);
+        };
+        if let Ok(name) = c.cast::<PyString>() {
+            let py = slf.py();
+            let categories = slf.get().categories.bind(py);
+            if let Some(id) = categories.get_item(name)? {
+                return id.extract();
+            }
+            let id = categories.len() as u32 + 1;
+            categories.set_item(name, id)?;
+            let named = slf
+                .get()
+                .inner
+                .name_category(id, &c_string(&name.to_cow()?));
+            checked(py, named, ());
+            return Ok(id);
+        }
+        match c.extract::<u32>() {
+            Ok(id) => Ok(id),
+            Err(_) => {
+                warn(
+                    slf.py(),
+                    format!("category must be a str or a 32-bit int, not {c:?}; the event is sent without it"),
+                )?;
+                Ok(0)
+            }
+        }
+    }
+
+    /// Resolves the attributes of one event.
+    pub(crate) fn resolve(slf: &Bound<'_, Domain>, args: Args) -> PyResult<EventAttributes> {
+        let py = slf.py();
+        let Args {
+            message,
+            color: color_,
+            category,
+            payload: payload_,
+        } = args;
+        // In NVIDIA's order: the category is named before the message is registered.
+        let category = Domain::category_id(slf, category)?;
+        let (message, text) = match message.filter(|m| !m.is_none()) {
+            None => (None, None),
+            Some(m) => {
+                if let Ok(r) = m.cast::<RegisteredString>() {
+                    (Some(r.clone().unbind()), None)
+                } else {
+                    // Not a str: sent as `str(message)` (never an error).
+                    let text = match m.cast::<PyString>() {
+                        Ok(s) => s.clone(),
+                        Err(_) => m.str()?,
+                    };
+                    let s = &text;
+                    match Domain::registered(slf, s)? {
+                        Some(r) => (Some(r), None),
+                        None => (None, Some(c_string(&s.to_cow()?))),
+                    }
+                }
+            }
+        };
+        Ok(EventAttributes {
+            domain: slf.clone().unbind(),
+            message,
+            text,
+            color: Some(color(color_)?),
+            category,
+            payload: payload(py, payload_)?,
+        })
+    }
+}
+
+impl Domain {
+    /// One event method: with no tool returns `off` at once; else resolves
+    /// the attributes (or takes the given ones) and calls `call`.
+    fn event<R>(
+        slf: &Bound<'_, Self>,
+        attributes: Option<&Bound<'_, EventAttributes>>,
+        args: Args,
+        off: R,
+        call: impl FnOnce(&StaticDomain, &Attributes) -> Result<R, Error>,
+    ) -> PyResult<R> {
+        if !nb::enabled() {
+            return Ok(off);
+        }
+        name_thread_once(slf.py());
+        let resolved;
+        let a = match attributes {
+            Some(a) => a.get(),
+            None => {
+                resolved = Domain::resolve(slf, args)?;
+                &resolved
+            }
+        };
+        Ok(checked(
+            slf.py(),
+            call(&slf.get().inner, &a.attributes()),
+            off,
+        ))
+    }
+}
+
+#[pymethods]
+impl Domain {
+    /// Registers `string` in this domain on first use; returns its handle.
+    fn get_registered_string(
+        slf: &Bound<'_, Self>,
+        string: &Bound<'_, PyString>,
+    ) -> PyResult<Option<Py<RegisteredString>>> {
+        Domain::registered(slf, string)
+    }
+
+    /// The id of category `name` in this domain (1, 2, ... in order of first use).
+    fn get_category_id(slf: &Bound<'_, Self>, name: &Bound<'_, PyString>) -> PyResult<u32> {
+        Domain::category_id(slf, Some(name.as_any()))
+    }
+
+    /// Attributes resolved once, for reuse in `mark`, `push_range`, `start_range`.
+    #[pyo3(signature = (message=None, color=None, category=None, payload=None))]
+    fn get_event_attributes(
+        slf: &Bound<'_, Self>,
+        message: Option<&Bound<'_, PyAny>>,
+        color: Option<&Bound<'_, PyAny>>,
+        category: Option<&Bound<'_, PyAny>>,
+        payload: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<EventAttributes> {
+        Domain::resolve(slf, Args::new(message, color, category, payload))
+    }
+
+    /// An instantaneous event.
+    #[pyo3(signature = (attributes=None, *, message=None, color=None, category=None, payload=None))]
+    fn mark(
+        slf: &Bound<'_, Self>,
+        attributes: Option<&Bound<'_, EventAttributes>>,
+        message: Option<&Bound<'_, PyAny>>,
+        color: Option<&Bound<'_, PyAny>>,
+        category: Option<&Bound<'_, PyAny>>,
+        payload: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let args = Args::new(message, color, category, payload);
+        Domain::event(slf, attributes, args, (), |d, a| d.mark(a, Family::Domain))
+    }
+
+    /// Opens a range on this OS thread; returns the tool's depth (-2 with no tool).
+    #[pyo3(signature = (attributes=None, *, message=None, color=None, category=None, payload=None))]
+    fn push_range(
+        slf: &Bound<'_, Self>,
+        attributes: Option<&Bound<'_, EventAttributes>>,
+        message: Option<&Bound<'_, PyAny>>,
+        color: Option<&Bound<'_, PyAny>>,
+        category: Option<&Bound<'_, PyAny>>,
+        payload: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<i32> {
+        let args = Args::new(message, color, category, payload);
+        Domain::event(slf, attributes, args, NO_TRACKING, |d, a| {
+            d.push(a, Family::Domain)
+        })
+    }
+
+    /// Starts a range that any thread may end; returns its id (0 with no tool).
+    #[pyo3(signature = (attributes=None, *, message=None, color=None, category=None, payload=None))]
+    fn start_range(
+        slf: &Bound<'_, Self>,
+        attributes: Option<&Bound<'_, EventAttributes>>,
+        message: Option<&Bound<'_, PyAny>>,
+        color: Option<&Bound<'_, PyAny>>,
+        category: Option<&Bound<'_, PyAny>>,
+        payload: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<u64> {
+        let args = Args::new(message, color, category, payload);
+        Domain::event(slf, attributes, args, 0, |d, a| d.start(a, Family::Domain))
+    }
+
+    /// Closes this OS thread's innermost range in this domain.
+    fn pop_range(&self, py: Python<'_>) -> i32 {
+        name_thread_once(py);
+        checked(py, self.inner.pop(Family::Domain), NO_TRACKING)
+    }
+
+    /// Ends the range `range_id` (from `start_range`), on any thread.
+    fn end_range(&self, py: Python<'_>, range_id: u64) {
+        name_thread_once(py);
+        checked(py, self.inner.end(range_id, Family::Domain), ());
+    }
+}
+
+/// The domain named `name` (`None`: the default domain), made once and cached.
+#[pyfunction]
+#[pyo3(signature = (name=None))]
+pub(crate) fn get_domain(
+    py: Python<'_>,
+    name: Option<&Bound<'_, PyString>>,
+) -> PyResult<Py<Domain>> {
+    static DOMAINS: std::sync::OnceLock<Py<PyDict>> = std::sync::OnceLock::new();
+    let domains = DOMAINS.get_or_init(|| PyDict::new(py).unbind()).bind(py);
+    let key = name.map_or_else(|| py.None().into_bound(py), |n| n.clone().into_any());
+    if let Some(d) = domains.get_item(&key)? {
+        return Ok(d.cast_into::<Domain>()?.unbind());
+    }
+    let (inner, name) = match name {
+        None => (StaticDomain::global(), None),
+        Some(n) => {
+            let n = n.to_cow()?.into_owned();
+            let name = c_string(&n);
+            let created = checked(py, StaticDomain::create(&name).map(Some), None);
+            (
+                created.unwrap_or_else(|| StaticDomain::uninterned(&name)),
+                Some(n),
+            )
+        }
+    };
+    let d = Py::new(
+        py,
+        Domain {
+            inner,
+            name,
+            strings: PyDict::new(py).unbind(),
+            categories: PyDict::new(py).unbind(),
+        },
+    )?;
+    domains.set_item(key, &d)?;
+    // NVIDIA's package calls nvtxInitialize once, after its first domain.
+    static INITIALIZE: std::sync::Once = std::sync::Once::new();
+    INITIALIZE.call_once(|| {
+        loader::initialize_and_forward();
+    });
+    Ok(d)
+}

@@ -1,0 +1,159 @@
+//! The module-level functions: events by domain name, the text-only calls
+//! `torch.cuda.nvtx` makes, and the tool's status.
+
+use crate::domain::{get_domain, Args, Domain};
+use crate::threads::name_thread_once;
+use crate::{c_string, checked};
+use nvtx_protocol::NO_PUSH_POP_TRACKING as NO_TRACKING;
+use nvtxr_engine::loader;
+use nvtxr_engine::statics::{self as nb, Attributes, Family, StaticDomain, Text};
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+
+/// Module-level event functions: `domain` by name (`None`: the default).
+macro_rules! module_fn {
+    ($(#[$doc:meta])* $name:ident, $call:ident, $ret:ty, $off:expr, $default_color:expr) => {
+        $(#[$doc])*
+        #[pyfunction]
+        #[pyo3(signature = (message=None, color=$default_color, domain=None, category=None, payload=None))]
+        pub(crate) fn $name(
+            py: Python<'_>,
+            message: Option<&Bound<'_, PyAny>>,
+            color: Option<&Bound<'_, PyAny>>,
+            domain: Option<&Bound<'_, PyString>>,
+            category: Option<&Bound<'_, PyAny>>,
+            payload: Option<&Bound<'_, PyAny>>,
+        ) -> PyResult<$ret> {
+            if !nb::enabled() {
+                return Ok($off);
+            }
+            name_thread_once(py);
+            let d = get_domain(py, domain)?;
+            let d = d.bind(py);
+            let a = Domain::resolve(d, Args::new(message, color, category, payload))?;
+            Ok(checked(py, d.get().inner.$call(&a.attributes(), Family::Domain), $off))
+        }
+    };
+}
+
+module_fn!(
+    /// An instantaneous event (default color blue).
+    mark, mark, (), (), None
+);
+module_fn!(
+    /// Opens a range on this OS thread; returns the tool's depth (-2 with no tool).
+    push_range, push, i32, NO_TRACKING, None
+);
+
+/// Starts a range that any thread may end: returns a handle for `end_range`
+/// (`None` with no tool).
+#[pyfunction]
+#[pyo3(signature = (message=None, color=None, domain=None, category=None, payload=None))]
+pub(crate) fn start_range(
+    py: Python<'_>,
+    message: Option<&Bound<'_, PyAny>>,
+    color: Option<&Bound<'_, PyAny>>,
+    domain: Option<&Bound<'_, PyString>>,
+    category: Option<&Bound<'_, PyAny>>,
+    payload: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<(u64, Py<Domain>)>> {
+    if !nb::enabled() {
+        return Ok(None);
+    }
+    name_thread_once(py);
+    let d = get_domain(py, domain)?;
+    let a = Domain::resolve(d.bind(py), Args::new(message, color, category, payload))?;
+    let id = checked(py, d.get().inner.start(&a.attributes(), Family::Domain), 0);
+    Ok(Some((id, d)))
+}
+
+/// Ends a range from `start_range`, on any thread; `None` is ignored.
+#[pyfunction]
+pub(crate) fn end_range(py: Python<'_>, range_id: Option<(u64, Py<Domain>)>) {
+    if let Some((id, d)) = range_id {
+        name_thread_once(py);
+        checked(py, d.get().inner.end(id, Family::Domain), ());
+    }
+}
+
+/// Closes this OS thread's innermost range in `domain`.
+#[pyfunction]
+#[pyo3(signature = (domain=None))]
+pub(crate) fn pop_range(py: Python<'_>, domain: Option<&Bound<'_, PyString>>) -> PyResult<i32> {
+    if !nb::enabled() {
+        return Ok(NO_TRACKING);
+    }
+    name_thread_once(py);
+    let popped = get_domain(py, domain)?.get().inner.pop(Family::Domain);
+    Ok(checked(py, popped, NO_TRACKING))
+}
+
+/// Whether a tool is attached (`NVTX_INJECTION64_PATH`): when not, every
+/// call returns at once.
+#[pyfunction]
+pub(crate) fn enabled() -> bool {
+    nb::enabled()
+}
+
+/// Why the configured tool did not attach, if it did not.
+#[pyfunction]
+pub(crate) fn load_error() -> Option<String> {
+    loader::tool_attached();
+    loader::load_error().map(|e| e.to_string_lossy().into_owned())
+}
+
+/// Text-only events in the default domain (`torch.cuda.nvtx`'s calls): the
+/// `...A` slots, as PyTorch sends them.
+macro_rules! text_fn {
+    ($name:ident, $call:ident, $ret:ty, $off:expr) => {
+        #[pyfunction]
+        pub(crate) fn $name(py: Python<'_>, message: &str) -> $ret {
+            if !nb::enabled() {
+                return $off;
+            }
+            name_thread_once(py);
+            let text = c_string(message);
+            let called = StaticDomain::global().$call(
+                &Attributes {
+                    message: Text::Text(&text),
+                    color: None,
+                    category: 0,
+                    payload: None,
+                },
+                Family::Default,
+            );
+            checked(py, called, $off)
+        }
+    };
+}
+
+#[pyfunction]
+pub(crate) fn _text_mark(py: Python<'_>, message: &str) {
+    if nb::enabled() {
+        name_thread_once(py);
+        let marked = StaticDomain::global().mark(
+            &Attributes {
+                message: Text::Text(&c_string(message)),
+                color: None,
+                category: 0,
+                payload: None,
+            },
+            Family::Default,
+        );
+        checked(py, marked, ());
+    }
+}
+text_fn!(_text_push, push, i32, NO_TRACKING);
+text_fn!(_text_start, start, u64, 0);
+
+#[pyfunction]
+pub(crate) fn _text_pop(py: Python<'_>) -> i32 {
+    name_thread_once(py);
+    checked(py, StaticDomain::global().pop(Family::Default), NO_TRACKING)
+}
+
+#[pyfunction]
+pub(crate) fn _text_end(py: Python<'_>, id: u64) {
+    name_thread_once(py);
+    checked(py, StaticDomain::global().end(id, Family::Default), ());
+}

@@ -1,0 +1,130 @@
+//! Colors and payloads as NVIDIA's package takes them; bad ones warn.
+
+use nvtxr_engine::attributes::Payload;
+use pyo3::prelude::*;
+use pyo3::types::{PyFloat, PyInt};
+
+/// NVIDIA's `nvtx` color names and values (RGB, alpha 0, as it sends them),
+/// then CSS names it needs matplotlib for.
+pub(crate) const COLORS: &[(&str, u32)] = &[
+    ("green", 0x008000),
+    ("blue", 0x0000FF),
+    ("yellow", 0xFFFF00),
+    ("purple", 0x800080),
+    ("rapids", 0x7400FF),
+    ("cyan", 0x00FFFF),
+    ("red", 0xFF0000),
+    ("white", 0xFFFFFF),
+    ("darkgreen", 0x006400),
+    ("orange", 0xFFA500),
+    ("black", 0x000000),
+    ("gray", 0x808080),
+    ("grey", 0x808080),
+    ("silver", 0xC0C0C0),
+    ("maroon", 0x800000),
+    ("magenta", 0xFF00FF),
+    ("fuchsia", 0xFF00FF),
+    ("lime", 0x00FF00),
+    ("olive", 0x808000),
+    ("navy", 0x000080),
+    ("teal", 0x008080),
+    ("aqua", 0x00FFFF),
+    ("pink", 0xFFC0CB),
+    ("brown", 0xA52A2A),
+    ("gold", 0xFFD700),
+    ("violet", 0xEE82EE),
+    ("indigo", 0x4B0082),
+    ("nvidia", 0x76B900),
+];
+
+/// NVIDIA's default color, blue (what `None` means).
+pub(crate) const DEFAULT_COLOR: u32 = 0x0000FF;
+
+/// Says, as a Python warning, what was wrong with an argument and what was
+/// sent instead. Bad arguments never raise: they could only be seen with a
+/// tool attached (without one nothing is read), and annotating must not
+/// make a program fail only when it is profiled.
+pub(crate) fn warn(py: Python<'_>, what: String) -> PyResult<()> {
+    py.import("warnings")?
+        .call_method1("warn", (format!("nvtxr: {what}"),))?;
+    Ok(())
+}
+
+/// A color: a name, `#RRGGBB`, or an ARGB int; `None` is NVIDIA's default,
+/// blue. Anything else: a warning, and the default.
+pub(crate) fn color(c: Option<&Bound<'_, PyAny>>) -> PyResult<u32> {
+    let Some(c) = c.filter(|c| !c.is_none()) else {
+        return Ok(DEFAULT_COLOR);
+    };
+    match color_value(c) {
+        Ok(v) => Ok(v),
+        Err(why) => {
+            warn(
+                c.py(),
+                format!("{why}; the event is sent with the default color"),
+            )?;
+            Ok(DEFAULT_COLOR)
+        }
+    }
+}
+
+pub(crate) fn color_value(c: &Bound<'_, PyAny>) -> Result<u32, String> {
+    if let Ok(v) = c.cast::<PyInt>() {
+        return v
+            .extract::<u32>()
+            .map_err(|_| format!("color {c} is not a 32-bit ARGB value"));
+    }
+    let name: String = c
+        .extract()
+        .map_err(|_| format!("color must be a name or an ARGB int, not {c:?}"))?;
+    let lower = name.to_ascii_lowercase();
+    if let Some(hex) = lower.strip_prefix('#') {
+        if hex.len() == 6 {
+            if let Ok(v) = u32::from_str_radix(hex, 16) {
+                return Ok(0xFF00_0000 | v);
+            }
+        }
+    }
+    COLORS
+        .iter()
+        .find(|(n, _)| *n == lower)
+        .map(|(_, v)| *v)
+        .ok_or_else(|| {
+            format!(
+                "invalid color {name:?}: use an ARGB int, \"#RRGGBB\" or one of {}",
+                COLORS
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+}
+
+/// A payload: int (sent as i64, as NVIDIA's package does) or float (f64).
+pub(crate) fn payload(py: Python<'_>, p: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Payload>> {
+    let Some(p) = p.filter(|p| !p.is_none()) else {
+        return Ok(None);
+    };
+    if let Ok(i) = p.cast::<PyInt>() {
+        if let Ok(v) = i.extract::<i64>() {
+            return Ok(Some(Payload::I64(v)));
+        }
+        if let Ok(v) = i.extract::<u64>() {
+            return Ok(Some(Payload::U64(v)));
+        }
+    }
+    if let Ok(f) = p.cast::<PyFloat>() {
+        return Ok(Some(Payload::F64(f.value())));
+    }
+    let why = if p.cast::<PyInt>().is_ok() {
+        format!("payload {p} is out of 64-bit range")
+    } else {
+        format!(
+            "unsupported payload of type {} (int or float)",
+            p.get_type().name()?
+        )
+    };
+    warn(py, format!("{why}; the event is sent without it"))?;
+    Ok(None)
+}
