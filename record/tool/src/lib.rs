@@ -15,6 +15,8 @@ mod ahead;
 mod callbacks;
 mod clock;
 mod recording;
+mod text;
+mod thread;
 mod writer;
 
 use std::ffi::c_int;
@@ -45,7 +47,7 @@ fn setup() -> bool {
             say(format_args!("{e}; not recording"));
             return false;
         }
-        writer::setup();
+        thread::setup();
         ahead::start();
         // SAFETY: registers an `extern "C"` handler with no preconditions.
         unsafe { libc::pthread_atfork(None, None, Some(in_fork_child)) };

@@ -18,19 +18,17 @@
 use crate::ahead;
 use crate::clock;
 use crate::recording::{self, Mapping};
-use nvtxr_record_format::{
-    self as format, Kind, Record, Stamp, CHUNK_COMMITTED, CHUNK_HEADER, MAX_FIXED,
-};
+use crate::text::{Event, Text};
+use crate::thread::current;
+use nvtxr_record_format::{self as format, Kind, Stamp, CHUNK_COMMITTED, CHUNK_HEADER, MAX_FIXED};
 use std::cell::{Cell, UnsafeCell};
-use std::ffi::{c_char, c_void, CStr};
+use std::ffi::c_char;
 use std::sync::atomic::{compiler_fence, AtomicU64, AtomicUsize, Ordering};
 
 /// A thread's first chunk, in bytes.
 pub const FIRST_CHUNK: usize = 64 << 10;
 /// The largest chunk.
 pub const MAX_CHUNK: usize = 4 << 20;
-/// Longer messages are cut to this many bytes.
-pub const MAX_TEXT: usize = 64 << 10;
 /// After a chunk could not be made, events dropped before trying again.
 const RETRY_AFTER: u32 = 4096;
 /// Domains whose push depth a thread tracks (what push and pop return).
@@ -42,63 +40,11 @@ const SIDE_BUFFER: usize = 4096;
 /// so a new thread's writer (epoch 0) sets itself up on its first event.
 static EPOCH: AtomicU64 = AtomicU64::new(1);
 
-/// An event's text: the producer's string, cut to [`MAX_TEXT`] bytes.
-#[derive(Clone, Copy)]
-pub enum Text<'a> {
-    Bytes(&'a [u8]),
-    /// A NUL-terminated `wchar_t` (UTF-32) string, converted to UTF-8.
-    Wide(*const i32),
-}
-
-impl Text<'_> {
-    /// The text of a C string; `None` for NULL.
-    ///
-    /// # Safety
-    /// `s` is NULL or NUL-terminated, and outlives the text.
-    pub unsafe fn from_c<'a>(s: *const c_char) -> Option<Text<'a>> {
-        // SAFETY: the caller upholds this function's `# Safety` contract.
-        unsafe { (!s.is_null()).then(|| Text::Bytes(CStr::from_ptr(s).to_bytes())) }
-    }
-}
-
-impl format::Text for Text<'_> {
-    fn encoded_len(&self) -> usize {
-        match *self {
-            Text::Bytes(b) => b.len().min(MAX_TEXT),
-            // SAFETY: the producer passes a NUL-terminated wide string.
-            Text::Wide(w) => unsafe { wide_utf8_len(w) },
-        }
-    }
-
-    fn write(&self, out: &mut [u8]) {
-        let len = self.encoded_len();
-        match *self {
-            // SAFETY: `out` has room for `len` bytes, which `b` has too.
-            Text::Bytes(b) => unsafe {
-                std::ptr::copy_nonoverlapping(b.as_ptr(), out.as_mut_ptr(), len)
-            },
-            Text::Wide(w) => {
-                let mut at = 0;
-                // SAFETY: as in `encoded_len`.
-                for c in unsafe { wide_chars(w) } {
-                    if at + c.len_utf8() > len {
-                        break;
-                    }
-                    at += c.encode_utf8(&mut out[at..]).len();
-                }
-            }
-        }
-    }
-}
-
-/// One event, as the tool's callbacks make it (the writer stamps the time).
-pub type Event<'a> = Record<Text<'a>>;
-
 /// Room kept for an anchor, its wall-clock reading and the thread's OS name before each event.
 const MAX_EXTRA: usize = 3 * MAX_FIXED + 16;
 
-struct Writer {
-    chunk: Cell<Option<(*mut u8, usize)>>,
+pub(crate) struct Writer {
+    pub(crate) chunk: Cell<Option<(*mut u8, usize)>>,
     /// Record bytes committed in the current chunk.
     len: Cell<usize>,
     /// The timestamp of the chunk's last relative record.
@@ -127,7 +73,7 @@ struct Writer {
 }
 
 impl Writer {
-    const fn new() -> Writer {
+    pub(crate) const fn new() -> Writer {
         Writer {
             chunk: Cell::new(None),
             len: Cell::new(0),
@@ -145,106 +91,6 @@ impl Writer {
             side_len: AtomicUsize::new(0),
         }
     }
-}
-
-extern "C" {
-    /// The calling thread's writer (NULL before its first event); `c/current.c`.
-    fn nvtxr_record_current() -> *mut c_void;
-    /// Sets the calling thread's writer to `writer` if it is still `expected`.
-    fn nvtxr_record_install(expected: *mut c_void, writer: *mut c_void) -> bool;
-}
-
-/// The calling thread's writer, made on its first event; `None` only when
-/// no memory can be mapped for it.
-#[inline(always)]
-fn current() -> Option<&'static Writer> {
-    // SAFETY: reads this thread's own slot.
-    let writer = unsafe { nvtxr_record_current() };
-    if writer.is_null() {
-        return new_writer();
-    }
-    // SAFETY: a writer stays mapped until `retire` clears the slot and
-    // unmaps it, on this thread; only this thread (and its signal handlers,
-    // which `busy` keeps apart) uses it.
-    Some(unsafe { &*writer.cast::<Writer>() })
-}
-
-/// Maps a writer for this thread (not with `malloc`: this may be a signal
-/// handler that interrupted `malloc`) and installs it, unless a signal
-/// handler installed one meanwhile.
-#[cold]
-#[inline(never)]
-fn new_writer() -> Option<&'static Writer> {
-    let size = std::mem::size_of::<Writer>();
-    // SAFETY: a fresh anonymous mapping.
-    let mapped = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            size,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    };
-    if mapped == libc::MAP_FAILED {
-        return None;
-    }
-    // SAFETY: page-aligned fresh memory of the writer's size.
-    unsafe { mapped.cast::<Writer>().write(Writer::new()) };
-    // SAFETY: this thread's own slot.
-    if !unsafe { nvtxr_record_install(std::ptr::null_mut(), mapped) } {
-        // SAFETY: our unused mapping.
-        unsafe { libc::munmap(mapped, size) };
-        return current();
-    }
-    let key = THREAD_EXIT.load(Ordering::Relaxed);
-    if key != NO_KEY {
-        // SAFETY: a key made by `setup`, below PTHREAD_KEY_2NDLEVEL_SIZE, so
-        // glibc stores the value in the thread's descriptor (no allocation).
-        unsafe { libc::pthread_setspecific(key as libc::pthread_key_t, mapped) };
-    }
-    // SAFETY: installed above, as in `current`.
-    Some(unsafe { &*mapped.cast::<Writer>() })
-}
-
-/// The key whose destructor retires a thread's writer when the thread exits.
-static THREAD_EXIT: AtomicUsize = AtomicUsize::new(NO_KEY);
-const NO_KEY: usize = usize::MAX;
-
-/// Once per process, before any event: arranges for each thread's writer
-/// and chunk to be unmapped when the thread exits. A key glibc would store
-/// outside the thread's descriptor (32 or more keys in use) is given back:
-/// setting it could allocate, and writers then stay mapped.
-pub fn setup() {
-    let mut key: libc::pthread_key_t = 0;
-    // SAFETY: a key with an `extern "C"` destructor.
-    if unsafe { libc::pthread_key_create(&mut key, Some(retire)) } != 0 {
-        return;
-    }
-    if key < 32 {
-        THREAD_EXIT.store(key as usize, Ordering::Relaxed);
-    } else {
-        // SAFETY: our key, never set.
-        unsafe { libc::pthread_key_delete(key) };
-    }
-}
-
-/// At thread exit: clears the thread's slot (an event from a later
-/// destructor makes a new writer, retired in glibc's next round), then
-/// unmaps the writer's chunk and the writer.
-extern "C" fn retire(writer: *mut c_void) {
-    // SAFETY: this thread's own slot.
-    if !unsafe { nvtxr_record_install(writer, std::ptr::null_mut()) } {
-        return;
-    }
-    // SAFETY: the writer this thread installed, no longer reachable.
-    let w = unsafe { &*writer.cast::<Writer>() };
-    if let Some((base, size)) = w.chunk.take() {
-        recording::unmap(&Mapping { base, size });
-    }
-    // SAFETY: the writer's own mapping, unused from here on.
-    unsafe { libc::munmap(writer, std::mem::size_of::<Writer>()) };
 }
 
 /// Records one event on the calling thread. Returns, for a push or a pop,
@@ -695,41 +541,4 @@ impl Writer {
 /// How many records `bytes` holds (for counting what is dropped).
 fn count_records(bytes: &[u8]) -> u64 {
     format::decode(bytes).len() as u64
-}
-
-/// UTF-8 bytes of a wide string, cut at whole characters to [`MAX_TEXT`].
-///
-/// # Safety
-/// `w` is NULL or NUL-terminated.
-unsafe fn wide_utf8_len(w: *const i32) -> usize {
-    // SAFETY: the caller upholds this function's `# Safety` contract.
-    unsafe {
-        let mut len = 0;
-        for c in wide_chars(w) {
-            if len + c.len_utf8() > MAX_TEXT {
-                break;
-            }
-            len += c.len_utf8();
-        }
-        len
-    }
-}
-
-/// The characters of a NUL-terminated UTF-32 string (invalid ones as U+FFFD).
-///
-/// # Safety
-/// `w` is NULL or NUL-terminated.
-unsafe fn wide_chars(w: *const i32) -> impl Iterator<Item = char> {
-    // SAFETY: the caller upholds this function's `# Safety` contract.
-    unsafe {
-        let mut i = 0;
-        std::iter::from_fn(move || {
-            if w.is_null() || *w.add(i) == 0 {
-                return None;
-            }
-            let c = char::from_u32(*w.add(i) as u32).unwrap_or('\u{FFFD}');
-            i += 1;
-            Some(c)
-        })
-    }
 }
