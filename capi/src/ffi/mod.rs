@@ -71,12 +71,14 @@
 
 mod boundary;
 mod domain;
+mod event;
 mod events;
 mod lifecycle;
 mod naming;
 mod sync;
 
 pub use domain::*;
+pub use event::*;
 pub use events::*;
 pub use lifecycle::*;
 pub use naming::*;
