@@ -30,8 +30,14 @@ enum Workflow {
         #[arg(long, env = "DESTDIR")]
         destdir: Option<PathBuf>,
     },
-    /// The C ABI against NVIDIA's header and libnvtx3interop (ns and callgrind instructions).
-    Bench,
+    /// The C ABI against NVIDIA's header and libnvtx3interop (ns and callgrind instructions);
+    /// with --markdown, every benchmark but the scale one, written to docs/performance.md.
+    Bench {
+        /// Run every suite (C ABI, recording, Python, tracing) and write their tables to
+        /// docs/performance.md instead of printing the C ABI's.
+        #[arg(long)]
+        markdown: bool,
+    },
     /// The recording tool's cost per event, beside the bare clock reads.
     BenchRecord,
     /// The 10^7- and 10^8-event loop: per-event tail latency while recording, each
@@ -79,6 +85,78 @@ fn install(prefix: PathBuf, destdir: Option<PathBuf>) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// The suites of docs/performance.md: title, what it compares, its binary.
+const SUITES: [(&str, &str, &str); 4] = [
+    (
+        "The C ABI",
+        "Each operation through nvtxr (shared and static), NVIDIA's header-only NVTX3, \
+         `libnvtx3interop.so.1`, and NVIDIA's headers over nvtxr's drop-in `libnvToolsExt.so.1`, \
+         with no tool and with a do-nothing tool (the event-log tool in `null` mode): ns per call \
+         (best of 5) and instructions per call (callgrind), the benchmark loop's own call included. \
+         Instruction counts are the stable figures; compare timings as ratios within the run.",
+        "bench",
+    ),
+    (
+        "Recording",
+        "The recording tool's cost per event on 1, 2 and 4 threads, beside no tool and a \
+         do-nothing tool, and each call's tail latency while recording.",
+        "bench_record",
+    ),
+    (
+        "Python",
+        "The `nvtxr` Python package against NVIDIA's `nvtx` package, same calls, same run.",
+        "bench_python",
+    ),
+    (
+        "tracing",
+        "The `tracing` layer against NVIDIA's `nvtx` crate's layer.",
+        "bench_tracing",
+    ),
+];
+
+/// `cargo xtask bench --markdown`: runs every suite of [`SUITES`] and writes
+/// docs/performance.md from what they print.
+fn performance_page() -> ExitCode {
+    let mut page = String::from(
+        "# Performance\n\nWritten by `cargo xtask bench --markdown` (do not edit): every figure \
+         below comes from one run on this machine (2 cores, shared: timings move by ±20% between \
+         runs; each table's ratios are measured within the run). The scale benchmark (10^7 and \
+         10^8 events) is `cargo xtask bench-scale`, in [scale.md](scale.md); why the costs are \
+         what they are is in [design.md](design.md#costs).\n",
+    );
+    for (title, about, binary) in SUITES {
+        let output = workflow(binary, true)
+            .current_dir(root())
+            .stderr(std::process::Stdio::inherit())
+            .output();
+        let output = match output {
+            Ok(o) if o.status.success() => o,
+            Ok(o) => {
+                eprintln!("cargo xtask: {binary} failed ({})", o.status);
+                return ExitCode::from(1);
+            }
+            Err(e) => {
+                eprintln!("cargo xtask: {binary}: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        page += &format!(
+            "\n## {title}\n\n{about}\n\n{}\n",
+            String::from_utf8_lossy(&output.stdout).trim_end()
+        );
+    }
+    match std::fs::write(root().join("docs/performance.md"), page) {
+        Ok(()) => {
+            println!("wrote docs/performance.md");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("cargo xtask: docs/performance.md: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let mut command = match Cli::parse().workflow {
         Workflow::Install { prefix, destdir } => {
@@ -90,7 +168,8 @@ fn main() -> ExitCode {
             c.arg("tests/run-all.sh");
             c
         }
-        Workflow::Bench => workflow("bench", true),
+        Workflow::Bench { markdown: true } => return performance_page(),
+        Workflow::Bench { markdown: false } => workflow("bench", true),
         Workflow::BenchRecord => workflow("bench_record", true),
         Workflow::BenchScale => workflow("bench_scale", true),
         Workflow::BenchPython => workflow("bench_python", true),
