@@ -40,10 +40,14 @@ pub fn quote_bytes(bytes: &[u8]) -> String {
 /// # Safety
 /// `p` is NULL or a NUL-terminated string.
 pub unsafe fn c_str(p: *const c_char) -> String {
-    if p.is_null() {
-        "NULL".into()
-    } else {
-        quote_bytes(CStr::from_ptr(p).to_bytes())
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        if p.is_null() {
+            "NULL".into()
+        } else {
+            quote_bytes(CStr::from_ptr(p).to_bytes())
+        }
     }
 }
 
@@ -52,16 +56,20 @@ pub unsafe fn c_str(p: *const c_char) -> String {
 /// # Safety
 /// `p` is NULL or a NUL-terminated wide string.
 pub unsafe fn w_str(p: WStr) -> String {
-    if p.is_null() {
-        return "NULL".into();
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        if p.is_null() {
+            return "NULL".into();
+        }
+        let mut s = String::new();
+        let mut i = 0;
+        while *p.add(i) != 0 {
+            s.push(char::from_u32(*p.add(i) as u32).unwrap_or('\u{FFFD}'));
+            i += 1;
+        }
+        format!("w{}", quote_bytes(s.as_bytes()))
     }
-    let mut s = String::new();
-    let mut i = 0;
-    while *p.add(i) != 0 {
-        s.push(char::from_u32(*p.add(i) as u32).unwrap_or('\u{FFFD}'));
-        i += 1;
-    }
-    format!("w{}", quote_bytes(s.as_bytes()))
 }
 
 /// A domain handle: `default` for NULL, else its name.
@@ -69,15 +77,19 @@ pub unsafe fn w_str(p: WStr) -> String {
 /// # Safety
 /// `d` is NULL or a handle from `DomainCreateA/W`.
 pub unsafe fn domain(d: *const c_void) -> String {
-    if d.is_null() {
-        "default".into()
-    } else if crate::slots::was_destroyed(d) {
-        "DESTROYED-HANDLE".into()
-    } else {
-        format!(
-            "domain={}",
-            quote_bytes((*d.cast::<Domain>()).name.as_bytes())
-        )
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        if d.is_null() {
+            "default".into()
+        } else if crate::slots::was_destroyed(d) {
+            "DESTROYED-HANDLE".into()
+        } else {
+            format!(
+                "domain={}",
+                quote_bytes((*d.cast::<Domain>()).name.as_bytes())
+            )
+        }
     }
 }
 
@@ -87,50 +99,54 @@ pub unsafe fn domain(d: *const c_void) -> String {
 /// # Safety
 /// `a` is NULL or points to a valid attribute struct whose message is valid.
 pub unsafe fn attributes(d: *const c_void, a: *const EventAttributes) -> String {
-    let Some(a) = a.as_ref() else {
-        return "{NULL}".into();
-    };
-    let mut parts = Vec::new();
-    if a.version != 3 || a.size != 48 {
-        parts.push(format!("version={} size={}", a.version, a.size));
-    }
-    match a.message_type {
-        0 => {}
-        attr::MESSAGE_ASCII => parts.push(format!("msg={}", c_str(a.message.cast()))),
-        attr::MESSAGE_UNICODE => parts.push(format!("msg={}", w_str(a.message.cast()))),
-        attr::MESSAGE_REGISTERED if a.message.is_null() => parts.push("msg=reg:NULL".into()),
-        attr::MESSAGE_REGISTERED => {
-            let r = &*a.message.cast::<Registered>();
-            let foreign = if r.domain == d {
-                ""
-            } else {
-                "(FOREIGN DOMAIN)"
-            };
-            parts.push(format!(
-                "msg=reg{foreign}:{}",
-                quote_bytes(r.text.as_bytes())
-            ));
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        let Some(a) = a.as_ref() else {
+            return "{NULL}".into();
+        };
+        let mut parts = Vec::new();
+        if a.version != 3 || a.size != 48 {
+            parts.push(format!("version={} size={}", a.version, a.size));
         }
-        t => parts.push(format!("msgtype={t}")),
+        match a.message_type {
+            0 => {}
+            attr::MESSAGE_ASCII => parts.push(format!("msg={}", c_str(a.message.cast()))),
+            attr::MESSAGE_UNICODE => parts.push(format!("msg={}", w_str(a.message.cast()))),
+            attr::MESSAGE_REGISTERED if a.message.is_null() => parts.push("msg=reg:NULL".into()),
+            attr::MESSAGE_REGISTERED => {
+                let r = &*a.message.cast::<Registered>();
+                let foreign = if r.domain == d {
+                    ""
+                } else {
+                    "(FOREIGN DOMAIN)"
+                };
+                parts.push(format!(
+                    "msg=reg{foreign}:{}",
+                    quote_bytes(r.text.as_bytes())
+                ));
+            }
+            t => parts.push(format!("msgtype={t}")),
+        }
+        match a.color_type {
+            0 => {}
+            1 => parts.push(format!("color=0x{:08x}", a.color)),
+            t => parts.push(format!("colortype={t} color=0x{:08x}", a.color)),
+        }
+        if a.category != 0 {
+            parts.push(format!("category={}", a.category));
+        }
+        let p = a.payload;
+        match a.payload_type {
+            attr::PAYLOAD_NONE => {}
+            attr::PAYLOAD_U64 => parts.push(format!("payload=u64:{p}")),
+            attr::PAYLOAD_I64 => parts.push(format!("payload=i64:{}", p as i64)),
+            attr::PAYLOAD_F64 => parts.push(format!("payload=f64:{}", f64::from_bits(p))),
+            attr::PAYLOAD_U32 => parts.push(format!("payload=u32:{}", p as u32)),
+            attr::PAYLOAD_I32 => parts.push(format!("payload=i32:{}", p as u32 as i32)),
+            attr::PAYLOAD_F32 => parts.push(format!("payload=f32:{}", f32::from_bits(p as u32))),
+            t => parts.push(format!("payloadtype={t} payload=0x{p:x}")),
+        }
+        format!("{{{}}}", parts.join(" "))
     }
-    match a.color_type {
-        0 => {}
-        1 => parts.push(format!("color=0x{:08x}", a.color)),
-        t => parts.push(format!("colortype={t} color=0x{:08x}", a.color)),
-    }
-    if a.category != 0 {
-        parts.push(format!("category={}", a.category));
-    }
-    let p = a.payload;
-    match a.payload_type {
-        attr::PAYLOAD_NONE => {}
-        attr::PAYLOAD_U64 => parts.push(format!("payload=u64:{p}")),
-        attr::PAYLOAD_I64 => parts.push(format!("payload=i64:{}", p as i64)),
-        attr::PAYLOAD_F64 => parts.push(format!("payload=f64:{}", f64::from_bits(p))),
-        attr::PAYLOAD_U32 => parts.push(format!("payload=u32:{}", p as u32)),
-        attr::PAYLOAD_I32 => parts.push(format!("payload=i32:{}", p as u32 as i32)),
-        attr::PAYLOAD_F32 => parts.push(format!("payload=f32:{}", f32::from_bits(p as u32))),
-        t => parts.push(format!("payloadtype={t} payload=0x{p:x}")),
-    }
-    format!("{{{}}}", parts.join(" "))
 }

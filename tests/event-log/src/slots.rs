@@ -46,6 +46,7 @@ fn new_range_id() -> u64 {
 }
 
 fn thread(tid: u32) -> String {
+    // SAFETY: gettid has no preconditions.
     if tid == unsafe { libc::gettid() } as u32 {
         "tid=self".into()
     } else {
@@ -62,69 +63,113 @@ fn new_string(d: *const c_void, text: String) -> Handle {
 }
 
 unsafe fn text(p: *const c_char) -> String {
-    if p.is_null() {
-        String::new()
-    } else {
-        std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned()
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        if p.is_null() {
+            String::new()
+        } else {
+            std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned()
+        }
     }
 }
 
 unsafe fn wtext(p: WStr) -> String {
-    let quoted = w_str(p);
-    quoted
-        .trim_start_matches("w\"")
-        .trim_end_matches('"')
-        .to_string()
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        let quoted = w_str(p);
+        quoted
+            .trim_start_matches("w\"")
+            .trim_end_matches('"')
+            .to_string()
+    }
 }
 
 // CORE
 unsafe extern "C" fn mark_ex(a: Attr) {
-    record(format!("MarkEx {}", attributes(std::ptr::null(), a)));
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        record(format!("MarkEx {}", attributes(std::ptr::null(), a)));
+    }
 }
 unsafe extern "C" fn mark_a(m: *const c_char) {
-    record(format!("MarkA {}", c_str(m)));
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        record(format!("MarkA {}", c_str(m)));
+    }
 }
 unsafe extern "C" fn mark_w(m: WStr) {
-    record(format!("MarkW {}", w_str(m)));
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        record(format!("MarkW {}", w_str(m)));
+    }
 }
 unsafe extern "C" fn range_start_ex(a: Attr) -> u64 {
-    let id = new_range_id();
-    record(format!(
-        "RangeStartEx {} -> {id}",
-        attributes(std::ptr::null(), a)
-    ));
-    id
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        let id = new_range_id();
+        record(format!(
+            "RangeStartEx {} -> {id}",
+            attributes(std::ptr::null(), a)
+        ));
+        id
+    }
 }
 unsafe extern "C" fn range_start_a(m: *const c_char) -> u64 {
-    let id = new_range_id();
-    record(format!("RangeStartA {} -> {id}", c_str(m)));
-    id
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        let id = new_range_id();
+        record(format!("RangeStartA {} -> {id}", c_str(m)));
+        id
+    }
 }
 unsafe extern "C" fn range_start_w(m: WStr) -> u64 {
-    let id = new_range_id();
-    record(format!("RangeStartW {} -> {id}", w_str(m)));
-    id
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        let id = new_range_id();
+        record(format!("RangeStartW {} -> {id}", w_str(m)));
+        id
+    }
 }
 unsafe extern "C" fn range_end(id: u64) {
     record(format!("RangeEnd {id}"));
 }
 unsafe extern "C" fn range_push_ex(a: Attr) -> c_int {
-    let depth = push_depth(std::ptr::null());
-    record(format!(
-        "RangePushEx {} -> {depth}",
-        attributes(std::ptr::null(), a)
-    ));
-    depth
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        let depth = push_depth(std::ptr::null());
+        record(format!(
+            "RangePushEx {} -> {depth}",
+            attributes(std::ptr::null(), a)
+        ));
+        depth
+    }
 }
 unsafe extern "C" fn range_push_a(m: *const c_char) -> c_int {
-    let depth = push_depth(std::ptr::null());
-    record(format!("RangePushA {} -> {depth}", c_str(m)));
-    depth
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        let depth = push_depth(std::ptr::null());
+        record(format!("RangePushA {} -> {depth}", c_str(m)));
+        depth
+    }
 }
 unsafe extern "C" fn range_push_w(m: WStr) -> c_int {
-    let depth = push_depth(std::ptr::null());
-    record(format!("RangePushW {} -> {depth}", w_str(m)));
-    depth
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        let depth = push_depth(std::ptr::null());
+        record(format!("RangePushW {} -> {depth}", w_str(m)));
+        depth
+    }
 }
 unsafe extern "C" fn range_pop() -> c_int {
     let depth = pop_depth(std::ptr::null());
@@ -132,54 +177,94 @@ unsafe extern "C" fn range_pop() -> c_int {
     depth
 }
 unsafe extern "C" fn name_category_a(id: u32, n: *const c_char) {
-    record(format!("NameCategoryA {id} {}", c_str(n)));
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        record(format!("NameCategoryA {id} {}", c_str(n)));
+    }
 }
 unsafe extern "C" fn name_category_w(id: u32, n: WStr) {
-    record(format!("NameCategoryW {id} {}", w_str(n)));
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        record(format!("NameCategoryW {id} {}", w_str(n)));
+    }
 }
 unsafe extern "C" fn name_os_thread_a(tid: u32, n: *const c_char) {
-    record(format!("NameOsThreadA {} {}", thread(tid), c_str(n)));
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        record(format!("NameOsThreadA {} {}", thread(tid), c_str(n)));
+    }
 }
 unsafe extern "C" fn name_os_thread_w(tid: u32, n: WStr) {
-    record(format!("NameOsThreadW {} {}", thread(tid), w_str(n)));
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        record(format!("NameOsThreadW {} {}", thread(tid), w_str(n)));
+    }
 }
 
 // CORE2
 unsafe extern "C" fn domain_mark_ex(d: Handle, a: Attr) {
-    record(format!("DomainMarkEx {} {}", domain(d), attributes(d, a)));
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        record(format!("DomainMarkEx {} {}", domain(d), attributes(d, a)));
+    }
 }
 unsafe extern "C" fn domain_range_start_ex(d: Handle, a: Attr) -> u64 {
-    let id = new_range_id();
-    record(format!(
-        "DomainRangeStartEx {} {} -> {id}",
-        domain(d),
-        attributes(d, a)
-    ));
-    id
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        let id = new_range_id();
+        record(format!(
+            "DomainRangeStartEx {} {} -> {id}",
+            domain(d),
+            attributes(d, a)
+        ));
+        id
+    }
 }
 unsafe extern "C" fn domain_range_end(d: Handle, id: u64) {
-    record(format!("DomainRangeEnd {} {id}", domain(d)));
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        record(format!("DomainRangeEnd {} {id}", domain(d)));
+    }
 }
 unsafe extern "C" fn domain_range_push_ex(d: Handle, a: Attr) -> c_int {
-    let depth = push_depth(d);
-    record(format!(
-        "DomainRangePushEx {} {} -> {depth}",
-        domain(d),
-        attributes(d, a)
-    ));
-    depth
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        let depth = push_depth(d);
+        record(format!(
+            "DomainRangePushEx {} {} -> {depth}",
+            domain(d),
+            attributes(d, a)
+        ));
+        depth
+    }
 }
 unsafe extern "C" fn domain_range_pop(d: Handle) -> c_int {
-    let depth = pop_depth(d);
-    record(format!("DomainRangePop {} -> {depth}", domain(d)));
-    depth
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        let depth = pop_depth(d);
+        record(format!("DomainRangePop {} -> {depth}", domain(d)));
+        depth
+    }
 }
 /// A message of type ascii (1) or unicode (2), quoted.
 unsafe fn message(message_type: i32, p: *const c_void) -> String {
-    match message_type {
-        1 => c_str(p.cast()),
-        2 => w_str(p.cast()),
-        t => format!("msgtype={t}"),
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        match message_type {
+            1 => c_str(p.cast()),
+            2 => w_str(p.cast()),
+            t => format!("msgtype={t}"),
+        }
     }
 }
 
@@ -189,46 +274,67 @@ fn new_object(description: String) -> Handle {
 }
 
 unsafe fn object(h: Handle) -> String {
-    if h.is_null() {
-        "NULL".into()
-    } else {
-        (*h.cast::<String>()).clone()
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        if h.is_null() {
+            "NULL".into()
+        } else {
+            (*h.cast::<String>()).clone()
+        }
     }
 }
 
 unsafe extern "C" fn domain_resource_create(d: Handle, attr: *const ResourceAttributes) -> Handle {
-    let a = &*attr;
-    let description = format!(
-        "{{type=0x{:x} id=0x{:x} msg={} version={} size={}}}",
-        a.identifier_type,
-        a.identifier,
-        message(a.message_type, a.message),
-        a.version,
-        a.size
-    );
-    record(format!("DomainResourceCreate {} {description}", domain(d)));
-    new_object(description)
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        let a = &*attr;
+        let description = format!(
+            "{{type=0x{:x} id=0x{:x} msg={} version={} size={}}}",
+            a.identifier_type,
+            a.identifier,
+            message(a.message_type, a.message),
+            a.version,
+            a.size
+        );
+        record(format!("DomainResourceCreate {} {description}", domain(d)));
+        new_object(description)
+    }
 }
 unsafe extern "C" fn domain_resource_destroy(r: Handle) {
-    record(format!("DomainResourceDestroy {}", object(r)));
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        record(format!("DomainResourceDestroy {}", object(r)));
+    }
 }
 
 // SYNC
 unsafe extern "C" fn sync_user_create(d: Handle, attr: *const SyncUserAttributes) -> Handle {
-    let a = &*attr;
-    let description = format!(
-        "{{msg={} version={} size={}}}",
-        message(a.message_type, a.message),
-        a.version,
-        a.size
-    );
-    record(format!("DomainSyncUserCreate {} {description}", domain(d)));
-    new_object(description)
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        let a = &*attr;
+        let description = format!(
+            "{{msg={} version={} size={}}}",
+            message(a.message_type, a.message),
+            a.version,
+            a.size
+        );
+        record(format!("DomainSyncUserCreate {} {description}", domain(d)));
+        new_object(description)
+    }
 }
 macro_rules! sync_fns {
     ($($f:ident: $label:literal;)*) => {$(
         unsafe extern "C" fn $f(h: Handle) {
-            record(format!(concat!($label, " {}"), object(h)));
+            // SAFETY: the caller upholds this function's contract (for a slot
+            // function, the protocol's: valid arguments of the slot's types).
+            unsafe {
+                record(format!(concat!($label, " {}"), object(h)));
+
+            }
         }
     )*};
 }
@@ -240,41 +346,65 @@ sync_fns! {
     sync_user_releasing: "DomainSyncUserReleasing";
 }
 unsafe extern "C" fn domain_name_category_a(d: Handle, id: u32, n: *const c_char) {
-    record(format!(
-        "DomainNameCategoryA {} {id} {}",
-        domain(d),
-        c_str(n)
-    ));
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        record(format!(
+            "DomainNameCategoryA {} {id} {}",
+            domain(d),
+            c_str(n)
+        ));
+    }
 }
 unsafe extern "C" fn domain_name_category_w(d: Handle, id: u32, n: WStr) {
-    record(format!(
-        "DomainNameCategoryW {} {id} {}",
-        domain(d),
-        w_str(n)
-    ));
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        record(format!(
+            "DomainNameCategoryW {} {id} {}",
+            domain(d),
+            w_str(n)
+        ));
+    }
 }
 unsafe extern "C" fn domain_register_string_a(d: Handle, s: *const c_char) -> Handle {
-    record(format!("DomainRegisterStringA {} {}", domain(d), c_str(s)));
-    new_string(d, text(s))
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        record(format!("DomainRegisterStringA {} {}", domain(d), c_str(s)));
+        new_string(d, text(s))
+    }
 }
 unsafe extern "C" fn domain_register_string_w(d: Handle, s: WStr) -> Handle {
-    record(format!("DomainRegisterStringW {} {}", domain(d), w_str(s)));
-    new_string(d, wtext(s))
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        record(format!("DomainRegisterStringW {} {}", domain(d), w_str(s)));
+        new_string(d, wtext(s))
+    }
 }
 unsafe extern "C" fn domain_create_a(n: *const c_char) -> Handle {
-    let mode = std::env::var("NVTXR_EVENT_LOG_MODE").unwrap_or_default();
-    if mode == "slow-domain" {
-        std::thread::sleep(std::time::Duration::from_millis(500));
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        let mode = std::env::var("NVTXR_EVENT_LOG_MODE").unwrap_or_default();
+        if mode == "slow-domain" {
+            std::thread::sleep(std::time::Duration::from_millis(500));
+        }
+        record(format!("DomainCreateA {}", c_str(n)));
+        if mode == "hostile-callbacks" && text(n) != "nested" {
+            crate::hostile_callback();
+        }
+        new_domain(text(n))
     }
-    record(format!("DomainCreateA {}", c_str(n)));
-    if mode == "hostile-callbacks" && text(n) != "nested" {
-        crate::hostile_callback();
-    }
-    new_domain(text(n))
 }
 unsafe extern "C" fn domain_create_w(n: WStr) -> Handle {
-    record(format!("DomainCreateW {}", w_str(n)));
-    new_domain(wtext(n))
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        record(format!("DomainCreateW {}", w_str(n)));
+        new_domain(wtext(n))
+    }
 }
 /// Domain handles the producer destroyed (a tool that frees them would have).
 static DESTROYED: std::sync::Mutex<Vec<usize>> = std::sync::Mutex::new(Vec::new());
@@ -288,12 +418,16 @@ pub(crate) fn was_destroyed(d: *const c_void) -> bool {
 }
 
 unsafe extern "C" fn domain_destroy(d: Handle) {
-    record(format!("DomainDestroy {}", domain(d)));
-    if !d.is_null() {
-        DESTROYED
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(d as usize);
+    // SAFETY: the caller upholds this function's contract (for a slot
+    // function, the protocol's: valid arguments of the slot's types).
+    unsafe {
+        record(format!("DomainDestroy {}", domain(d)));
+        if !d.is_null() {
+            DESTROYED
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(d as usize);
+        }
     }
 }
 unsafe extern "C" fn initialize(_reserved: *const c_void) {
@@ -304,7 +438,12 @@ unsafe extern "C" fn initialize(_reserved: *const c_void) {
 macro_rules! name_fns {
     ($($f:ident: $label:literal, $id:ty, $str:ty, $show:ident;)*) => {$(
         unsafe extern "C" fn $f(id: $id, n: *const $str) {
-            record(format!(concat!($label, " {:?} {}"), id, $show(n)));
+            // SAFETY: the caller upholds this function's contract (for a slot
+            // function, the protocol's: valid arguments of the slot's types).
+            unsafe {
+                record(format!(concat!($label, " {:?} {}"), id, $show(n)));
+
+            }
         }
     )*};
 }
