@@ -70,3 +70,64 @@ pub(crate) fn take(word: &AtomicU64, other_done: &[u64]) -> (Turn, u64) {
 pub(crate) fn finish(word: &AtomicU64, outcome: u64) {
     word.store(outcome, Ordering::Release);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+    use std::sync::Barrier;
+
+    #[test]
+    fn one_thread_does_the_work_while_the_others_wait_for_it() {
+        for _ in 0..50 {
+            let word = AtomicU64::new(FREE);
+            let workers = AtomicUsize::new(0);
+            let done_before_return = AtomicUsize::new(0);
+            let start = Barrier::new(8);
+            std::thread::scope(|s| {
+                for _ in 0..8 {
+                    s.spawn(|| {
+                        start.wait();
+                        match take(&word, &[]) {
+                            (Turn::Mine, FREE) => {
+                                workers.fetch_add(1, Ordering::SeqCst);
+                                std::thread::sleep(Duration::from_millis(2));
+                                finish(&word, DONE);
+                            }
+                            (Turn::Done, DONE) => {
+                                // Returned only once the work was published.
+                                assert_eq!(word.load(Ordering::Acquire), DONE);
+                                done_before_return.fetch_add(1, Ordering::SeqCst);
+                            }
+                            other => panic!("unexpected {other:?}"),
+                        }
+                    });
+                }
+            });
+            assert_eq!(workers.load(Ordering::SeqCst), 1, "exactly one worker");
+            assert_eq!(done_before_return.load(Ordering::SeqCst), 7);
+        }
+    }
+
+    #[test]
+    fn the_claiming_thread_reentering_does_not_wait() {
+        let word = AtomicU64::new(FREE);
+        assert_eq!(take(&word, &[]).0, Turn::Mine);
+        assert_eq!(take(&word, &[]), (Turn::Reentered, me()));
+        finish(&word, 7);
+        assert_eq!(
+            take(&word, &[7]),
+            (Turn::Done, 7),
+            "another done value ends the wait"
+        );
+    }
+
+    #[test]
+    fn work_claimed_by_another_process_is_taken_over() {
+        // What a child forked mid-work finds: a thread id of its parent.
+        let parent = (u64::from(std::process::id()) + 1) << 32 | 1234;
+        let word = AtomicU64::new(parent);
+        assert_eq!(take(&word, &[]), (Turn::Mine, parent));
+        assert_eq!(word.load(Ordering::Acquire), me());
+    }
+}

@@ -206,3 +206,72 @@ pub(super) unsafe fn event_from(e: *const nvtxr_event_t) -> Result<Event, Error>
         Ok(Event::with_raw_payload(message, color, e.category, payload))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nvtx_protocol::{attr, EventAttributes};
+
+    fn full() -> nvtxr_event_t {
+        nvtxr_event_t {
+            size: std::mem::size_of::<nvtxr_event_t>() as u32,
+            category: 7,
+            message: c"m".as_ptr(),
+            registered_message: std::ptr::null(),
+            color_type: NVTXR_COLOR_ARGB,
+            color: 0xFF11_2233,
+            payload_type: NVTXR_PAYLOAD_U64,
+            reserved: 0,
+            payload: nvtxr_payload_t { as_u64: 9 },
+        }
+    }
+
+    /// What the tool would get for `e`.
+    fn attributes(e: *const nvtxr_event_t) -> Result<EventAttributes, Error> {
+        // SAFETY: `e` points to a live event whose message is a C string.
+        let event = unsafe { event_from(e) }?;
+        Ok(event
+            .nvtx_attributes_with(|_| Ok::<_, ()>(std::ptr::null_mut()))
+            .unwrap())
+    }
+
+    #[test]
+    fn only_the_fields_its_size_covers_are_read() {
+        let whole = attributes(&full()).unwrap();
+        assert_eq!(
+            (whole.category, whole.color_type, whole.color),
+            (7, attr::COLOR_ARGB, 0xFF11_2233)
+        );
+        assert_eq!((whole.payload_type, whole.payload), (attr::PAYLOAD_U64, 9));
+        assert_eq!(whole.message_type, attr::MESSAGE_ASCII);
+
+        // An older, smaller header: the fields past its size read as zero.
+        let mut older = full();
+        older.size = std::mem::offset_of!(nvtxr_event_t, color_type) as u32;
+        let cut = attributes(&older).unwrap();
+        assert_eq!((cut.category, cut.message_type), (7, attr::MESSAGE_ASCII));
+        assert_eq!((cut.color_type, cut.payload_type, cut.payload), (0, 0, 0));
+
+        // A size that does not cover `category`: never initialized.
+        for size in [0, 4] {
+            let mut bad = full();
+            bad.size = size;
+            assert!(matches!(attributes(&bad), Err(Error::InvalidArgument(_))));
+        }
+
+        // A newer, larger header: its prefix is this one.
+        #[repr(C)]
+        struct Newer {
+            event: nvtxr_event_t,
+            added: u64,
+        }
+        let mut newer = Newer {
+            event: full(),
+            added: u64::MAX,
+        };
+        newer.event.size = std::mem::size_of::<Newer>() as u32;
+        let read = attributes(&newer.event).unwrap();
+        assert_eq!((read.color, read.payload), (0xFF11_2233, 9));
+        assert!(attributes(std::ptr::null()).is_err_and(|e| e == Error::NullArgument));
+    }
+}
