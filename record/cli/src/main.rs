@@ -357,46 +357,59 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
     if outputs.shows_progress() {
         progress::enable();
     }
-    let mut collector = summary::Collector::default();
-    progress::begin("summarizing".into(), scan.records);
-    let events = scan.replay(&filter, &mut collector).map_err(&unreadable);
-    progress::end();
-    let events = events?;
-    if events == 0 {
+    // Asked for by name: computed (and its errors reported) even with -q.
+    let per_rank = match &ranks.per_rank {
+        Some(name) => Some(ranks::per_rank(&scan, &filter, name, &outputs.format())?),
+        None => None,
+    };
+    // The trace and the summary in one replay; nothing is written when it
+    // selects no event.
+    let collector = std::cell::RefCell::new(summary::Collector::default());
+    let events = std::cell::Cell::new(None);
+    let written = write_output(
+        &outputs.trace,
+        &|out| {
+            let summary = &mut *collector.borrow_mut();
+            let n = match outputs.trace_format() {
+                TraceFormat::Json => {
+                    let mut trace = chrome::Writer::new(out, scan.origin)?;
+                    let n = scan.replay(&filter, &mut model::Tee(&mut trace, summary))?;
+                    trace.finish()?;
+                    n
+                }
+                TraceFormat::Perfetto => {
+                    let mut trace = perfetto::Writer::new(out, scan.origin, scan.on_wall_clock())?;
+                    let n = scan.replay(&filter, &mut model::Tee(&mut trace, summary))?;
+                    trace.finish()?;
+                    n
+                }
+                TraceFormat::Sqlite => sqlite::write(&scan, &filter, out, summary)?,
+            };
+            events.set(Some(n));
+            match n {
+                0 => Err(std::io::Error::other("no event selected")),
+                _ => Ok(()),
+            }
+        },
+        scan.records,
+    );
+    let replayed = events.get();
+    if replayed == Some(0) {
         let why = nothing_selected(&scan, &outputs.selection).map_err(&unreadable)?;
         return Err(match dropped(&scan) {
             Some(dropped) => format!("{dropped}\nnvtxr: {why}"),
             None => why,
         });
     }
-    // Asked for by name: computed (and its errors reported) even with -q.
-    let per_rank = match &ranks.per_rank {
-        Some(name) => Some(ranks::per_rank(&scan, &filter, name, &outputs.format())?),
-        None => None,
-    };
+    written?;
+    let events = replayed.expect("the trace was written, so replayed");
+    let mut collector = collector.into_inner();
     let marks = std::mem::take(&mut collector.marks);
     let rows = collector.rows().map_err(&unreadable)?;
-    write_output(
-        &outputs.trace,
-        &|out| match outputs.trace_format() {
-            TraceFormat::Json => {
-                let mut trace = chrome::Writer::new(out, scan.origin)?;
-                scan.replay(&filter, &mut trace)?;
-                trace.finish()
-            }
-            TraceFormat::Perfetto => {
-                let mut trace = perfetto::Writer::new(out, scan.origin, scan.on_wall_clock())?;
-                scan.replay(&filter, &mut trace)?;
-                trace.finish()
-            }
-            TraceFormat::Sqlite => sqlite::write(&scan, &filter, out),
-        },
-        scan.records,
-    )?;
     if let Some(path) = &outputs.sqlite {
         write_output(
             path,
-            &|out| sqlite::write(&scan, &filter, out),
+            &|out| sqlite::write(&scan, &filter, out, &mut model::Ignore).map(drop),
             scan.records,
         )?;
     }

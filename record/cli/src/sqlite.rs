@@ -21,7 +21,9 @@
 //!   default domain). Payloads go in the column of their type (a 32-bit
 //!   payload in the 64-bit column of its kind).
 
-use crate::model::{Details, Filter, Mark, Payload, Process, Range, Scan, Sink, Style, Thread};
+use crate::model::{
+    Details, Filter, Mark, Payload, Process, Range, Scan, Sink, Style, Tee, Thread,
+};
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use std::collections::HashMap;
 
@@ -104,16 +106,27 @@ fn global_tid(p: &Process, tid: u32) -> i64 {
 }
 
 /// Writes the export of what `filter` keeps to `out`: built in a temporary
-/// file (SQLite writes files, not streams), then copied.
-pub fn write(scan: &Scan, filter: &Filter, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+/// file (SQLite writes files, not streams), then copied. `beside` gets the
+/// same replay (the summary); returns the number of events, and writes
+/// nothing when there are none.
+pub fn write(
+    scan: &Scan,
+    filter: &Filter,
+    out: &mut dyn std::io::Write,
+    beside: &mut dyn Sink,
+) -> std::io::Result<usize> {
     let file = tempfile::NamedTempFile::new()?;
     let mut db = Connection::open(file.path()).map_err(io)?;
     db.execute_batch(SETUP).map_err(io)?;
     let mut export = Writer::new(&mut db, scan).map_err(io)?;
-    scan.replay(filter, &mut export)?;
+    let events = scan.replay(filter, &mut Tee(&mut export, beside))?;
+    if events == 0 {
+        return Ok(0);
+    }
     export.finish().map_err(io)?;
     db.close().map_err(|(_, e)| io(e))?;
-    std::io::copy(&mut file.reopen()?, out).map(drop)
+    std::io::copy(&mut file.reopen()?, out)?;
+    Ok(events)
 }
 
 /// `StringIds`: each distinct text once, in order of first use. The ids of

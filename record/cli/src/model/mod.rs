@@ -174,3 +174,59 @@ pub trait Sink {
         Ok(())
     }
 }
+
+/// A sink that keeps nothing (one side of a [`Tee`] with nothing to add).
+pub struct Ignore;
+
+impl Sink for Ignore {
+    fn range(&mut self, _: &Process, _: &Range) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn mark(&mut self, _: &Process, _: &Mark) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Two sinks fed by one replay (the summary beside an output: one pass
+/// over the recording instead of two).
+pub struct Tee<'a>(pub &'a mut dyn Sink, pub &'a mut dyn Sink);
+
+impl Sink for Tee<'_> {
+    fn wants_begin(&self) -> bool {
+        self.0.wants_begin() || self.1.wants_begin()
+    }
+    fn begin(
+        &mut self,
+        process: &Process,
+        tid: u32,
+        details: &Details,
+        start: u64,
+    ) -> std::io::Result<()> {
+        for sink in [&mut *self.0, &mut *self.1] {
+            if sink.wants_begin() {
+                sink.begin(process, tid, details, start)?;
+            }
+        }
+        Ok(())
+    }
+    fn range(&mut self, process: &Process, range: &Range) -> std::io::Result<()> {
+        self.0.range(process, range)?;
+        self.1.range(process, range)
+    }
+    fn mark(&mut self, process: &Process, mark: &Mark) -> std::io::Result<()> {
+        self.0.mark(process, mark)?;
+        self.1.mark(process, mark)
+    }
+    fn thread_start(&mut self, process: &Process, thread: &Thread) -> std::io::Result<()> {
+        self.0.thread_start(process, thread)?;
+        self.1.thread_start(process, thread)
+    }
+    fn thread_end(&mut self, process: &Process, depth: u32) -> std::io::Result<()> {
+        self.0.thread_end(process, depth)?;
+        self.1.thread_end(process, depth)
+    }
+    fn process_end(&mut self, process: &Process) -> std::io::Result<()> {
+        self.0.process_end(process)?;
+        self.1.process_end(process)
+    }
+}
