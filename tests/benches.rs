@@ -16,7 +16,7 @@ fn rows(bin: &str) -> Vec<Vec<String>> {
             "--release",
             "-q",
             "-p",
-            "nvtxr-harness",
+            "nvtxr-workflows",
             "--bin",
             bin,
         ])

@@ -2,7 +2,7 @@
 //! `fork()`: the loader's initialization and the attachment of each domain
 //! and registered string to the tool.
 //!
-//! A claim word is [`FREE`], [`DONE`], or the claiming thread's
+//! A claim word is `FREE`, `DONE`, or the claiming thread's
 //! `(pid << 32) | tid`. A thread that finds its own id there is re-entering
 //! (a tool calling nvtxr from inside the callback being run for it) and must
 //! not wait; a thread that finds another process's id is in a child forked

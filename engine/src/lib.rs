@@ -1,5 +1,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]
+// The engine is internal: its module docs explain its private state too.
+#![allow(rustdoc::private_intra_doc_links)]
 //! nvtxr's engine, under every door: the Rust API (`nvtxr`), the C ABI
 //! (`nvtxr-capi`, `include/nvtxr.h`), the Python package and the drop-in
 //! `libnvToolsExt.so.1` / `libnvtx3interop.so.1` (`nvtxr-nvtx-compat`).
@@ -13,7 +15,7 @@
 //! - [`statics`]: process-lifetime handles for runtimes that cannot borrow;
 //! - [`claim`]: work done once, safe against re-entry and `fork()`;
 //! - [`thread`]: the calling thread's OS id;
-//! - [`panic`]: the panic boundary every exported function runs inside.
+//! - [`mod@panic`]: the panic boundary every exported function runs inside.
 
 pub mod attributes;
 pub mod claim;

@@ -1,6 +1,6 @@
 //! Recording directories, read back in passes that hold one chunk at a time.
 //!
-//! [`scan`] reads every chunk once for what the outputs need up front: the
+//! [`scan()`] reads every chunk once for what the outputs need up front: the
 //! processes and their threads, the names (domains, registered strings,
 //! categories, threads), the clock anchors and the time span. Then
 //! [`Scan::replay`] reads the chunks again, thread by thread, and hands each
