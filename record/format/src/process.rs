@@ -19,7 +19,7 @@ pub struct ProcessHeader {
     pub host: String,
     /// CLOCK_MONOTONIC and CLOCK_REALTIME read together when the process
     /// started recording: where this host's monotonic clock sits on the
-    /// wall clock (see [`Kind::WallClock`] for later readings).
+    /// wall clock (see [`crate::Kind::WallClock`] for later readings).
     pub wall: WallPair,
     /// NUL-separated arguments.
     pub command: Vec<u8>,
