@@ -86,6 +86,6 @@ echo "packages: . $here" > "$work/app/cabal.project"
 (cd "$work/app" && PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" "${cabal[@]}" build exe:app)
 app=$(cd "$work/app" && PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" cabal --offline -v0 list-bin exe:app)
 env -u LD_LIBRARY_PATH NVTX_INJECTION64_PATH="$NVTXR_EVENT_LOG" NVTXR_EVENT_LOG_OUT="$work/app.log" "$app"
-ldd "$app" | grep -q "libnvtxr.so.0.1 => $work/prefix/lib/" || { ldd "$app"; echo "app is not linked to the installed nvtxr" >&2; exit 1; }
+ldd "$app" | grep "libnvtxr.so.0.1 => $work/prefix/lib/" >/dev/null || { ldd "$app"; echo "app is not linked to the installed nvtxr" >&2; exit 1; }
 grep -q 'MarkA "inside"' "$work/app.log" || { cat "$work/app.log"; echo "the installed-prefix app recorded nothing" >&2; exit 1; }
 echo "installed prefix: the dependent program runs without LD_LIBRARY_PATH"
