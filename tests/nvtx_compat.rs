@@ -86,25 +86,15 @@ fn exports(lib: &std::path::Path) -> BTreeSet<String> {
 }
 
 #[test]
-fn drop_in_libraries_export_nvidias_core_api_and_nothing_else() {
+fn drop_in_libraries_export_nvidias_api_and_nothing_else() {
     let nvidia = exports(&nvtxr_harness::nvidia().lib_dir.join("libnvtx3interop.so.1"));
+    assert_eq!(nvidia.len(), 105, "NVIDIA's interop: {nvidia:?}");
     for (name, _) in COMPAT_LIBRARIES {
         let lib = artifacts().compat_dir.join(name);
-        let ours = exports(&lib);
-        assert_eq!(ours.len(), 64, "{name}: {ours:?}");
-        let foreign: Vec<_> = ours.difference(&nvidia).collect();
-        assert!(
-            foreign.is_empty(),
-            "{name} exports names NVIDIA's does not: {foreign:?}"
-        );
-        // What NVIDIA's library has beyond the core API: the extension
-        // modules (payloads, counters, memory, time), not part of the drop-in yet.
-        let missing: Vec<_> = nvidia.difference(&ours).collect();
-        assert!(
-            missing
-                .iter()
-                .all(|s| EXTENSION_PREFIXES.iter().any(|p| s.starts_with(p))),
-            "{name} lacks core functions: {missing:?}"
+        assert_eq!(
+            exports(&lib),
+            nvidia,
+            "{name}: every function NVIDIA's exports, no other"
         );
         let readelf = Command::new("readelf")
             .arg("-d")
@@ -117,20 +107,96 @@ fn drop_in_libraries_export_nvidias_core_api_and_nothing_else() {
     }
 }
 
-/// NVIDIA's extension API (a second, lazily initialized protocol).
-const EXTENSION_PREFIXES: &[&str] = &[
-    "nvtxCounter",
-    "nvtxMem",
-    "nvtxPayload",
-    "nvtxMarkPayload",
-    "nvtxRangePushPayload",
-    "nvtxRangePopPayload",
-    "nvtxRangeStartPayload",
-    "nvtxRangeEndPayload",
-    "nvtxEvent",
-    "nvtxScope",
-    "nvtxTime",
-    "nvtxTimer",
-    "nvtxTimestamp",
-    "nvtxDomainIsEnabled",
-];
+#[test]
+fn extension_calls_behave_as_with_nvidias_library() {
+    let nvidia_exe = compile_c("nvtx_extensions.c", Producer::NvidiaInterop, &[]);
+    let compat_exe = compile_c("nvtx_extensions.c", Producer::NvtxrCompat, &[]);
+    let compat_dir = &artifacts().compat_dir;
+    let no_extensions = artifacts().record_tool.to_str().unwrap().to_string();
+    // No tool; a tool whose extension entry point fills every slot, declines,
+    // or fills one slot; a tool with no extension entry point.
+    let tools = [
+        Tool::None,
+        Tool::EventLog("record"),
+        Tool::EventLog("ext-decline"),
+        Tool::EventLog("ext-partial"),
+        Tool::Path(&no_extensions),
+    ];
+    let mut seen = Vec::new();
+    for tool in tools {
+        let expected = run(&nvidia_exe, &[], tool, &[]);
+        assert!(expected.success, "{tool:?}: {expected:?}");
+        for (what, got) in [
+            (
+                "NVIDIA's binary, nvtxr's libnvtx3interop.so.1 swapped in",
+                with_library_path(&nvidia_exe, compat_dir, tool),
+            ),
+            (
+                "linked to nvtxr's libnvToolsExt.so.1",
+                run(&compat_exe, &[], tool, &[]),
+            ),
+        ] {
+            assert!(got.success, "{tool:?}, {what}: {got:?}");
+            assert_eq!(
+                got.stdout, expected.stdout,
+                "{tool:?}, {what}: return values differ"
+            );
+            assert_eq!(
+                got.events, expected.events,
+                "{tool:?}, {what}: calls differ"
+            );
+        }
+        seen.push((tool, expected));
+    }
+    // What they agree on, spelled out: the no-tool values, the tool's values.
+    let line = |run: &Run, what: &str| {
+        run.stdout
+            .lines()
+            .find(|l| l.starts_with(what))
+            .unwrap_or_else(|| panic!("{what} in {}", run.stdout))
+            .to_string()
+    };
+    let none = &seen[0].1;
+    for (what, value) in [
+        ("enabled", "enabled 0 0"),
+        ("schema", "schema 0"),
+        ("push", "push -2"),
+        ("start", "start 0"),
+        ("timestamp", "timestamp 0"),
+        ("heap", "heap NULL"),
+    ] {
+        assert_eq!(line(none, what), value);
+    }
+    let logged = &seen[1].1;
+    assert_eq!(line(logged, "schema"), "schema 4294967303");
+    assert_eq!(line(logged, "timestamp"), "timestamp 42");
+    assert_eq!(line(logged, "heap"), "heap handle");
+    let calls = logged.calls();
+    for call in [
+        "ExtInit module=2 compat=0x0104 version=3 size=40 segments=1 segment=0 slots=63 types=28x4",
+        "ExtInit module=4 compat=0x0102 version=3 size=40 segments=1 segment=0 slots=63 types=none",
+        "ExtInit module=1 compat=0x0102 version=3 size=40 segments=1 segment=1 slots=63 types=none",
+        "MarkPayload domain=\"ext\" payload=ptr count=1",
+        "CounterSampleFloat64 domain=\"ext\" counter=4294967303 value=2.25",
+        "MemHeapUnregister domain=\"ext\" heap=handle",
+        "TimerSourceWithData domain=\"ext\" time_domain=4294967303 flags=1 provider=ptr data=ptr",
+        "MarkA \"core still works\"",
+    ] {
+        assert!(calls.iter().any(|c| *c == call), "{call} not in {calls:#?}");
+    }
+    assert_eq!(
+        line(&seen[2].1, "enabled"),
+        "enabled 0 0",
+        "declined: as no tool"
+    );
+    assert_eq!(
+        line(&seen[3].1, "enabled"),
+        "enabled 1 1",
+        "its function left empty"
+    );
+    assert_eq!(
+        line(&seen[4].1, "enabled"),
+        "enabled 1 1",
+        "no extension entry point"
+    );
+}

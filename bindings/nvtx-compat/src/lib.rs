@@ -16,7 +16,8 @@
 
 #![allow(non_snake_case)]
 
-use nvtx_protocol::{for_each_slot, no_tool_value, slot};
+use nvtx_protocol::{for_each_ext_slot, for_each_slot, no_tool_value, slot};
+use nvtxr_engine::loader::extensions;
 use nvtxr_engine::loader::slots::get;
 use nvtxr_engine::panic::guard;
 
@@ -43,3 +44,45 @@ macro_rules! nvtx_api {
 }
 
 for_each_slot!(nvtx_api);
+
+/// What an extension function returns when the tool has nothing for it:
+/// its no-tool value, but for `nvtxDomainIsEnabled`, which NVIDIA's answers
+/// 1 for a tool without extensions or without that function.
+macro_rules! ext_absent {
+    (DOMAIN_IS_ENABLED $($none:expr)?) => {
+        extensions::PAYLOAD.enabled_without_function()
+    };
+    ($slot:ident $($none:expr)?) => {
+        no_tool_value!($($none)?)
+    };
+}
+
+/// Defines each extension function of the protocol's list: it initializes
+/// its module at its first call, then passes its arguments to the tool's
+/// function for its callback id, unread, as NVIDIA's implementation does.
+macro_rules! nvtx_ext_api {
+    ($($module:ident $cbid:literal $slot:ident $name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty = $none:expr)?;)*) => {$(
+        /// NVIDIA's extension function of this name.
+        ///
+        /// # Safety
+        /// The arguments must be valid as NVIDIA's NVTX headers document;
+        /// they are passed to the tool unread.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $name($($arg: $ty),*) $(-> $ret)? {
+            guard(ext_absent!($slot $($none)?), || match extensions::$module.get($cbid) {
+                Some(f) => {
+                    // SAFETY: what the tool wrote in this callback id's slot
+                    // is its function of this signature (the protocol's).
+                    let f = unsafe {
+                        std::mem::transmute::<usize, unsafe extern "C" fn($($ty),*) $(-> $ret)?>(f)
+                    };
+                    // SAFETY: the caller's arguments, passed on unchanged.
+                    unsafe { f($($arg),*) }
+                }
+                None => ext_absent!($slot $($none)?),
+            })
+        }
+    )*};
+}
+
+for_each_ext_slot!(nvtx_ext_api);

@@ -23,6 +23,7 @@
 //!   `NVTXR_QUIET` is set) and through [`load_error`].
 
 pub mod export_table;
+pub mod extensions;
 pub mod slots;
 
 use crate::claim::{self, Turn};

@@ -25,6 +25,7 @@
 //! - `domains-only`: fill only the CORE2 (domain) slots, as a tool that
 //!   ignores the default domain's `...A` and `...Ex` calls would.
 
+mod extensions;
 mod format;
 mod slots;
 
