@@ -182,7 +182,7 @@ fn extension_calls_behave_as_with_nvidias_library() {
         "TimerSourceWithData domain=\"ext\" time_domain=4294967303 flags=1 provider=ptr data=ptr",
         "MarkA \"core still works\"",
     ] {
-        assert!(calls.iter().any(|c| *c == call), "{call} not in {calls:#?}");
+        assert!(calls.contains(&call), "{call} not in {calls:#?}");
     }
     assert_eq!(
         line(&seen[2].1, "enabled"),
