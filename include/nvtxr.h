@@ -351,6 +351,16 @@ nvtxr_status_t nvtxr_name_category(const struct nvtxr_domain_t *domain,
                                    const char *name);
 
 /**
+ * Whether the tool wants events of `domain` (NULL: the default domain), as
+ * NVTX's `nvtxDomainIsEnabled` answers: false with no tool (or a tool that
+ * declined its extensions), the tool's answer when it gives one, true for
+ * a tool that does not. A program can skip building costly annotations
+ * the tool would drop. False, too, for a destroyed or invalid handle.
+ * Thread-safe.
+ */
+bool nvtxr_domain_is_enabled(const struct nvtxr_domain_t *domain);
+
+/**
  * Marks an instant with a text message in `domain` (NULL: default domain).
  *
  * Returns `NVTXR_OK`, or with a tool attached `NVTXR_ERROR_NULL_ARGUMENT`

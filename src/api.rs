@@ -211,6 +211,21 @@ impl Domain {
         }
     }
 
+    /// Whether the tool wants this domain's events (NVTX's
+    /// `nvtxDomainIsEnabled`): false with no tool, the tool's answer when it
+    /// gives one, true for a tool that does not. Skip building costly
+    /// annotations when it is false.
+    ///
+    /// ```
+    /// let domain = nvtxr::Domain::new("io");
+    /// if domain.is_enabled() {
+    ///     domain.mark(format!("read {} bytes", 4096).as_str());
+    /// }
+    /// ```
+    pub fn is_enabled(&self) -> bool {
+        events::domain_is_enabled(self.state).unwrap_or(false)
+    }
+
     /// An instantaneous event.
     pub fn mark<'a>(&self, attributes: impl Into<EventAttributes<'a>>) {
         if loader::tool_attached() {

@@ -340,6 +340,50 @@ fn only_the_fields_the_event_size_covers_are_read() {
 }
 
 #[test]
+fn a_domain_is_enabled_as_nvtx_answers() {
+    let exe = nvtxr_harness::compile_c("scenarios.c", nvtxr_harness::Producer::NvtxrShared, &[]);
+    for (tool, lines) in [
+        (
+            nvtxr_harness::Tool::None,
+            ["default 0 domain 0", "destroyed 0"],
+        ),
+        // The tool answers (the event-log tool: yes).
+        (
+            nvtxr_harness::Tool::EventLog("record"),
+            ["default 1 domain 1", "destroyed 0"],
+        ),
+        // A tool that declines its extensions: as no tool.
+        (
+            nvtxr_harness::Tool::EventLog("ext-decline"),
+            ["default 0 domain 0", "destroyed 0"],
+        ),
+        // A tool without the function: yes.
+        (
+            nvtxr_harness::Tool::EventLog("ext-partial"),
+            ["default 1 domain 1", "destroyed 0"],
+        ),
+    ] {
+        let r = nvtxr_harness::run(&exe, &["is_enabled"], tool, &[]);
+        assert!(r.success, "{r:?}");
+        assert_eq!(r.lines(), lines, "{tool:?}");
+        if matches!(tool, nvtxr_harness::Tool::EventLog("record")) {
+            let asked: Vec<&str> = r
+                .calls()
+                .into_iter()
+                .filter(|c| c.starts_with("DomainIsEnabled"))
+                .collect();
+            assert_eq!(
+                asked,
+                [
+                    "DomainIsEnabled default",
+                    "DomainIsEnabled domain=\"asked\""
+                ]
+            );
+        }
+    }
+}
+
+#[test]
 fn a_handle_of_the_wrong_kind_is_refused() {
     let exe = nvtxr_harness::compile_c("scenarios.c", nvtxr_harness::Producer::NvtxrShared, &[]);
     let r = nvtxr_harness::run(

@@ -286,3 +286,27 @@ pub fn end(domain: &'static DomainState, id: u64, family: Family) -> Result<(), 
         domain_end(domain, id)
     }
 }
+
+/// Whether the tool wants events of `domain` (NVTX's `nvtxDomainIsEnabled`,
+/// from the payload extension): false with no tool, or a tool whose
+/// extension entry point declined; the tool's answer when it has one; true
+/// for a tool without the extension or without that function, as NVIDIA's
+/// implementation answers.
+pub fn domain_is_enabled(domain: &'static DomainState) -> Result<bool, Error> {
+    use crate::loader::extensions::PAYLOAD;
+    use nvtx_protocol::ext::DOMAIN_IS_ENABLED;
+    if !crate::loader::tool_attached() {
+        return Ok(false);
+    }
+    let entered = domain.enter()?;
+    Ok(match PAYLOAD.get(DOMAIN_IS_ENABLED) {
+        Some(f) => {
+            // SAFETY: the tool's function for this callback id, of the
+            // protocol's type.
+            let f = unsafe { std::mem::transmute::<usize, unsafe extern "C" fn(Handle) -> u8>(f) };
+            // SAFETY: with the tool's handle for the domain.
+            unsafe { f(entered.handle) != 0 }
+        }
+        None => PAYLOAD.enabled_without_function() != 0,
+    })
+}

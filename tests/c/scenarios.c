@@ -407,6 +407,15 @@ static void event_size(void) {
 }
 
 /* A string handle where a domain is expected, and the reverse: refused. */
+static void is_enabled(void) {
+    nvtxr_domain_t *d = nvtxr_domain_create("asked");
+    int of_default = nvtxr_domain_is_enabled(NULL);
+    int of_domain = nvtxr_domain_is_enabled(d);
+    printf("default %d domain %d\n", of_default, of_domain);
+    nvtxr_domain_destroy(d);
+    printf("destroyed %d\n", nvtxr_domain_is_enabled(d));
+}
+
 static void handle_kinds(void) {
     nvtxr_domain_t *d = nvtxr_domain_create("kinds");
     const nvtxr_string_t *s = nvtxr_string_register(d, "text");
@@ -473,7 +482,7 @@ int main(int argc, char **argv) {
         {"register_first", register_first}, {"hostile_domain", hostile_domain},
         {"destroy_race", destroy_race}, {"forged_handles", forged_handles}, {"signal_register", signal_register},
         {"event_size", event_size}, {"handle_kinds", handle_kinds}, {"sync_and_opencl", sync_and_opencl},
-        {"domains_only", domains_only},
+        {"domains_only", domains_only}, {"is_enabled", is_enabled},
     };
     for (size_t i = 0; argc > 1 && i < sizeof scenarios / sizeof scenarios[0]; i++) {
         if (strcmp(argv[1], scenarios[i].name) == 0) {

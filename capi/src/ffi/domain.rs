@@ -5,6 +5,7 @@ use super::nvtxr_status_t;
 use super::{status, NVTXR_OK};
 use nvtxr_engine::domain::{is_domain, DomainState, StringState};
 use nvtxr_engine::error::Error;
+use nvtxr_engine::events;
 use nvtxr_engine::loader;
 use std::ffi::{c_char, CStr};
 use std::ptr;
@@ -145,5 +146,20 @@ pub unsafe extern "C" fn nvtxr_name_category(
             return status(Err(Error::NullArgument));
         }
         status(domain_ref(domain).and_then(|d| d.name_category(category, name)))
+    })
+}
+
+/// Whether the tool wants events of `domain` (NULL: the default domain), as
+/// NVTX's `nvtxDomainIsEnabled` answers: false with no tool (or a tool that
+/// declined its extensions), the tool's answer when it gives one, true for
+/// a tool that does not. A program can skip building costly annotations
+/// the tool would drop. False, too, for a destroyed or invalid handle.
+/// Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nvtxr_domain_is_enabled(domain: *const nvtxr_domain_t) -> bool {
+    exported!(unsafe {
+        domain_ref(domain)
+            .and_then(events::domain_is_enabled)
+            .unwrap_or(false)
     })
 }
