@@ -261,21 +261,7 @@ fn the_served_timeline_in_headless_chromium() {
         dom.contains("data-painted="),
         "the page drew its first window:\n{dom}"
     );
-    for name in [
-        "epoch",
-        "forward",
-        "backward",
-        "load data",
-        "prefetch done",
-        "loss",
-    ] {
-        assert!(
-            dom.contains(&format!("data-name=\"{name}\"")),
-            "{name} not rendered:\n{dom}"
-        );
-    }
-    assert_eq!(dom.matches("data-name=\"forward\"").count(), 4);
-    assert!(dom.contains("trainer (") && dom.contains("prefetcher ("));
+    assert_draws_the_example(&dom);
     assert!(dom.contains("<th>Instances</th>"), "the summary table");
 
     // Opened on the second "backward" range's window: it and nothing else

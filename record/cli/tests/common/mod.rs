@@ -189,3 +189,27 @@ pub fn kept(dir: &Path, outputs: &[&str], command: &[&str]) -> PathBuf {
     assert!(out.status.success(), "{args:?}: {}", text(&out));
     rec
 }
+
+/// A timeline page (the HTML file or `nvtxr view`'s) of the C example, as
+/// headless Chromium drew it: every name of the example, its four
+/// "forward" ranges, and rows named after its threads.
+pub fn assert_draws_the_example(dom: &str) {
+    for name in [
+        "epoch",
+        "forward",
+        "backward",
+        "load data",
+        "prefetch done",
+        "loss",
+    ] {
+        assert!(
+            dom.contains(&format!("data-name=\"{name}\"")),
+            "{name} not rendered:\n{dom}"
+        );
+    }
+    assert_eq!(dom.matches("data-name=\"forward\"").count(), 4);
+    assert!(
+        dom.contains("trainer (") && dom.contains("prefetcher ("),
+        "thread rows named after the threads"
+    );
+}
