@@ -5,7 +5,7 @@
 //! push/pop ranges as nested complete events, start/end ranges as async
 //! slices (ids `<pid>.<id>`, unique across the trace), marks as instants; domain, category, payload and color in args.
 
-use crate::model::{Details, Mark, Payload, Process, Range, Sink, Style};
+use crate::model::{Details, Mark, Payload, Process, Range, Sample, Sink, Style};
 use serde::Serialize;
 use std::io::Write;
 
@@ -61,11 +61,12 @@ impl<'a> Args<'a> {
     }
 }
 
-fn category(d: &Details) -> &str {
-    if d.domain.is_empty() {
+/// An event's `cat`: its domain's name, `nvtx` for the default domain.
+fn category(domain: &str) -> &str {
+    if domain.is_empty() {
         "nvtx"
     } else {
-        &d.domain
+        domain
     }
 }
 
@@ -100,6 +101,7 @@ enum Value<'a> {
     Name { name: &'a str },
     SortIndex { sort_index: u32 },
     Labels { labels: &'a str },
+    Counter { value: Payload },
     Empty {},
 }
 
@@ -228,7 +230,7 @@ impl<'a> Event<'a> {
         Event {
             ph,
             name: &d.name,
-            cat: Some(category(d)),
+            cat: Some(category(&d.domain)),
             id: None,
             s: None,
             pid: p.trace_pid,
@@ -285,6 +287,23 @@ impl Sink for Writer<'_> {
         self.event(&Event {
             s: Some("t"),
             ..Event::of("i", d, p, m.tid, ts, Value::Args(Args::of(d)))
+        })
+    }
+
+    /// A counter event (`ph: C`): its series `value`, named after the counter.
+    fn sample(&mut self, p: &Process, s: &Sample) -> std::io::Result<()> {
+        self.describe(p)?;
+        self.event(&Event {
+            ph: "C",
+            name: &s.counter,
+            cat: Some(category(&s.domain)),
+            id: None,
+            s: None,
+            pid: p.trace_pid,
+            tid: Some(s.tid),
+            ts: Some(micros(s.time, self.origin)),
+            dur: None,
+            args: Value::Counter { value: s.value },
         })
     }
 

@@ -119,6 +119,11 @@ def main(path):
                 fail(f"packet {n}: slice end with no begin on track {track}")
             name, start, args = stack.pop()
             events.append(("slice", track, name, start, t, args))
+        elif e.type == TE.TYPE_COUNTER:
+            if not desc.HasField("counter"):
+                fail(f"packet {n}: counter value on track {track}, not a counter track")
+            value = e.counter_value if e.HasField("counter_value") else e.double_counter_value
+            events.append(("counter", track, desc.name, t, t, {"value": value}))
         elif e.type == TE.TYPE_INSTANT:
             if list(e.categories) == ["flow"]:
                 events.append(("flow", track, name, t, t, {"flow_ids": list(e.flow_ids), "terminating": list(e.terminating_flow_ids)}))
@@ -151,7 +156,7 @@ def main(path):
         thread = thread_of(track)
         process = process_of(track)
         args = dict(args)
-        if kind != "flow":
+        if kind not in ("flow", "counter"):
             args.setdefault("domain", "(default)")
         print(json.dumps({
             "kind": kind,

@@ -1479,11 +1479,20 @@ fn shown_in_json(trace: &Path) -> Vec<Shown> {
     let mut out: Vec<Shown> = events(&load(trace))
         .into_iter()
         .map(|e| {
-            let kind = if e.ph == "i" { "instant" } else { "slice" };
-            let tid = (e.ph != "b").then_some(e.tid);
+            let kind = match e.ph.as_str() {
+                "i" => "instant",
+                "C" => "counter",
+                _ => "slice",
+            };
+            // Counter tracks belong to the process, named with their domain.
+            let tid = (e.ph != "b" && e.ph != "C").then_some(e.tid);
+            let name = match e.ph.as_str() {
+                "C" if e.cat != "nvtx" => format!("{}: {}", e.cat, e.name),
+                _ => e.name,
+            };
             (
                 kind.into(),
-                e.name,
+                name,
                 e.pid,
                 tid,
                 e.start,
@@ -1543,6 +1552,61 @@ fn shown_in_perfetto(trace: &Path) -> (Vec<Shown>, Vec<(u64, u64)>) {
         .map(|(from, to)| (from.expect("a flow's start"), to.expect("a flow's end")))
         .collect();
     (shown, flows)
+}
+
+#[test]
+fn counters_are_recorded_and_shown_as_counter_tracks() {
+    // NVIDIA's header-only counters, and NVIDIA's API over nvtxr's drop-in.
+    for producer in [Producer::NvidiaHeader, Producer::NvtxrCompat] {
+        let exe = compile_c("counters.c", producer, &[]);
+        let dir = scratch(&format!("counters-{producer:?}"));
+        let rec = kept(
+            &dir,
+            &["-o", dir.join("t.json").to_str().unwrap()],
+            &[exe.to_str().unwrap()],
+        );
+        let json = dir.join("t.json");
+        let ev = events(&load(&json));
+        let values = |name: &str| -> Vec<String> {
+            ev.iter()
+                .filter(|e| e.ph == "C" && e.name == name)
+                .map(|e| {
+                    assert_eq!(e.cat, "train", "{e:?}");
+                    e.args["value"].to_string()
+                })
+                .collect()
+        };
+        assert_eq!(
+            values("batches"),
+            ["0", "10", "20", "30", "40"],
+            "{producer:?}"
+        );
+        assert_eq!(
+            values("loss"),
+            ["1.0", "0.5", "0.3333333333333333", "0.25", "0.2"],
+            "{producer:?}"
+        );
+        // Each sample inside its "step" range, on the thread that took it.
+        let steps: Vec<&Event> = ev.iter().filter(|e| e.name == "step").collect();
+        assert_eq!(steps.len(), 5);
+        for (step, sample) in steps.iter().zip(ev.iter().filter(|e| e.name == "batches")) {
+            assert!(step.start <= sample.start && sample.start <= step.end);
+            assert_eq!(step.tid, sample.tid);
+        }
+        // The Perfetto trace: counter tracks with the same values and times.
+        let pftrace = dir.join("t.pftrace");
+        let out = report(&pftrace, &rec);
+        assert!(out.status.success(), "{}", text(&out));
+        let (shown, _) = shown_in_perfetto(&pftrace);
+        assert_eq!(shown, shown_in_json(&json), "{producer:?}");
+        assert_eq!(
+            shown
+                .iter()
+                .filter(|s| s.0 == "counter" && s.1 == "train: loss")
+                .count(),
+            5
+        );
+    }
 }
 
 #[test]

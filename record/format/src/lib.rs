@@ -27,7 +27,7 @@
 //! | 1–5 | category, varint | `HAS_CATEGORY` |
 //! | 1 + 8 | payload type (1 u64, 2 i64, 3 f64, 4 u32, 5 i32, 6 f32) and bits | `HAS_PAYLOAD` |
 //! | 1–10 | domain id, varint (absent: the default domain, 0) | `HAS_DOMAIN` |
-//! | 1–10 | value, varint: range id, string id, thread id, category id or ns, by kind | `HAS_VALUE` |
+//! | 1–10 | value, varint: range id, string id, thread id, category id, counter id or ns, by kind | `HAS_VALUE` |
 //! | 1–10 | id of the registered string that is the message, varint | `HAS_STRING` |
 //! | 1–5 + n | UTF-8 text, its length a varint: the message or name | `HAS_TEXT` |
 //!

@@ -27,6 +27,12 @@ pub enum Kind {
     /// in ns since the epoch. Places the recording on the wall clock, to
     /// merge recordings of several hosts.
     WallClock = 12,
+    /// A counter was registered (NVTX's counters extension): `domain` its
+    /// domain, `value` its id, the text its name.
+    CounterRegister = 13,
+    /// A counter's sample: `domain` and `value` its counter, the payload
+    /// its value (i64 or f64).
+    CounterSample = 14,
 }
 
 impl Kind {
@@ -44,6 +50,8 @@ impl Kind {
             10 => Kind::Anchor,
             11 => Kind::OsThreadName,
             12 => Kind::WallClock,
+            13 => Kind::CounterRegister,
+            14 => Kind::CounterSample,
             _ => return None,
         })
     }

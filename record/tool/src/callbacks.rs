@@ -26,7 +26,7 @@ fn new_handle(id: u64) -> *mut c_void {
 }
 
 /// The id behind a handle; 0 (the default domain) for NULL.
-unsafe fn id_of(h: *const c_void) -> u64 {
+pub(crate) unsafe fn id_of(h: *const c_void) -> u64 {
     // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
     unsafe { h.cast::<Object>().as_ref().map_or(0, |h| h.id) }
 }

@@ -14,6 +14,7 @@
 mod ahead;
 mod callbacks;
 mod clock;
+mod extensions;
 mod recording;
 mod text;
 mod thread;
@@ -30,7 +31,7 @@ use nvtxr_record_format::DIR_VAR;
 /// Process-wide setup, once (every producer in the process calls the entry
 /// point). Nothing is registered to run at exit or on signals: events are in
 /// their files as soon as they are recorded.
-fn setup() -> bool {
+pub(crate) fn setup() -> bool {
     static READY: OnceLock<bool> = OnceLock::new();
     *READY.get_or_init(|| {
         let Some(dir) = std::env::var_os(DIR_VAR).filter(|d| !d.is_empty()) else {

@@ -98,6 +98,18 @@ pub struct Mark {
     pub tid: u32,
 }
 
+/// A counter's sample (NVTX's counters extension).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sample {
+    /// The counter's name.
+    pub counter: String,
+    /// Its domain's name; empty for the default domain.
+    pub domain: String,
+    pub value: Payload,
+    pub time: u64,
+    pub tid: u32,
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct Thread {
     pub tid: u32,
@@ -161,6 +173,10 @@ pub trait Sink {
     /// end are read (start/end).
     fn range(&mut self, process: &Process, range: &Range) -> std::io::Result<()>;
     fn mark(&mut self, process: &Process, mark: &Mark) -> std::io::Result<()>;
+    /// A counter's sample, in time order on its thread.
+    fn sample(&mut self, _process: &Process, _sample: &Sample) -> std::io::Result<()> {
+        Ok(())
+    }
     /// Before a thread's push/pop ranges and marks.
     fn thread_start(&mut self, _process: &Process, _thread: &Thread) -> std::io::Result<()> {
         Ok(())
@@ -216,6 +232,10 @@ impl Sink for Tee<'_> {
     fn mark(&mut self, process: &Process, mark: &Mark) -> std::io::Result<()> {
         self.0.mark(process, mark)?;
         self.1.mark(process, mark)
+    }
+    fn sample(&mut self, process: &Process, sample: &Sample) -> std::io::Result<()> {
+        self.0.sample(process, sample)?;
+        self.1.sample(process, sample)
     }
     fn thread_start(&mut self, process: &Process, thread: &Thread) -> std::io::Result<()> {
         self.0.thread_start(process, thread)?;

@@ -1,7 +1,7 @@
 //! The second pass: each range and mark, complete, to a sink.
 
 use super::scan::{key, read_chunk, Image, Names, Scan};
-use super::{Details, Filter, Mark, Payload, Process, Range, Selection, Sink, Style};
+use super::{Details, Filter, Mark, Payload, Process, Range, Sample, Selection, Sink, Style};
 use nvtxr_record_format::{Kind, Record};
 use std::collections::HashMap;
 
@@ -153,8 +153,18 @@ impl Scan {
                                     sink.mark(process, &mark)?;
                                 }
                             }
+                            Kind::CounterSample => {
+                                let (sample, details) = resolve.sample(&r, *tid);
+                                if let Some(sample) = sample {
+                                    if filter.keeps(&details, sample.time) {
+                                        marks += 1;
+                                        sink.sample(process, &sample)?;
+                                    }
+                                }
+                            }
                             // Names were learned by the scan; anchors placed the timestamps.
                             Kind::DomainCreate
+                            | Kind::CounterRegister
                             | Kind::RegisterString
                             | Kind::NameCategory
                             | Kind::NameThread
@@ -209,6 +219,27 @@ impl Resolver<'_> {
             .iter()
             .find_map(|k| self.names.get(k).and_then(&get))
             .cloned()
+    }
+
+    /// A counter's sample (`None` for one without a value), and its
+    /// details as the selection sees them (the counter as the name).
+    fn sample(&self, r: &Record, tid: u32) -> (Option<Sample>, Details) {
+        let mut details = self.details(&Record {
+            text: None,
+            string: None,
+            ..r.clone()
+        });
+        details.name = self
+            .find(|n| n.counters.get(&(r.domain, r.value)))
+            .unwrap_or_else(|| format!("(counter {})", r.value));
+        let sample = details.payload.map(|value| Sample {
+            counter: details.name.clone(),
+            domain: details.domain.clone(),
+            value,
+            time: r.timestamp,
+            tid,
+        });
+        (sample, details)
     }
 
     fn details(&self, r: &Record) -> Details {

@@ -16,6 +16,8 @@ pub(super) struct Names {
     pub(super) threads: HashMap<u32, String>,
     /// Names the OS had for the threads (an NVTX name wins).
     pub(super) os_threads: HashMap<u32, String>,
+    /// Counters, by domain and id.
+    pub(super) counters: HashMap<(u64, u64), String>,
 }
 
 impl Names {
@@ -32,6 +34,9 @@ impl Names {
             ),
             Kind::NameThread => drop(self.threads.insert(r.value as u32, text())),
             Kind::OsThreadName => drop(self.os_threads.insert(r.value as u32, text())),
+            Kind::CounterRegister => {
+                drop(self.counters.insert((tagged(r.domain), r.value), text()))
+            }
             _ => {}
         }
     }

@@ -23,7 +23,7 @@
 mod proto;
 
 use crate::chrome::css_color;
-use crate::model::{Details, Mark, Payload, Process, Range, Sink, Style, Thread};
+use crate::model::{Details, Mark, Payload, Process, Range, Sample, Sink, Style, Thread};
 use proto::*;
 use std::collections::HashMap;
 use std::io::Write;
@@ -104,6 +104,7 @@ const PROCESS_TRACK: u64 = 1;
 const THREAD_TRACK: u64 = 2;
 const DOMAIN_TRACK: u64 = 3;
 const ASYNC_TRACK: u64 = 4;
+const COUNTER_TRACK: u64 = 5;
 
 impl<'a> Writer<'a> {
     /// `origin`: the trace's first timestamp; `wall`: timestamps are on the wall clock.
@@ -360,6 +361,32 @@ impl<'a> Writer<'a> {
         Ok(Some(track))
     }
 
+    /// The track of a counter: under its process, named after the counter
+    /// (and its domain, unless the default), described once.
+    fn counter_track(&mut self, s: &Sample) -> std::io::Result<u64> {
+        let tracks = self.tracks();
+        let track = uuid(&[
+            COUNTER_TRACK,
+            tracks.uuid,
+            hash_str(&s.domain),
+            hash_str(&s.counter),
+        ]);
+        if tracks.described.insert(track) {
+            let descriptor = TrackDescriptor {
+                uuid: Some(track),
+                parent_uuid: Some(tracks.uuid),
+                name: Some(match s.domain.is_empty() {
+                    true => s.counter.clone(),
+                    false => format!("{}: {}", s.domain, s.counter),
+                }),
+                counter: Some(CounterDescriptor {}),
+                ..Default::default()
+            };
+            self.on_process(|w, seq| w.descriptor(seq, descriptor))?;
+        }
+        Ok(track)
+    }
+
     /// Writes `f`'s events on the current thread's sequence.
     fn on_thread(
         &mut self,
@@ -536,6 +563,26 @@ impl Sink for Writer<'_> {
     fn mark(&mut self, _: &Process, m: &Mark) -> std::io::Result<()> {
         let d = &m.details;
         self.on_thread(|w, s| w.event(s, m.time, slice(INSTANT, None), Some(&d.name), Some(d)))
+    }
+
+    fn sample(&mut self, _: &Process, sample: &Sample) -> std::io::Result<()> {
+        let track = self.counter_track(sample)?;
+        let (int, double) = match sample.value {
+            Payload::I64(v) => (Some(v), None),
+            Payload::U64(v) => match i64::try_from(v) {
+                Ok(v) => (Some(v), None),
+                Err(_) => (None, Some(v as f64)),
+            },
+            Payload::F64(v) => (None, Some(v)),
+        };
+        let event = TrackEvent {
+            r#type: Some(COUNTER),
+            track_uuid: Some(track),
+            counter_value: int,
+            double_counter_value: double,
+            ..Default::default()
+        };
+        self.on_thread(|w, s| w.event(s, sample.time, event, None, None))
     }
 
     fn process_end(&mut self, p: &Process) -> std::io::Result<()> {

@@ -84,6 +84,9 @@ pub struct TrackDescriptor {
     pub thread: Option<ThreadDescriptor>,
     #[prost(uint64, optional, tag = "5")]
     pub parent_uuid: Option<u64>,
+    /// Set for a counter track.
+    #[prost(message, optional, tag = "8")]
+    pub counter: Option<CounterDescriptor>,
     #[prost(int32, optional, tag = "12")]
     pub sibling_order_rank: Option<i32>,
     /// `SiblingMergeBehavior`: [`MERGE_BY_NAME`].
@@ -93,6 +96,11 @@ pub struct TrackDescriptor {
     #[prost(int32, optional, tag = "19")]
     pub process_ordering: Option<i32>,
 }
+
+/// A counter track's description (nothing beyond its presence: the values
+/// are plain numbers).
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct CounterDescriptor {}
 
 pub const MERGE_BY_NAME: i32 = 1;
 pub const PROCESS_ORDER_EXPLICIT: i32 = 1;
@@ -134,6 +142,11 @@ pub struct TrackEvent {
     pub categories: Vec<String>,
     #[prost(string, optional, tag = "23")]
     pub name: Option<String>,
+    /// A counter event's value, integer or not.
+    #[prost(int64, optional, tag = "30")]
+    pub counter_value: Option<i64>,
+    #[prost(double, optional, tag = "44")]
+    pub double_counter_value: Option<f64>,
     #[prost(fixed64, repeated, packed = "false", tag = "47")]
     pub flow_ids: Vec<u64>,
     #[prost(fixed64, repeated, packed = "false", tag = "48")]
@@ -143,6 +156,7 @@ pub struct TrackEvent {
 pub const SLICE_BEGIN: i32 = 1;
 pub const SLICE_END: i32 = 2;
 pub const INSTANT: i32 = 3;
+pub const COUNTER: i32 = 4;
 
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct DebugAnnotation {

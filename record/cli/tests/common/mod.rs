@@ -100,7 +100,8 @@ pub fn events(trace: &Value) -> Vec<Event> {
                 begin.end = ev.start;
                 out.push(begin);
             }
-            "X" | "i" => out.push(ev),
+            // Complete slices, instants and counter values ("C").
+            "X" | "i" | "C" => out.push(ev),
             other => panic!("unexpected phase {other}"),
         }
     }
