@@ -91,6 +91,16 @@
 #define NVTXR_NO_PUSH_POP_TRACKING -2
 
 /**
+ * `nvtxr_counter_register`'s type: 64-bit integer values.
+ */
+#define NVTXR_COUNTER_INT64 1
+
+/**
+ * `nvtxr_counter_register`'s type: `double` values.
+ */
+#define NVTXR_COUNTER_FLOAT64 2
+
+/**
  * `nvtxr_event_t.color_type`: no color.
  */
 #define NVTXR_COLOR_NONE 0
@@ -298,6 +308,37 @@ bool nvtxr_is_error(int32_t value);
  * (`"unknown status"` for a value that is not one); never NULL.
  */
 const char *nvtxr_status_string(nvtxr_status_t status);
+
+/**
+ * Registers a counter named `name` (UTF-8, copied) in `domain` (NULL: the
+ * default domain), whose values are of `type` (`NVTXR_COUNTER_INT64` or
+ * `NVTXR_COUNTER_FLOAT64`), through NVTX's counters extension.
+ *
+ * Returns its id for the sample calls; 0 with no tool, a tool without
+ * counters, or bad arguments (sampling id 0 does nothing, so callers never
+ * need to branch). Thread-safe; not async-signal-safe.
+ */
+uint64_t nvtxr_counter_register(const struct nvtxr_domain_t *domain,
+                                const char *name,
+                                uint32_t type);
+
+/**
+ * Samples an `NVTXR_COUNTER_INT64` counter of `domain`: `value`, at the
+ * time of the call. Id 0 is a no-op.
+ *
+ * Returns `NVTXR_OK`, or `NVTXR_ERROR_DESTROYED` / `NVTXR_ERROR_INVALID_ARGUMENT`
+ * for a bad domain. Thread-safe.
+ */
+nvtxr_status_t nvtxr_counter_sample_int64(const struct nvtxr_domain_t *domain,
+                                          uint64_t counter,
+                                          int64_t value);
+
+/**
+ * `nvtxr_counter_sample_int64` for an `NVTXR_COUNTER_FLOAT64` counter.
+ */
+nvtxr_status_t nvtxr_counter_sample_float64(const struct nvtxr_domain_t *domain,
+                                            uint64_t counter,
+                                            double value);
 
 /**
  * Creates the domain `name` (UTF-8, copied), or takes one more reference on

@@ -2,6 +2,7 @@
 //! ABI (`nvtxr-capi`) is another.
 
 use nvtxr_engine::attributes::{Color, Event, Payload, RawMessage};
+use nvtxr_engine::counters::{self, CounterType};
 use nvtxr_engine::domain::{DomainState, StringState};
 use nvtxr_engine::events::{self, Family};
 use nvtxr_engine::loader;
@@ -224,6 +225,24 @@ impl Domain {
     /// ```
     pub fn is_enabled(&self) -> bool {
         events::domain_is_enabled(self.state).unwrap_or(false)
+    }
+
+    /// A counter named `name` in this domain (NVTX's counters extension):
+    /// a series of `T` values (`i64` or `f64`) the tool plots over time.
+    /// With no tool (or one without counters) sampling does nothing.
+    ///
+    /// ```
+    /// let domain = nvtxr::Domain::new("train");
+    /// let loss = domain.counter::<f64>("loss");
+    /// loss.sample(0.25);
+    /// ```
+    pub fn counter<T: CounterValue>(&self, name: &str) -> Counter<'_, T> {
+        let id = with_c_str(name, |c| counters::register(self.state, c, T::TYPE)).unwrap_or(0);
+        Counter {
+            domain: self.state,
+            id,
+            _types: PhantomData,
+        }
     }
 
     /// An instantaneous event.
@@ -542,5 +561,47 @@ impl Drop for SyncUser<'_> {
     fn drop(&mut self) {
         // SAFETY: the handle is NULL or the live object from `new`, not used again.
         unsafe { nvtxr_engine::sync::destroy(self.handle) }
+    }
+}
+
+/// A counter's value type: `i64` or `f64`.
+pub trait CounterValue: Copy + sealed::Sealed {
+    #[doc(hidden)]
+    const TYPE: CounterType;
+    #[doc(hidden)]
+    fn sample(domain: &'static DomainState, id: u64, value: Self);
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for i64 {}
+    impl Sealed for f64 {}
+}
+
+impl CounterValue for i64 {
+    const TYPE: CounterType = CounterType::Int64;
+    fn sample(domain: &'static DomainState, id: u64, value: i64) {
+        counters::sample_i64(domain, id, value).ok();
+    }
+}
+
+impl CounterValue for f64 {
+    const TYPE: CounterType = CounterType::Float64;
+    fn sample(domain: &'static DomainState, id: u64, value: f64) {
+        counters::sample_f64(domain, id, value).ok();
+    }
+}
+
+/// A counter of a [`Domain`] (see [`Domain::counter`]).
+pub struct Counter<'d, T: CounterValue> {
+    domain: &'static DomainState,
+    id: u64,
+    _types: PhantomData<(&'d Domain, T)>,
+}
+
+impl<T: CounterValue> Counter<'_, T> {
+    /// Records `value` now.
+    pub fn sample(&self, value: T) {
+        T::sample(self.domain, self.id, value)
     }
 }

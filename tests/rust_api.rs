@@ -196,3 +196,28 @@ fn sync_objects_and_opencl_names() {
     ];
     assert_eq!(events[..expected.len()], expected);
 }
+
+#[test]
+fn counters_reach_the_tool() {
+    let events = recorded("counters_reach_the_tool", || {
+        let domain = Domain::new("train");
+        let loss = domain.counter::<f64>("loss");
+        let batches = domain.counter::<i64>("batches");
+        loss.sample(0.25);
+        batches.sample(-3);
+    });
+    assert_eq!(
+        events,
+        [
+            "DomainCreateA \"train\"",
+            // As NVIDIA's producers: the core initialized before a module.
+            "Initialize",
+            "ExtInit module=4 compat=0x0102 version=3 size=40 segments=1 segment=0 slots=63 types=none",
+            "CounterRegister domain=\"train\" attributes=ptr",
+            "CounterRegister domain=\"train\" attributes=ptr",
+            "CounterSampleFloat64 domain=\"train\" counter=4294967303 value=0.25",
+            "CounterSampleInt64 domain=\"train\" counter=4294967303 value=-3",
+            "DomainDestroy domain=\"train\"",
+        ]
+    );
+}

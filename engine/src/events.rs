@@ -294,7 +294,7 @@ pub fn end(domain: &'static DomainState, id: u64, family: Family) -> Result<(), 
 /// implementation answers.
 pub fn domain_is_enabled(domain: &'static DomainState) -> Result<bool, Error> {
     use crate::loader::extensions::PAYLOAD;
-    use nvtx_protocol::ext::DOMAIN_IS_ENABLED;
+    use nvtx_protocol::ext::cbid::DOMAIN_IS_ENABLED;
     if !crate::loader::tool_attached() {
         return Ok(false);
     }

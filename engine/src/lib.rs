@@ -12,6 +12,7 @@
 //! - [`attributes`] and [`events`]: an event's attributes, and the slot each
 //!   kind of call goes through;
 //! - [`naming`] and [`sync`]: thread, device and sync-object names;
+//! - [`counters`]: counters (NVTX's counters extension);
 //! - [`statics`]: process-lifetime handles for runtimes that cannot borrow;
 //! - [`claim`]: work done once, safe against re-entry and `fork()`;
 //! - [`thread`]: the calling thread's OS id;
@@ -19,6 +20,7 @@
 
 pub mod attributes;
 pub mod claim;
+pub mod counters;
 pub mod domain;
 pub mod error;
 pub mod events;

@@ -154,10 +154,40 @@ pub static TYPE_INFO: [TypeInfo; 28] = [
     info(4, 4),
 ];
 
+/// `nvtxCounterAttr_t` (56 bytes): a counter's registration.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct CounterAttr {
+    /// `sizeof(nvtxCounterAttr_t)`.
+    pub struct_size: usize,
+    /// The type of its values: a predefined entry type ([`entry_type`]) or
+    /// a registered schema.
+    pub schema_id: u64,
+    /// Its name (a C string).
+    pub name: *const std::ffi::c_char,
+    /// Its description (a C string), or NULL.
+    pub description: *const std::ffi::c_char,
+    /// Its scope (0: none).
+    pub scope_id: u64,
+    /// Its semantics (a chain of `nvtxSemanticsHeader_t`), or NULL.
+    pub semantics: *const c_void,
+    /// The id asked for (0: the tool chooses).
+    pub counter_id: u64,
+}
+
+/// Predefined payload entry types (`NVTX_PAYLOAD_ENTRY_TYPE_*`), those
+/// nvtxr uses.
+pub mod entry_type {
+    /// `int64_t`.
+    pub const INT64: u64 = 17;
+    /// `double`.
+    pub const DOUBLE: u64 = 20;
+}
+
 /// Calls `$callback!` with every extension function: its module, callback
 /// id, slot name, C name and arguments (pointers to the module's structs as
 /// `*const c_void`: they are the tool's to read), and, for one that
-/// returns, its return type and no-tool value. [`DOMAIN_IS_ENABLED`]'s
+/// returns, its return type and no-tool value. `nvtxDomainIsEnabled`'s
 /// value with an extension-less tool differs (see its producer).
 #[macro_export]
 macro_rules! for_each_ext_slot {
@@ -210,8 +240,17 @@ macro_rules! for_each_ext_slot {
     };
 }
 
-/// What [`for_each_ext_slot!`]'s `DOMAIN_IS_ENABLED` names.
-pub const DOMAIN_IS_ENABLED: usize = 7;
+/// Callback ids the engine calls itself (see [`for_each_ext_slot!`]).
+pub mod cbid {
+    /// `nvtxDomainIsEnabled` (payload module).
+    pub const DOMAIN_IS_ENABLED: usize = 7;
+    /// `nvtxCounterRegister` (counters module).
+    pub const COUNTER_REGISTER: usize = 0;
+    /// `nvtxCounterSampleInt64`.
+    pub const COUNTER_SAMPLE_INT64: usize = 1;
+    /// `nvtxCounterSampleFloat64`.
+    pub const COUNTER_SAMPLE_FLOAT64: usize = 2;
+}
 
 #[cfg(test)]
 mod tests {
@@ -222,5 +261,6 @@ mod tests {
         assert_eq!(std::mem::size_of::<ModuleInfo>(), 40);
         assert_eq!(std::mem::size_of::<ModuleSegment>(), 24);
         assert_eq!(std::mem::size_of_val(&TYPE_INFO), 28 * 4);
+        assert_eq!(std::mem::size_of::<CounterAttr>(), 56);
     }
 }

@@ -70,6 +70,7 @@
 #![allow(clippy::missing_safety_doc)]
 
 mod boundary;
+mod counters;
 mod domain;
 mod event;
 mod events;
@@ -77,6 +78,7 @@ mod lifecycle;
 mod naming;
 mod sync;
 
+pub use counters::*;
 pub use domain::*;
 pub use event::*;
 pub use events::*;

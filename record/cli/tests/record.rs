@@ -1556,9 +1556,14 @@ fn shown_in_perfetto(trace: &Path) -> (Vec<Shown>, Vec<(u64, u64)>) {
 
 #[test]
 fn counters_are_recorded_and_shown_as_counter_tracks() {
-    // NVIDIA's header-only counters, and NVIDIA's API over nvtxr's drop-in.
-    for producer in [Producer::NvidiaHeader, Producer::NvtxrCompat] {
-        let exe = compile_c("counters.c", producer, &[]);
+    // NVIDIA's header-only counters, NVIDIA's API over nvtxr's drop-in,
+    // and nvtxr's own C API.
+    for (source, producer) in [
+        ("counters.c", Producer::NvidiaHeader),
+        ("counters.c", Producer::NvtxrCompat),
+        ("nvtxr_counters.c", Producer::NvtxrShared),
+    ] {
+        let exe = compile_c(source, producer, &[]);
         let dir = scratch(&format!("counters-{producer:?}"));
         let rec = kept(
             &dir,

@@ -6,23 +6,11 @@
 
 use crate::text::Event;
 use crate::writer;
-use nvtx_protocol::ext::{self, ModuleInfo};
+use nvtx_protocol::ext::{self, cbid, CounterAttr, ModuleInfo};
 use nvtx_protocol::{attr, Handle};
 use nvtxr_record_format::Kind;
-use std::ffi::{c_char, c_int, c_void};
+use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicU64, Ordering};
-
-/// `nvtxCounterAttr_t`, as far as the tool reads it.
-#[repr(C)]
-struct CounterAttr {
-    struct_size: usize,
-    schema_id: u64,
-    name: *const c_char,
-    description: *const c_char,
-    scope_id: u64,
-    semantics: *const c_void,
-    counter_id: u64,
-}
 
 /// Counter ids the tool gives (the protocol's dynamic ids start at 2^32).
 static NEXT_COUNTER: AtomicU64 = AtomicU64::new(1 << 32);
@@ -93,9 +81,18 @@ pub unsafe extern "C" fn InitializeInjectionNvtxExtension(info: *mut ModuleInfo)
             return 0;
         };
         let functions: [(usize, usize); 3] = [
-            (0, counter_register as *const () as usize),
-            (1, counter_sample_int64 as *const () as usize),
-            (2, counter_sample_float64 as *const () as usize),
+            (
+                cbid::COUNTER_REGISTER,
+                counter_register as *const () as usize,
+            ),
+            (
+                cbid::COUNTER_SAMPLE_INT64,
+                counter_sample_int64 as *const () as usize,
+            ),
+            (
+                cbid::COUNTER_SAMPLE_FLOAT64,
+                counter_sample_float64 as *const () as usize,
+            ),
         ];
         for (cbid, f) in functions {
             if cbid < segment.slot_count {

@@ -1,0 +1,69 @@
+//! Counters: a named series of numbers the tool plots over time.
+
+use super::boundary::exported;
+use super::domain::{domain_ref, nvtxr_domain_t};
+use super::nvtxr_status_t;
+use super::status;
+use nvtxr_engine::counters::{self, CounterType};
+use std::ffi::{c_char, CStr};
+
+/// `nvtxr_counter_register`'s type: 64-bit integer values.
+pub const NVTXR_COUNTER_INT64: u32 = 1;
+/// `nvtxr_counter_register`'s type: `double` values.
+pub const NVTXR_COUNTER_FLOAT64: u32 = 2;
+
+/// Registers a counter named `name` (UTF-8, copied) in `domain` (NULL: the
+/// default domain), whose values are of `type` (`NVTXR_COUNTER_INT64` or
+/// `NVTXR_COUNTER_FLOAT64`), through NVTX's counters extension.
+///
+/// Returns its id for the sample calls; 0 with no tool, a tool without
+/// counters, or bad arguments (sampling id 0 does nothing, so callers never
+/// need to branch). Thread-safe; not async-signal-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nvtxr_counter_register(
+    domain: *const nvtxr_domain_t,
+    name: *const c_char,
+    r#type: u32,
+) -> u64 {
+    exported!(unsafe {
+        let kind = match r#type {
+            NVTXR_COUNTER_INT64 => CounterType::Int64,
+            NVTXR_COUNTER_FLOAT64 => CounterType::Float64,
+            _ => return 0,
+        };
+        if name.is_null() {
+            return 0;
+        }
+        domain_ref(domain)
+            .and_then(|d| counters::register(d, CStr::from_ptr(name), kind))
+            .unwrap_or(0)
+    })
+}
+
+/// Samples an `NVTXR_COUNTER_INT64` counter of `domain`: `value`, at the
+/// time of the call. Id 0 is a no-op.
+///
+/// Returns `NVTXR_OK`, or `NVTXR_ERROR_DESTROYED` / `NVTXR_ERROR_INVALID_ARGUMENT`
+/// for a bad domain. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nvtxr_counter_sample_int64(
+    domain: *const nvtxr_domain_t,
+    counter: u64,
+    value: i64,
+) -> nvtxr_status_t {
+    exported!(unsafe {
+        status(domain_ref(domain).and_then(|d| counters::sample_i64(d, counter, value)))
+    })
+}
+
+/// `nvtxr_counter_sample_int64` for an `NVTXR_COUNTER_FLOAT64` counter.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nvtxr_counter_sample_float64(
+    domain: *const nvtxr_domain_t,
+    counter: u64,
+    value: f64,
+) -> nvtxr_status_t {
+    exported!(unsafe {
+        status(domain_ref(domain).and_then(|d| counters::sample_f64(d, counter, value)))
+    })
+}

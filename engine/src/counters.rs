@@ -1,0 +1,82 @@
+//! Counters (NVTX's counters extension): a named series of numbers the
+//! tool plots over time (loss, queue depth, bytes in flight), registered
+//! once in a domain, then sampled; each sample timestamped by the tool.
+
+use crate::domain::DomainState;
+use crate::error::Error;
+use crate::loader::extensions::COUNTERS;
+use nvtx_protocol::ext::{cbid, entry_type, CounterAttr};
+use nvtx_protocol::Handle;
+use std::ffi::CStr;
+
+/// The type of a counter's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CounterType {
+    Int64,
+    Float64,
+}
+
+/// Registers counter `name` of `kind` in `domain`; its id, 0 with no tool
+/// (or a tool without counters): sampling id 0 does nothing.
+pub fn register(
+    domain: &'static DomainState,
+    name: &CStr,
+    kind: CounterType,
+) -> Result<u64, Error> {
+    if !crate::loader::tool_attached() {
+        return Ok(0);
+    }
+    let entered = domain.enter()?;
+    let Some(f) = COUNTERS.get(cbid::COUNTER_REGISTER) else {
+        return Ok(0);
+    };
+    let attributes = CounterAttr {
+        struct_size: std::mem::size_of::<CounterAttr>(),
+        schema_id: match kind {
+            CounterType::Int64 => entry_type::INT64,
+            CounterType::Float64 => entry_type::DOUBLE,
+        },
+        name: name.as_ptr(),
+        description: std::ptr::null(),
+        scope_id: 0,
+        semantics: std::ptr::null(),
+        counter_id: 0,
+    };
+    // SAFETY: the tool's function for this callback id, of the protocol's
+    // type, with the domain's tool handle and attributes that live through
+    // the call.
+    Ok(unsafe {
+        let f = std::mem::transmute::<usize, unsafe extern "C" fn(Handle, *const CounterAttr) -> u64>(
+            f,
+        );
+        f(entered.handle, &attributes)
+    })
+}
+
+/// Samples counter `id` (from [`register`]) of `domain`: `value`, as the
+/// tool's function for `cbid` takes it.
+fn sample<T>(domain: &'static DomainState, id: u64, value: T, cbid: usize) -> Result<(), Error> {
+    if id == 0 || !crate::loader::tool_attached() {
+        return Ok(());
+    }
+    let entered = domain.enter()?;
+    if let Some(f) = COUNTERS.get(cbid) {
+        // SAFETY: the tool's function for this callback id, whose value
+        // argument is `T` (the caller's choice of id matches it).
+        unsafe {
+            let f = std::mem::transmute::<usize, unsafe extern "C" fn(Handle, u64, T)>(f);
+            f(entered.handle, id, value);
+        }
+    }
+    Ok(())
+}
+
+/// Samples an `Int64` counter.
+pub fn sample_i64(domain: &'static DomainState, id: u64, value: i64) -> Result<(), Error> {
+    sample(domain, id, value, cbid::COUNTER_SAMPLE_INT64)
+}
+
+/// Samples a `Float64` counter.
+pub fn sample_f64(domain: &'static DomainState, id: u64, value: f64) -> Result<(), Error> {
+    sample(domain, id, value, cbid::COUNTER_SAMPLE_FLOAT64)
+}

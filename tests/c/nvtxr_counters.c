@@ -1,0 +1,19 @@
+/* counters.c through nvtxr's own C API (nvtxr.h): the same counters, steps
+ * and samples, so the recording test checks both alike. */
+#include <nvtxr.h>
+
+#include <stdio.h>
+
+int main(void) {
+    nvtxr_domain_t *d = nvtxr_domain_create("train");
+    uint64_t batches = nvtxr_counter_register(d, "batches", NVTXR_COUNTER_INT64);
+    uint64_t loss = nvtxr_counter_register(d, "loss", NVTXR_COUNTER_FLOAT64);
+    for (int i = 0; i < 5; i++) {
+        nvtxr_range_push(NULL, "step");
+        nvtxr_counter_sample_int64(d, batches, 10 * i);
+        nvtxr_counter_sample_float64(d, loss, 1.0 / (i + 1));
+        nvtxr_range_pop(NULL);
+    }
+    printf("counters %d %d\n", batches != 0, loss != 0);
+    return 0;
+}
