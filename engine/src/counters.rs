@@ -80,3 +80,9 @@ pub fn sample_i64(domain: &'static DomainState, id: u64, value: i64) -> Result<(
 pub fn sample_f64(domain: &'static DomainState, id: u64, value: f64) -> Result<(), Error> {
     sample(domain, id, value, cbid::COUNTER_SAMPLE_FLOAT64)
 }
+
+/// Records that counter `id` has no value now: `reason` 0 (zero), 1
+/// (unchanged) or 2 (unavailable), as NVTX's `NVTX_COUNTER_SAMPLE_*`.
+pub fn sample_no_value(domain: &'static DomainState, id: u64, reason: u8) -> Result<(), Error> {
+    sample(domain, id, reason, cbid::COUNTER_SAMPLE_NO_VALUE)
+}

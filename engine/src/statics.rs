@@ -5,6 +5,7 @@
 //! returns at once with the no-tool value.
 
 use crate::attributes::{Color, Event, Payload, RawMessage};
+use crate::counters;
 use crate::domain::{DomainState, StringState};
 use crate::error::Error;
 use crate::events;
@@ -17,6 +18,15 @@ use std::ffi::CStr;
 #[inline(always)]
 pub fn enabled() -> bool {
     loader::tool_attached()
+}
+
+/// A counter's sample.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CounterSample {
+    Int64(i64),
+    Float64(f64),
+    /// No value, for a reason (`NVTX_COUNTER_SAMPLE_*`).
+    NoValue(u8),
 }
 
 /// A domain for the life of the process.
@@ -103,6 +113,26 @@ impl StaticDomain {
         }
         // SAFETY: a valid C string for the call.
         unsafe { self.0.name_category(id, name.as_ptr()) }
+    }
+
+    /// Whether the tool wants this domain's events (see
+    /// [`events::domain_is_enabled`]).
+    pub fn is_enabled(&self) -> Result<bool, Error> {
+        events::domain_is_enabled(self.0)
+    }
+
+    /// Registers counter `name` of `kind`; its id (0 with no tool).
+    pub fn counter_register(&self, name: &CStr, kind: counters::CounterType) -> Result<u64, Error> {
+        counters::register(self.0, name, kind)
+    }
+
+    /// Samples counter `id` of this domain.
+    pub fn counter_sample(&self, id: u64, value: CounterSample) -> Result<(), Error> {
+        match value {
+            CounterSample::Int64(v) => counters::sample_i64(self.0, id, v),
+            CounterSample::Float64(v) => counters::sample_f64(self.0, id, v),
+            CounterSample::NoValue(reason) => counters::sample_no_value(self.0, id, reason),
+        }
     }
 
     /// A mark in `family` (see [`Family`]).

@@ -250,6 +250,8 @@ pub mod cbid {
     pub const COUNTER_SAMPLE_INT64: usize = 1;
     /// `nvtxCounterSampleFloat64`.
     pub const COUNTER_SAMPLE_FLOAT64: usize = 2;
+    /// `nvtxCounterSampleNoValue`.
+    pub const COUNTER_SAMPLE_NO_VALUE: usize = 4;
 }
 
 #[cfg(test)]

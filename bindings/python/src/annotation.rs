@@ -41,14 +41,18 @@ impl annotate {
         category: Option<&Bound<'_, PyAny>>,
         payload: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
+        let off = || annotate {
+            attributes: None,
+            args: None,
+        };
         if !nb::enabled() {
-            return Ok(annotate {
-                attributes: None,
-                args: None,
-            });
+            return Ok(off());
         }
         let d = get_domain(py, domain)?;
         let d = d.bind(py);
+        if !d.get().wanted {
+            return Ok(off());
+        }
         let no_message = message.is_none_or(|m| m.is_none());
         let attributes = Py::new(
             py,

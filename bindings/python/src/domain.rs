@@ -6,7 +6,7 @@ use crate::{c_string, checked};
 use nvtx_protocol::NO_PUSH_POP_TRACKING as NO_TRACKING;
 use nvtxr_engine::attributes::Payload;
 use nvtxr_engine::statics::{self as nb, Attributes, Family, StaticDomain, StaticString, Text};
-use nvtxr_engine::{loader, Error};
+use nvtxr_engine::Error;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use std::ffi::CString;
@@ -54,6 +54,8 @@ pub struct RegisteredString {
 #[pyclass(frozen, module = "nvtxr")]
 pub struct Domain {
     pub(crate) inner: StaticDomain,
+    /// Whether the tool wants its events (see `get_domain`).
+    pub(crate) wanted: bool,
     #[pyo3(get)]
     name: Option<String>,
     /// `str` -> `RegisteredString`.
@@ -203,7 +205,7 @@ impl Domain {
         off: R,
         call: impl FnOnce(&StaticDomain, &Attributes) -> Result<R, Error>,
     ) -> PyResult<R> {
-        if !nb::enabled() {
+        if !nb::enabled() || !slf.get().wanted {
             return Ok(off);
         }
         name_thread_once(slf.py());
@@ -294,16 +296,41 @@ impl Domain {
         Domain::event(slf, attributes, args, 0, |d, a| d.start(a, Family::Domain))
     }
 
+    /// A counter in this domain (NVIDIA's `Domain.get_counter`): an
+    /// `Int64Counter` for `int`, a `Float64Counter` for `float`; made once
+    /// per name and type, then the same object (see `nvtxr.counters`).
+    #[pyo3(signature = (name, dtype, *, description=None, scope=None, semantics=None, time_domain=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn get_counter<'py>(
+        slf: &Bound<'py, Self>,
+        name: &Bound<'py, PyAny>,
+        dtype: &Bound<'py, PyAny>,
+        description: Option<&Bound<'py, PyAny>>,
+        scope: Option<&Bound<'py, PyAny>>,
+        semantics: Option<&Bound<'py, PyAny>>,
+        time_domain: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        slf.py().import("nvtxr.counters")?.call_method1(
+            "get_counter",
+            (slf, name, dtype, description, scope, semantics, time_domain),
+        )
+    }
+
     /// Closes this OS thread's innermost range in this domain.
     fn pop_range(&self, py: Python<'_>) -> i32 {
+        if !self.wanted {
+            return NO_TRACKING;
+        }
         name_thread_once(py);
         checked(py, self.inner.pop(Family::Domain), NO_TRACKING)
     }
 
     /// Ends the range `range_id` (from `start_range`), on any thread.
     fn end_range(&self, py: Python<'_>, range_id: u64) {
-        name_thread_once(py);
-        checked(py, self.inner.end(range_id, Family::Domain), ());
+        if self.wanted {
+            name_thread_once(py);
+            checked(py, self.inner.end(range_id, Family::Domain), ());
+        }
     }
 }
 
@@ -332,20 +359,20 @@ pub(crate) fn get_domain(
             )
         }
     };
+    // As NVIDIA's package: a new domain asks the tool whether it wants its
+    // events (`nvtxDomainIsEnabled`, which initializes NVTX first); one it
+    // does not want records nothing.
+    let wanted = checked(py, inner.is_enabled(), false);
     let d = Py::new(
         py,
         Domain {
             inner,
             name,
+            wanted,
             strings: PyDict::new(py).unbind(),
             categories: PyDict::new(py).unbind(),
         },
     )?;
     domains.set_item(key, &d)?;
-    // NVIDIA's package calls nvtxInitialize once, after its first domain.
-    static INITIALIZE: std::sync::Once = std::sync::Once::new();
-    INITIALIZE.call_once(|| {
-        loader::initialize_and_forward();
-    });
     Ok(d)
 }

@@ -30,6 +30,9 @@ macro_rules! module_fn {
             name_thread_once(py);
             let d = get_domain(py, domain)?;
             let d = d.bind(py);
+            if !d.get().wanted {
+                return Ok($off);
+            }
             let a = Domain::resolve(d, Args::new(message, color, category, payload))?;
             Ok(checked(py, d.get().inner.$call(&a.attributes(), Family::Domain), $off))
         }
@@ -62,6 +65,9 @@ pub(crate) fn start_range(
     }
     name_thread_once(py);
     let d = get_domain(py, domain)?;
+    if !d.get().wanted {
+        return Ok(None);
+    }
     let a = Domain::resolve(d.bind(py), Args::new(message, color, category, payload))?;
     let id = checked(py, d.get().inner.start(&a.attributes(), Family::Domain), 0);
     Ok(Some((id, d)))
@@ -70,7 +76,7 @@ pub(crate) fn start_range(
 /// Ends a range from `start_range`, on any thread; `None` is ignored.
 #[pyfunction]
 pub(crate) fn end_range(py: Python<'_>, range_id: Option<(u64, Py<Domain>)>) {
-    if let Some((id, d)) = range_id {
+    if let Some((id, d)) = range_id.filter(|(_, d)| d.get().wanted) {
         name_thread_once(py);
         checked(py, d.get().inner.end(id, Family::Domain), ());
     }
@@ -84,7 +90,11 @@ pub(crate) fn pop_range(py: Python<'_>, domain: Option<&Bound<'_, PyString>>) ->
         return Ok(NO_TRACKING);
     }
     name_thread_once(py);
-    let popped = get_domain(py, domain)?.get().inner.pop(Family::Domain);
+    let d = get_domain(py, domain)?;
+    if !d.get().wanted {
+        return Ok(NO_TRACKING);
+    }
+    let popped = d.get().inner.pop(Family::Domain);
     Ok(checked(py, popped, NO_TRACKING))
 }
 

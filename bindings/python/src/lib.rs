@@ -6,12 +6,16 @@
 //! bounded.
 
 mod annotation;
+mod counters;
 mod domain;
 mod functions;
 mod threads;
 mod values;
 
 use annotation::{_call, _end, _pop, _push, _start, annotate};
+use counters::{
+    _counter_register, _counter_sample_float, _counter_sample_int, _counter_sample_no_value,
+};
 use domain::{get_domain, Domain, EventAttributes, RegisteredString};
 use functions::{
     _text_end, _text_mark, _text_pop, _text_push, _text_start, enabled, end_range, load_error,
@@ -71,5 +75,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_text_start, m)?)?;
     m.add_function(wrap_pyfunction!(_text_pop, m)?)?;
     m.add_function(wrap_pyfunction!(_text_end, m)?)?;
+    m.add_function(wrap_pyfunction!(_counter_register, m)?)?;
+    m.add_function(wrap_pyfunction!(_counter_sample_int, m)?)?;
+    m.add_function(wrap_pyfunction!(_counter_sample_float, m)?)?;
+    m.add_function(wrap_pyfunction!(_counter_sample_no_value, m)?)?;
     Ok(())
 }

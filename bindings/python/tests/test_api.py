@@ -29,6 +29,9 @@ def test_two_interleaved_coroutines_give_two_whole_ranges():
     check(process)
     assert calls == [
         "Initialize",
+        # As NVIDIA's package: the domain's first use asks whether it is enabled.
+        "ExtInit module=2 compat=0x0104 version=3 size=40 segments=1 segment=0 slots=63 types=28x4",
+        "DomainIsEnabled default",
         'DomainRegisterStringA default "fetch"',
         'DomainRangeStartEx default {msg=reg:"fetch" color=0x000000ff} -> 1',
         'DomainRegisterStringA default "fetch 1 started"',
@@ -68,6 +71,9 @@ def test_a_generator_is_one_range_from_first_next_to_close():
     assert process.stdout == "0 1\n"
     assert calls == [
         "Initialize",
+        # As NVIDIA's package: the domain's first use asks whether it is enabled.
+        "ExtInit module=2 compat=0x0104 version=3 size=40 segments=1 segment=0 slots=63 types=28x4",
+        "DomainIsEnabled default",
         'DomainRegisterStringA default "Loader.batches"',
         'DomainRegisterStringA default "created"',
         'DomainMarkEx default {msg=reg:"created" color=0x000000ff}',
@@ -280,3 +286,51 @@ def test_a_thread_is_named_at_its_first_call_of_any_kind_and_again_after_fork():
         'NameOsThreadA tid=self "ender"',
         'NameOsThreadA tid=self "MainThread"',
     ], calls
+
+
+def test_counters_as_nvidias_package_makes_them():
+    process, calls = run(
+        """
+        import warnings
+        import nvtxr as nvtx
+        nvtx.name_threads(False)
+        d = nvtx.get_domain("Training")
+        loss = d.get_counter("loss", float, semantics=nvtx.CounterSemantics(min=0.0))
+        steps = d.get_counter("steps", int)
+        assert isinstance(loss, nvtx.Float64Counter) and isinstance(steps, nvtx.Int64Counter)
+        assert d.get_counter("loss", float) is loss, "made once"
+        loss.sample(0.5)
+        steps.sample(3)
+        steps.sample_no_value(nvtx.CounterNoValueReason.UNAVAILABLE)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            odd = d.get_counter("odd", complex)
+        assert isinstance(odd, nvtx.Float64Counter), odd
+        assert "not supported" in str(caught[0].message)
+        """
+    )
+    check(process)
+    counters = [c for c in calls if c.startswith("Counter")]
+    assert counters == [
+        'CounterRegister domain="Training" attributes=ptr',
+        'CounterRegister domain="Training" attributes=ptr',
+        'CounterSampleFloat64 domain="Training" counter=4294967303 value=0.5',
+        'CounterSampleInt64 domain="Training" counter=4294967303 value=3',
+        'CounterSampleNoValue domain="Training" counter=4294967303 reason=2',
+        'CounterRegister domain="Training" attributes=ptr',
+    ], calls
+
+
+def test_counters_without_a_tool_do_nothing():
+    process, calls = run(
+        """
+        import nvtxr as nvtx
+        c = nvtx.get_domain("x").get_counter("n", int)
+        c.sample(1)
+        c.sample_no_value(nvtx.CounterNoValueReason.ZERO)
+        print(c)
+        """,
+        tool=None,
+    )
+    check(process)
+    assert "<Int64Counter 'n'>" in process.stdout

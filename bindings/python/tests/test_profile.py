@@ -39,6 +39,8 @@ t.join()
 """
 
 EXPECTED = [
+    "ExtInit module=2 compat=0x0104 version=3 size=40 segments=1 segment=0 slots=63 types=28x4",
+    "DomainIsEnabled default",
     # import pkg.work: the two modules' bodies, the class body inside the second.
     'DomainRegisterStringA default "<module>"',
     'DomainRangePushEx default {msg=reg:"<module>" color=0x000000ff} -> 0',

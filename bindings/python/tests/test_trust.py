@@ -167,6 +167,7 @@ def test_push_and_pop_go_through_one_family():
     check(process)
     domain_family = [c for c in calls if c.startswith("Domain") and "Register" not in c]
     assert domain_family == [
+        "DomainIsEnabled default",
         "DomainRangePushEx default {color=0x000000ff} -> 0",
         "DomainRangePop default -> 0",
         "DomainRangePushEx default {color=0x000000ff} -> 0",

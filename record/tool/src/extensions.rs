@@ -1,8 +1,9 @@
 //! The tool's extension modules (`InitializeInjectionNvtxExtension`): the
 //! counters module, whose registrations and scalar samples (`int64`,
 //! `double`) are recorded like any event. Other counter calls (samples in
-//! a schema's layout, batches, "no value") and the other modules are not
-//! recorded yet: their slots stay empty, and the producer makes them no-ops.
+//! a schema's layout, batches, "no value") and the payload and memory
+//! modules are not recorded yet: their slots stay empty, and the producer
+//! makes them no-ops (`nvtxDomainIsEnabled` then answers yes).
 
 use crate::text::Event;
 use crate::writer;
@@ -71,11 +72,19 @@ pub unsafe extern "C" fn InitializeInjectionNvtxExtension(info: *mut ModuleInfo)
     // duration of the call.
     unsafe {
         let Some(info) = info.as_mut() else { return 0 };
-        if info.module_id != ext::COUNTERS.id || info.compat_id != ext::COUNTERS.compat {
-            return 0;
-        }
         if !crate::setup() {
             return 0;
+        }
+        // The payload and memory modules are accepted with nothing filled:
+        // declining one would tell the producer (through
+        // `nvtxDomainIsEnabled`, which NVIDIA's Python package asks for each
+        // domain) that no domain's events are wanted.
+        if info.module_id != ext::COUNTERS.id || info.compat_id != ext::COUNTERS.compat {
+            return c_int::from(
+                [ext::PAYLOAD, ext::MEM]
+                    .iter()
+                    .any(|m| m.id == info.module_id),
+            );
         }
         let Some(segment) = info.segments.as_ref() else {
             return 0;

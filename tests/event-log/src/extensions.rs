@@ -5,7 +5,8 @@
 //! returns a fixed value, so that two producers' logs compare line for line.
 //!
 //! Modes (`NVTXR_EVENT_LOG_MODE`): `ext-decline` returns 0 from the entry
-//! point; `ext-partial` fills only `nvtxMarkPayload`.
+//! point; `ext-partial` fills only `nvtxMarkPayload`; `ext-disabled`
+//! answers `nvtxDomainIsEnabled` with 0.
 
 use crate::format::domain;
 use crate::record;
@@ -75,9 +76,10 @@ impl Canned for c_int {
     }
 }
 
+/// `nvtxDomainIsEnabled`'s answer: yes, but for mode `ext-disabled`.
 impl Canned for u8 {
     fn canned() -> Self {
-        1
+        u8::from(std::env::var("NVTXR_EVENT_LOG_MODE").as_deref() != Ok("ext-disabled"))
     }
 }
 

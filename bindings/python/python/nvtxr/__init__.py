@@ -21,7 +21,8 @@ NVTX call of any kind, and again in a child ``os.fork`` made
 
 Also here: ``torch.cuda.nvtx``'s calls (``range_push``, ``range_pop``,
 ``range_start``, ``range_end``, ``range``; or ``import nvtxr.torch``),
-nvtxpy-style timed ranges (:mod:`nvtxr.nvtxpy`, :func:`stats`), and
+nvtxpy-style timed ranges (:mod:`nvtxr.nvtxpy`, :func:`stats`), counters
+(``Domain.get_counter``, :mod:`nvtxr.counters`), and
 ``python -m nvtxr.profile script.py`` to annotate every Python function call.
 """
 
@@ -41,12 +42,28 @@ from nvtxr._native import (
     push_range,
     start_range,
 )
+from nvtxr.counters import (
+    Counter,
+    CounterInterpolation,
+    CounterNoValueReason,
+    CounterSemantics,
+    CounterValueType,
+    Float64Counter,
+    Int64Counter,
+)
 from nvtxr.nvtxpy import getstats as stats
 from nvtxr.torch import range, range_end, range_pop, range_push, range_start
 
 __all__ = [
+    "Counter",
+    "CounterInterpolation",
+    "CounterNoValueReason",
+    "CounterSemantics",
+    "CounterValueType",
     "Domain",
     "EventAttributes",
+    "Float64Counter",
+    "Int64Counter",
     "RegisteredString",
     "annotate",
     "enabled",

@@ -48,6 +48,16 @@ class Domain:
         payload: Payload = None,
     ) -> int: ...
     def pop_range(self) -> int: ...
+    def get_counter(
+        self,
+        name: str,
+        dtype: type,
+        *,
+        description: Optional[str] = None,
+        scope: Any = None,
+        semantics: Optional["CounterSemantics"] = None,
+        time_domain: Any = None,
+    ) -> "Counter": ...
     def start_range(
         self,
         attributes: Optional[EventAttributes] = None,
@@ -107,3 +117,13 @@ def range_start(msg: str) -> int: ...
 def range_end(range_id: int) -> None: ...
 def range(msg: str, *args: Any, **kwargs: Any) -> AbstractContextManager[None]: ...
 def stats() -> Dict[str, Tuple[int, float]]: ...
+
+from nvtxr.counters import (
+    Counter as Counter,
+    CounterInterpolation as CounterInterpolation,
+    CounterNoValueReason as CounterNoValueReason,
+    CounterSemantics as CounterSemantics,
+    CounterValueType as CounterValueType,
+    Float64Counter as Float64Counter,
+    Int64Counter as Int64Counter,
+)

@@ -1,0 +1,133 @@
+"""Counters, as NVIDIA's ``nvtx`` package has them (0.2.17): a named series
+of numbers the tool plots over time, made by ``Domain.get_counter``.
+
+>>> import nvtxr as nvtx
+>>> loss = nvtx.get_domain("Training").get_counter("loss", float)
+>>> loss.sample(0.42)
+>>> nvtx.get_domain("Training").get_counter("loss", float) is loss
+True
+
+``int`` gives an :class:`Int64Counter`, ``float`` a :class:`Float64Counter`.
+Samples go through NVTX's counters extension to the tool (``nvtxr record``
+shows them as counter tracks). Not here yet: ``ExtCounter`` (NumPy dtypes),
+``batch_submit``, and forwarding ``description``, ``scope``, ``semantics``
+and ``time_domain`` to the tool (accepted, and kept on the counter). With no
+tool attached, counters are made as usual and sampling does nothing.
+"""
+
+import dataclasses
+import warnings
+from enum import Enum
+from typing import Optional, Union
+
+from nvtxr import _native
+
+
+class CounterNoValueReason(Enum):
+    """Why a sample has no value (``NVTX_COUNTER_SAMPLE_*``)."""
+
+    ZERO = 0
+    UNCHANGED = 1
+    UNAVAILABLE = 2
+
+
+class CounterValueType(Enum):
+    """How samples relate to earlier ones (``NVTX_COUNTER_FLAG_VALUETYPE_*``)."""
+
+    ABSOLUTE = 0
+    DELTA = 1
+    DELTA_SINCE_START = 2
+
+
+class CounterInterpolation(Enum):
+    """How tools interpolate between samples (``NVTX_COUNTER_FLAG_INTERPOLATION_*``)."""
+
+    POINT = 0
+    SINCE_LAST = 1
+    UNTIL_NEXT = 2
+    LINEAR = 3
+
+
+@dataclasses.dataclass(frozen=True)
+class CounterSemantics:
+    """How a counter's values should be read (``nvtxSemanticsCounter_t``)."""
+
+    unit: Optional[Union[str, bytes]] = None
+    value_type: CounterValueType = CounterValueType.ABSOLUTE
+    interpolation: CounterInterpolation = CounterInterpolation.POINT
+    min: Optional[Union[int, float]] = None
+    max: Optional[Union[int, float]] = None
+    unit_scale_numerator: int = 1
+    unit_scale_denominator: int = 1
+
+
+class Counter:
+    """A registered counter; made by ``Domain.get_counter``."""
+
+    __slots__ = ("domain", "name", "dtype", "description", "scope", "semantics", "time_domain", "_id")
+
+    _float = False
+
+    def __init__(self, domain, name, dtype, description=None, scope=None, semantics=None, time_domain=None):
+        self.domain = domain
+        self.name = name
+        self.dtype = dtype
+        self.description = description
+        self.scope = scope
+        self.semantics = semantics
+        self.time_domain = time_domain
+        self._id = _native._counter_register(domain, str(name), self._float)
+
+    def sample(self, value):
+        """Records one value now."""
+        raise NotImplementedError("use Domain.get_counter() for a concrete counter")
+
+    def sample_no_value(self, reason: CounterNoValueReason):
+        """Records that there is no value now, and why."""
+        _native._counter_sample_no_value(self.domain, self._id, CounterNoValueReason(reason).value)
+
+    def __repr__(self):
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+class Int64Counter(Counter):
+    """A counter of signed 64-bit integers."""
+
+    __slots__ = ()
+
+    def sample(self, value: int):
+        """Records one integer value now."""
+        _native._counter_sample_int(self.domain, self._id, value)
+
+
+class Float64Counter(Counter):
+    """A counter of 64-bit floating-point values."""
+
+    __slots__ = ()
+    _float = True
+
+    def sample(self, value: float):
+        """Records one floating-point value now."""
+        _native._counter_sample_float(self.domain, self._id, value)
+
+
+_CLASSES = {int: Int64Counter, float: Float64Counter}
+_made = {}
+
+
+def get_counter(domain, name, dtype, description=None, scope=None, semantics=None, time_domain=None):
+    """``Domain.get_counter``: the counter, made on first use and cached."""
+    cls = _CLASSES.get(dtype)
+    if cls is None:
+        # Never raise for an annotation: say what is wrong, and record floats.
+        warnings.warn(
+            f"nvtxr: counter {name!r}: dtype {dtype!r} is not supported (int or float); recording floats",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        cls = Float64Counter
+    key = (id(domain), name, cls)
+    counter = _made.get(key)
+    if counter is None:
+        counter = _made[key] = cls(domain, name, dtype, description, scope, semantics, time_domain)
+    return counter

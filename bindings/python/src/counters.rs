@@ -1,0 +1,50 @@
+//! Counters' native core: registration and samples on a domain; the
+//! classes (`Int64Counter`, `Float64Counter`, NVIDIA's enums and
+//! semantics) are `nvtxr.counters`, in Python.
+
+use crate::domain::Domain;
+use crate::{c_string, checked};
+use nvtxr_engine::counters::CounterType;
+use nvtxr_engine::statics::{self as nb, CounterSample};
+use pyo3::prelude::*;
+
+/// Registers counter `name` in `domain` (float values when `float`, else
+/// int64); its id, 0 with no tool.
+#[pyfunction]
+pub(crate) fn _counter_register(domain: &Bound<'_, Domain>, name: &str, float: bool) -> u64 {
+    if !nb::enabled() || !domain.get().wanted {
+        return 0;
+    }
+    let kind = if float {
+        CounterType::Float64
+    } else {
+        CounterType::Int64
+    };
+    let registered = domain.get().inner.counter_register(&c_string(name), kind);
+    checked(domain.py(), registered, 0)
+}
+
+fn sample(domain: &Bound<'_, Domain>, id: u64, value: CounterSample) {
+    if id != 0 && nb::enabled() {
+        let sampled = domain.get().inner.counter_sample(id, value);
+        checked(domain.py(), sampled, ());
+    }
+}
+
+/// Samples an int64 counter.
+#[pyfunction]
+pub(crate) fn _counter_sample_int(domain: &Bound<'_, Domain>, id: u64, value: i64) {
+    sample(domain, id, CounterSample::Int64(value))
+}
+
+/// Samples a float counter.
+#[pyfunction]
+pub(crate) fn _counter_sample_float(domain: &Bound<'_, Domain>, id: u64, value: f64) {
+    sample(domain, id, CounterSample::Float64(value))
+}
+
+/// Records a sample with no value, for `reason` (0 zero, 1 unchanged, 2 unavailable).
+#[pyfunction]
+pub(crate) fn _counter_sample_no_value(domain: &Bound<'_, Domain>, id: u64, reason: u8) {
+    sample(domain, id, CounterSample::NoValue(reason))
+}
