@@ -35,7 +35,11 @@ fn run_blocks(language: &str, extension: &str) -> Vec<Vec<String>> {
 #[test]
 fn the_readme_c_code_compiles_and_records() {
     let runs = run_blocks("c", "c");
-    assert_eq!(runs.len(), 2, "the quick start and the scoped ranges");
+    assert_eq!(
+        runs.len(),
+        3,
+        "the quick start, the scoped ranges and the counters"
+    );
     let quick_start = &runs[0];
     assert!(
         quick_start.contains(&"RangePushA \"epoch 1\" -> 0".to_string()),
@@ -59,6 +63,12 @@ fn the_readme_c_code_compiles_and_records() {
     let pushes = scoped.iter().filter(|c| c.contains("Push")).count();
     let pops = scoped.iter().filter(|c| c.contains("Pop")).count();
     assert_eq!((pushes, pops), (4, 4), "every scope popped: {scoped:#?}");
+    let samples: Vec<&String> = runs[2]
+        .iter()
+        .filter(|c| c.starts_with("CounterSample"))
+        .collect();
+    assert_eq!(samples.len(), 3, "{:#?}", runs[2]);
+    assert!(samples[1].ends_with("value=0.5"), "{samples:?}");
 }
 
 #[test]
