@@ -107,12 +107,30 @@ fn drop_in_libraries_export_nvidias_api_and_nothing_else() {
     }
 }
 
+/// `tests/c/core_only_tool.c` built as a shared library: a tool with no
+/// extension entry point.
+fn core_only_tool() -> String {
+    let lib = nvtxr_harness::work_dir().join(format!("core-only-tool-{}.so", std::process::id()));
+    let out = Command::new(std::env::var("CC").unwrap_or_else(|_| "gcc".into()))
+        .args(["-shared", "-fPIC", "-O2", "-Wall", "-Werror", "-o"])
+        .arg(&lib)
+        .arg(nvtxr_harness::root().join("tests/c/core_only_tool.c"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    lib.to_str().unwrap().to_string()
+}
+
 #[test]
 fn extension_calls_behave_as_with_nvidias_library() {
     let nvidia_exe = compile_c("nvtx_extensions.c", Producer::NvidiaInterop, &[]);
     let compat_exe = compile_c("nvtx_extensions.c", Producer::NvtxrCompat, &[]);
     let compat_dir = &artifacts().compat_dir;
-    let no_extensions = artifacts().record_tool.to_str().unwrap().to_string();
+    let no_extensions = core_only_tool();
     // No tool; a tool whose extension entry point fills every slot, declines,
     // or fills one slot; a tool with no extension entry point.
     let tools = [

@@ -79,7 +79,6 @@ pub struct VersionInfo {
 const _: () = assert!(std::mem::size_of::<Callbacks>() == 16);
 const _: () = assert!(std::mem::size_of::<VersionInfo>() == 24);
 
-/// The extension modules (payloads, counters, memory).
 pub mod ext;
 
 /// Callback modules: ids and sizes (a module's table has `size + 1` entries).
