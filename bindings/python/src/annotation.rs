@@ -5,7 +5,7 @@ use crate::checked;
 use crate::domain::{get_domain, Args, Domain, EventAttributes};
 use crate::threads::name_thread_once;
 use nvtx_protocol::NO_PUSH_POP_TRACKING as NO_TRACKING;
-use nvtxr_engine::statics::{self as nb, Family};
+use nvtxr_engine::statics::Family;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
@@ -45,7 +45,7 @@ impl annotate {
             attributes: None,
             args: None,
         };
-        if !nb::enabled() {
+        if !crate::active() {
             return Ok(off());
         }
         let d = get_domain(py, domain)?;

@@ -5,14 +5,14 @@
 use crate::domain::Domain;
 use crate::{c_string, checked};
 use nvtxr_engine::counters::CounterType;
-use nvtxr_engine::statics::{self as nb, CounterSample};
+use nvtxr_engine::statics::CounterSample;
 use pyo3::prelude::*;
 
 /// Registers counter `name` in `domain` (float values when `float`, else
 /// int64); its id, 0 with no tool.
 #[pyfunction]
 pub(crate) fn _counter_register(domain: &Bound<'_, Domain>, name: &str, float: bool) -> u64 {
-    if !nb::enabled() || !domain.get().wanted {
+    if !crate::active() || !domain.get().wanted {
         return 0;
     }
     let kind = if float {
@@ -25,7 +25,7 @@ pub(crate) fn _counter_register(domain: &Bound<'_, Domain>, name: &str, float: b
 }
 
 fn sample(domain: &Bound<'_, Domain>, id: u64, value: CounterSample) {
-    if id != 0 && nb::enabled() {
+    if id != 0 && crate::active() {
         let sampled = domain.get().inner.counter_sample(id, value);
         checked(domain.py(), sampled, ());
     }

@@ -5,7 +5,7 @@ use crate::values::{color, payload, warn};
 use crate::{c_string, checked};
 use nvtx_protocol::NO_PUSH_POP_TRACKING as NO_TRACKING;
 use nvtxr_engine::attributes::Payload;
-use nvtxr_engine::statics::{self as nb, Attributes, Family, StaticDomain, StaticString, Text};
+use nvtxr_engine::statics::{Attributes, Family, StaticDomain, StaticString, Text};
 use nvtxr_engine::Error;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
@@ -205,7 +205,7 @@ impl Domain {
         off: R,
         call: impl FnOnce(&StaticDomain, &Attributes) -> Result<R, Error>,
     ) -> PyResult<R> {
-        if !nb::enabled() || !slf.get().wanted {
+        if !crate::active() || !slf.get().wanted {
             return Ok(off);
         }
         name_thread_once(slf.py());
@@ -352,7 +352,12 @@ pub(crate) fn get_domain(
         Some(n) => {
             let n = n.to_cow()?.into_owned();
             let name = c_string(&n);
-            let created = checked(py, StaticDomain::create(&name).map(Some), None);
+            // Under NVTX_DISABLE nothing reaches the tool, not even the
+            // domain's creation (NVIDIA's package makes a dummy domain).
+            let created = match crate::disabled() {
+                true => None,
+                false => checked(py, StaticDomain::create(&name).map(Some), None),
+            };
             (
                 created.unwrap_or_else(|| StaticDomain::uninterned(&name)),
                 Some(n),
@@ -362,7 +367,7 @@ pub(crate) fn get_domain(
     // As NVIDIA's package: a new domain asks the tool whether it wants its
     // events (`nvtxDomainIsEnabled`, which initializes NVTX first); one it
     // does not want records nothing.
-    let wanted = checked(py, inner.is_enabled(), false);
+    let wanted = !crate::disabled() && checked(py, inner.is_enabled(), false);
     let d = Py::new(
         py,
         Domain {

@@ -6,7 +6,7 @@ use crate::threads::name_thread_once;
 use crate::{c_string, checked};
 use nvtx_protocol::NO_PUSH_POP_TRACKING as NO_TRACKING;
 use nvtxr_engine::loader;
-use nvtxr_engine::statics::{self as nb, Attributes, Family, StaticDomain, Text};
+use nvtxr_engine::statics::{Attributes, Family, StaticDomain, Text};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
@@ -24,7 +24,7 @@ macro_rules! module_fn {
             category: Option<&Bound<'_, PyAny>>,
             payload: Option<&Bound<'_, PyAny>>,
         ) -> PyResult<$ret> {
-            if !nb::enabled() {
+            if !crate::active() {
                 return Ok($off);
             }
             name_thread_once(py);
@@ -60,7 +60,7 @@ pub(crate) fn start_range(
     category: Option<&Bound<'_, PyAny>>,
     payload: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Option<(u64, Py<Domain>)>> {
-    if !nb::enabled() {
+    if !crate::active() {
         return Ok(None);
     }
     name_thread_once(py);
@@ -86,7 +86,7 @@ pub(crate) fn end_range(py: Python<'_>, range_id: Option<(u64, Py<Domain>)>) {
 #[pyfunction]
 #[pyo3(signature = (domain=None))]
 pub(crate) fn pop_range(py: Python<'_>, domain: Option<&Bound<'_, PyString>>) -> PyResult<i32> {
-    if !nb::enabled() {
+    if !crate::active() {
         return Ok(NO_TRACKING);
     }
     name_thread_once(py);
@@ -98,11 +98,18 @@ pub(crate) fn pop_range(py: Python<'_>, domain: Option<&Bound<'_, PyString>>) ->
     Ok(checked(py, popped, NO_TRACKING))
 }
 
-/// Whether a tool is attached (`NVTX_INJECTION64_PATH`): when not, every
-/// call returns at once.
+/// Whether NVTX is enabled, as NVIDIA's package means it: not turned off by
+/// a non-empty `NVTX_DISABLE` (whether a tool is attached or not).
 #[pyfunction]
 pub(crate) fn enabled() -> bool {
-    nb::enabled()
+    !crate::disabled()
+}
+
+/// Whether a tool is attached (`NVTX_INJECTION64_PATH`) and NVTX is
+/// enabled: when not, every call returns at once.
+#[pyfunction]
+pub(crate) fn tool_attached() -> bool {
+    crate::active()
 }
 
 /// Why the configured tool did not attach, if it did not.
@@ -118,7 +125,7 @@ macro_rules! text_fn {
     ($name:ident, $call:ident, $ret:ty, $off:expr) => {
         #[pyfunction]
         pub(crate) fn $name(py: Python<'_>, message: &str) -> $ret {
-            if !nb::enabled() {
+            if !crate::active() {
                 return $off;
             }
             name_thread_once(py);
@@ -139,7 +146,7 @@ macro_rules! text_fn {
 
 #[pyfunction]
 pub(crate) fn _text_mark(py: Python<'_>, message: &str) {
-    if nb::enabled() {
+    if crate::active() {
         name_thread_once(py);
         let marked = StaticDomain::global().mark(
             &Attributes {

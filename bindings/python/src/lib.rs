@@ -19,7 +19,7 @@ use counters::{
 use domain::{get_domain, Domain, EventAttributes, RegisteredString};
 use functions::{
     _text_end, _text_mark, _text_pop, _text_push, _text_start, enabled, end_range, load_error,
-    mark, pop_range, push_range, start_range,
+    mark, pop_range, push_range, start_range, tool_attached,
 };
 use nvtxr_engine::Error;
 use pyo3::prelude::*;
@@ -30,6 +30,19 @@ use threads::{_forked, name_current_thread, name_threads};
 /// An engine result at the Python door, which never raises for an NVTX
 /// call: the value, or, when the engine refused the call, a
 /// `RuntimeWarning` saying why and `fallback`.
+/// Whether `NVTX_DISABLE` is set to anything but the empty string (as
+/// NVIDIA's package reads it, once): every call is then a no-op.
+pub(crate) fn disabled() -> bool {
+    static DISABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *DISABLED.get_or_init(|| std::env::var_os("NVTX_DISABLE").is_some_and(|v| !v.is_empty()))
+}
+
+/// Whether calls reach a tool: one is attached and NVTX is not disabled.
+#[inline]
+pub(crate) fn active() -> bool {
+    nvtxr_engine::statics::enabled() && !disabled()
+}
+
 pub(crate) fn checked<T>(py: Python<'_>, result: Result<T, Error>, fallback: T) -> T {
     result.unwrap_or_else(|e| {
         let warning = py.get_type::<pyo3::exceptions::PyRuntimeWarning>();
@@ -62,6 +75,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(start_range, m)?)?;
     m.add_function(wrap_pyfunction!(end_range, m)?)?;
     m.add_function(wrap_pyfunction!(enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(tool_attached, m)?)?;
     m.add_function(wrap_pyfunction!(name_threads, m)?)?;
     m.add_function(wrap_pyfunction!(name_current_thread, m)?)?;
     m.add_function(wrap_pyfunction!(load_error, m)?)?;

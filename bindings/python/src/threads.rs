@@ -2,7 +2,6 @@
 //! thread, at its first NVTX call, and again after `os.fork`.
 
 use crate::c_string;
-use nvtxr_engine::statics::{self as nb};
 use nvtxr_engine::{naming, thread};
 use pyo3::prelude::*;
 use std::cell::Cell;
@@ -24,7 +23,7 @@ thread_local! {
 /// process, at its first NVTX call of any kind (with a tool: without one
 /// there is nobody to tell).
 pub(crate) fn name_thread_once(py: Python<'_>) {
-    if !nb::enabled() {
+    if !crate::active() {
         return;
     }
     let generation = FORK_GENERATION.load(Ordering::Relaxed);
@@ -45,7 +44,7 @@ pub(crate) fn name_thread_once(py: Python<'_>) {
 
 /// Names the calling OS thread (when a tool is attached).
 pub(crate) fn name_os_thread(name: &str) {
-    if nb::enabled() {
+    if crate::active() {
         let name = c_string(name);
         // SAFETY: a valid C string for the call.
         unsafe { naming::name_os_thread(thread::current_os_thread_id(), name.as_ptr()) }

@@ -203,17 +203,17 @@ def test_no_tool_and_a_missing_tool_never_raise():
         @nvtx.annotate()
         def f():
             return 5
-        print(nvtx.enabled(), f(), nvtx.start_range("r"), nvtx.push_range("p"), nvtx.load_error() is None)
+        print(nvtx.enabled(), nvtx.tool_attached(), f(), nvtx.start_range("r"), nvtx.push_range("p"), nvtx.load_error() is None)
         nvtx.end_range(None)
         nvtx.mark("m", payload=object())
         """
     process, _ = run(code, tool=None)
     check(process)
-    assert process.stdout == "False 5 None -2 True\n"
+    assert process.stdout == "True False 5 None -2 True\n"
     assert process.stderr == ""
     process, _ = run(code, tool="/nonexistent/libtool.so")
     check(process)
-    assert process.stdout == "False 5 None -2 False\n"
+    assert process.stdout == "True False 5 None -2 False\n"
     assert process.stderr.count("\n") == 1
     assert process.stderr.startswith("nvtxr: could not load NVTX tool \"/nonexistent/libtool.so\"")
 
@@ -334,3 +334,21 @@ def test_counters_without_a_tool_do_nothing():
     )
     check(process)
     assert "<Int64Counter 'n'>" in process.stdout
+
+
+def test_nvtx_disable_turns_every_call_off_as_nvidias_package_does():
+    process, calls = run(
+        """
+        import nvtxr as nvtx
+        with nvtx.annotate("x"):
+            nvtx.mark("m", domain="d")
+        nvtx.get_domain("d").get_counter("c", int).sample(1)
+        print(nvtx.enabled(), nvtx.tool_attached(), nvtx.push_range("p"))
+        """,
+        env={"NVTX_DISABLE": "1"},
+    )
+    check(process)
+    assert process.stdout == "False False -2\n"
+    assert [c for c in calls if not c.startswith("init ")] == [], "nothing reached the tool"
+    process, _ = run("import nvtxr as nvtx\nprint(nvtx.enabled())\n", env={"NVTX_DISABLE": ""})
+    assert process.stdout == "True\n", "an empty NVTX_DISABLE does not disable"

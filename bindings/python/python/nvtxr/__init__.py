@@ -10,9 +10,11 @@ A drop-in for NVIDIA's ``nvtx`` package (``import nvtxr as nvtx``):
 ...     pass
 >>> nvtx.mark("checkpoint", payload=3)
 
-With no NVTX tool attached (``NVTX_INJECTION64_PATH`` unset) every call
-returns after one check, and nothing raises for lack of a tool, a GPU or
-CUDA. ``annotate`` on an ``async def``, a generator or an async generator
+With no NVTX tool attached (``NVTX_INJECTION64_PATH`` unset), or with
+``NVTX_DISABLE`` set to anything but an empty string, every call returns
+after one check, and nothing raises for lack of a tool, a GPU or CUDA.
+``enabled()`` is NVIDIA's: false only under ``NVTX_DISABLE``;
+``tool_attached()`` says whether calls reach a tool. ``annotate`` on an ``async def``, a generator or an async generator
 covers its whole execution with a start/end range (coroutines interleave on
 one thread, where push/pop ranges would nest wrongly). Each Python thread's
 OS thread is named after ``threading.current_thread().name`` at its first
@@ -41,6 +43,7 @@ from nvtxr._native import (
     pop_range,
     push_range,
     start_range,
+    tool_attached,
 )
 from nvtxr.counters import (
     Counter,
@@ -82,4 +85,5 @@ __all__ = [
     "range_start",
     "start_range",
     "stats",
+    "tool_attached",
 ]

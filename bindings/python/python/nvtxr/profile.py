@@ -27,7 +27,7 @@ import runpy
 import sys
 import threading
 
-from nvtxr._native import _pop, _push, enabled, get_domain
+from nvtxr._native import _pop, _push, get_domain, tool_attached
 
 __all__ = ["start", "stop"]
 
@@ -203,7 +203,7 @@ _active = None
 def start(include=()):
     """Starts annotating function calls (of modules under the ``include`` prefixes)."""
     global _active
-    if _active is None and enabled():
+    if _active is None and tool_attached():
         _active = _Implementation(include)
         _active.start()
 
