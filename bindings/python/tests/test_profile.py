@@ -88,3 +88,28 @@ def test_profile_turns_calls_of_included_modules_into_ranges(version, tmp_path):
     )
     check(process)
     assert [c for c in calls if c != "Initialize"] == EXPECTED
+
+
+def test_nvidias_profile_class_annotates_calls_between_enable_and_disable():
+    process, calls = run(
+        """
+        import nvtxr as nvtx
+        nvtx.name_threads(False)
+
+        def inside():
+            return 1
+
+        def outside():
+            return 2
+
+        profile = nvtx.Profile(linenos=False)
+        profile.enable()
+        inside()
+        profile.disable()
+        outside()
+        """
+    )
+    check(process)
+    pushes = [c for c in calls if "RangePushEx" in c]
+    assert any('"inside"' in c for c in pushes), calls
+    assert not any('"outside"' in c for c in pushes), calls

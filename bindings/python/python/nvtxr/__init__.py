@@ -55,6 +55,7 @@ from nvtxr.counters import (
     Int64Counter,
 )
 from nvtxr.nvtxpy import getstats as stats
+from nvtxr.profile import Profile
 from nvtxr.torch import range, range_end, range_pop, range_push, range_start
 
 __all__ = [
@@ -67,6 +68,7 @@ __all__ = [
     "EventAttributes",
     "Float64Counter",
     "Int64Counter",
+    "Profile",
     "RegisteredString",
     "annotate",
     "enabled",

@@ -130,3 +130,9 @@ from nvtxr.counters import (
     Float64Counter as Float64Counter,
     Int64Counter as Int64Counter,
 )
+
+class Profile:
+    """NVIDIA's ``nvtx.Profile``: function calls as ranges between enable() and disable()."""
+    def __init__(self, linenos: bool = True, annotate_cfuncs: bool = True) -> None: ...
+    def enable(self) -> None: ...
+    def disable(self) -> None: ...

@@ -216,6 +216,33 @@ def stop():
         _active = None
 
 
+class Profile:
+    """NVIDIA's ``nvtx.Profile``: every Python function call between
+    :meth:`enable` and :meth:`disable` as an NVTX range (this module's
+    annotations, named after the function's qualified name).
+
+    >>> import nvtxr as nvtx
+    >>> profile = nvtx.Profile()
+    >>> profile.enable()
+    >>> profile.disable()
+
+    ``linenos`` and ``annotate_cfuncs`` are accepted and kept; the ranges
+    are this module's (Python functions, no line numbers in their names).
+    """
+
+    def __init__(self, linenos: bool = True, annotate_cfuncs: bool = True):
+        self.linenos = linenos
+        self.annotate_cfuncs = annotate_cfuncs
+
+    def enable(self):
+        """Starts annotating function calls."""
+        start()
+
+    def disable(self):
+        """Stops annotating function calls."""
+        stop()
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="python -m nvtxr.profile",
