@@ -1,4 +1,5 @@
 {-# LANGUAGE MagicHash #-}
+{-# LANGUAGE ScopedTypeVariables #-}
 
 -- |
 -- Module      : NVTX
@@ -101,6 +102,12 @@ module NVTX
     -- * Registered strings
   , registerString
 
+    -- * Counters
+  , Counter
+  , CounterValue
+  , counter
+  , sample
+
     -- * Tool
   , initialize
   , isToolAttached
@@ -112,6 +119,7 @@ module NVTX
 
 import Control.Concurrent (isCurrentThreadBound)
 import Control.Exception (bracket, mask, onException)
+import Data.Int (Int64)
 import Data.Maybe (fromMaybe)
 import Data.Word (Word64)
 import Foreign.C.String (CString)
@@ -450,3 +458,45 @@ destroyDomain (Domain d) = destroyDomainHandle d
 -- @since 0.1.0
 registerString :: Domain -> String -> IO RegisteredString
 registerString dom@(Domain d) text = RegisteredString dom <$> registerStringHandle d text
+
+-- | A counter of a domain: a named series of values (@Int64@ or @Double@)
+-- the tool plots over time, through NVTX's counters extension. Made by
+-- 'counter'; with no tool (or the portable build) sampling does nothing.
+--
+-- @since 0.1.0
+data Counter a = Counter !Domain !Word64
+
+-- | A counter's value type: @Int64@ or @Double@.
+--
+-- @since 0.1.0
+class CounterValue a where
+  counterIsDouble :: proxy a -> Bool
+  sampleValue :: Ptr () -> Word64 -> a -> IO ()
+
+instance CounterValue Int64 where
+  counterIsDouble _ = False
+  sampleValue = sampleCounterInt64
+
+instance CounterValue Double where
+  counterIsDouble _ = True
+  sampleValue = sampleCounterDouble
+
+-- | Registers counter @name@ in a domain:
+--
+-- > loss <- counter defaultDomain "loss" :: IO (Counter Double)
+-- > sample loss 0.25
+--
+-- @since 0.1.0
+counter :: forall a. CounterValue a => Domain -> String -> IO (Counter a)
+counter dom@(Domain d) name
+  | not toolAttached = pure (Counter dom 0)
+  | otherwise = Counter dom <$> registerCounter d name (counterIsDouble ([] :: [a]))
+
+-- | Records a value of the counter now.
+--
+-- @since 0.1.0
+sample :: CounterValue a => Counter a -> a -> IO ()
+sample (Counter (Domain d) c) value
+  | c == 0 = pure ()
+  | otherwise = sampleValue d c value
+{-# INLINE sample #-}

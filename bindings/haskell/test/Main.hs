@@ -9,6 +9,7 @@ import Control.Exception
 import Control.Monad
 import Control.Monad.IO.Class (liftIO)
 import qualified Data.Map.Strict as Map
+import Data.Int (Int64)
 import Data.List (isInfixOf, isPrefixOf, sort)
 import Data.Maybe (mapMaybe)
 import System.Directory (getTemporaryDirectory, removeFile)
@@ -40,6 +41,7 @@ scenarios =
   , ("exceptions", exceptionsScenario)
   , ("eff", effScenario)
   , ("cache", cacheScenario)
+  , ("counters", countersScenario)
   ]
 
 runtime :: String
@@ -58,6 +60,7 @@ tests eventLog =
     , recorded "a program written against nvtx-hs's API runs unchanged" "nvtxr-nvtx-hs-compat" checkCompat
     , recorded "NVTX.Eff: ranges, marks and names through the handle" "eff" checkEff
     , recorded "a String message is encoded once, not per call" "cache" checkCache
+    , recorded "counters: registered in their domain, sampled with their type" "counters" checkCounters
     ]
   where
     recorded name scenario check = testCase name $ case eventLog of
@@ -163,6 +166,13 @@ effScenario = runNvtxIO $ \nvtx -> do
   depth <- pushRangeE nvtx "eff push"
   depth' <- popRangeE nvtx
   when (depth /= depth') $ throwIO (userError "push and pop disagree")
+
+countersScenario :: IO ()
+countersScenario = withDomain "train" $ \d -> do
+  loss <- counter d "loss" :: IO (Counter Double)
+  steps <- counter d "steps" :: IO (Counter Int64)
+  sample loss 0.25
+  sample steps (-3)
 
 -- Checks ----------------------------------------------------------------------
 
@@ -301,6 +311,15 @@ checkTraining events = do
 
 checkPortable :: [String] -> Assertion
 checkPortable events = events @?= ["RangePushA \"MyOperation\" -> 0", "MarkA \"computed\"", "RangePop -> 0"]
+
+checkCounters :: [String] -> Assertion
+checkCounters events =
+  filter ("Counter" `isPrefixOf`) events
+    @?= [ "CounterRegister domain=\"train\" attributes=ptr"
+        , "CounterRegister domain=\"train\" attributes=ptr"
+        , "CounterSampleFloat64 domain=\"train\" counter=4294967303 value=0.25"
+        , "CounterSampleInt64 domain=\"train\" counter=4294967303 value=-3"
+        ]
 
 checkEff :: [String] -> Assertion
 checkEff events

@@ -28,16 +28,19 @@ module NVTX.Internal.Native
   , endEvent
   , nameCategoryIn
   , nameCurrentThread
+  , registerCounter
+  , sampleCounterInt64
+  , sampleCounterDouble
   ) where
 
 import Data.Bits (shiftR, (.&.), (.|.))
 import Data.Char (ord)
-import Data.Int (Int32)
+import Data.Int (Int32, Int64)
 import Data.IORef (IORef, atomicModifyIORef', newIORef, readIORef)
 import qualified Data.Map.Strict as Map
 import Data.Word (Word32, Word64, Word8)
 import Foreign.C.String (CString)
-import Foreign.C.Types (CBool (..), CInt)
+import Foreign.C.Types (CBool (..), CDouble (..), CInt)
 import Foreign.Marshal.Alloc (allocaBytes, allocaBytesAligned, free, mallocBytes)
 import Foreign.Marshal.Utils (fillBytes)
 import Foreign.Ptr (Ptr, castPtr, plusPtr)
@@ -70,6 +73,9 @@ foreign import capi unsafe "nvtxr.h nvtxr_range_start" c_start :: Ptr () -> CStr
 foreign import capi unsafe "nvtxr.h nvtxr_range_start_string" c_start_string :: Ptr () -> Ptr () -> IO Word64
 foreign import capi unsafe "nvtxr.h nvtxr_range_start_ex" c_start_ex :: Ptr () -> Ptr Event -> IO Word64
 foreign import capi unsafe "nvtxr.h nvtxr_range_end" c_end :: Ptr () -> Word64 -> IO Int32
+foreign import capi safe "nvtxr.h nvtxr_counter_register" c_counter_register :: Ptr () -> CString -> Word32 -> IO Word64
+foreign import capi unsafe "nvtxr.h nvtxr_counter_sample_int64" c_counter_sample_int64 :: Ptr () -> Word64 -> Int64 -> IO Int32
+foreign import capi unsafe "nvtxr.h nvtxr_counter_sample_float64" c_counter_sample_float64 :: Ptr () -> Word64 -> CDouble -> IO Int32
 
 -- | @nvtxr_event_t@, only ever handled through a pointer.
 data Event
@@ -211,6 +217,18 @@ nameCategoryIn d cat name = () <$ withUtf8 name (c_name_category d cat)
 
 nameCurrentThread :: String -> IO ()
 nameCurrentThread name = () <$ withUtf8 name c_name_current_thread
+
+-- | Registers a counter (values @Int64@ when the flag is false, else
+-- @Double@); its id, 0 with no tool.
+registerCounter :: Ptr () -> String -> Bool -> IO Word64
+registerCounter d name isDouble =
+  withUtf8 name $ \c -> c_counter_register d c (if isDouble then #{const NVTXR_COUNTER_FLOAT64} else #{const NVTXR_COUNTER_INT64})
+
+sampleCounterInt64 :: Ptr () -> Word64 -> Int64 -> IO ()
+sampleCounterInt64 d counter value = () <$ c_counter_sample_int64 d counter value
+
+sampleCounterDouble :: Ptr () -> Word64 -> Double -> IO ()
+sampleCounterDouble d counter value = () <$ c_counter_sample_float64 d counter (realToFrac value)
 
 -- | How an event reaches nvtxr: by the plain-text call, the registered-string
 -- call, or with full attributes (whose own message is ignored: @msg@ names

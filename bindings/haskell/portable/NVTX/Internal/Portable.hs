@@ -14,8 +14,12 @@ module NVTX.Internal.Portable
   , endEvent
   , nameCategoryIn
   , nameCurrentThread
+  , registerCounter
+  , sampleCounterInt64
+  , sampleCounterDouble
   ) where
 
+import Data.Int (Int64)
 import Data.Word (Word32, Word64)
 import Foreign.C.Types (CInt)
 import Foreign.Ptr (Ptr, nullPtr)
@@ -66,3 +70,12 @@ nameCategoryIn _ _ _ = pure ()
 
 nameCurrentThread :: String -> IO ()
 nameCurrentThread _ = pure ()
+
+registerCounter :: Ptr () -> String -> Bool -> IO Word64
+registerCounter _ _ _ = pure 0
+
+sampleCounterInt64 :: Ptr () -> Word64 -> Int64 -> IO ()
+sampleCounterInt64 _ _ _ = pure ()
+
+sampleCounterDouble :: Ptr () -> Word64 -> Double -> IO ()
+sampleCounterDouble _ _ _ = pure ()
