@@ -10,6 +10,21 @@ use nvtxr_engine::statics::{Attributes, Family, StaticDomain, Text};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
+/// The domain named `domain` (`None`: the default) for an event, the
+/// calling thread named first; `None` when the event goes nowhere (no tool,
+/// `NVTX_DISABLE`, or a domain the tool does not want).
+fn event_domain(
+    py: Python<'_>,
+    domain: Option<&Bound<'_, PyString>>,
+) -> PyResult<Option<Py<Domain>>> {
+    if !crate::active() {
+        return Ok(None);
+    }
+    name_thread_once(py);
+    let d = get_domain(py, domain)?;
+    Ok(d.get().wanted.then_some(d))
+}
+
 /// Module-level event functions: `domain` by name (`None`: the default).
 macro_rules! module_fn {
     ($(#[$doc:meta])* $name:ident, $call:ident, $ret:ty, $off:expr, $default_color:expr) => {
@@ -24,15 +39,10 @@ macro_rules! module_fn {
             category: Option<&Bound<'_, PyAny>>,
             payload: Option<&Bound<'_, PyAny>>,
         ) -> PyResult<$ret> {
-            if !crate::active() {
+            let Some(d) = event_domain(py, domain)? else {
                 return Ok($off);
-            }
-            name_thread_once(py);
-            let d = get_domain(py, domain)?;
+            };
             let d = d.bind(py);
-            if !d.get().wanted {
-                return Ok($off);
-            }
             let a = Domain::resolve(d, Args::new(message, color, category, payload))?;
             Ok(checked(py, d.get().inner.$call(&a.attributes(), Family::Domain), $off))
         }
@@ -60,14 +70,9 @@ pub(crate) fn start_range(
     category: Option<&Bound<'_, PyAny>>,
     payload: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Option<(u64, Py<Domain>)>> {
-    if !crate::active() {
+    let Some(d) = event_domain(py, domain)? else {
         return Ok(None);
-    }
-    name_thread_once(py);
-    let d = get_domain(py, domain)?;
-    if !d.get().wanted {
-        return Ok(None);
-    }
+    };
     let a = Domain::resolve(d.bind(py), Args::new(message, color, category, payload))?;
     let id = checked(py, d.get().inner.start(&a.attributes(), Family::Domain), 0);
     Ok(Some((id, d)))
@@ -86,14 +91,9 @@ pub(crate) fn end_range(py: Python<'_>, range_id: Option<(u64, Py<Domain>)>) {
 #[pyfunction]
 #[pyo3(signature = (domain=None))]
 pub(crate) fn pop_range(py: Python<'_>, domain: Option<&Bound<'_, PyString>>) -> PyResult<i32> {
-    if !crate::active() {
+    let Some(d) = event_domain(py, domain)? else {
         return Ok(NO_TRACKING);
-    }
-    name_thread_once(py);
-    let d = get_domain(py, domain)?;
-    if !d.get().wanted {
-        return Ok(NO_TRACKING);
-    }
+    };
     let popped = d.get().inner.pop(Family::Domain);
     Ok(checked(py, popped, NO_TRACKING))
 }
