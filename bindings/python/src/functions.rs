@@ -3,6 +3,7 @@
 
 use crate::domain::{get_domain, Args, Domain};
 use crate::threads::name_thread_once;
+use crate::values::warn;
 use crate::{c_string, checked};
 use nvtx_protocol::NO_PUSH_POP_TRACKING as NO_TRACKING;
 use nvtxr_engine::loader;
@@ -78,13 +79,29 @@ pub(crate) fn start_range(
     Ok(Some((id, d)))
 }
 
-/// Ends a range from `start_range`, on any thread; `None` is ignored.
+/// Ends a range from `start_range`, on any thread; `None` is ignored, and
+/// anything else that is not such a range is ignored with a warning.
 #[pyfunction]
-pub(crate) fn end_range(py: Python<'_>, range_id: Option<(u64, Py<Domain>)>) {
-    if let Some((id, d)) = range_id.filter(|(_, d)| d.get().wanted) {
+pub(crate) fn end_range(range_id: &Bound<'_, PyAny>) -> PyResult<()> {
+    let py = range_id.py();
+    // With no tool nothing is read (so nothing is wrong), as everywhere.
+    if range_id.is_none() || !crate::active() {
+        return Ok(());
+    }
+    let Ok((id, d)) = range_id.extract::<(u64, Py<Domain>)>() else {
+        return warn(
+            py,
+            format!(
+                "end_range({}): not a range from start_range; ignored",
+                range_id.repr()?
+            ),
+        );
+    };
+    if d.get().wanted {
         name_thread_once(py);
         checked(py, d.get().inner.end(id, Family::Domain), ());
     }
+    Ok(())
 }
 
 /// Closes this OS thread's innermost range in `domain`.

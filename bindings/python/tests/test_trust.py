@@ -116,6 +116,7 @@ with warnings.catch_warnings(record=True) as caught:
     nvtx.mark("bad category", category=object())
     nvtx.mark("huge payload", payload=2**70)
     nvtx.mark("odd payload", payload="3")
+    nvtx.end_range("bogus")
     part = nvtx.annotate()(functools.partial(int, base=2))
     print(part("101"))
 print(len(caught))
@@ -132,13 +133,14 @@ def test_bad_arguments_never_raise_with_or_without_a_tool():
     process, calls = run(BAD_ARGUMENTS)
     check(process)
     lines = process.stdout.splitlines()
-    assert lines[:2] == ["5", "4"], lines
+    assert lines[:2] == ["5", "5"], lines
     assert lines[2:] == [
         'nvtxr: invalid color "no such color": use an ARGB int, "#RRGGBB" or one of '
         + lines[2].split("one of ")[1],
         lines[3],
         "nvtxr: payload 1180591620717411303424 is out of 64-bit range; the event is sent without it",
         "nvtxr: unsupported payload of type str (int or float); the event is sent without it",
+        "nvtxr: end_range('bogus'): not a range from start_range; ignored",
     ]
     assert lines[2].endswith("; the event is sent with the default color")
     assert lines[3].startswith("nvtxr: category must be a str or a 32-bit int, not <object object")
