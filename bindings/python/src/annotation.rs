@@ -1,7 +1,7 @@
 //! `annotate`, as a context manager and a decorator, and the primitives
 //! `nvtxr._decorate` builds on.
 
-use crate::checked;
+use crate::{checked, tasks};
 use crate::domain::{get_domain, Args, Domain, EventAttributes};
 use crate::threads::name_thread_once;
 use nvtx_protocol::NO_PUSH_POP_TRACKING as NO_TRACKING;
@@ -70,25 +70,34 @@ impl annotate {
         })
     }
 
-    fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+    /// Opens the range: push/pop, or inside a running asyncio event loop
+    /// a start/end range of the task (see `tasks`).
+    fn __enter__(slf: PyRef<'_, Self>) -> PyResult<PyRef<'_, Self>> {
         if let Some(a) = &slf.attributes {
-            name_thread_once(slf.py());
+            let py = slf.py();
+            name_thread_once(py);
             let a = a.get();
-            checked(
-                slf.py(),
-                a.domain().push(&a.attributes(), Family::Domain),
-                0,
-            );
+            if tasks::in_event_loop(py)? {
+                let id = checked(py, a.domain().start(&a.attributes(), Family::Domain), 0);
+                tasks::push(py, id)?;
+            } else {
+                checked(py, a.domain().push(&a.attributes(), Family::Domain), 0);
+            }
         }
-        slf
+        Ok(slf)
     }
 
     #[pyo3(signature = (*exc))]
-    fn __exit__(&self, exc: &Bound<'_, pyo3::types::PyTuple>) -> bool {
+    fn __exit__(&self, exc: &Bound<'_, pyo3::types::PyTuple>) -> PyResult<bool> {
         if let Some(a) = &self.attributes {
-            checked(exc.py(), a.get().domain().pop(Family::Domain), 0);
+            let py = exc.py();
+            let domain = a.get().domain();
+            match tasks::in_event_loop(py)?.then(|| tasks::pop(py)).transpose()?.flatten() {
+                Some(id) => checked(py, domain.end(id, Family::Domain), ()),
+                None => drop(checked(py, domain.pop(Family::Domain), 0)),
+            }
         }
-        false
+        Ok(false)
     }
 
     /// As a decorator: the function (or coroutine function, generator

@@ -9,6 +9,7 @@ mod annotation;
 mod counters;
 mod domain;
 mod functions;
+mod tasks;
 mod threads;
 mod values;
 

@@ -352,3 +352,43 @@ def test_nvtx_disable_turns_every_call_off_as_nvidias_package_does():
     assert [c for c in calls if not c.startswith("init ")] == [], "nothing reached the tool"
     process, _ = run("import nvtxr as nvtx\nprint(nvtx.enabled())\n", env={"NVTX_DISABLE": ""})
     assert process.stdout == "True\n", "an empty NVTX_DISABLE does not disable"
+
+
+def test_with_annotate_across_await_gives_each_task_its_own_range():
+    # Task a holds its range 10 ms, task b 40 ms, concurrently on one thread:
+    # push/pop ranges would close each other's (a's pop closing b's range).
+    process, calls = run(
+        """
+        import asyncio
+        import nvtxr as nvtx
+        nvtx.name_threads(False)
+        shared = nvtx.annotate("shared")
+
+        async def task(name, seconds):
+            with nvtx.annotate(name):
+                await asyncio.sleep(seconds)
+            with shared:
+                await asyncio.sleep(seconds / 10)
+
+        async def main():
+            await asyncio.gather(task("a", 0.01), task("b", 0.04))
+
+        asyncio.run(main())
+        with nvtx.annotate("outside a loop"):
+            pass
+        """
+    )
+    check(process)
+    events = [c for c in calls if "Range" in c]
+    assert events == [
+        'DomainRangeStartEx default {msg=reg:"a" color=0x000000ff} -> 1',
+        'DomainRangeStartEx default {msg=reg:"b" color=0x000000ff} -> 2',
+        "DomainRangeEnd default 1",
+        'DomainRangeStartEx default {msg=reg:"shared" color=0x000000ff} -> 3',
+        "DomainRangeEnd default 3",
+        "DomainRangeEnd default 2",
+        'DomainRangeStartEx default {msg=reg:"shared" color=0x000000ff} -> 4',
+        "DomainRangeEnd default 4",
+        'DomainRangePushEx default {msg=reg:"outside a loop" color=0x000000ff} -> 0',
+        "DomainRangePop default -> 0",
+    ], calls

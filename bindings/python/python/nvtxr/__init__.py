@@ -16,7 +16,10 @@ after one check, and nothing raises for lack of a tool, a GPU or CUDA.
 ``enabled()`` is NVIDIA's: false only under ``NVTX_DISABLE``;
 ``tool_attached()`` says whether calls reach a tool. ``annotate`` on an ``async def``, a generator or an async generator
 covers its whole execution with a start/end range (coroutines interleave on
-one thread, where push/pop ranges would nest wrongly). Each Python thread's
+one thread, where push/pop ranges would nest wrongly); for the same reason
+``with annotate(...)`` inside a running asyncio event loop opens a start/end
+range kept per task, so concurrent tasks awaiting inside it keep their own
+durations. Each Python thread's
 OS thread is named after ``threading.current_thread().name`` at its first
 NVTX call of any kind, and again in a child ``os.fork`` made
 (``name_threads(False)`` turns that off).
