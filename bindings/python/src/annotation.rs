@@ -1,9 +1,9 @@
 //! `annotate`, as a context manager and a decorator, and the primitives
 //! `nvtxr._decorate` builds on.
 
-use crate::{checked, tasks};
 use crate::domain::{get_domain, Args, Domain, EventAttributes};
 use crate::threads::name_thread_once;
+use crate::{checked, tasks};
 use nvtx_protocol::NO_PUSH_POP_TRACKING as NO_TRACKING;
 use nvtxr_engine::statics::Family;
 use pyo3::prelude::*;
@@ -92,7 +92,11 @@ impl annotate {
         if let Some(a) = &self.attributes {
             let py = exc.py();
             let domain = a.get().domain();
-            match tasks::in_event_loop(py)?.then(|| tasks::pop(py)).transpose()?.flatten() {
+            match tasks::in_event_loop(py)?
+                .then(|| tasks::pop(py))
+                .transpose()?
+                .flatten()
+            {
                 Some(id) => checked(py, domain.end(id, Family::Domain), ()),
                 None => drop(checked(py, domain.pop(Family::Domain), 0)),
             }

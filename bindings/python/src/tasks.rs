@@ -16,7 +16,12 @@ static RANGES: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 /// (asyncio imported and a loop running): one dict lookup when not.
 pub(crate) fn in_event_loop(py: Python<'_>) -> PyResult<bool> {
     let modules = MODULES.get_or_try_init(py, || {
-        Ok::<_, PyErr>(py.import("sys")?.getattr("modules")?.cast_into::<PyDict>()?.unbind())
+        Ok::<_, PyErr>(
+            py.import("sys")?
+                .getattr("modules")?
+                .cast_into::<PyDict>()?
+                .unbind(),
+        )
     })?;
     let Some(asyncio) = modules.bind(py).get_item("asyncio")? else {
         return Ok(false);
