@@ -5,7 +5,11 @@
 //!   that moves between threads still gets one range;
 //! - each entry (enter → exit: for an `.instrument()`ed future, each poll)
 //!   is a push/pop range on the thread that runs it;
-//! - each event is a mark.
+//! - each event is a mark: its message as the text, followed by its other
+//!   fields as `name=value`, the first numeric field also as the payload
+//!   (`tracing::info!(n = 5, "fetched")` is the mark "fetched n=5" with
+//!   payload 5). [`NvtxLayer::without_fields`] names events by their callsite
+//!   instead, for the lowest cost.
 //!
 //! Span and event names are registered strings, registered once per
 //! callsite (callsite metadata is `'static`) in a lock-free table: with a
@@ -26,8 +30,9 @@
 
 mod spans;
 
-use nvtxr::{Domain, EventAttributes, LocalRange, Range, RegisteredString};
+use nvtxr::{Domain, EventAttributes, LocalRange, Payload, Range, RegisteredString};
 use std::cell::{Cell, RefCell};
+use std::fmt::Write as _;
 use std::sync::OnceLock;
 use tracing::span::{Attributes, Id};
 use tracing::subscriber::Interest;
@@ -43,7 +48,12 @@ const CALLSITES: usize = 4096;
 pub struct NvtxLayer {
     domain: &'static Domain,
     names: Box<[OnceLock<(usize, RegisteredString<'static>)>]>,
+    /// Per event callsite: the first text its events had, registered (an
+    /// event whose text is the same again uses it).
+    texts: Box<[OnceLock<(usize, String, RegisteredString<'static>)>]>,
     spans: spans::Spans,
+    /// Events named by their message and fields (else by their callsite).
+    fields: bool,
 }
 
 thread_local! {
@@ -73,8 +83,45 @@ impl NvtxLayer {
         NvtxLayer {
             domain,
             names: (0..CALLSITES).map(|_| OnceLock::new()).collect(),
+            texts: (0..CALLSITES).map(|_| OnceLock::new()).collect(),
             spans: spans::Spans::new(),
+            fields: true,
         }
+    }
+
+    /// Events as marks named after their callsite (`event src/main.rs:8`),
+    /// their message and fields not read: no formatting per event.
+    pub fn without_fields(mut self) -> Self {
+        self.fields = false;
+        self
+    }
+
+    /// An event's mark, with its message and fields (see the crate's
+    /// documentation).
+    fn mark_fields(&self, event: &Event<'_>) {
+        let mut fields = Fields::default();
+        event.record(&mut fields);
+        let mut text = fields.message;
+        if !fields.rest.is_empty() {
+            if !text.is_empty() {
+                text.push(' ');
+            }
+            text.push_str(&fields.rest);
+        }
+        let metadata = event.metadata();
+        let registered = self.probe(metadata).find_map(|(key, slot)| {
+            let (k, t, s) =
+                self.texts[slot].get_or_init(|| (key, text.clone(), self.domain.register(&text)));
+            (*k == key).then_some((t, s))
+        });
+        let attributes = match registered {
+            Some((t, s)) if *t == text => EventAttributes::new(s),
+            _ => EventAttributes::new(text.as_str()),
+        };
+        self.domain.mark(match fields.payload {
+            Some(p) => attributes.payload(p),
+            None => attributes,
+        });
     }
 
     /// The slots a callsite may occupy, from its hash on.
@@ -144,7 +191,10 @@ where
     S: Subscriber + for<'a> LookupSpan<'a>,
 {
     fn register_callsite(&self, metadata: &'static Metadata<'static>) -> Interest {
-        self.register(metadata);
+        // An event's name is its text only without fields.
+        if metadata.is_span() || !self.fields {
+            self.register(metadata);
+        }
         Interest::always()
     }
 
@@ -195,7 +245,55 @@ where
             return;
         }
         name_thread_once();
-        self.domain.mark(self.attributes(event.metadata()));
+        if self.fields {
+            self.mark_fields(event);
+        } else {
+            self.domain.mark(self.attributes(event.metadata()));
+        }
+    }
+}
+
+/// An event's message and other fields, as its mark shows them.
+#[derive(Default)]
+struct Fields {
+    message: String,
+    /// `name=value` of the other fields, in order.
+    rest: String,
+    /// The first numeric field's value.
+    payload: Option<Payload>,
+}
+
+impl Fields {
+    fn add(&mut self, name: &str, value: std::fmt::Arguments) {
+        if name == "message" {
+            let _ = self.message.write_fmt(value);
+            return;
+        }
+        if !self.rest.is_empty() {
+            self.rest.push(' ');
+        }
+        let _ = write!(self.rest, "{name}={value}");
+    }
+}
+
+impl tracing::field::Visit for Fields {
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        self.add(field.name(), format_args!("{value:?}"));
+    }
+    fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
+        self.add(field.name(), format_args!("{value}"));
+    }
+    fn record_i64(&mut self, field: &tracing::field::Field, value: i64) {
+        self.payload.get_or_insert(Payload::I64(value));
+        self.add(field.name(), format_args!("{value}"));
+    }
+    fn record_u64(&mut self, field: &tracing::field::Field, value: u64) {
+        self.payload.get_or_insert(Payload::U64(value));
+        self.add(field.name(), format_args!("{value}"));
+    }
+    fn record_f64(&mut self, field: &tracing::field::Field, value: f64) {
+        self.payload.get_or_insert(Payload::F64(value));
+        self.add(field.name(), format_args!("{value}"));
     }
 }
 

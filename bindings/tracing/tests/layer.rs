@@ -10,10 +10,18 @@ use tracing_subscriber::prelude::*;
 /// The event-log tool's calls for `scenario` with the layer installed, run
 /// in a child process under the tool (or none; see `nvtxr_harness::in_child`).
 fn recorded(name: &str, tool: bool, scenario: fn()) -> Vec<String> {
+    recorded_with(name, tool, nvtxr_tracing::NvtxLayer::new, scenario)
+}
+
+/// As [`recorded`], with the layer `layer` makes.
+fn recorded_with(
+    name: &str,
+    tool: bool,
+    layer: fn() -> nvtxr_tracing::NvtxLayer,
+    scenario: fn(),
+) -> Vec<String> {
     nvtxr_harness::in_child(name, tool, || {
-        tracing_subscriber::registry()
-            .with(nvtxr_tracing::NvtxLayer::new())
-            .init();
+        tracing_subscriber::registry().with(layer()).init();
         scenario();
     })
     .into_iter()
@@ -83,7 +91,7 @@ fn async_spans_are_one_range_each_and_polls_balance_per_thread() {
     // Events are marks; worker threads are named.
     let marks = calls
         .iter()
-        .filter(|c| c.contains("msg=reg:\"event"))
+        .filter(|c| c.contains("Mark") && c.contains("\"job done n="))
         .count();
     assert_eq!(marks, 8, "{calls:#?}");
     assert!(calls
@@ -119,9 +127,38 @@ fn synchronous_spans_nest() {
         [
             "DomainRangePushEx default\"outer\"",
             "DomainRangePushEx default\"inner\"",
-            "DomainMarkEx default\"event bindings/tracing/tests/layer.rs",
+            "DomainMarkEx default\"inside\"",
             "RangePop -> 1",
             "RangePop -> 0",
+        ],
+        "{calls:#?}"
+    );
+}
+
+#[test]
+fn events_show_their_message_and_fields() {
+    let calls = recorded("events_show_their_message_and_fields", true, || {
+        for n in [5u64, 5, 6] {
+            tracing::info!(n, "fetched");
+        }
+        tracing::warn!(ratio = 0.5, who = "me", "odd {}", 7);
+    });
+    let marks: Vec<&str> = calls
+        .iter()
+        .map(String::as_str)
+        .filter(|c| c.contains("Mark") || c.contains("RegisterString"))
+        .collect();
+    assert_eq!(
+        marks,
+        [
+            // Registered at the callsite's first event, reused while its text is the same.
+            "DomainRegisterStringA default \"fetched n=5\"",
+            "DomainMarkEx default {msg=reg:\"fetched n=5\" payload=u64:5}",
+            "DomainMarkEx default {msg=reg:\"fetched n=5\" payload=u64:5}",
+            // Another text: not registered (the default domain's nvtxMarkEx).
+            "MarkEx {msg=\"fetched n=6\" payload=u64:6}",
+            "DomainRegisterStringA default \"odd 7 ratio=0.5 who=me\"",
+            "DomainMarkEx default {msg=reg:\"odd 7 ratio=0.5 who=me\" payload=f64:0.5}",
         ],
         "{calls:#?}"
     );
@@ -131,4 +168,27 @@ fn synchronous_spans_nest() {
 fn nothing_is_emitted_with_no_tool() {
     let calls = recorded("nothing_is_emitted_with_no_tool", false, migrating_tasks);
     assert!(calls.is_empty(), "{calls:?}");
+}
+
+#[test]
+fn without_fields_events_are_named_by_their_callsite() {
+    let calls = recorded_with(
+        "without_fields_events_are_named_by_their_callsite",
+        true,
+        || nvtxr_tracing::NvtxLayer::new().without_fields(),
+        || {
+            for n in 0..3u64 {
+                tracing::info!(n, "fetched");
+            }
+        },
+    );
+    let marks: Vec<&String> = calls.iter().filter(|c| c.contains("Mark")).collect();
+    assert_eq!(marks.len(), 3, "{calls:#?}");
+    for m in marks {
+        assert!(
+            m.starts_with("DomainMarkEx default {msg=reg:\"event bindings/tracing/tests/layer.rs:")
+                && !m.contains("payload"),
+            "{m}"
+        );
+    }
 }

@@ -16,4 +16,10 @@ fn main() {
     time("span enter+exit", || drop(span.enter()));
     time("span new+close", || drop(tracing::info_span!("short")));
     time("event", || tracing::info!("tick"));
+    time("event with a field", || tracing::info!(n = 7, "tick"));
+    let n = std::cell::Cell::new(0u64);
+    time("event with a changing field", || {
+        n.set(n.get() + 1);
+        tracing::info!(n = n.get(), "tick")
+    });
 }
