@@ -5,7 +5,8 @@
 use crate::domain::DomainState;
 use crate::error::Error;
 use crate::loader::extensions::COUNTERS;
-use nvtx_protocol::ext::{cbid, entry_type, CounterAttr};
+use nvtx_protocol::ext::{cbid, CounterAttr};
+use nvtx_protocol::payload::entry_type;
 use nvtx_protocol::Handle;
 use std::ffi::CStr;
 

@@ -160,7 +160,7 @@ pub static TYPE_INFO: [TypeInfo; 28] = [
 pub struct CounterAttr {
     /// `sizeof(nvtxCounterAttr_t)`.
     pub struct_size: usize,
-    /// The type of its values: a predefined entry type ([`entry_type`]) or
+    /// The type of its values: a predefined entry type ([`crate::payload::entry_type`]) or
     /// a registered schema.
     pub schema_id: u64,
     /// Its name (a C string).
@@ -173,15 +173,6 @@ pub struct CounterAttr {
     pub semantics: *const c_void,
     /// The id asked for (0: the tool chooses).
     pub counter_id: u64,
-}
-
-/// Predefined payload entry types (`NVTX_PAYLOAD_ENTRY_TYPE_*`), those
-/// nvtxr uses.
-pub mod entry_type {
-    /// `int64_t`.
-    pub const INT64: u64 = 17;
-    /// `double`.
-    pub const DOUBLE: u64 = 20;
 }
 
 /// Calls `$callback!` with every extension function: its module, callback
@@ -240,19 +231,20 @@ macro_rules! for_each_ext_slot {
     };
 }
 
-/// Callback ids the engine calls itself (see [`for_each_ext_slot!`]).
-pub mod cbid {
-    /// `nvtxDomainIsEnabled` (payload module).
-    pub const DOMAIN_IS_ENABLED: usize = 7;
-    /// `nvtxCounterRegister` (counters module).
-    pub const COUNTER_REGISTER: usize = 0;
-    /// `nvtxCounterSampleInt64`.
-    pub const COUNTER_SAMPLE_INT64: usize = 1;
-    /// `nvtxCounterSampleFloat64`.
-    pub const COUNTER_SAMPLE_FLOAT64: usize = 2;
-    /// `nvtxCounterSampleNoValue`.
-    pub const COUNTER_SAMPLE_NO_VALUE: usize = 4;
+/// Defines [`cbid`] from the list.
+macro_rules! callback_ids {
+    ($($module:ident $cbid:literal $slot:ident $name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty = $none:expr)?;)*) => {
+        /// Every extension function's callback id (its slot in its module's
+        /// segment), by slot name (see [`for_each_ext_slot!`]).
+        pub mod cbid {
+            $(
+                #[doc = concat!("`", stringify!($name), "` (", stringify!($module), " module).")]
+                pub const $slot: usize = $cbid;
+            )*
+        }
+    };
 }
+for_each_ext_slot!(callback_ids);
 
 #[cfg(test)]
 mod tests {

@@ -80,6 +80,7 @@ const _: () = assert!(std::mem::size_of::<Callbacks>() == 16);
 const _: () = assert!(std::mem::size_of::<VersionInfo>() == 24);
 
 pub mod ext;
+pub mod payload;
 
 /// Callback modules: ids and sizes (a module's table has `size + 1` entries).
 pub mod module {
@@ -381,6 +382,10 @@ pub mod attr {
     pub const PAYLOAD_I32: i32 = 5;
     /// `payloadType`: `float`.
     pub const PAYLOAD_F32: i32 = 6;
+    /// `payloadType`: extended payloads (`NVTX_PAYLOAD_TYPE_EXT`): `payload`
+    /// is the address of an array of [`crate::payload::PayloadData`],
+    /// `reserved0` its length.
+    pub const PAYLOAD_EXT: i32 = 0xDFBD0009_u32 as i32;
 }
 
 /// `nvtxSyncUserAttributes_t.version`.

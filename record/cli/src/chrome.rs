@@ -3,9 +3,10 @@
 //! with its recording when several are merged, so two hosts' equal pids
 //! stay apart), one thread track per thread (named after the thread),
 //! push/pop ranges as nested complete events, start/end ranges as async
-//! slices (ids `<pid>.<id>`, unique across the trace), marks as instants; domain, category, payload and color in args.
+//! slices (ids `<pid>.<id>`, unique across the trace), marks as instants; domain, category, payload, color and
+//! decoded extended payloads (`fields`) in args.
 
-use crate::model::{Details, Mark, Payload, Process, Range, Sample, Sink, Style};
+use crate::model::{Details, Fields, Mark, Payload, Process, Range, Sample, Sink, Style};
 use serde::Serialize;
 use std::io::Write;
 
@@ -31,7 +32,7 @@ impl Serialize for Payload {
     }
 }
 
-/// The `args` of an event: domain, category, payload, color.
+/// The `args` of an event: domain, category, payload, color, fields.
 #[derive(Serialize)]
 pub struct Args<'a> {
     domain: &'a str,
@@ -43,6 +44,9 @@ pub struct Args<'a> {
     payload: Option<Payload>,
     #[serde(skip_serializing_if = "Option::is_none")]
     color: Option<String>,
+    /// Decoded extended payloads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fields: Option<&'a Fields>,
 }
 
 impl<'a> Args<'a> {
@@ -57,6 +61,7 @@ impl<'a> Args<'a> {
             category_name: d.category.as_ref().and_then(|c| c.1.as_deref()),
             payload: d.payload,
             color: d.color.map(css_color),
+            fields: d.fields.as_deref(),
         }
     }
 }

@@ -28,7 +28,7 @@ fn tip(d: &Details, when: &str) -> String {
 }
 
 /// A tooltip's lines after the name and the time: domain, category,
-/// payload and color, those the event has.
+/// payload, color and decoded payload fields, those the event has.
 pub fn about(d: &Details) -> Vec<String> {
     let mut lines = Vec::new();
     if !d.domain.is_empty() {
@@ -45,6 +45,12 @@ pub fn about(d: &Details) -> Vec<String> {
     }
     if let Some(c) = d.color {
         lines.push(format!("color: {}", css_color(c)));
+    }
+    for (name, value) in d.fields.iter().flat_map(|f| f.iter()) {
+        lines.push(match value {
+            serde_json::Value::String(s) => format!("{name}: {s}"),
+            v => format!("{name}: {v}"),
+        });
     }
     lines
 }

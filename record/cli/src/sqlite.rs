@@ -19,7 +19,8 @@
 //!   start/end range, 75 domain creation (its name in `text`). Messages are
 //!   `StringIds` (`textId`), domains numbered per process (`domainId`, 0 the
 //!   default domain). Payloads go in the column of their type (a 32-bit
-//!   payload in the 64-bit column of its kind).
+//!   payload in the 64-bit column of its kind); extended payloads, decoded,
+//!   in `jsonText` as a JSON object (`json_extract(jsonText, '$.bytes')`).
 
 use crate::model::{
     Details, Filter, Mark, Payload, Process, Range, Scan, Sink, Style, Tee, Thread,
@@ -288,8 +289,8 @@ impl<'a> Writer<'a> {
         let end = end.map(|e| self.time(e));
         self.tx
             .prepare_cached(
-                "INSERT INTO NVTX_EVENTS (start, end, eventType, rangeId, category, color, globalTid, endGlobalTid, textId, domainId, uint64Value, int64Value, doubleValue)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                "INSERT INTO NVTX_EVENTS (start, end, eventType, rangeId, category, color, globalTid, endGlobalTid, textId, domainId, uint64Value, int64Value, doubleValue, jsonText)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
             )?
             .execute(params![
                 self.time(start),
@@ -304,7 +305,10 @@ impl<'a> Writer<'a> {
                 domain,
                 u,
                 i,
-                f
+                f,
+                d.fields
+                    .as_deref()
+                    .map(|fields| serde_json::to_string(fields).unwrap_or_default())
             ])?;
         Ok(())
     }

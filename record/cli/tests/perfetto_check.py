@@ -106,10 +106,20 @@ def main(path):
 
         name = e.name if e.HasField("name") else (interned("names", e.name_iid, "name") if e.HasField("name_iid") else None)
         args = {}
+        def value(a):
+            # Nested annotations (decoded payload fields): dicts and arrays.
+            if a.dict_entries:
+                return {d.name: value(d) for d in a.dict_entries}
+            if a.array_values:
+                return [value(v) for v in a.array_values]
+            kind = a.WhichOneof("value")
+            if kind is None:
+                return None
+            return interned("strings", a.string_value_iid, "string") if kind == "string_value_iid" else getattr(a, kind)
+
         for a in e.debug_annotations:
             key = interned("ann", a.name_iid, "annotation name")
-            kind = a.WhichOneof("value")
-            args[key] = interned("strings", a.string_value_iid, "string") if kind == "string_value_iid" else getattr(a, kind)
+            args[key] = value(a)
         desc = tracks[track]
         if e.type == TE.TYPE_SLICE_BEGIN:
             open_slices.setdefault(track, []).append((name, t, args))
@@ -117,8 +127,9 @@ def main(path):
             stack = open_slices.get(track)
             if not stack:
                 fail(f"packet {n}: slice end with no begin on track {track}")
-            name, start, args = stack.pop()
-            events.append(("slice", track, name, start, t, args))
+            name, start, begin_args = stack.pop()
+            # The end's arguments are merged into the slice's.
+            events.append(("slice", track, name, start, t, {**begin_args, **args}))
         elif e.type == TE.TYPE_COUNTER:
             if not desc.HasField("counter"):
                 fail(f"packet {n}: counter value on track {track}, not a counter track")

@@ -1497,7 +1497,7 @@ fn shown_in_json(trace: &Path) -> Vec<Shown> {
                 tid,
                 e.start,
                 e.end,
-                e.args.to_string(),
+                sorted(&e.args),
             )
         })
         .collect();
@@ -1543,7 +1543,7 @@ fn shown_in_perfetto(trace: &Path) -> (Vec<Shown>, Vec<(u64, u64)>) {
             tid,
             v["start"].as_i64().unwrap(),
             v["end"].as_i64().unwrap(),
-            v["args"].to_string(),
+            sorted(&v["args"]),
         ));
     }
     shown.sort();
@@ -1552,6 +1552,27 @@ fn shown_in_perfetto(trace: &Path) -> (Vec<Shown>, Vec<(u64, u64)>) {
         .map(|(from, to)| (from.expect("a flow's start"), to.expect("a flow's end")))
         .collect();
     (shown, flows)
+}
+
+/// `v` as JSON text with every object's keys sorted (the JSON trace keeps
+/// its arguments in order, the Perfetto check in another).
+fn sorted(v: &Value) -> String {
+    match v {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            let members: Vec<String> = keys
+                .into_iter()
+                .map(|k| format!("{}:{}", Value::from(k.as_str()), sorted(&map[k])))
+                .collect();
+            format!("{{{}}}", members.join(","))
+        }
+        Value::Array(items) => format!(
+            "[{}]",
+            items.iter().map(sorted).collect::<Vec<_>>().join(",")
+        ),
+        v => v.to_string(),
+    }
 }
 
 #[test]
@@ -1611,6 +1632,147 @@ fn counters_are_recorded_and_shown_as_counter_tracks() {
                 .count(),
             5
         );
+    }
+}
+
+#[test]
+fn payload_schemas_are_decoded_into_named_values() {
+    // NVIDIA's header-only payload extension, and NVIDIA's API over nvtxr's drop-in.
+    for producer in [Producer::NvidiaHeader, Producer::NvtxrCompat] {
+        let exe = compile_c("payload_schemas.c", producer, &[]);
+        let dir = scratch(&format!("payloads-{producer:?}"));
+        let json = dir.join("t.json");
+        let rec = dir.join("rec");
+        let out = nvtxr(
+            &[
+                "record",
+                "--keep",
+                rec.to_str().unwrap(),
+                "-o",
+                json.to_str().unwrap(),
+                "--",
+                exe.to_str().unwrap(),
+            ],
+            &[],
+        );
+        assert!(out.status.success(), "{producer:?}: {}", text(&out));
+        // Registration: the enum and schemas get their static ids, the
+        // dynamic schema a tool id; a bad id and an unknown entry type are refused.
+        assert!(
+            text(&out).contains("ids 1 0 2 dynamic 0 0"),
+            "{producer:?}: {}",
+            text(&out)
+        );
+        assert!(
+            text(&out).contains("a payload schema was refused: schema id 5 is not a static id"),
+            "{}",
+            text(&out)
+        );
+        assert!(
+            text(&out).contains("unknown entry type 999"),
+            "{}",
+            text(&out)
+        );
+        let ev = events(&load(&json));
+        let fields = |name: &str| -> Vec<Value> {
+            ev.iter()
+                .filter(|e| e.name == name)
+                .map(|e| {
+                    assert_eq!(e.cat, "comm", "{e:?}");
+                    e.args["fields"].clone()
+                })
+                .collect()
+        };
+        let params = |label: &str, op: &str| {
+            serde_json::json!({
+                "comm": 0xfedc_ba98_7654_3210_u64,
+                "bytes": 1048576,
+                "op": op,
+                "ratio": 0.5,
+                "tag": "grad",
+                "label": label,
+                "at": {"x": -7, "y": 2.25},
+                "dims": [1, -2, 3],
+                "phase": "backward",
+            })
+        };
+        // A mark named by its message entry; the hidden entry left out.
+        assert_eq!(
+            fields("allreduce"),
+            [params("allreduce", "max")],
+            "{producer:?}"
+        );
+        // The pop's payload joins its range's.
+        let mut pushed = params("pushed", "max");
+        pushed["payload"] = 7.into();
+        assert_eq!(fields("pushed"), [pushed], "{producer:?}");
+        // NCCL's way: the core event keeps its message.
+        assert_eq!(
+            fields("ncclAllReduce"),
+            [params("pushed", "sum")],
+            "{producer:?}"
+        );
+        // A dynamic schema's variable-length array; the end's doubles.
+        let start_end: Vec<&Event> = ev.iter().filter(|e| e.ph == "b").collect();
+        assert_eq!(start_end.len(), 1, "{producer:?}");
+        assert_eq!(
+            start_end[0].args["fields"],
+            serde_json::json!({"n": 3, "values": [10, -20, 30], "after": 65535, "payload": [0.25, -1.5]}),
+            "{producer:?}"
+        );
+        // Bad payloads: raw bytes and the reason.
+        let unregistered = fields("(unnamed)");
+        let errors: Vec<&str> = ev
+            .iter()
+            .filter_map(|e| e.args["fields"]["payload error"].as_str())
+            .collect();
+        assert_eq!(
+            errors,
+            [
+                "schema 16777316 is not registered in this domain",
+                "8 bytes at offset 8 are past the payload's 12"
+            ],
+            "{unregistered:?}"
+        );
+        assert!(ev
+            .iter()
+            .filter(|e| !e.args["fields"]["payload error"].is_null())
+            .all(|e| e.args["fields"]["raw"].is_string()));
+        // The Perfetto trace shows the same values (nested debug annotations).
+        let pftrace = dir.join("t.pftrace");
+        let out = report(&pftrace, &rec);
+        assert!(out.status.success(), "{}", text(&out));
+        let (shown, _) = shown_in_perfetto(&pftrace);
+        assert_eq!(shown, shown_in_json(&json), "{producer:?}");
+        // SQL: Nsight's jsonText column.
+        let db = dir.join("t.sqlite");
+        let out = report(&db, &rec);
+        assert!(out.status.success(), "{}", text(&out));
+        let bytes: Vec<i64> = rusqlite::Connection::open(&db)
+            .unwrap()
+            .prepare("SELECT json_extract(jsonText, '$.bytes') FROM NVTX_EVENTS WHERE json_extract(jsonText, '$.op') = 'max'")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(bytes, [1048576, 1048576], "{producer:?}");
+        // The README's query.
+        let readme = std::fs::read_to_string(nvtxr_harness::root().join("README.md")).unwrap();
+        let query = readme
+            .split("sqlite3 t.sqlite \"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .expect("the README's SQL");
+        let groups: Vec<(Option<i64>, i64)> = rusqlite::Connection::open(&db)
+            .unwrap()
+            .prepare(query)
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(groups, [(None, 3), (Some(1048576), 3)], "{query}");
     }
 }
 

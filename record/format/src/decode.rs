@@ -39,6 +39,11 @@ impl Reader<'_> {
         }
         None
     }
+    fn text(&mut self) -> Option<String> {
+        let n = usize::try_from(self.varint()?).ok()?;
+        self.take(n)
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+    }
     fn when<T>(
         &mut self,
         flags: u8,
@@ -71,10 +76,8 @@ impl Reader<'_> {
         let domain = self.when(flags, HAS_DOMAIN, Self::varint)?.unwrap_or(0);
         let value = self.when(flags, HAS_VALUE, Self::varint)?.unwrap_or(0);
         let string = self.when(flags, HAS_STRING, Self::varint)?;
-        let text = self.when(flags, HAS_TEXT, |r| {
-            let n = usize::try_from(r.varint()?).ok()?;
-            r.take(n).map(|b| String::from_utf8_lossy(b).into_owned())
-        })?;
+        let text = self.when(flags, HAS_TEXT, Self::text)?;
+        let fields = self.when(flags, HAS_FIELDS, Self::text)?;
         Some(Record {
             kind,
             timestamp,
@@ -85,6 +88,7 @@ impl Reader<'_> {
             value,
             string,
             text,
+            fields,
         })
     }
 }

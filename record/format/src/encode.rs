@@ -5,7 +5,9 @@ use crate::record::{Kind, Record, Stamp, Text};
 
 /// The bytes `r` takes when encoded, at most.
 pub fn max_len(r: &Record<impl Text>) -> usize {
-    MAX_FIXED + r.text.as_ref().map_or(0, Text::encoded_len)
+    MAX_FIXED
+        + r.text.as_ref().map_or(0, Text::encoded_len)
+        + r.fields.as_ref().map_or(0, |f| 10 + f.encoded_len())
 }
 
 /// Writes one record at the start of `out`; returns its length. `out` must
@@ -13,10 +15,9 @@ pub fn max_len(r: &Record<impl Text>) -> usize {
 /// then stored without further bounds checks).
 #[inline]
 pub fn encode(out: &mut [u8], stamp: Stamp, r: &Record<impl Text>) -> usize {
-    let text_len = r.text.as_ref().map_or(0, Text::encoded_len);
-    assert!(out.len() >= MAX_FIXED + text_len, "no room for the record");
+    assert!(out.len() >= max_len(r), "no room for the record");
     let mut flags = 0;
-    // SAFETY: every `w` call below stays within the MAX_FIXED + text_len bytes
+    // SAFETY: every `w` call below stays within the `max_len(r)` bytes
     // checked above.
     unsafe {
         let (mut w, kind) = Cursor::start(out.as_mut_ptr(), stamp, r.kind, r.timestamp);
@@ -40,9 +41,11 @@ pub fn encode(out: &mut [u8], stamp: Stamp, r: &Record<impl Text>) -> usize {
         }
         if let Some(text) = &r.text {
             flags |= HAS_TEXT;
-            w.varint(text_len as u64);
-            text.write(std::slice::from_raw_parts_mut(w.base.add(w.at), text_len));
-            w.at += text_len;
+            w.text(text);
+        }
+        if let Some(fields) = &r.fields {
+            flags |= HAS_FIELDS;
+            w.text(fields);
         }
         w.finish(kind, flags)
     }
@@ -163,6 +166,21 @@ impl Cursor {
             *self.base.add(1) = flags;
         }
         self.at
+    }
+
+    /// A text: its length, then its bytes.
+    ///
+    /// # Safety
+    /// Room for 10 + `text.encoded_len()` more bytes.
+    #[inline(always)]
+    unsafe fn text(&mut self, text: &impl Text) {
+        let len = text.encoded_len();
+        // SAFETY: the caller upholds this function's `# Safety` contract.
+        unsafe {
+            self.varint(len as u64);
+            text.write(std::slice::from_raw_parts_mut(self.base.add(self.at), len));
+        }
+        self.at += len;
     }
 
     /// # Safety

@@ -44,12 +44,15 @@ pub const HAS_DOMAIN: u8 = 8;
 pub const HAS_VALUE: u8 = 16;
 pub const HAS_STRING: u8 = 32;
 pub const HAS_TEXT: u8 = 64;
+/// The record holds a second text: its decoded extended payloads.
+pub const HAS_FIELDS: u8 = 128;
 /// In the kind byte: the timestamp is 8 bytes as is, not relative (what a
 /// signal handler's events, encoded before their place in the chunk is
 /// known, use). Relative records do not see absolute ones.
 pub const ABSOLUTE: u8 = 0x80;
 
-/// The most bytes a record takes besides its text.
+/// The most bytes a record takes besides its texts and their lengths past
+/// the first.
 pub const MAX_FIXED: usize = 2 + 10 + 4 + 5 + 9 + 10 + 10 + 10 + 5;
 
 /// The longest text [`encode_simple`](crate::encode_simple) takes (its

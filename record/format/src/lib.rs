@@ -30,6 +30,7 @@
 //! | 1–10 | value, varint: range id, string id, thread id, category id, counter id or ns, by kind | `HAS_VALUE` |
 //! | 1–10 | id of the registered string that is the message, varint | `HAS_STRING` |
 //! | 1–5 + n | UTF-8 text, its length a varint: the message or name | `HAS_TEXT` |
+//! | 1–5 + n | the event's extended payloads, decoded: a JSON object's UTF-8 text, its length a varint | `HAS_FIELDS` |
 //!
 //! Varints are LEB128 (7 bits a byte, low first). A pop in the default
 //! domain takes 3 or 4 bytes; a push with a 5-byte message 9 or 10.
@@ -122,6 +123,7 @@ mod tests {
             value: u64::MAX,
             string: Some(1),
             text: Some("étape 1".into()),
+            fields: Some(r#"{"bytes":1024}"#.into()),
         }
     }
 

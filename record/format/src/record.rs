@@ -74,6 +74,9 @@ pub struct Record<T = String> {
     pub string: Option<u64>,
     /// The message or name; `None` when there is none.
     pub text: Option<T>,
+    /// The event's extended payloads (NVTX's payload extension), decoded by
+    /// the tool: a JSON object's text, one member per payload.
+    pub fields: Option<T>,
 }
 
 impl<T> Record<T> {
@@ -89,6 +92,7 @@ impl<T> Record<T> {
             value,
             string: None,
             text,
+            fields: None,
         }
     }
 }

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// Ids for domains, registered strings and start/end ranges (0 is the default domain).
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
-fn next_id() -> u64 {
+pub(crate) fn next_id() -> u64 {
     NEXT_ID.fetch_add(1, Ordering::Relaxed)
 }
 
@@ -19,10 +19,18 @@ fn next_id() -> u64 {
 #[repr(C)]
 struct Object {
     id: u64,
+    /// A registered string's text (payloads may hold its handle).
+    text: Option<String>,
 }
 
-fn new_handle(id: u64) -> *mut c_void {
-    Box::into_raw(Box::new(Object { id })).cast()
+fn new_handle(id: u64, text: Option<String>) -> *mut c_void {
+    Box::into_raw(Box::new(Object { id, text })).cast()
+}
+
+/// The text of a registered string's handle; `None` for NULL.
+pub(crate) unsafe fn text_of(h: *const c_void) -> Option<String> {
+    // SAFETY: NULL or a handle this tool made, as the producer promises.
+    unsafe { h.cast::<Object>().as_ref().and_then(|h| h.text.clone()) }
 }
 
 /// The id behind a handle; 0 (the default domain) for NULL.
@@ -55,6 +63,12 @@ unsafe fn from_attributes<'a>(
             attr::MESSAGE_UNICODE => e.text = Some(Text::Wide(a.message.cast())),
             attr::MESSAGE_REGISTERED => e.string = Some(id_of(a.message)),
             _ => {}
+        }
+        // Extended payloads (after the message: one of theirs only stands in
+        // for a missing message).
+        if a.payload_type == attr::PAYLOAD_EXT {
+            let count = usize::try_from(a.reserved0).unwrap_or(0);
+            crate::payload::attach(&mut e, a.payload as usize as *const _, count);
         }
         e
     }
@@ -218,7 +232,7 @@ unsafe extern "C" fn name_os_thread_w(tid: u32, n: *const i32) {
 fn create_domain(text: Option<Text>) -> *mut c_void {
     let id = next_id();
     writer::record(&mut Event::simple(Kind::DomainCreate, id, 0, text));
-    new_handle(id)
+    new_handle(id, None)
 }
 unsafe extern "C" fn domain_create_a(n: *const c_char) -> *mut c_void {
     // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
@@ -229,8 +243,14 @@ unsafe extern "C" fn domain_create_w(n: *const i32) -> *mut c_void {
 }
 fn register(domain: u64, text: Option<Text>) -> *mut c_void {
     let id = next_id();
-    writer::record(&mut Event::simple(Kind::RegisterString, domain, id, text));
-    new_handle(id)
+    let mut e = Event::simple(Kind::RegisterString, domain, id, text);
+    writer::record(&mut e);
+    let owned = e.text.map(|t| {
+        let mut bytes = vec![0; nvtxr_record_format::Text::encoded_len(&t)];
+        nvtxr_record_format::Text::write(&t, &mut bytes);
+        String::from_utf8_lossy(&bytes).into_owned()
+    });
+    new_handle(id, owned)
 }
 unsafe extern "C" fn domain_register_string_a(d: Handle, s: *const c_char) -> *mut c_void {
     // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.

@@ -1,9 +1,9 @@
 //! The tool's extension modules (`InitializeInjectionNvtxExtension`): the
 //! counters module, whose registrations and scalar samples (`int64`,
-//! `double`) are recorded like any event. Other counter calls (samples in
-//! a schema's layout, batches, "no value") and the payload and memory
-//! modules are not recorded yet: their slots stay empty, and the producer
-//! makes them no-ops (`nvtxDomainIsEnabled` then answers yes).
+//! `double`) are recorded like any event, and the payload module (see
+//! [`crate::payload`]). Other counter calls (samples in a schema's layout,
+//! batches, "no value") and the memory module are not recorded yet: their
+//! slots stay empty, and the producer makes them no-ops.
 
 use crate::text::Event;
 use crate::writer;
@@ -75,34 +75,32 @@ pub unsafe extern "C" fn InitializeInjectionNvtxExtension(info: *mut ModuleInfo)
         if !crate::setup() {
             return 0;
         }
-        // The payload and memory modules are accepted with nothing filled:
-        // declining one would tell the producer (through
-        // `nvtxDomainIsEnabled`, which NVIDIA's Python package asks for each
-        // domain) that no domain's events are wanted.
-        if info.module_id != ext::COUNTERS.id || info.compat_id != ext::COUNTERS.compat {
-            return c_int::from(
-                [ext::PAYLOAD, ext::MEM]
-                    .iter()
-                    .any(|m| m.id == info.module_id),
-            );
-        }
         let Some(segment) = info.segments.as_ref() else {
             return 0;
         };
-        let functions: [(usize, usize); 3] = [
-            (
-                cbid::COUNTER_REGISTER,
-                counter_register as *const () as usize,
-            ),
-            (
-                cbid::COUNTER_SAMPLE_INT64,
-                counter_sample_int64 as *const () as usize,
-            ),
-            (
-                cbid::COUNTER_SAMPLE_FLOAT64,
-                counter_sample_float64 as *const () as usize,
-            ),
-        ];
+        let functions: Vec<(usize, usize)> = match (info.module_id, info.compat_id) {
+            (m, c) if m == ext::COUNTERS.id && c == ext::COUNTERS.compat => vec![
+                (
+                    cbid::COUNTER_REGISTER,
+                    counter_register as *const () as usize,
+                ),
+                (
+                    cbid::COUNTER_SAMPLE_INT64,
+                    counter_sample_int64 as *const () as usize,
+                ),
+                (
+                    cbid::COUNTER_SAMPLE_FLOAT64,
+                    counter_sample_float64 as *const () as usize,
+                ),
+            ],
+            (m, c) if m == ext::PAYLOAD.id && c == ext::PAYLOAD.compat => {
+                crate::payload::functions().to_vec()
+            }
+            // The memory module: accepted, nothing filled (its calls stay
+            // no-ops).
+            (m, _) if m == ext::MEM.id => Vec::new(),
+            _ => return 0,
+        };
         for (cbid, f) in functions {
             if cbid < segment.slot_count {
                 *segment.function_slots.add(cbid) = f as isize;

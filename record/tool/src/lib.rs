@@ -15,6 +15,7 @@ mod ahead;
 mod callbacks;
 mod clock;
 mod extensions;
+mod payload;
 mod recording;
 mod text;
 mod thread;
@@ -56,7 +57,7 @@ pub(crate) fn setup() -> bool {
     })
 }
 
-fn say(what: std::fmt::Arguments) {
+pub(crate) fn say(what: std::fmt::Arguments) {
     let _ = writeln!(std::io::stderr(), "nvtxr record: {what}");
 }
 

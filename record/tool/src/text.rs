@@ -1,5 +1,6 @@
-//! An event's text as the producer passed it: a C string or a wide one,
-//! cut to [`MAX_TEXT`] bytes, encoded without copying it first.
+//! An event's text as the producer passed it (a C string or a wide one,
+//! encoded without copying it first) or as the tool made it, cut to
+//! [`MAX_TEXT`] bytes.
 
 use nvtxr_record_format::{self as format, Record};
 use std::ffi::{c_char, CStr};
@@ -8,11 +9,13 @@ use std::ffi::{c_char, CStr};
 pub const MAX_TEXT: usize = 64 << 10;
 
 /// An event's text: the producer's string, cut to [`MAX_TEXT`] bytes.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub enum Text<'a> {
     Bytes(&'a [u8]),
     /// A NUL-terminated `wchar_t` (UTF-32) string, converted to UTF-8.
     Wide(*const i32),
+    /// Text the tool made (decoded payloads).
+    Owned(String),
 }
 
 impl Text<'_> {
@@ -28,10 +31,11 @@ impl Text<'_> {
 
 impl format::Text for Text<'_> {
     fn encoded_len(&self) -> usize {
-        match *self {
+        match self {
             Text::Bytes(b) => b.len().min(MAX_TEXT),
             // SAFETY: the producer passes a NUL-terminated wide string.
-            Text::Wide(w) => unsafe { wide_utf8_len(w) },
+            Text::Wide(w) => unsafe { wide_utf8_len(*w) },
+            Text::Owned(s) => s.floor_char_boundary(MAX_TEXT),
         }
     }
 
@@ -42,6 +46,7 @@ impl format::Text for Text<'_> {
             Text::Bytes(b) => unsafe {
                 std::ptr::copy_nonoverlapping(b.as_ptr(), out.as_mut_ptr(), len)
             },
+            Text::Owned(ref s) => out[..len].copy_from_slice(&s.as_bytes()[..len]),
             Text::Wide(w) => {
                 let mut at = 0;
                 // SAFETY: as in `encoded_len`.

@@ -63,7 +63,7 @@ impl Payload {
 }
 
 /// What ranges and marks carry besides their time.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Details {
     pub name: String,
     /// The domain's name; empty for the default domain.
@@ -71,6 +71,33 @@ pub struct Details {
     pub color: Option<u32>,
     pub category: Option<(u32, Option<String>)>,
     pub payload: Option<Payload>,
+    /// Extended payloads (NVTX's payload extension), decoded by the tool:
+    /// named values, a pop's or an end's added to its range's.
+    pub fields: Option<Box<Fields>>,
+}
+
+/// Decoded extended payloads: names and values, in order.
+pub type Fields = serde_json::Map<String, serde_json::Value>;
+
+/// A record's fields text as [`Fields`] (text that is not a JSON object
+/// is kept as it is, under "payload error").
+fn parse_fields(text: &str) -> Box<Fields> {
+    match serde_json::from_str(text) {
+        Ok(serde_json::Value::Object(fields)) => Box::new(fields),
+        _ => Box::new(Fields::from_iter([(
+            "payload error".to_string(),
+            serde_json::Value::String(text.to_string()),
+        )])),
+    }
+}
+
+/// `more` added to `fields` (a later value of the same name wins).
+fn add_fields(fields: &mut Option<Box<Fields>>, more: Option<Box<Fields>>) {
+    match (fields.as_mut(), more) {
+        (Some(f), Some(more)) => f.extend(*more),
+        (None, more) => *fields = more,
+        (Some(_), None) => {}
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -1,7 +1,10 @@
 //! The second pass: each range and mark, complete, to a sink.
 
 use super::scan::{key, read_chunk, Image, Names, Scan};
-use super::{Details, Filter, Mark, Payload, Process, Range, Sample, Selection, Sink, Style};
+use super::{
+    add_fields, parse_fields, Details, Fields, Filter, Mark, Payload, Process, Range, Sample,
+    Selection, Sink, Style,
+};
 use nvtxr_record_format::{Kind, Record};
 use std::collections::HashMap;
 
@@ -81,7 +84,7 @@ impl Scan {
             };
             let last = self.last.get(&process.key).copied().unwrap_or(0);
             let mut starts: HashMap<(u64, u64), (u32, Record)> = HashMap::new();
-            let mut ends: HashMap<(u64, u64), (u32, u64)> = HashMap::new();
+            let mut ends: HashMap<(u64, u64), End> = HashMap::new();
             let mut emit_range = |sink: &mut dyn Sink, r: Range| {
                 if filter.keeps(&r.details, r.start) {
                     events += 2;
@@ -116,7 +119,11 @@ impl Scan {
                             }
                             Kind::Pop => {
                                 let stack = stacks.entry(r.domain).or_default();
-                                if let Some(open) = stack.pop() {
+                                if let Some(mut open) = stack.pop() {
+                                    add_fields(
+                                        &mut open.1.fields,
+                                        r.fields.as_deref().map(parse_fields),
+                                    );
                                     let range =
                                         push_pop(open, r.timestamp, stack.len(), *tid, false);
                                     emit_range(sink, range)?;
@@ -129,19 +136,20 @@ impl Scan {
                                 )?,
                                 None => drop(starts.insert((r.domain, r.value), (*tid, r))),
                             },
-                            Kind::End => match starts.remove(&(r.domain, r.value)) {
-                                Some((opener, open)) => emit_range(
-                                    sink,
-                                    start_end(
-                                        &open,
-                                        opener,
-                                        Some((*tid, r.timestamp)),
-                                        last,
-                                        &resolve,
-                                    ),
-                                )?,
-                                None => drop(ends.insert((r.domain, r.value), (*tid, r.timestamp))),
-                            },
+                            Kind::End => {
+                                let end = End {
+                                    tid: *tid,
+                                    time: r.timestamp,
+                                    fields: r.fields.as_deref().map(parse_fields),
+                                };
+                                match starts.remove(&(r.domain, r.value)) {
+                                    Some((opener, open)) => emit_range(
+                                        sink,
+                                        start_end(&open, opener, Some(end), last, &resolve),
+                                    )?,
+                                    None => drop(ends.insert((r.domain, r.value), end)),
+                                }
+                            }
                             Kind::Mark => {
                                 let mark = Mark {
                                     details: resolve.details(&r),
@@ -268,6 +276,7 @@ impl Resolver<'_> {
             color: r.color,
             category,
             payload: Payload::decode(r.payload.0, r.payload.1),
+            fields: r.fields.as_deref().map(parse_fields),
         }
     }
 }
@@ -293,23 +302,34 @@ fn push_pop(
     }
 }
 
-/// A start/end range opened by `tid`; `end`: the thread that ended it and when.
-fn start_end(
-    open: &Record,
+/// A start/end range's end, as its end record says.
+struct End {
+    /// The thread that ended it.
     tid: u32,
-    end: Option<(u32, u64)>,
-    last: u64,
-    resolve: &Resolver,
-) -> Range {
+    time: u64,
+    fields: Option<Box<Fields>>,
+}
+
+/// A start/end range opened by `tid`, ended by `end` (`None`: never).
+fn start_end(open: &Record, tid: u32, end: Option<End>, last: u64, resolve: &Resolver) -> Range {
+    let mut details = resolve.details(open);
+    let unterminated = end.is_none();
+    let (end_tid, end_time) = match end {
+        Some(end) => {
+            add_fields(&mut details.fields, end.fields);
+            (end.tid, end.time)
+        }
+        None => (tid, last),
+    };
     Range {
-        details: resolve.details(open),
+        details,
         style: Style::StartEnd,
         start: open.timestamp,
-        end: end.map_or(last, |(_, t)| t).max(open.timestamp),
+        end: end_time.max(open.timestamp),
         depth: 0,
         tid,
-        end_tid: end.map_or(tid, |(t, _)| t),
+        end_tid,
         id: open.value,
-        unterminated: end.is_none(),
+        unterminated,
     }
 }

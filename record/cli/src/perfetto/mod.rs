@@ -36,12 +36,20 @@ const MAX_INTERNED: usize = 16384;
 const DELTA_CLOCK: u32 = CLOCK_SEQUENCE_FIRST;
 
 /// Debug annotation names, interned on every sequence with these ids.
-const ANNOTATIONS: [&str; 5] = ["domain", "category", "category_name", "payload", "color"];
+const ANNOTATIONS: [&str; 6] = [
+    "domain",
+    "category",
+    "category_name",
+    "payload",
+    "color",
+    "fields",
+];
 const DOMAIN: u64 = 1;
 const CATEGORY: u64 = 2;
 const CATEGORY_NAME: u64 = 3;
 const PAYLOAD: u64 = 4;
 const COLOR: u64 = 5;
+const FIELDS: u64 = 6;
 
 /// A packet sequence: its id, interned names and strings, delta clock.
 #[derive(Default)]
@@ -496,7 +504,48 @@ fn annotations(d: &Details, mut string: impl FnMut(&str) -> u64) -> Vec<DebugAnn
             ..named(COLOR)
         });
     }
+    if let Some(fields) = &d.fields {
+        out.push(DebugAnnotation {
+            dict_entries: dict(fields),
+            ..named(FIELDS)
+        });
+    }
     out
+}
+
+/// Decoded payload fields as nested debug annotations (names not interned:
+/// they are many and rarely repeat within a block).
+fn dict(fields: &crate::model::Fields) -> Vec<DebugAnnotation> {
+    fields
+        .iter()
+        .map(|(name, value)| DebugAnnotation {
+            name: Some(name.clone()),
+            ..value_annotation(value)
+        })
+        .collect()
+}
+
+/// A JSON value as a debug annotation's value (null: none).
+fn value_annotation(v: &serde_json::Value) -> DebugAnnotation {
+    use serde_json::Value;
+    let mut a = DebugAnnotation::default();
+    match v {
+        Value::Null => {}
+        Value::Bool(b) => a.bool_value = Some(*b),
+        Value::Number(n) => {
+            if let Some(u) = n.as_u64() {
+                a.uint_value = Some(u);
+            } else if let Some(i) = n.as_i64() {
+                a.int_value = Some(i);
+            } else {
+                a.double_value = n.as_f64();
+            }
+        }
+        Value::String(s) => a.string_value = Some(s.clone()),
+        Value::Array(items) => a.array_values = items.iter().map(value_annotation).collect(),
+        Value::Object(fields) => a.dict_entries = dict(fields),
+    }
+    a
 }
 
 fn slice(kind: i32, track: Option<u64>) -> TrackEvent {
@@ -554,7 +603,15 @@ impl Sink for Writer<'_> {
         match r.style {
             Style::PushPop => {
                 let explicit = self.range_track(r.tid, &r.details.domain)?;
-                self.on_thread(|w, s| w.event(s, r.end, slice(SLICE_END, explicit), None, None))
+                // The fields again, with the pop's added (the end's arguments
+                // are merged into the slice's).
+                let end = r.details.fields.as_ref().map(|f| Details {
+                    fields: Some(f.clone()),
+                    ..Details::default()
+                });
+                self.on_thread(|w, s| {
+                    w.event(s, r.end, slice(SLICE_END, explicit), None, end.as_ref())
+                })
             }
             Style::StartEnd => self.async_range(p, r),
         }

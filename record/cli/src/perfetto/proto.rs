@@ -162,6 +162,10 @@ pub const COUNTER: i32 = 4;
 pub struct DebugAnnotation {
     #[prost(uint64, optional, tag = "1")]
     pub name_iid: Option<u64>,
+    #[prost(string, optional, tag = "10")]
+    pub name: Option<String>,
+    #[prost(bool, optional, tag = "2")]
+    pub bool_value: Option<bool>,
     #[prost(uint64, optional, tag = "3")]
     pub uint_value: Option<u64>,
     #[prost(int64, optional, tag = "4")]
@@ -172,6 +176,10 @@ pub struct DebugAnnotation {
     pub string_value: Option<String>,
     #[prost(uint64, optional, tag = "17")]
     pub string_value_iid: Option<u64>,
+    #[prost(message, repeated, tag = "11")]
+    pub dict_entries: Vec<DebugAnnotation>,
+    #[prost(message, repeated, tag = "12")]
+    pub array_values: Vec<DebugAnnotation>,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]

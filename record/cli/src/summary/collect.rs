@@ -539,6 +539,7 @@ mod tests {
                 color,
                 category: None,
                 payload: None,
+                fields: None,
             },
             style,
             start: 1000,

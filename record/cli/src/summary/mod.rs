@@ -287,6 +287,7 @@ mod tests {
                 color: None,
                 category: None,
                 payload: None,
+                fields: None,
             },
             style: Style::PushPop,
             start,

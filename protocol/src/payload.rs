@@ -1,0 +1,306 @@
+//! NVTX's extended payloads (`nvtx3/nvToolsExtPayload.h`): the structs a
+//! producer passes to describe binary data (schemas, enums) and to send it
+//! (payload data), and their numbers: entry types, entry flags, schema
+//! types and the fields masks.
+
+use std::ffi::{c_char, c_void};
+
+/// `nvtxPayloadData_t` (24 bytes): one payload of an event.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct PayloadData {
+    /// A predefined entry type ([`entry_type`]), a registered schema or
+    /// enum, [`schema_id::REFERENCED`] or [`schema_id::RAW`].
+    pub schema_id: u64,
+    /// Bytes at `payload` (0: ignore this payload; `usize::MAX` for a
+    /// string type: up to its NUL).
+    pub size: usize,
+    /// The data.
+    pub payload: *const c_void,
+}
+
+/// `nvtxPayloadSchemaEntry_t` (64 bytes): one field of a schema.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SchemaEntry {
+    /// [`entry_flag`]s.
+    pub flags: u64,
+    /// An [`entry_type`], or a registered schema or enum.
+    pub type_: u64,
+    /// Its name (a C string; NULL: none).
+    pub name: *const c_char,
+    /// Its description (a C string), or NULL.
+    pub description: *const c_char,
+    /// An inline string's length or an array's length (or the index of the
+    /// entry holding it), by the flags.
+    pub array_or_union_detail: u64,
+    /// Its offset in the payload; 0 after the first entry: computed.
+    pub offset: u64,
+    /// Its semantics (a chain of `nvtxSemanticsHeader_t`), or NULL.
+    pub semantics: *const c_void,
+    /// Reserved.
+    pub reserved: *const c_void,
+}
+
+/// `nvtxPayloadSchemaAttr_t` (80 bytes): a schema's registration. Only the
+/// fields [`schema_field`] marks in `field_mask` are read.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SchemaAttr {
+    /// Which fields are set ([`schema_field`]).
+    pub field_mask: u64,
+    /// Its name (a C string), or NULL.
+    pub name: *const c_char,
+    /// A [`schema_type`].
+    pub type_: u64,
+    /// `NVTX_PAYLOAD_SCHEMA_FLAG_*`.
+    pub flags: u64,
+    /// Its fields.
+    pub entries: *const SchemaEntry,
+    /// How many fields.
+    pub num_entries: usize,
+    /// A static schema's size in bytes (computed when not given).
+    pub payload_static_size: usize,
+    /// `#pragma pack(N)`'s N; 0: natural alignment.
+    pub pack_align: usize,
+    /// The id asked for: in [`schema_id::STATIC_START`], [`schema_id::DYNAMIC_START`]).
+    pub schema_id: u64,
+    /// Reserved.
+    pub extension: *const c_void,
+}
+
+/// `nvtxPayloadEnum_t` (24 bytes): one value of an enum.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct EnumEntry {
+    /// The value's name (a C string).
+    pub name: *const c_char,
+    /// The value.
+    pub value: u64,
+    /// Nonzero: a bit flag.
+    pub is_flag: i8,
+}
+
+/// `nvtxPayloadEnumAttr_t` (56 bytes): an enum's registration. Only the
+/// fields [`enum_field`] marks in `field_mask` are read.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct EnumAttr {
+    /// Which fields are set ([`enum_field`]).
+    pub field_mask: u64,
+    /// Its name (a C string), or NULL.
+    pub name: *const c_char,
+    /// Its values.
+    pub entries: *const EnumEntry,
+    /// How many values.
+    pub num_entries: usize,
+    /// Bytes a value takes.
+    pub size_of_enum: usize,
+    /// The id asked for (as for schemas, with which enums share ids).
+    pub schema_id: u64,
+    /// Reserved.
+    pub extension: *const c_void,
+}
+
+/// `NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_*`.
+pub mod schema_field {
+    /// `NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_NAME`.
+    pub const NAME: u64 = 1 << 1;
+    /// `NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_TYPE`.
+    pub const TYPE: u64 = 1 << 2;
+    /// `NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_FLAGS`.
+    pub const FLAGS: u64 = 1 << 3;
+    /// `NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_ENTRIES`.
+    pub const ENTRIES: u64 = 1 << 4;
+    /// `NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_NUM_ENTRIES`.
+    pub const NUM_ENTRIES: u64 = 1 << 5;
+    /// `NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_STATIC_SIZE`.
+    pub const STATIC_SIZE: u64 = 1 << 6;
+    /// `NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_ALIGNMENT`.
+    pub const ALIGNMENT: u64 = 1 << 7;
+    /// `NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_SCHEMA_ID`.
+    pub const SCHEMA_ID: u64 = 1 << 8;
+}
+
+/// `NVTX_PAYLOAD_ENUM_ATTR_FIELD_*`.
+pub mod enum_field {
+    /// `NVTX_PAYLOAD_ENUM_ATTR_FIELD_NAME`.
+    pub const NAME: u64 = 1 << 1;
+    /// `NVTX_PAYLOAD_ENUM_ATTR_FIELD_ENTRIES`.
+    pub const ENTRIES: u64 = 1 << 2;
+    /// `NVTX_PAYLOAD_ENUM_ATTR_FIELD_NUM_ENTRIES`.
+    pub const NUM_ENTRIES: u64 = 1 << 3;
+    /// `NVTX_PAYLOAD_ENUM_ATTR_FIELD_SIZE`.
+    pub const SIZE: u64 = 1 << 4;
+    /// `NVTX_PAYLOAD_ENUM_ATTR_FIELD_SCHEMA_ID`.
+    pub const SCHEMA_ID: u64 = 1 << 5;
+}
+
+/// `NVTX_PAYLOAD_SCHEMA_TYPE_*`.
+pub mod schema_type {
+    /// `NVTX_PAYLOAD_SCHEMA_TYPE_STATIC`.
+    pub const STATIC: u64 = 1;
+    /// `NVTX_PAYLOAD_SCHEMA_TYPE_DYNAMIC`.
+    pub const DYNAMIC: u64 = 2;
+    /// A union whose member another entry selects.
+    pub const UNION: u64 = 3;
+    /// A union whose first entry selects the member.
+    pub const UNION_WITH_INTERNAL_SELECTOR: u64 = 4;
+}
+
+/// Schema and payload ids (`NVTX_PAYLOAD_SCHEMA_ID_*`, `NVTX_TYPE_PAYLOAD_SCHEMA_*`).
+pub mod schema_id {
+    /// The first id a producer may choose.
+    pub const STATIC_START: u64 = 1 << 24;
+    /// The first id a tool gives.
+    pub const DYNAMIC_START: u64 = 1 << 32;
+    /// A blob other payloads of the event point into (not shown itself).
+    pub const REFERENCED: u64 = 1022;
+    /// Raw bytes.
+    pub const RAW: u64 = 1023;
+}
+
+/// `NVTX_PAYLOAD_ENTRY_FLAG_*`.
+pub mod entry_flag {
+    /// The entry holds a pointer to its value.
+    pub const POINTER: u64 = 1 << 1;
+    /// The entry holds an offset from the payload's start to its value.
+    pub const OFFSET_FROM_BASE: u64 = 1 << 2;
+    /// The entry holds an offset from itself to its value.
+    pub const OFFSET_FROM_HERE: u64 = 1 << 3;
+    /// The array kinds, in these bits.
+    pub const ARRAY_MASK: u64 = 7 << 4;
+    /// Length: `array_or_union_detail`.
+    pub const ARRAY_FIXED_SIZE: u64 = 1 << 4;
+    /// Ends at an element whose bytes are all zero.
+    pub const ARRAY_ZERO_TERMINATED: u64 = 2 << 4;
+    /// Length: the value of the earlier entry `array_or_union_detail`.
+    pub const ARRAY_LENGTH_INDEX: u64 = 3 << 4;
+    /// Length: in the event's payload `array_or_union_detail`.
+    pub const ARRAY_LENGTH_PAYLOAD_INDEX: u64 = 4 << 4;
+    /// `NVTX_PAYLOAD_ENTRY_FLAG_DEEP_COPY`.
+    pub const DEEP_COPY: u64 = 1 << 8;
+    /// Not to be shown.
+    pub const HIDE: u64 = 1 << 9;
+    /// The entry is the event's message.
+    pub const EVENT_MESSAGE: u64 = 1 << 10;
+}
+
+/// `NVTX_PAYLOAD_ENTRY_TYPE_*`.
+pub mod entry_type {
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_CHAR`.
+    pub const CHAR: u64 = 1;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_UCHAR`.
+    pub const UCHAR: u64 = 2;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_SHORT`.
+    pub const SHORT: u64 = 3;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_USHORT`.
+    pub const USHORT: u64 = 4;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_INT`.
+    pub const INT: u64 = 5;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_UINT`.
+    pub const UINT: u64 = 6;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_LONG`.
+    pub const LONG: u64 = 7;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_ULONG`.
+    pub const ULONG: u64 = 8;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_LONGLONG`.
+    pub const LONGLONG: u64 = 9;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_ULONGLONG`.
+    pub const ULONGLONG: u64 = 10;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_INT8`.
+    pub const INT8: u64 = 11;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_UINT8`.
+    pub const UINT8: u64 = 12;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_INT16`.
+    pub const INT16: u64 = 13;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_UINT16`.
+    pub const UINT16: u64 = 14;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_INT32`.
+    pub const INT32: u64 = 15;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_UINT32`.
+    pub const UINT32: u64 = 16;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_INT64`.
+    pub const INT64: u64 = 17;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_UINT64`.
+    pub const UINT64: u64 = 18;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_FLOAT`.
+    pub const FLOAT: u64 = 19;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_DOUBLE`.
+    pub const DOUBLE: u64 = 20;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_LONGDOUBLE`.
+    pub const LONGDOUBLE: u64 = 21;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_SIZE`.
+    pub const SIZE: u64 = 22;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_ADDRESS`.
+    pub const ADDRESS: u64 = 23;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_WCHAR`.
+    pub const WCHAR: u64 = 24;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_CHAR8`.
+    pub const CHAR8: u64 = 25;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_CHAR16`.
+    pub const CHAR16: u64 = 26;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_CHAR32`.
+    pub const CHAR32: u64 = 27;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_BYTE`.
+    pub const BYTE: u64 = 32;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_INT128`.
+    pub const INT128: u64 = 33;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_UINT128`.
+    pub const UINT128: u64 = 34;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_FLOAT16`.
+    pub const FLOAT16: u64 = 42;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_FLOAT32`.
+    pub const FLOAT32: u64 = 43;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_FLOAT64`.
+    pub const FLOAT64: u64 = 44;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_FLOAT128`.
+    pub const FLOAT128: u64 = 45;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_BF16`.
+    pub const BF16: u64 = 50;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_TF32`.
+    pub const TF32: u64 = 52;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_RANGE_ID`.
+    pub const RANGE_ID: u64 = 67;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_CATEGORY`.
+    pub const CATEGORY: u64 = 68;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_COLOR_ARGB`.
+    pub const COLOR_ARGB: u64 = 69;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_SCOPE_ID`.
+    pub const SCOPE_ID: u64 = 70;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_PID_UINT32`.
+    pub const PID_UINT32: u64 = 71;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_PID_UINT64`.
+    pub const PID_UINT64: u64 = 72;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_TID_UINT32`.
+    pub const TID_UINT32: u64 = 73;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_TID_UINT64`.
+    pub const TID_UINT64: u64 = 74;
+    /// `char*` strings (inline when `array_or_union_detail` > 0), in the
+    /// locale's encoding, UTF-8, UTF-16 and UTF-32.
+    pub const CSTRING: u64 = 75;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_CSTRING_UTF8`.
+    pub const CSTRING_UTF8: u64 = 76;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_CSTRING_UTF16`.
+    pub const CSTRING_UTF16: u64 = 77;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_CSTRING_UTF32`.
+    pub const CSTRING_UTF32: u64 = 78;
+    /// An `nvtxStringHandle_t`.
+    pub const REGISTERED_STRING_HANDLE: u64 = 80;
+    /// `NVTX_PAYLOAD_ENTRY_TYPE_UNION_SELECTOR`.
+    pub const UNION_SELECTOR: u64 = 100;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layouts_are_nvidias() {
+        assert_eq!(std::mem::size_of::<PayloadData>(), 24);
+        assert_eq!(std::mem::size_of::<SchemaEntry>(), 64);
+        assert_eq!(std::mem::size_of::<SchemaAttr>(), 80);
+        assert_eq!(std::mem::size_of::<EnumEntry>(), 24);
+        assert_eq!(std::mem::size_of::<EnumAttr>(), 56);
+    }
+}

@@ -1,0 +1,585 @@
+//! An event's extended payloads, decoded into named values by their
+//! registered schemas while the producer's data is still there.
+//!
+//! Reads stay within each payload's `size` bytes; what an entry points to
+//! (`POINTER` entries, `char*` strings, registered string handles) is read
+//! as the producer promises it is, with strings cut at [`MAX_TEXT`] bytes
+//! and arrays at [`MAX_ELEMENTS`]. A payload that does not match its schema
+//! is shown as its raw bytes with the reason.
+
+use super::schema::{self, Definition, Entry, Enum, Schema};
+use crate::text::MAX_TEXT;
+use nvtx_protocol::payload::{entry_flag, entry_type as t, schema_id, schema_type, PayloadData};
+use serde_json::{Map, Value};
+use std::ffi::CStr;
+
+/// An array's most elements shown (the rest are counted).
+pub const MAX_ELEMENTS: usize = 1 << 16;
+/// The deepest nesting of schemas followed.
+const MAX_DEPTH: usize = 16;
+/// A payload's most bytes.
+const MAX_PAYLOAD: usize = 1 << 30;
+
+/// What an event's payloads say.
+#[derive(Debug, Default)]
+pub struct Decoded {
+    /// Every payload's named values, in order; a later one of the same name wins.
+    pub fields: Map<String, Value>,
+    /// The value of an entry flagged as the event's message, else the first
+    /// schema's name.
+    pub message: Option<String>,
+}
+
+/// Decodes `count` payloads at `data`, registered in `domain`.
+///
+/// # Safety
+/// `data` is NULL or `count` payloads as `nvToolsExtPayload.h` says, each
+/// `size` bytes long and pointing where their schema says.
+pub unsafe fn decode(domain: u64, data: *const PayloadData, count: usize) -> Decoded {
+    let mut decoded = Decoded::default();
+    if data.is_null() {
+        return decoded;
+    }
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    let payloads = unsafe { std::slice::from_raw_parts(data, count.min(1024)) };
+    let mut d = Decoder {
+        domain,
+        depth: 0,
+        message: None,
+        name: None,
+    };
+    for p in payloads {
+        // SAFETY: as above.
+        unsafe { d.payload(p, &mut decoded.fields) };
+    }
+    decoded.message = d.message.or(d.name);
+    decoded
+}
+
+struct Decoder {
+    domain: u64,
+    depth: usize,
+    /// An `EVENT_MESSAGE` entry's value.
+    message: Option<String>,
+    /// The first schema's name.
+    name: Option<String>,
+}
+
+/// The bytes `[at, at + n)` of `blob`, or why not.
+fn bytes(blob: &[u8], at: usize, n: usize) -> Result<&[u8], String> {
+    at.checked_add(n)
+        .and_then(|end| blob.get(at..end))
+        .ok_or_else(|| {
+            format!(
+                "{n} bytes at offset {at} are past the payload's {}",
+                blob.len()
+            )
+        })
+}
+
+fn raw(blob: &[u8]) -> Value {
+    let shown = &blob[..blob.len().min(MAX_TEXT / 2)];
+    Value::String(shown.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+impl Decoder {
+    /// One payload's values into `out`.
+    ///
+    /// # Safety
+    /// As [`decode`]'s.
+    unsafe fn payload(&mut self, p: &PayloadData, out: &mut Map<String, Value>) {
+        if p.size == 0 || p.payload.is_null() || p.schema_id == schema_id::REFERENCED {
+            return;
+        }
+        // A string payload of `SIZE_MAX` bytes: up to its NUL.
+        if p.size == usize::MAX {
+            if let Some(unit) = schema::string_unit(p.schema_id) {
+                // SAFETY: a NUL-terminated string, as the caller promises.
+                let s = unsafe { pointed_string(p.payload.cast(), unit) };
+                out.insert("payload".into(), Value::String(s));
+            }
+            return;
+        }
+        // SAFETY: `size` bytes at `payload`, as the caller promises.
+        let blob =
+            unsafe { std::slice::from_raw_parts(p.payload.cast::<u8>(), p.size.min(MAX_PAYLOAD)) };
+        if p.schema_id == schema_id::RAW {
+            out.insert("raw".into(), raw(blob));
+            return;
+        }
+        let mut values = Map::new();
+        // SAFETY: as above.
+        match unsafe { self.typed(p.schema_id, blob, &mut values) } {
+            Ok(()) => out.extend(values),
+            Err(why) => {
+                out.insert("raw".into(), raw(blob));
+                out.insert("payload error".into(), Value::String(why));
+            }
+        }
+    }
+
+    /// A payload of `type_`: a predefined type's values, or a schema's.
+    ///
+    /// # Safety
+    /// As [`decode`]'s.
+    unsafe fn typed(
+        &mut self,
+        type_: u64,
+        blob: &[u8],
+        out: &mut Map<String, Value>,
+    ) -> Result<(), String> {
+        if type_ < schema_id::STATIC_START {
+            let value = if let Some(unit) = schema::string_unit(type_) {
+                Value::String(inline_string(blob, unit))
+            } else {
+                let (size, _) = schema::element(self.domain, type_)?;
+                let mut values = blob
+                    .chunks_exact(size)
+                    .take(MAX_ELEMENTS)
+                    .map(|b| scalar(type_, b))
+                    .collect::<Result<Vec<_>, _>>()?;
+                if values.len() == 1 {
+                    values.remove(0)
+                } else {
+                    Value::Array(values)
+                }
+            };
+            out.insert("payload".into(), value);
+            return Ok(());
+        }
+        let definition = schema::find(self.domain, type_)
+            .ok_or_else(|| format!("schema {type_} is not registered in this domain"))?;
+        match &*definition {
+            Definition::Enum(e) => {
+                out.insert("payload".into(), enum_value(e, blob)?);
+            }
+            Definition::Schema(s) => {
+                if self.name.is_none() {
+                    self.name.clone_from(&s.name);
+                }
+                if s.type_ == schema_type::DYNAMIC || s.size == 0 || blob.len() <= s.size {
+                    // SAFETY: as above.
+                    unsafe { self.fields(s, blob, out)? };
+                } else {
+                    // Several structs in a row.
+                    let mut all = Vec::new();
+                    for one in blob.chunks_exact(s.size).take(MAX_ELEMENTS) {
+                        let mut fields = Map::new();
+                        // SAFETY: as above.
+                        unsafe { self.fields(s, one, &mut fields)? };
+                        all.push(Value::Object(fields));
+                    }
+                    let key = s.name.clone().unwrap_or_else(|| "payload".into());
+                    out.insert(key, Value::Array(all));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A schema's entries, read from `blob`, into `out`.
+    ///
+    /// # Safety
+    /// As [`decode`]'s.
+    unsafe fn fields(
+        &mut self,
+        s: &Schema,
+        blob: &[u8],
+        out: &mut Map<String, Value>,
+    ) -> Result<(), String> {
+        if matches!(
+            s.type_,
+            schema_type::UNION | schema_type::UNION_WITH_INTERNAL_SELECTOR
+        ) {
+            return Err("unions are not decoded".into());
+        }
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err("schemas nested too deep".into());
+        }
+        // Integer entries' values, by index (array lengths).
+        let mut integers: Vec<Option<u64>> = Vec::with_capacity(s.entries.len());
+        let mut cursor = 0usize;
+        for e in &s.entries {
+            // SAFETY: as above.
+            let (value, end) = unsafe { self.entry(s, e, blob, cursor, &integers)? };
+            cursor = end;
+            integers.push(
+                value
+                    .as_u64()
+                    .or_else(|| value.as_i64().map(|v| v.max(0) as u64)),
+            );
+            if e.flags & entry_flag::EVENT_MESSAGE != 0 {
+                self.message = Some(match &value {
+                    Value::String(s) => s.clone(),
+                    v => v.to_string(),
+                });
+            }
+            if e.flags & entry_flag::HIDE == 0 {
+                out.insert(e.name.clone(), value);
+            }
+        }
+        self.depth -= 1;
+        Ok(())
+    }
+
+    /// One entry's value, and where the next entry of a dynamic schema
+    /// may start.
+    ///
+    /// # Safety
+    /// As [`decode`]'s.
+    unsafe fn entry(
+        &mut self,
+        s: &Schema,
+        e: &Entry,
+        blob: &[u8],
+        cursor: usize,
+        integers: &[Option<u64>],
+    ) -> Result<(Value, usize), String> {
+        let (size, align) = schema::element(self.domain, e.type_)?;
+        let footprint = schema::footprint(self.domain, e)?;
+        let at = match e.offset {
+            Some(at) => at,
+            None => cursor.next_multiple_of(footprint.map_or(align, |f| f.1)),
+        };
+        let length = |e: &Entry| -> Result<usize, String> {
+            let n = integers
+                .get(e.detail as usize)
+                .copied()
+                .flatten()
+                .ok_or_else(|| {
+                    format!("entry {}: no integer entry {} before it", e.name, e.detail)
+                })?;
+            Ok(usize::try_from(n).unwrap_or(usize::MAX))
+        };
+        // Where the data is: in place, or behind a pointer.
+        let pointer = e.flags & entry_flag::POINTER != 0 || e.is_string_pointer();
+        if pointer {
+            let address = u64::from_le_bytes(bytes(blob, at, 8)?.try_into().unwrap());
+            let end = at + 8;
+            if address == 0 {
+                return Ok((Value::Null, end));
+            }
+            let data = address as usize as *const u8;
+            if let Some(unit) = schema::string_unit(e.type_) {
+                let value = match e.array() {
+                    entry_flag::ARRAY_FIXED_SIZE => {
+                        // SAFETY: `detail` code units there, as the producer promises.
+                        let units = unsafe { pointed(data, e.detail as usize, unit) };
+                        inline_string(units, unit)
+                    }
+                    entry_flag::ARRAY_LENGTH_INDEX => {
+                        // SAFETY: as above.
+                        let units = unsafe { pointed(data, length(e)?, unit) };
+                        inline_string(units, unit)
+                    }
+                    // SAFETY: a NUL-terminated string, as the producer promises.
+                    _ => unsafe { pointed_string(data, unit) },
+                };
+                return Ok((Value::String(value), end));
+            }
+            let count = match e.array() {
+                0 => 1,
+                entry_flag::ARRAY_FIXED_SIZE => e.detail as usize,
+                entry_flag::ARRAY_LENGTH_INDEX => length(e)?,
+                // SAFETY: elements up to an all-zero one, as the producer promises.
+                entry_flag::ARRAY_ZERO_TERMINATED => unsafe {
+                    before_zero(data, size, MAX_ELEMENTS)
+                },
+                _ => return Err(format!("entry {}: array kind not decoded", e.name)),
+            };
+            // SAFETY: `count` elements there, as the producer promises.
+            let data = unsafe { pointed(data, count, size) };
+            // SAFETY: as above.
+            let value = unsafe { self.elements(e, data, size, e.array() != 0)? };
+            return Ok((value, end));
+        }
+        if let Some(unit) = schema::string_unit(e.type_) {
+            let units = match e.array() {
+                0 | entry_flag::ARRAY_FIXED_SIZE => e.detail as usize,
+                entry_flag::ARRAY_LENGTH_INDEX => length(e)?,
+                entry_flag::ARRAY_ZERO_TERMINATED => {
+                    let rest = bytes(blob, at, 0).map(|_| &blob[at..])?;
+                    let n = rest
+                        .chunks_exact(unit)
+                        .position(|c| c.iter().all(|&b| b == 0));
+                    n.map_or(rest.len() / unit, |n| n + 1)
+                }
+                _ => return Err(format!("entry {}: array kind not decoded", e.name)),
+            };
+            let data = bytes(blob, at, units.saturating_mul(unit))?;
+            return Ok((Value::String(inline_string(data, unit)), at + data.len()));
+        }
+        let (count, array) = match e.array() {
+            0 => (1, false),
+            entry_flag::ARRAY_FIXED_SIZE => (e.detail as usize, true),
+            entry_flag::ARRAY_LENGTH_INDEX => (length(e)?, true),
+            entry_flag::ARRAY_ZERO_TERMINATED => {
+                let rest = bytes(blob, at, 0).map(|_| &blob[at..])?;
+                let n = rest
+                    .chunks_exact(size.max(1))
+                    .position(|c| c.iter().all(|&b| b == 0));
+                let n = n.ok_or_else(|| format!("entry {}: no terminating element", e.name))?;
+                let data = bytes(blob, at, n * size)?;
+                // SAFETY: as above.
+                let value = unsafe { self.elements(e, data, size, true)? };
+                return Ok((value, at + (n + 1) * size));
+            }
+            _ => return Err(format!("entry {}: array kind not decoded", e.name)),
+        };
+        if s.type_ != schema_type::DYNAMIC && footprint.is_none() {
+            return Err(format!(
+                "entry {}: a variable length in a static schema",
+                e.name
+            ));
+        }
+        let data = bytes(blob, at, count.saturating_mul(size))?;
+        // SAFETY: as above.
+        let value = unsafe { self.elements(e, data, size, array)? };
+        Ok((value, at + data.len()))
+    }
+
+    /// `data`'s elements of `e`'s type: one value, or an array.
+    ///
+    /// # Safety
+    /// As [`decode`]'s.
+    unsafe fn elements(
+        &mut self,
+        e: &Entry,
+        data: &[u8],
+        size: usize,
+        array: bool,
+    ) -> Result<Value, String> {
+        let mut values = Vec::new();
+        for one in data.chunks_exact(size.max(1)).take(MAX_ELEMENTS) {
+            values.push(if e.type_ >= schema_id::STATIC_START {
+                match schema::find(self.domain, e.type_).as_deref() {
+                    Some(Definition::Enum(en)) => enum_value(en, one)?,
+                    Some(Definition::Schema(nested)) => {
+                        let mut fields = Map::new();
+                        // SAFETY: as above.
+                        unsafe { self.fields(nested, one, &mut fields)? };
+                        Value::Object(fields)
+                    }
+                    None => return Err(format!("entry {}: unknown type {}", e.name, e.type_)),
+                }
+            } else if e.type_ == t::REGISTERED_STRING_HANDLE {
+                let handle = u64::from_le_bytes(one.try_into().unwrap()) as usize;
+                // SAFETY: a handle this tool made, as the producer promises.
+                match unsafe { crate::callbacks::text_of(handle as *const _) } {
+                    Some(text) => Value::String(text),
+                    None => Value::Null,
+                }
+            } else {
+                scalar(e.type_, one)?
+            });
+        }
+        Ok(if array {
+            Value::Array(values)
+        } else {
+            values.pop().unwrap_or(Value::Null)
+        })
+    }
+}
+
+/// `n` elements of `size` bytes at `data` (cut at [`MAX_PAYLOAD`] bytes).
+///
+/// # Safety
+/// `data` is readable for that long.
+unsafe fn pointed<'a>(data: *const u8, n: usize, size: usize) -> &'a [u8] {
+    let len = n.saturating_mul(size).min(MAX_PAYLOAD);
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe { std::slice::from_raw_parts(data, len) }
+}
+
+/// How many elements of `size` bytes at `data` come before the first
+/// all-zero one (at most `max`).
+///
+/// # Safety
+/// `data` is readable up to that element, or for `max` elements.
+unsafe fn before_zero(data: *const u8, size: usize, max: usize) -> usize {
+    (0..max)
+        .position(|i| {
+            // SAFETY: element `i` is no later than the terminating one, as
+            // the caller promises.
+            let element = unsafe { pointed(data.add(i * size), 1, size) };
+            element.iter().all(|&b| b == 0)
+        })
+        .unwrap_or(max)
+}
+
+/// A NUL-terminated string of `unit`-byte code units at `data`.
+///
+/// # Safety
+/// `data` is NUL-terminated (or readable for [`MAX_TEXT`] bytes).
+unsafe fn pointed_string(data: *const u8, unit: usize) -> String {
+    if unit == 1 {
+        // SAFETY: the caller upholds this function's `# Safety` contract.
+        let s = unsafe { CStr::from_ptr(data.cast()) }.to_bytes();
+        return String::from_utf8_lossy(&s[..s.len().min(MAX_TEXT)]).into_owned();
+    }
+    // SAFETY: as above: units up to the NUL one.
+    let n = unsafe { before_zero(data, unit, MAX_TEXT / unit) };
+    // SAFETY: as above.
+    inline_string(unsafe { pointed(data, n, unit) }, unit)
+}
+
+/// A string of `unit`-byte code units (UTF-8, UTF-16, UTF-32), up to its
+/// first NUL.
+fn inline_string(data: &[u8], unit: usize) -> String {
+    let data = &data[..data.len().min(MAX_TEXT)];
+    match unit {
+        2 => {
+            let units: Vec<u16> = data
+                .chunks_exact(2)
+                .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                .take_while(|&u| u != 0)
+                .collect();
+            String::from_utf16_lossy(&units)
+        }
+        4 => data
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .take_while(|&u| u != 0)
+            .map(|u| char::from_u32(u).unwrap_or('\u{FFFD}'))
+            .collect(),
+        _ => {
+            let end = data.iter().position(|&b| b == 0).unwrap_or(data.len());
+            String::from_utf8_lossy(&data[..end]).into_owned()
+        }
+    }
+}
+
+/// An enum's value: its name, the names of its set flags joined by `|`, or
+/// the number.
+fn enum_value(e: &Enum, data: &[u8]) -> Result<Value, String> {
+    let bytes = data
+        .get(..e.size)
+        .ok_or_else(|| "an enum value past the payload".to_string())?;
+    let mut le = [0u8; 8];
+    le[..bytes.len()].copy_from_slice(bytes);
+    let v = u64::from_le_bytes(le);
+    if let Some((name, _, _)) = e.values.iter().find(|(_, value, _)| *value == v) {
+        return Ok(Value::String(name.clone()));
+    }
+    let flags: Vec<&str> = e
+        .values
+        .iter()
+        .filter(|(_, value, flag)| *flag && *value != 0 && v & value == *value)
+        .map(|(name, _, _)| name.as_str())
+        .collect();
+    let covered = e
+        .values
+        .iter()
+        .filter(|(_, value, flag)| *flag && v & value == *value)
+        .fold(0, |all, (_, value, _)| all | value);
+    Ok(if !flags.is_empty() && covered == v {
+        Value::String(flags.join("|"))
+    } else {
+        Value::from(v)
+    })
+}
+
+/// A float that JSON can hold, else its name ("NaN", "inf", "-inf").
+fn float(v: f64) -> Value {
+    serde_json::Number::from_f64(v).map_or_else(|| Value::String(v.to_string()), Value::Number)
+}
+
+/// An IEEE-style binary float of `exponent_bits` exponent bits: sign, biased
+/// exponent and fraction (with the integer bit when it is explicit) as f64.
+fn wide_float(negative: bool, exponent: i32, bias: i32, mantissa: f64) -> f64 {
+    let v = mantissa * 2f64.powi(exponent - bias);
+    if negative {
+        -v
+    } else {
+        v
+    }
+}
+
+/// One value of a predefined scalar type, from its little-endian bytes.
+fn scalar(type_: u64, b: &[u8]) -> Result<Value, String> {
+    let u = |n: usize| -> u64 {
+        let mut le = [0u8; 8];
+        le[..n].copy_from_slice(&b[..n]);
+        u64::from_le_bytes(le)
+    };
+    let i = |n: usize| -> i64 {
+        let shift = 64 - 8 * n as u32;
+        ((u(n) << shift) as i64) >> shift
+    };
+    Ok(match type_ {
+        t::CHAR
+        | t::SHORT
+        | t::INT
+        | t::LONG
+        | t::LONGLONG
+        | t::INT8
+        | t::INT16
+        | t::INT32
+        | t::INT64
+        | t::WCHAR => Value::from(i(b.len())),
+        t::UCHAR
+        | t::USHORT
+        | t::UINT
+        | t::ULONG
+        | t::ULONGLONG
+        | t::UINT8
+        | t::UINT16
+        | t::UINT32
+        | t::UINT64
+        | t::SIZE
+        | t::CHAR8
+        | t::CHAR16
+        | t::CHAR32
+        | t::BYTE
+        | t::RANGE_ID
+        | t::CATEGORY
+        | t::COLOR_ARGB
+        | t::SCOPE_ID
+        | t::PID_UINT32
+        | t::PID_UINT64
+        | t::TID_UINT32
+        | t::TID_UINT64 => Value::from(u(b.len())),
+        t::ADDRESS => Value::String(format!("{:#x}", u(8))),
+        t::FLOAT | t::FLOAT32 | t::TF32 => float(f32::from_le_bytes(b.try_into().unwrap()).into()),
+        t::DOUBLE | t::FLOAT64 => float(f64::from_le_bytes(b.try_into().unwrap())),
+        t::FLOAT16 => {
+            let h = u(2);
+            let (sign, exp, frac) = (h >> 15 == 1, (h >> 10 & 0x1f) as i32, (h & 0x3ff) as f64);
+            float(match exp {
+                0 => wide_float(sign, 1, 15, frac / 1024.0),
+                0x1f if frac == 0.0 => wide_float(sign, 0, 0, f64::INFINITY),
+                0x1f => f64::NAN,
+                _ => wide_float(sign, exp, 15, 1.0 + frac / 1024.0),
+            })
+        }
+        t::BF16 => float(f32::from_bits((u(2) as u32) << 16).into()),
+        t::LONGDOUBLE => {
+            // x87 80-bit extended: 64-bit mantissa with its integer bit, then sign and exponent.
+            let mantissa = u(8);
+            let top = u64::from_le_bytes([b[8], b[9], 0, 0, 0, 0, 0, 0]);
+            let (sign, exp) = (top >> 15 == 1, (top & 0x7fff) as i32);
+            float(match exp {
+                0x7fff if mantissa << 1 == 0 => wide_float(sign, 0, 0, f64::INFINITY),
+                0x7fff => f64::NAN,
+                _ => wide_float(sign, exp.max(1), 16383 + 63, mantissa as f64),
+            })
+        }
+        t::FLOAT128 => {
+            let lo = u(8);
+            let hi = u64::from_le_bytes(b[8..16].try_into().unwrap());
+            let (sign, exp) = (hi >> 63 == 1, (hi >> 48 & 0x7fff) as i32);
+            // The fraction's top 52 bits are all an f64 keeps.
+            let frac = ((hi & 0xffff_ffff_ffff) << 4 | lo >> 60) as f64 / (1u64 << 52) as f64;
+            float(match exp {
+                0x7fff if frac == 0.0 => wide_float(sign, 0, 0, f64::INFINITY),
+                0x7fff => f64::NAN,
+                0 => wide_float(sign, 1, 16383, frac),
+                _ => wide_float(sign, exp, 16383, 1.0 + frac),
+            })
+        }
+        t::INT128 => Value::String(i128::from_le_bytes(b.try_into().unwrap()).to_string()),
+        t::UINT128 => Value::String(u128::from_le_bytes(b.try_into().unwrap()).to_string()),
+        other => return Err(format!("type {other} is not decoded")),
+    })
+}
