@@ -155,6 +155,10 @@ pub struct Outputs {
     /// The summary's time unit (table and CSV).
     #[arg(long, value_enum, default_value_t = summary::Unit::Ns)]
     pub time_unit: summary::Unit,
+    /// Split the summary's ranges by a decoded payload field's value
+    /// (NVTX payload schemas, e.g. NCCL's message size): `name [FIELD=value]`.
+    #[arg(long, value_name = "FIELD")]
+    pub group_by: Option<String>,
     /// Thousands separators in the summary's numbers (table and CSV).
     #[arg(long)]
     pub separators: bool,
@@ -364,7 +368,8 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
     };
     // The trace and the summary in one replay; nothing is written when it
     // selects no event.
-    let collector = std::cell::RefCell::new(summary::Collector::default());
+    let collector =
+        std::cell::RefCell::new(summary::Collector::grouped_by(outputs.group_by.clone()));
     let events = std::cell::Cell::new(None);
     let written = write_output(
         &outputs.trace,

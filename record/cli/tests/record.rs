@@ -1773,6 +1773,38 @@ fn payload_schemas_are_decoded_into_named_values() {
             .map(Result::unwrap)
             .collect();
         assert_eq!(groups, [(None, 3), (Some(1048576), 3)], "{query}");
+        // The summary split by a field's value.
+        let summary = dir.join("summary.json");
+        let out = nvtxr(
+            &[
+                "report",
+                rec.to_str().unwrap(),
+                "-q",
+                "-o",
+                dir.join("grouped.json").to_str().unwrap(),
+                "--json",
+                summary.to_str().unwrap(),
+                "--group-by",
+                "op",
+            ],
+            &[],
+        );
+        assert!(out.status.success(), "{}", text(&out));
+        let mut ranges: Vec<String> = load(&summary)
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|row| row["range"].as_str().unwrap().to_string())
+            .collect();
+        ranges.sort();
+        assert_eq!(
+            ranges,
+            [
+                "comm:(unnamed)",
+                "comm:ncclAllReduce [op=sum]",
+                "comm:pushed [op=max]"
+            ]
+        );
     }
 }
 

@@ -64,6 +64,8 @@ pub struct Collector {
     pub marks: BTreeMap<String, Option<u32>>,
     /// Bytes past which groups go to a run ([`Collector::BUDGET`] if 0).
     budget: usize,
+    /// A payload field whose value splits a range's group (`--group-by`).
+    group_by: Option<String>,
 }
 
 impl Sink for Collector {
@@ -71,15 +73,17 @@ impl Sink for Collector {
         let d = &r.details;
         let duration = r.end - r.start;
         self.grand = self.grand.saturating_add(duration);
-        let key = KeyRef(r.style, &d.domain, &d.name);
+        let split = self.split_name(d);
+        let name = split.as_deref().unwrap_or(&d.name);
+        let key = KeyRef(r.style, &d.domain, name);
         let group = match self.groups.get_mut(&key) {
             Some(group) => group,
             None => {
-                self.bytes += d.domain.len() + d.name.len() + 96;
+                self.bytes += d.domain.len() + name.len() + 96;
                 let key = Key {
                     style: r.style,
                     domain: d.domain.as_str().into(),
-                    name: d.name.as_str().into(),
+                    name: name.into(),
                 };
                 let hash = order_hash(&key);
                 self.groups.entry(key).or_insert(Group {
@@ -110,6 +114,26 @@ impl Sink for Collector {
 }
 
 impl Collector {
+    /// A collector whose ranges are split by the value of the payload
+    /// field `field` (see [`Collector::split_name`]).
+    pub fn grouped_by(field: Option<String>) -> Collector {
+        Collector {
+            group_by: field,
+            ..Collector::default()
+        }
+    }
+
+    /// With `--group-by FIELD`, a range that has the field is grouped as
+    /// `name [FIELD=value]`; `None`: by its name.
+    fn split_name(&self, d: &crate::model::Details) -> Option<String> {
+        let field = self.group_by.as_ref()?;
+        let value = d.fields.as_ref()?.get(field)?;
+        Some(match value {
+            serde_json::Value::String(s) => format!("{} [{field}={s}]", d.name),
+            v => format!("{} [{field}={v}]", d.name),
+        })
+    }
+
     /// Bytes of groups held before they go to a run.
     pub const BUDGET: usize = 64 << 20;
     /// Marks' names kept for the legend.
