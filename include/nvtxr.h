@@ -44,12 +44,14 @@
  *   other pointer that nvtxr did not make is undefined behaviour: nvtxr
  *   reads the 4 bytes it points to (the handle's tag), which may crash on
  *   unmapped memory and cannot tell a forged tag from a real one.
- * - Structs that grow: `nvtxr_event_t` starts with its size; initialize it
- *   with `NVTXR_EVENT_INIT`, which sets the size of the header the program
- *   is built with and zeroes the rest. nvtxr reads only the fields that
- *   size covers, so a program built against an older header keeps working
- *   when fields are added; a size that covers nothing is
- *   `NVTXR_ERROR_INVALID_ARGUMENT`.
+ * - Structs that grow: `nvtxr_event_t`, `nvtxr_payload_schema_t` and
+ *   `nvtxr_payload_enum_t` start with their size; initialize them with
+ *   `NVTXR_EVENT_INIT` (`NVTXR_PAYLOAD_SCHEMA_INIT`,
+ *   `NVTXR_PAYLOAD_ENUM_INIT`), which sets the size of the header the
+ *   program is built with and zeroes the rest. nvtxr reads only the fields
+ *   that size covers, so a program built against an older header keeps
+ *   working when fields are added; a size that covers nothing is
+ *   `NVTXR_ERROR_INVALID_ARGUMENT` (or id 0).
  * - Panics never cross the boundary and no call aborts: each body runs
  *   inside one panic boundary, and a caught panic returns what the return
  *   type gives for it: `NVTXR_ERROR_INTERNAL` for a status or depth, 0 for
@@ -71,18 +73,24 @@
 #define NVTXR_VERSION_PATCH 0
 #define NVTXR_VERSION_STRING "0.1.0"
 #define NVTXR_VERSION (NVTXR_VERSION_MAJOR * 1000000 + NVTXR_VERSION_MINOR * 1000 + NVTXR_VERSION_PATCH)
-/**
- * Initializes an nvtxr_event_t: its size set, every other field zero (no
- * message, color, category or payload): `nvtxr_event_t e = NVTXR_EVENT_INIT;`
- */
 /** Whether a status, or what push or pop returned, is an error code. */
 #define NVTXR_IS_ERROR(value) ((value) <= NVTXR_ERROR_BASE)
 
+/**
+ * Initialize the structs that grow (each starts with its size): the size
+ * set, every other field zero (for an event: no message, color, category
+ * or payload). `nvtxr_event_t e = NVTXR_EVENT_INIT;`,
+ * `nvtxr_payload_schema_t s = NVTXR_PAYLOAD_SCHEMA_INIT;`,
+ * `nvtxr_payload_enum_t e = NVTXR_PAYLOAD_ENUM_INIT;`.
+ */
 #ifdef __cplusplus
-#define NVTXR_EVENT_INIT ([] { nvtxr_event_t e_{}; e_.size = (uint32_t)sizeof e_; return e_; }())
+#define NVTXR_SIZED_INIT_(type) ([] { type v_{}; v_.size = (uint32_t)sizeof v_; return v_; }())
 #else
-#define NVTXR_EVENT_INIT { .size = (uint32_t)sizeof(nvtxr_event_t) }
+#define NVTXR_SIZED_INIT_(type) { .size = (uint32_t)sizeof(type) }
 #endif
+#define NVTXR_EVENT_INIT NVTXR_SIZED_INIT_(nvtxr_event_t)
+#define NVTXR_PAYLOAD_SCHEMA_INIT NVTXR_SIZED_INIT_(nvtxr_payload_schema_t)
+#define NVTXR_PAYLOAD_ENUM_INIT NVTXR_SIZED_INIT_(nvtxr_payload_enum_t)
 
 
 /**
@@ -146,6 +154,293 @@
 #define NVTXR_PAYLOAD_F32 6
 
 /**
+ * `nvtxr_payload_schema_t.kind`: a C struct of a fixed size.
+ */
+#define NVTXR_SCHEMA_STATIC 1
+
+/**
+ * `nvtxr_payload_schema_t.kind`: fields one after another, each aligned,
+ * variable-length arrays and strings included.
+ */
+#define NVTXR_SCHEMA_DYNAMIC 2
+
+/**
+ * The first schema id a program may ask for.
+ */
+#define NVTXR_SCHEMA_ID_STATIC_START (1 << 24)
+
+/**
+ * `nvtxr_payload_entry_t.flags`: the field is a pointer to its value (or array).
+ */
+#define NVTXR_ENTRY_POINTER (1 << 1)
+
+/**
+ * `nvtxr_payload_entry_t.flags`: an array of `length` elements.
+ */
+#define NVTXR_ENTRY_ARRAY_FIXED_SIZE (1 << 4)
+
+/**
+ * `nvtxr_payload_entry_t.flags`: an array ending at an all-zero element.
+ */
+#define NVTXR_ENTRY_ARRAY_ZERO_TERMINATED (2 << 4)
+
+/**
+ * `nvtxr_payload_entry_t.flags`: an array whose length is the value of
+ * the earlier entry number `length`.
+ */
+#define NVTXR_ENTRY_ARRAY_LENGTH_INDEX (3 << 4)
+
+/**
+ * `nvtxr_payload_entry_t.flags`: not shown.
+ */
+#define NVTXR_ENTRY_HIDE (1 << 9)
+
+/**
+ * `nvtxr_payload_entry_t.flags`: the field's value is the event's message.
+ */
+#define NVTXR_ENTRY_EVENT_MESSAGE (1 << 10)
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_CHAR`.
+ */
+#define NVTXR_TYPE_CHAR 1
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_UCHAR`.
+ */
+#define NVTXR_TYPE_UCHAR 2
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_SHORT`.
+ */
+#define NVTXR_TYPE_SHORT 3
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_USHORT`.
+ */
+#define NVTXR_TYPE_USHORT 4
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_INT`.
+ */
+#define NVTXR_TYPE_INT 5
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_UINT`.
+ */
+#define NVTXR_TYPE_UINT 6
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_LONG`.
+ */
+#define NVTXR_TYPE_LONG 7
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_ULONG`.
+ */
+#define NVTXR_TYPE_ULONG 8
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_LONGLONG`.
+ */
+#define NVTXR_TYPE_LONGLONG 9
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_ULONGLONG`.
+ */
+#define NVTXR_TYPE_ULONGLONG 10
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_INT8`.
+ */
+#define NVTXR_TYPE_INT8 11
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_UINT8`.
+ */
+#define NVTXR_TYPE_UINT8 12
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_INT16`.
+ */
+#define NVTXR_TYPE_INT16 13
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_UINT16`.
+ */
+#define NVTXR_TYPE_UINT16 14
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_INT32`.
+ */
+#define NVTXR_TYPE_INT32 15
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_UINT32`.
+ */
+#define NVTXR_TYPE_UINT32 16
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_INT64`.
+ */
+#define NVTXR_TYPE_INT64 17
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_UINT64`.
+ */
+#define NVTXR_TYPE_UINT64 18
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_FLOAT`.
+ */
+#define NVTXR_TYPE_FLOAT 19
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_DOUBLE`.
+ */
+#define NVTXR_TYPE_DOUBLE 20
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_LONGDOUBLE`.
+ */
+#define NVTXR_TYPE_LONGDOUBLE 21
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_SIZE`.
+ */
+#define NVTXR_TYPE_SIZE 22
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_ADDRESS`.
+ */
+#define NVTXR_TYPE_ADDRESS 23
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_WCHAR`.
+ */
+#define NVTXR_TYPE_WCHAR 24
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_CHAR8`.
+ */
+#define NVTXR_TYPE_CHAR8 25
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_CHAR16`.
+ */
+#define NVTXR_TYPE_CHAR16 26
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_CHAR32`.
+ */
+#define NVTXR_TYPE_CHAR32 27
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_BYTE`.
+ */
+#define NVTXR_TYPE_BYTE 32
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_INT128`.
+ */
+#define NVTXR_TYPE_INT128 33
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_UINT128`.
+ */
+#define NVTXR_TYPE_UINT128 34
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_FLOAT16`.
+ */
+#define NVTXR_TYPE_FLOAT16 42
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_FLOAT32`.
+ */
+#define NVTXR_TYPE_FLOAT32 43
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_FLOAT64`.
+ */
+#define NVTXR_TYPE_FLOAT64 44
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_FLOAT128`.
+ */
+#define NVTXR_TYPE_FLOAT128 45
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_BF16`.
+ */
+#define NVTXR_TYPE_BF16 50
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_TF32`.
+ */
+#define NVTXR_TYPE_TF32 52
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_RANGE_ID`.
+ */
+#define NVTXR_TYPE_RANGE_ID 67
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_CATEGORY`.
+ */
+#define NVTXR_TYPE_CATEGORY 68
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_COLOR_ARGB`.
+ */
+#define NVTXR_TYPE_COLOR_ARGB 69
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_SCOPE_ID`.
+ */
+#define NVTXR_TYPE_SCOPE_ID 70
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_PID_UINT32`.
+ */
+#define NVTXR_TYPE_PID_UINT32 71
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_PID_UINT64`.
+ */
+#define NVTXR_TYPE_PID_UINT64 72
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_TID_UINT32`.
+ */
+#define NVTXR_TYPE_TID_UINT32 73
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_TID_UINT64`.
+ */
+#define NVTXR_TYPE_TID_UINT64 74
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_CSTRING`: `char` strings in the locale's encoding: in place (`length` code units) or, with `length` 0 or `NVTXR_ENTRY_POINTER`, a pointer to a NUL-terminated one.
+ */
+#define NVTXR_TYPE_CSTRING 75
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_CSTRING_UTF8`: UTF-8 strings, as `NVTXR_TYPE_CSTRING`.
+ */
+#define NVTXR_TYPE_CSTRING_UTF8 76
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_CSTRING_UTF16`: UTF-16 strings, as `NVTXR_TYPE_CSTRING`.
+ */
+#define NVTXR_TYPE_CSTRING_UTF16 77
+
+/**
+ * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_CSTRING_UTF32`: UTF-32 strings, as `NVTXR_TYPE_CSTRING`.
+ */
+#define NVTXR_TYPE_CSTRING_UTF32 78
+
+/**
  * A domain handle. NULL stands for the default domain everywhere.
  * Owned by nvtxr; never freed (see `nvtxr_domain_destroy`).
  */
@@ -205,6 +500,26 @@ typedef union nvtxr_payload_t {
 } nvtxr_payload_t;
 
 /**
+ * One payload of an event: `size` bytes at `data`, laid out as the schema
+ * `schema_id` says (an id from `nvtxr_payload_schema_register`, or a
+ * `NVTXR_TYPE_*` for an array of that type). Read during the call only.
+ */
+typedef struct nvtxr_payload_data_t {
+  /**
+   * The schema (or `NVTXR_TYPE_*`) the data follows.
+   */
+  uint64_t schema_id;
+  /**
+   * Bytes at `data`.
+   */
+  size_t size;
+  /**
+   * The data.
+   */
+  const void *data;
+} nvtxr_payload_data_t;
+
+/**
  * An event's attributes. Initialize it with `NVTXR_EVENT_INIT`
  * (`nvtxr_event_t e = NVTXR_EVENT_INIT;`, which sets `size` and zeroes the
  * rest), then set what you need: all other fields zero is "no message, no
@@ -254,7 +569,151 @@ typedef struct nvtxr_event_t {
    * The member `payload_type` names.
    */
   union nvtxr_payload_t payload;
+  /**
+   * Extended payloads (structs described by schemas from
+   * `nvtxr_payload_schema_register`), or NULL: `payload_count` of them,
+   * read during the call only. Set at most one of `payload_type` and
+   * `payloads`.
+   */
+  const struct nvtxr_payload_data_t *payloads;
+  /**
+   * How many `payloads`.
+   */
+  size_t payload_count;
 } nvtxr_event_t;
+
+/**
+ * One field of a schema (NVIDIA's `nvtxPayloadSchemaEntry_t`).
+ */
+typedef struct nvtxr_payload_entry_t {
+  /**
+   * `NVTXR_ENTRY_*` flags, or 0.
+   */
+  uint64_t flags;
+  /**
+   * A `NVTXR_TYPE_*`, or the id of a registered schema (a nested struct)
+   * or enum.
+   */
+  uint64_t type;
+  /**
+   * Its name (UTF-8), or NULL.
+   */
+  const char *name;
+  /**
+   * Its description, or NULL.
+   */
+  const char *description;
+  /**
+   * A fixed array's length, an in-place string's length in code units,
+   * or (`NVTXR_ENTRY_ARRAY_LENGTH_INDEX`) the index of the earlier entry
+   * holding the length.
+   */
+  uint64_t length;
+  /**
+   * Its offset in the struct (`offsetof`); 0 after the first entry:
+   * computed by natural alignment.
+   */
+  uint64_t offset;
+  /**
+   * NULL.
+   */
+  const void *semantics;
+  /**
+   * NULL.
+   */
+  const void *reserved;
+} nvtxr_payload_entry_t;
+
+/**
+ * A schema to register. Initialize it with `NVTXR_PAYLOAD_SCHEMA_INIT`
+ * (size set, every other field zero), then set `kind`, `entries` and
+ * `entry_count`. It can grow as `nvtxr_event_t` does.
+ */
+typedef struct nvtxr_payload_schema_t {
+  /**
+   * `sizeof(nvtxr_payload_schema_t)` in the caller's header.
+   */
+  uint32_t size;
+  /**
+   * `NVTXR_SCHEMA_STATIC` (a C struct) or `NVTXR_SCHEMA_DYNAMIC` (fields
+   * one after another, variable-length ones included).
+   */
+  uint32_t kind;
+  /**
+   * Its name (UTF-8), or NULL; the tool may name an event after it.
+   */
+  const char *name;
+  /**
+   * Its fields, in order.
+   */
+  const struct nvtxr_payload_entry_t *entries;
+  /**
+   * How many.
+   */
+  size_t entry_count;
+  /**
+   * A static schema's `sizeof`; 0: computed.
+   */
+  size_t static_size;
+  /**
+   * `#pragma pack(N)`'s N; 0: natural alignment.
+   */
+  size_t pack_align;
+  /**
+   * The id wanted, at or above `NVTXR_SCHEMA_ID_STATIC_START` and below
+   * 2^32; 0: the tool chooses.
+   */
+  uint64_t schema_id;
+} nvtxr_payload_schema_t;
+
+/**
+ * One value of an enum (NVIDIA's `nvtxPayloadEnum_t`).
+ */
+typedef struct nvtxr_payload_enum_value_t {
+  /**
+   * Its name (UTF-8).
+   */
+  const char *name;
+  /**
+   * Its value.
+   */
+  uint64_t value;
+  /**
+   * 1 for a bit flag (values shown as `A|B`), else 0.
+   */
+  int8_t is_flag;
+} nvtxr_payload_enum_value_t;
+
+/**
+ * An enum to register, as a schema entry's type. Initialize it with
+ * `NVTXR_PAYLOAD_ENUM_INIT`; it can grow as `nvtxr_event_t` does.
+ */
+typedef struct nvtxr_payload_enum_t {
+  /**
+   * `sizeof(nvtxr_payload_enum_t)` in the caller's header.
+   */
+  uint32_t size;
+  /**
+   * Bytes a value takes: 1, 2, 4 or 8.
+   */
+  uint32_t value_size;
+  /**
+   * Its name (UTF-8), or NULL.
+   */
+  const char *name;
+  /**
+   * Its values.
+   */
+  const struct nvtxr_payload_enum_value_t *values;
+  /**
+   * How many.
+   */
+  size_t value_count;
+  /**
+   * The id wanted, as `nvtxr_payload_schema_t.schema_id`.
+   */
+  uint64_t schema_id;
+} nvtxr_payload_enum_t;
 
 /**
  * Success.
@@ -603,6 +1062,27 @@ nvtxr_status_t nvtxr_name_cl_program(void *program, const char *name);
  * Names an OpenCL event (`cl_event`).
  */
 nvtxr_status_t nvtxr_name_cl_event(void *event, const char *name);
+
+/**
+ * Registers a schema in `domain` (NULL: the default domain): the tool
+ * learns the fields of structs that events will carry
+ * (`nvtxr_event_t.payloads`). Everything is read during the call only.
+ *
+ * Returns the schema's id (the one asked for, or the tool's); 0 with no
+ * tool, a tool without the payload extension, a schema the tool refuses,
+ * or bad arguments (NULL, an uninitialized size, no entries). An event
+ * whose payload names schema 0 shows raw bytes, so callers never need to
+ * branch. Thread-safe; not async-signal-safe.
+ */
+uint64_t nvtxr_payload_schema_register(const struct nvtxr_domain_t *domain,
+                                       const struct nvtxr_payload_schema_t *schema);
+
+/**
+ * Registers an enum in `domain`, for schema entries of its id (values
+ * shown by name). As `nvtxr_payload_schema_register`.
+ */
+uint64_t nvtxr_payload_enum_register(const struct nvtxr_domain_t *domain,
+                                     const struct nvtxr_payload_enum_t *e);
 
 /**
  * Creates the tool's object for a synchronization object named `name`

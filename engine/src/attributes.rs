@@ -3,6 +3,7 @@
 
 use crate::domain::{Entered, StringState};
 use crate::error::Error;
+use nvtx_protocol::payload::PayloadData;
 use nvtx_protocol::{attr, EventAttributes};
 use std::ffi::{c_char, c_void};
 use std::ptr;
@@ -84,16 +85,23 @@ impl Payload {
             Payload::I32(v) => (attr::PAYLOAD_I32, u64::from(v as u32)),
             Payload::F32(v) => (attr::PAYLOAD_F32, u64::from(v.to_bits())),
         };
-        RawPayload { kind, bits }
+        RawPayload {
+            kind,
+            bits,
+            count: 0,
+        }
     }
 }
 
 /// A payload as NVTX carries it: its type code and the union's bits, 32-bit
-/// values in the low half and the high half zero.
+/// values in the low half and the high half zero; for extended payloads,
+/// the address of the array and its length.
 #[derive(Clone, Copy, Default)]
 pub struct RawPayload {
     kind: i32,
     bits: u64,
+    /// Extended payloads: how many.
+    count: i32,
 }
 
 impl RawPayload {
@@ -107,7 +115,26 @@ impl RawPayload {
             attr::PAYLOAD_U32..=attr::PAYLOAD_F32 => bits & u64::from(u32::MAX),
             _ => return None,
         };
-        Some(RawPayload { kind, bits })
+        Some(RawPayload {
+            kind,
+            bits,
+            count: 0,
+        })
+    }
+
+    /// Extended payloads (NVTX's payload extension): `count` payloads at
+    /// `data`, each a struct of a registered schema (or values of a
+    /// predefined type), read by the tool during the call. `None` for NULL
+    /// with a nonzero count, or a count past `i32::MAX`.
+    pub fn extended(data: *const PayloadData, count: usize) -> Option<RawPayload> {
+        if count == 0 {
+            return Some(RawPayload::default());
+        }
+        Some(RawPayload {
+            kind: attr::PAYLOAD_EXT,
+            bits: (!data.is_null()).then_some(data as u64)?,
+            count: i32::try_from(count).ok()?,
+        })
     }
 }
 
@@ -212,7 +239,7 @@ impl Event {
             },
             color: self.color.map_or(0, Color::argb),
             payload_type: self.payload.kind,
-            reserved0: 0,
+            reserved0: self.payload.count,
             payload: self.payload.bits,
             message_type,
             padding: 0,

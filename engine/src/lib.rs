@@ -27,6 +27,7 @@ pub mod events;
 pub mod loader;
 pub mod naming;
 pub mod panic;
+pub mod payloads;
 pub mod statics;
 pub mod sync;
 pub mod thread;

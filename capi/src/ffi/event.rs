@@ -3,6 +3,8 @@
 //! kind of event argument into the engine's event.
 
 use super::domain::{nvtxr_string_t, string_ref};
+use super::payloads::{nvtxr_payload_data_t, payload_data};
+use super::sized::read_sized;
 use nvtxr_engine::attributes::{Color, Event, RawMessage, RawPayload};
 use nvtxr_engine::error::Error;
 use std::ffi::{c_char, c_void};
@@ -87,6 +89,13 @@ pub struct nvtxr_event_t {
     pub reserved: u32,
     /// The member `payload_type` names.
     pub payload: nvtxr_payload_t,
+    /// Extended payloads (structs described by schemas from
+    /// `nvtxr_payload_schema_register`), or NULL: `payload_count` of them,
+    /// read during the call only. Set at most one of `payload_type` and
+    /// `payloads`.
+    pub payloads: *const nvtxr_payload_data_t,
+    /// How many `payloads`.
+    pub payload_count: usize,
 }
 
 /// An event argument as passed to the C API, before validation. The pointer
@@ -166,25 +175,11 @@ impl Arg {
 pub(super) unsafe fn event_from(e: *const nvtxr_event_t) -> Result<Event, Error> {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
-        if e.is_null() {
-            return Err(Error::NullArgument);
-        }
-        // Only the fields the caller's size covers: a copy of that prefix over
-        // an all-zero struct (zero is every field's "none").
-        let size = e.cast::<u32>().read_unaligned() as usize;
-        let e = if size >= std::mem::size_of::<nvtxr_event_t>() {
-            // This header's struct (the common case), or the start of a
-            // newer, larger one.
-            e.read_unaligned()
-        } else if size < std::mem::offset_of!(nvtxr_event_t, category) + 4 {
-            return Err(Error::InvalidArgument(
-                "nvtxr_event_t.size is not set: initialize it with NVTXR_EVENT_INIT",
-            ));
-        } else {
-            let mut prefix = std::mem::MaybeUninit::<nvtxr_event_t>::zeroed();
-            std::ptr::copy_nonoverlapping(e.cast::<u8>(), prefix.as_mut_ptr().cast::<u8>(), size);
-            prefix.assume_init()
-        };
+        let e = read_sized(
+            e,
+            std::mem::offset_of!(nvtxr_event_t, category) + 4,
+            "nvtxr_event_t.size is not set: initialize it with NVTXR_EVENT_INIT",
+        )?;
         let message = match (e.message.is_null(), string_ref(e.registered_message)?) {
             (true, None) => RawMessage::None,
             (false, None) => RawMessage::Text(e.message),
@@ -201,8 +196,18 @@ pub(super) unsafe fn event_from(e: *const nvtxr_event_t) -> Result<Event, Error>
             _ => return Err(Error::InvalidArgument("unknown color_type")),
         };
         // The NVTXR_PAYLOAD_* codes are NVTX's (checked above).
-        let payload = RawPayload::new(e.payload_type as i32, e.payload.as_u64)
-            .ok_or(Error::InvalidArgument("unknown payload_type"))?;
+        let payload = match (e.payload_type, e.payload_count) {
+            (_, 0) => RawPayload::new(e.payload_type as i32, e.payload.as_u64)
+                .ok_or(Error::InvalidArgument("unknown payload_type"))?,
+            (NVTXR_PAYLOAD_NONE, n) => RawPayload::extended(payload_data(e.payloads), n).ok_or(
+                Error::InvalidArgument("payloads is NULL (or payload_count too large)"),
+            )?,
+            _ => {
+                return Err(Error::InvalidArgument(
+                    "both payload_type and payloads are set",
+                ))
+            }
+        };
         Ok(Event::with_raw_payload(message, color, e.category, payload))
     }
 }
@@ -223,6 +228,8 @@ mod tests {
             payload_type: NVTXR_PAYLOAD_U64,
             reserved: 0,
             payload: nvtxr_payload_t { as_u64: 9 },
+            payloads: std::ptr::null(),
+            payload_count: 0,
         }
     }
 

@@ -46,12 +46,14 @@
 //!   other pointer that nvtxr did not make is undefined behaviour: nvtxr
 //!   reads the 4 bytes it points to (the handle's tag), which may crash on
 //!   unmapped memory and cannot tell a forged tag from a real one.
-//! - Structs that grow: `nvtxr_event_t` starts with its size; initialize it
-//!   with `NVTXR_EVENT_INIT`, which sets the size of the header the program
-//!   is built with and zeroes the rest. nvtxr reads only the fields that
-//!   size covers, so a program built against an older header keeps working
-//!   when fields are added; a size that covers nothing is
-//!   `NVTXR_ERROR_INVALID_ARGUMENT`.
+//! - Structs that grow: `nvtxr_event_t`, `nvtxr_payload_schema_t` and
+//!   `nvtxr_payload_enum_t` start with their size; initialize them with
+//!   `NVTXR_EVENT_INIT` (`NVTXR_PAYLOAD_SCHEMA_INIT`,
+//!   `NVTXR_PAYLOAD_ENUM_INIT`), which sets the size of the header the
+//!   program is built with and zeroes the rest. nvtxr reads only the fields
+//!   that size covers, so a program built against an older header keeps
+//!   working when fields are added; a size that covers nothing is
+//!   `NVTXR_ERROR_INVALID_ARGUMENT` (or id 0).
 //! - Panics never cross the boundary and no call aborts: each body runs
 //!   inside one panic boundary, and a caught panic returns what the return
 //!   type gives for it: `NVTXR_ERROR_INTERNAL` for a status or depth, 0 for
@@ -76,6 +78,8 @@ mod event;
 mod events;
 mod lifecycle;
 mod naming;
+mod payloads;
+mod sized;
 mod sync;
 
 pub use counters::*;
@@ -84,6 +88,7 @@ pub use event::*;
 pub use events::*;
 pub use lifecycle::*;
 pub use naming::*;
+pub use payloads::*;
 pub use sync::*;
 
 use nvtxr_engine::error::Error;
@@ -147,7 +152,7 @@ pub extern "C" fn nvtxr_status_string(status: nvtxr_status_t) -> *const std::ffi
     let text: &'static std::ffi::CStr = match status {
         NVTXR_OK => c"success",
         NVTXR_ERROR_NULL_ARGUMENT => c"a required argument was NULL",
-        NVTXR_ERROR_INVALID_ARGUMENT => c"an argument was invalid (an unknown color or payload type, two messages, a string of another domain, an uninitialized nvtxr_event_t size)",
+        NVTXR_ERROR_INVALID_ARGUMENT => c"an argument was invalid (an unknown color or payload type, two messages, both a payload and extended payloads, NULL payloads with a count, a string of another domain, an uninitialized nvtxr_event_t size)",
         NVTXR_ERROR_DESTROYED => c"the domain was already destroyed",
         NVTXR_ERROR_INTERNAL => c"nvtxr hit an internal error; nothing was forwarded",
         NVTXR_ERROR_REENTERED => c"called from a signal handler that interrupted a domain or string call on this thread",

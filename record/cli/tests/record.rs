@@ -1554,6 +1554,57 @@ fn shown_in_perfetto(trace: &Path) -> (Vec<Shown>, Vec<(u64, u64)>) {
     (shown, flows)
 }
 
+#[test]
+fn nvtxr_c_payloads_are_decoded_into_named_values() {
+    let exe = compile_c("nvtxr_payloads.c", Producer::NvtxrShared, &[]);
+    let dir = scratch("nvtxr-payloads");
+    let json = dir.join("t.json");
+    let out = nvtxr(
+        &[
+            "record",
+            "-o",
+            json.to_str().unwrap(),
+            "--",
+            exe.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    // The enum and point get the ids asked for, the others the tool's; the
+    // bad registrations give 0 and the bad events INVALID_ARGUMENT.
+    assert!(text(&out).contains("ids 1 0 params dyn"), "{}", text(&out));
+    assert!(
+        text(&out).contains("status 0 1 refused 0 -102 -102"),
+        "{}",
+        text(&out)
+    );
+    let ev = events(&load(&json));
+    let fields = |name: &str| -> Vec<Value> {
+        ev.iter()
+            .filter(|e| e.name == name)
+            .map(|e| e.args["fields"].clone())
+            .collect()
+    };
+    let params = |label: &str, op: &str| {
+        serde_json::json!({
+            "comm": 0xfedc_ba98_7654_3210_u64,
+            "bytes": 1048576,
+            "op": op,
+            "tag": "grad",
+            "label": label,
+            "at": {"x": -7, "y": 2.25},
+            "dims": [1, -2, 3],
+        })
+    };
+    assert_eq!(fields("allreduce"), [params("allreduce", "max")]);
+    assert_eq!(fields("step"), [params("allreduce", "sum")]);
+    assert_eq!(
+        fields("window"),
+        [serde_json::json!({"n": 2, "values": [10, -20], "payload": 0.25})]
+    );
+    assert_eq!(ev.len(), 3, "nothing of the refused calls: {ev:?}");
+}
+
 /// `v` as JSON text with every object's keys sorted (the JSON trace keeps
 /// its arguments in order, the Perfetto check in another).
 fn sorted(v: &Value) -> String {

@@ -1,0 +1,58 @@
+//! Extended payloads (NVTX's payload extension): a schema registered once
+//! in a domain describes a struct's fields; events then carry such structs
+//! (see [`crate::attributes::RawPayload::extended`]) and the tool shows
+//! their fields by name.
+
+use crate::domain::DomainState;
+use crate::error::Error;
+use crate::loader::extensions::PAYLOAD;
+use nvtx_protocol::ext::cbid;
+use nvtx_protocol::payload::{EnumAttr, SchemaAttr};
+use nvtx_protocol::Handle;
+use std::ffi::c_void;
+
+/// Passes a registration to the tool's function `cbid`: its id, 0 with no
+/// tool (or a tool without the extension, or one that refused it).
+fn register(
+    domain: &'static DomainState,
+    cbid: usize,
+    attributes: *const c_void,
+) -> Result<u64, Error> {
+    if !crate::loader::tool_attached() {
+        return Ok(0);
+    }
+    let entered = domain.enter()?;
+    let Some(f) = PAYLOAD.get(cbid) else {
+        return Ok(0);
+    };
+    // SAFETY: the tool's function for this callback id, of the protocol's
+    // type, with the domain's tool handle and attributes that live through
+    // the call.
+    Ok(unsafe {
+        let f = std::mem::transmute::<usize, unsafe extern "C" fn(Handle, *const c_void) -> u64>(f);
+        f(entered.handle, attributes)
+    })
+}
+
+/// Registers the schema `attributes` describes in `domain`; its id (the one
+/// asked for in `schema_id`, or the tool's), 0 with no tool or when the
+/// tool refuses it. The tool copies what it needs during the call.
+pub fn register_schema(
+    domain: &'static DomainState,
+    attributes: &SchemaAttr,
+) -> Result<u64, Error> {
+    register(
+        domain,
+        cbid::PAYLOAD_SCHEMA_REGISTER,
+        (attributes as *const SchemaAttr).cast(),
+    )
+}
+
+/// Registers the enum `attributes` describes in `domain`, as [`register_schema`].
+pub fn register_enum(domain: &'static DomainState, attributes: &EnumAttr) -> Result<u64, Error> {
+    register(
+        domain,
+        cbid::PAYLOAD_ENUM_REGISTER,
+        (attributes as *const EnumAttr).cast(),
+    )
+}
