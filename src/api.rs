@@ -1,7 +1,9 @@
 //! The safe Rust API: a door over nvtxr's engine (`nvtxr-engine`), as the C
 //! ABI (`nvtxr-capi`) is another.
 
-use nvtxr_engine::attributes::{Color, Event, Payload, RawMessage};
+use crate::payload::{PayloadSchema, PayloadStruct};
+use nvtx_protocol::payload::PayloadData;
+use nvtxr_engine::attributes::{Color, Event, Payload, RawMessage, RawPayload};
 use nvtxr_engine::counters::{self, CounterType};
 use nvtxr_engine::domain::{DomainState, StringState};
 use nvtxr_engine::events::{self, Family};
@@ -9,7 +11,7 @@ use nvtxr_engine::loader;
 use nvtxr_engine::naming::{self, CudaObject};
 use nvtxr_engine::thread::current_os_thread_id;
 use std::borrow::Cow;
-use std::ffi::{CStr, CString};
+use std::ffi::{c_void, CStr, CString};
 use std::marker::PhantomData;
 use std::sync::LazyLock;
 
@@ -81,7 +83,22 @@ pub struct EventAttributes<'a> {
     color: Option<Color>,
     category: u32,
     payload: Option<Payload>,
+    extended: Option<Extended<'a>>,
 }
+
+/// A struct payload: its schema, and the value borrowed for `'a`.
+#[derive(Clone, Copy)]
+struct Extended<'a> {
+    schema: u64,
+    data: *const c_void,
+    size: usize,
+    _value: PhantomData<&'a ()>,
+}
+
+// SAFETY: a shared borrow of a `Sync` value (`PayloadStruct: Sync`).
+unsafe impl Send for Extended<'_> {}
+// SAFETY: as above.
+unsafe impl Sync for Extended<'_> {}
 
 impl<'a> EventAttributes<'a> {
     /// Attributes with a message and nothing else.
@@ -91,6 +108,7 @@ impl<'a> EventAttributes<'a> {
             color: None,
             category: 0,
             payload: None,
+            extended: None,
         }
     }
 
@@ -101,6 +119,7 @@ impl<'a> EventAttributes<'a> {
             color: None,
             category: 0,
             payload: None,
+            extended: None,
         }
     }
 
@@ -116,22 +135,59 @@ impl<'a> EventAttributes<'a> {
         self
     }
 
-    /// A number the tool shows with the event.
+    /// A number the tool shows with the event (replacing a struct payload).
     pub fn payload(mut self, payload: Payload) -> Self {
         self.payload = Some(payload);
+        self.extended = None;
+        self
+    }
+
+    /// A struct the tool shows field by field (NVTX's extended payloads;
+    /// replacing a numeric payload): `value`, described by `schema`, which
+    /// must come from the domain of the event.
+    pub fn payload_struct<T: PayloadStruct>(
+        mut self,
+        schema: &PayloadSchema<'_, T>,
+        value: &'a T,
+    ) -> Self {
+        if schema.id != 0 {
+            self.extended = Some(Extended {
+                schema: schema.id,
+                data: (value as *const T).cast(),
+                size: std::mem::size_of::<T>(),
+                _value: PhantomData,
+            });
+            self.payload = None;
+        }
         self
     }
 
     /// Runs `f` with the internal event (text made NUL-terminated for the call).
     fn with_event<R>(&self, f: impl FnOnce(&Event) -> R) -> R {
-        let plain = self.color.is_none() && self.category == 0 && self.payload.is_none();
+        let plain = self.color.is_none()
+            && self.category == 0
+            && self.payload.is_none()
+            && self.extended.is_none();
+        let extended = self.extended.map(|x| PayloadData {
+            schema_id: x.schema,
+            size: x.size,
+            payload: x.data,
+        });
         let build = |message: RawMessage| {
             if plain {
                 if let RawMessage::Text(p) = message {
                     return Event::text(p);
                 }
             }
-            Event::with_attributes(message, self.color, self.category, self.payload)
+            match &extended {
+                Some(data) => Event::with_raw_payload(
+                    message,
+                    self.color,
+                    self.category,
+                    RawPayload::extended(data, 1).unwrap_or_default(),
+                ),
+                None => Event::with_attributes(message, self.color, self.category, self.payload),
+            }
         };
         match self.message {
             None => f(&build(RawMessage::None)),
@@ -163,6 +219,13 @@ impl<'a, M: Into<Message<'a>>> From<M> for EventAttributes<'a> {
 /// ```
 pub struct Domain {
     state: &'static DomainState,
+}
+
+impl Domain {
+    /// The engine's domain.
+    pub(crate) fn state(&self) -> &'static DomainState {
+        self.state
+    }
 }
 
 static GLOBAL: LazyLock<Domain> = LazyLock::new(|| Domain {

@@ -28,6 +28,7 @@
 //! the C ABI (`include/nvtxr.h`) is another, in `nvtxr-capi`.
 
 mod api;
+mod payload;
 
 pub use api::{
     initialize, is_tool_attached, load_error, mark, name_category, name_cuda, name_current_thread,
@@ -39,6 +40,7 @@ pub use nvtxr_engine::attributes::{Color, Payload};
 pub use nvtxr_engine::naming::{CudaObject, OpenClObject};
 pub use nvtxr_engine::thread::current_os_thread_id;
 pub use nvtxr_engine::Error;
+pub use payload::{PayloadField, PayloadFieldInfo, PayloadSchema, PayloadStruct};
 
 /// The README's Rust code, compiled and run as doc tests.
 #[cfg(doctest)]

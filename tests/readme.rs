@@ -37,8 +37,8 @@ fn the_readme_c_code_compiles_and_records() {
     let runs = run_blocks("c", "c");
     assert_eq!(
         runs.len(),
-        3,
-        "the quick start, the scoped ranges and the counters"
+        4,
+        "the quick start, the scoped ranges, the counters and the struct payloads"
     );
     let quick_start = &runs[0];
     assert!(
@@ -69,6 +69,23 @@ fn the_readme_c_code_compiles_and_records() {
         .collect();
     assert_eq!(samples.len(), 3, "{:#?}", runs[2]);
     assert!(samples[1].ends_with("value=0.5"), "{samples:?}");
+    // The schema reaches the tool, and the push carries the struct as an
+    // extended payload (NVTX_PAYLOAD_TYPE_EXT, one payload).
+    let payloads = &runs[3];
+    assert!(
+        payloads
+            .iter()
+            .any(|c| c.starts_with("PayloadSchemaRegister domain=\"comm\"")),
+        "{payloads:#?}"
+    );
+    let ext = nvtx_protocol::attr::PAYLOAD_EXT;
+    assert!(
+        payloads.iter().any(
+            |c| c.starts_with("DomainRangePushEx domain=\"comm\" {msg=\"send\"")
+                && c.contains(&format!("payloadtype={ext} "))
+        ),
+        "{payloads:#?}"
+    );
 }
 
 #[test]

@@ -221,3 +221,51 @@ fn counters_reach_the_tool() {
         ]
     );
 }
+
+nvtxr::payload_struct! {
+    /// A collective call, as NCCL describes one.
+    struct AllReduce {
+        bytes: u64,
+        ranks: u32,
+        ratio: f32,
+        dims: [i16; 3],
+        root: bool,
+    }
+}
+
+#[test]
+fn struct_payloads_are_recorded_field_by_field() {
+    let dir =
+        nvtxr_harness::recorded_in_child("struct_payloads_are_recorded_field_by_field", || {
+            let domain = Domain::new("comm");
+            let schema = domain.payload_schema::<AllReduce>();
+            assert_ne!(schema.id(), 0, "the recording tool registers schemas");
+            let call = AllReduce {
+                bytes: 1 << 20,
+                ranks: 8,
+                ratio: 0.5,
+                dims: [1, -2, 3],
+                root: true,
+            };
+            domain.mark(EventAttributes::new("allreduce").payload_struct(&schema, &call));
+            let _range = domain.push(EventAttributes::empty().payload_struct(&schema, &call));
+        });
+    let trace = dir.join("t.json");
+    let out = std::process::Command::new(&nvtxr_harness::artifacts().nvtxr)
+        .args(["report", "-q", "-o"])
+        .arg(&trace)
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let json = std::fs::read_to_string(&trace).unwrap();
+    let fields = r#""fields":{"bytes":1048576,"ranks":8,"ratio":0.5,"dims":[1,-2,3],"root":1}"#;
+    // The mark under its message, the range under the schema's name.
+    for name in [r#""name":"allreduce""#, r#""name":"AllReduce""#] {
+        let event = json
+            .lines()
+            .find(|l| l.contains(name))
+            .unwrap_or_else(|| panic!("{name} in {json}"));
+        assert!(event.contains(fields), "{event}");
+    }
+}

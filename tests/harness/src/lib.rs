@@ -17,26 +17,16 @@ pub use xtask::install;
 /// In the child itself, runs `scenario` and exits: so a test calls this
 /// first, with its own name.
 pub fn in_child(name: &str, tool: bool, scenario: impl FnOnce()) -> Vec<String> {
-    const CHILD: &str = "NVTXR_TEST_CHILD";
-    if std::env::var_os(CHILD).is_some() {
-        scenario();
-        std::process::exit(0);
-    }
     let binary = std::env::current_exe().unwrap();
     let stem = binary.file_stem().unwrap().to_string_lossy().into_owned();
     let out = work_dir().join(format!("{stem}-{name}-{}.log", std::process::id()));
     let _ = std::fs::remove_file(&out);
-    let mut child = Command::new(binary);
-    child
-        .args(["--exact", name, "--nocapture", "--test-threads=1"])
-        .env(CHILD, "1")
-        .env("NVTXR_EVENT_LOG_OUT", &out)
-        .env_remove(INJECTION_PATH_VAR);
-    if tool {
-        child.env(INJECTION_PATH_VAR, &artifacts().event_log);
-    }
-    let status = child.status().unwrap();
-    assert!(status.success(), "{name} in a child: {status}");
+    run_child(name, scenario, |child| {
+        child.env("NVTXR_EVENT_LOG_OUT", &out);
+        if tool {
+            child.env(INJECTION_PATH_VAR, &artifacts().event_log);
+        }
+    });
     let lines = std::fs::read_to_string(&out)
         .unwrap_or_default()
         .lines()
@@ -44,6 +34,37 @@ pub fn in_child(name: &str, tool: bool, scenario: impl FnOnce()) -> Vec<String> 
         .collect();
     let _ = std::fs::remove_file(&out);
     lines
+}
+
+/// As [`in_child`], with nvtxr's recording tool attached instead: returns
+/// the recording's directory (for `nvtxr report`).
+pub fn recorded_in_child(name: &str, scenario: impl FnOnce()) -> PathBuf {
+    let dir = work_dir().join(format!("recorded-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    run_child(name, scenario, |child| {
+        child
+            .env(INJECTION_PATH_VAR, &artifacts().record_tool)
+            .env(nvtxr_record_format::DIR_VAR, &dir);
+    });
+    dir
+}
+
+/// In the child: runs `scenario` and exits. In the test: runs the child,
+/// set up by `configure`, and checks that it succeeded.
+fn run_child(name: &str, scenario: impl FnOnce(), configure: impl FnOnce(&mut Command)) {
+    const CHILD: &str = "NVTXR_TEST_CHILD";
+    if std::env::var_os(CHILD).is_some() {
+        scenario();
+        std::process::exit(0);
+    }
+    let mut child = Command::new(std::env::current_exe().unwrap());
+    child
+        .args(["--exact", name, "--nocapture", "--test-threads=1"])
+        .env(CHILD, "1")
+        .env_remove(INJECTION_PATH_VAR);
+    configure(&mut child);
+    let status = child.status().unwrap();
+    assert!(status.success(), "{name} in a child: {status}");
 }
 
 use std::io::Write;
