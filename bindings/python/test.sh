@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Python package's tests: installs maturin and pytest from PyPI, builds and
+# The Python package's tests: installs maturin, pytest and NumPy from PyPI, builds and
 # installs the package with pip (`pip install ./bindings/python`), then runs
 # pytest with the paths of nvtxr's event-log tool, `nvtxr` and NVIDIA's Python
 # nvtx package (the reference) from the harness.
@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 eval "$(cargo run -q -p nvtxr-harness --bin artifacts)"
 pip=(python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore)
-"${pip[@]}" "maturin>=1.5,<2" pytest
+"${pip[@]}" "maturin>=1.5,<2" pytest numpy
 "${pip[@]}" ./bindings/python
 cd bindings/python
 python3 -m pytest -q tests

@@ -4,13 +4,14 @@
 //! values. Every call returns the engine's typed result; with no tool it
 //! returns at once with the no-tool value.
 
-use crate::attributes::{Color, Event, Payload, RawMessage};
+use crate::attributes::{Color, Event, Payload, RawMessage, RawPayload};
 use crate::counters;
 use crate::domain::{DomainState, StringState};
 use crate::error::Error;
 use crate::events;
 pub use crate::events::Family;
 use crate::loader;
+use nvtx_protocol::payload::{PayloadData, SchemaAttr};
 use nvtx_protocol::NO_PUSH_POP_TRACKING;
 use std::ffi::CStr;
 
@@ -55,6 +56,9 @@ pub struct Attributes<'a> {
     /// 0 means none.
     pub category: u32,
     pub payload: Option<Payload>,
+    /// An extended payload (NVTX's payload extension), read during the
+    /// call; it replaces `payload`.
+    pub extended: Option<&'a PayloadData>,
 }
 
 impl Attributes<'_> {
@@ -64,17 +68,25 @@ impl Attributes<'_> {
             Text::Text(c) => RawMessage::Text(c.as_ptr()),
             Text::Registered(s) => RawMessage::Registered(s.0),
         };
-        if let (Text::Text(c), None, 0, None) =
-            (self.message, self.color, self.category, self.payload)
-        {
-            return Event::text(c.as_ptr());
-        }
-        Event::with_attributes(
-            message,
-            self.color.map(Color::from_argb),
+        if let (Text::Text(c), None, 0, None, None) = (
+            self.message,
+            self.color,
             self.category,
             self.payload,
-        )
+            self.extended,
+        ) {
+            return Event::text(c.as_ptr());
+        }
+        let color = self.color.map(Color::from_argb);
+        match self.extended {
+            Some(data) => Event::with_raw_payload(
+                message,
+                color,
+                self.category,
+                RawPayload::extended(data, 1).unwrap_or_default(),
+            ),
+            None => Event::with_attributes(message, color, self.category, self.payload),
+        }
     }
 }
 
@@ -113,6 +125,12 @@ impl StaticDomain {
         }
         // SAFETY: a valid C string for the call.
         unsafe { self.0.name_category(id, name.as_ptr()) }
+    }
+
+    /// Registers a payload schema in this domain; its id (0 with no tool,
+    /// see [`crate::payloads::register_schema`]).
+    pub fn register_schema(&self, attributes: &SchemaAttr) -> Result<u64, Error> {
+        crate::payloads::register_schema(self.0, attributes)
     }
 
     /// Whether the tool wants this domain's events (see

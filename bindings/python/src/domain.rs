@@ -3,12 +3,13 @@
 use crate::threads::name_thread_once;
 use crate::values::{color, payload, warn};
 use crate::{c_string, checked};
+use nvtx_protocol::payload::{schema_field, PayloadData, SchemaAttr, SchemaEntry};
 use nvtx_protocol::NO_PUSH_POP_TRACKING as NO_TRACKING;
 use nvtxr_engine::attributes::Payload;
 use nvtxr_engine::statics::{Attributes, Family, StaticDomain, StaticString, Text};
 use nvtxr_engine::Error;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::{PyBytes, PyDict, PyFloat, PyInt, PyString};
 use std::ffi::CString;
 
 /// An event's keyword arguments as Python passed them (`message`, `color`,
@@ -74,6 +75,44 @@ pub struct EventAttributes {
     color: Option<u32>,
     category: u32,
     payload: Option<Payload>,
+    /// An extended payload (a NumPy value, a list, a tuple, a range, bytes).
+    extended: Option<Extended>,
+}
+
+/// An extended payload: its bytes, and the payload data pointing at them.
+struct Extended {
+    data: PayloadData,
+    _bytes: Py<PyBytes>,
+}
+
+// SAFETY: `data` points into `_bytes`, an immutable `bytes` object this
+// struct owns, so it is valid wherever the struct is.
+unsafe impl Send for Extended {}
+// SAFETY: as above; nothing is mutated.
+unsafe impl Sync for Extended {}
+
+impl Extended {
+    /// `value` encoded by `nvtxr._payloads` for `domain` (NVIDIA's
+    /// encoding); `None` when it has nothing to send (it warned if so).
+    fn encode(domain: &Bound<'_, Domain>, value: &Bound<'_, PyAny>) -> PyResult<Option<Extended>> {
+        let py = domain.py();
+        let encoded = py
+            .import("nvtxr._payloads")?
+            .call_method1("encode", (domain, value))?;
+        if encoded.is_none() {
+            return Ok(None);
+        }
+        let (schema_id, bytes): (u64, Bound<'_, PyBytes>) = encoded.extract()?;
+        let data = PayloadData {
+            schema_id,
+            size: bytes.as_bytes().len(),
+            payload: bytes.as_bytes().as_ptr().cast(),
+        };
+        Ok(Some(Extended {
+            data,
+            _bytes: bytes.unbind(),
+        }))
+    }
 }
 
 impl EventAttributes {
@@ -87,6 +126,7 @@ impl EventAttributes {
             color: self.color,
             category: self.category,
             payload: self.payload,
+            extended: self.extended.as_ref().map(|x| &x.data),
         }
     }
 
@@ -184,13 +224,23 @@ impl Domain {
                 }
             }
         };
+        // Numbers go in the event itself; anything else as NVIDIA's
+        // package sends it, an extended payload.
+        let (payload, extended) = match payload_.filter(|p| !p.is_none()) {
+            None => (None, None),
+            Some(p) if p.is_instance_of::<PyInt>() || p.is_instance_of::<PyFloat>() => {
+                (payload(py, p)?, None)
+            }
+            Some(p) => (None, Extended::encode(slf, p)?),
+        };
         Ok(EventAttributes {
             domain: slf.clone().unbind(),
             message,
             text,
             color: Some(color(color_)?),
             category,
-            payload: payload(py, payload_)?,
+            payload,
+            extended,
         })
     }
 }
@@ -227,6 +277,56 @@ impl Domain {
 
 #[pymethods]
 impl Domain {
+    /// Registers a payload schema in this domain (`nvtxr._payloads` builds
+    /// them from NumPy dtypes): `kind` (1 static, 2 dynamic), its size (0:
+    /// none given) and its entries as `(flags, type, name, length, offset)`.
+    /// Returns its id; 0 with no tool.
+    fn _register_schema(
+        slf: &Bound<'_, Self>,
+        kind: u64,
+        static_size: usize,
+        entries: Vec<(u64, u64, Option<String>, u64, u64)>,
+    ) -> u64 {
+        let names: Vec<Option<CString>> = entries
+            .iter()
+            .map(|e| e.2.as_deref().map(c_string))
+            .collect();
+        let entries: Vec<SchemaEntry> = entries
+            .iter()
+            .zip(&names)
+            .map(|(&(flags, type_, _, length, offset), name)| SchemaEntry {
+                flags,
+                type_,
+                name: name.as_ref().map_or(std::ptr::null(), |n| n.as_ptr()),
+                description: std::ptr::null(),
+                array_or_union_detail: length,
+                offset,
+                semantics: std::ptr::null(),
+                reserved: std::ptr::null(),
+            })
+            .collect();
+        let attributes = SchemaAttr {
+            field_mask: schema_field::TYPE
+                | schema_field::ENTRIES
+                | schema_field::NUM_ENTRIES
+                | if static_size > 0 {
+                    schema_field::STATIC_SIZE
+                } else {
+                    0
+                },
+            name: std::ptr::null(),
+            type_: kind,
+            flags: 0,
+            entries: entries.as_ptr(),
+            num_entries: entries.len(),
+            payload_static_size: static_size,
+            pack_align: 0,
+            schema_id: 0,
+            extension: std::ptr::null(),
+        };
+        checked(slf.py(), slf.get().inner.register_schema(&attributes), 0)
+    }
+
     /// Registers `string` in this domain on first use; returns its handle.
     fn get_registered_string(
         slf: &Bound<'_, Self>,

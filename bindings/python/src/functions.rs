@@ -153,6 +153,7 @@ macro_rules! text_fn {
                     color: None,
                     category: 0,
                     payload: None,
+                    extended: None,
                 },
                 Family::Default,
             );
@@ -171,6 +172,7 @@ pub(crate) fn _text_mark(py: Python<'_>, message: &str) {
                 color: None,
                 category: 0,
                 payload: None,
+                extended: None,
             },
             Family::Default,
         );

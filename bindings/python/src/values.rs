@@ -101,30 +101,22 @@ pub(crate) fn color_value(c: &Bound<'_, PyAny>) -> Result<u32, String> {
         })
 }
 
-/// A payload: int (sent as i64, as NVIDIA's package does) or float (f64).
-pub(crate) fn payload(py: Python<'_>, p: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Payload>> {
-    let Some(p) = p.filter(|p| !p.is_none()) else {
-        return Ok(None);
-    };
-    if let Ok(i) = p.cast::<PyInt>() {
-        if let Ok(v) = i.extract::<i64>() {
-            return Ok(Some(Payload::I64(v)));
-        }
-        if let Ok(v) = i.extract::<u64>() {
-            return Ok(Some(Payload::U64(v)));
-        }
-    }
+/// A number payload: an int (sent as i64, as NVIDIA's package does; as
+/// u64 past its range) or a float (f64); an int past 64 bits warns and is
+/// left out.
+pub(crate) fn payload(py: Python<'_>, p: &Bound<'_, PyAny>) -> PyResult<Option<Payload>> {
     if let Ok(f) = p.cast::<PyFloat>() {
         return Ok(Some(Payload::F64(f.value())));
     }
-    let why = if p.cast::<PyInt>().is_ok() {
-        format!("payload {p} is out of 64-bit range")
-    } else {
-        format!(
-            "unsupported payload of type {} (int or float)",
-            p.get_type().name()?
-        )
-    };
-    warn(py, format!("{why}; the event is sent without it"))?;
+    if let Ok(v) = p.extract::<i64>() {
+        return Ok(Some(Payload::I64(v)));
+    }
+    if let Ok(v) = p.extract::<u64>() {
+        return Ok(Some(Payload::U64(v)));
+    }
+    warn(
+        py,
+        format!("payload {p} is out of 64-bit range; the event is sent without it"),
+    )?;
     Ok(None)
 }

@@ -7,6 +7,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from conftest import artifact
 
 PROGRAM = """
@@ -59,3 +61,78 @@ def test_nvtxr_record_shows_ranges_threads_and_processes(tmp_path):
     assert main["pid"] not in worker_pids and 1 <= len(worker_pids) <= 2
     processes = [e for e in events if e["name"] == "process_name"]
     assert len(processes) >= 3
+
+
+PAYLOADS = """
+import sys
+import warnings
+import numpy as np
+if sys.argv[1] == "nvidia":
+    import nvtx
+else:
+    import nvtxr as nvtx
+inner = np.dtype([("x", int), ("y", int)])
+dt = np.dtype([("x", np.float64), ("arr", np.dtype((np.uint32, 4))), ("sub", inner)])
+payloads = {
+    "scalar": np.array(3, dtype=np.int32),
+    "array": np.array([1.5, -2.0, 3.25]),
+    "matrix": np.arange(6, dtype=np.int16).reshape(2, 3),
+    "structured": np.array((3.14, [1, 2, 3, 4], (1, 2)), dtype=dt),
+    "list": [1, 2, 3],
+    "tuple": (0.5, 0.25),
+    "range": range(4),
+    "bytes": b"abc",
+    "strings": np.array(["ab", "cde"]),
+}
+for name, p in payloads.items():
+    nvtx.mark(name, payload=p)
+    with nvtx.annotate(name + " range", payload=p, domain="d"):
+        pass
+    nvtx.end_range(nvtx.start_range(name + " start", payload=p))
+"""
+
+
+def recorded_fields(tmp_path, which, env_extra=None):
+    """Each event's decoded payload fields when PAYLOADS runs on `which`."""
+    nvtxr = artifact("NVTXR_COMMAND")
+    script = tmp_path / "payloads.py"
+    script.write_text(textwrap.dedent(PAYLOADS))
+    trace = tmp_path / f"{which}.json"
+    env = {k: v for k, v in os.environ.items() if k != "NVTX_INJECTION64_PATH"}
+    env.update(env_extra or {})
+    process = subprocess.run(
+        [nvtxr, "record", "-q", "-o", str(trace), "--", sys.executable, str(script), which],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert process.returncode == 0, process.stdout + process.stderr
+    events = json.loads(trace.read_text())["traceEvents"]
+    return {
+        (e["name"], e["cat"]): e["args"].get("fields")
+        for e in events
+        if e["ph"] in ("i", "X", "b")
+    }
+
+
+def test_array_payloads_are_sent_as_nvidias_package_sends_them(tmp_path):
+    """NumPy arrays and scalars, structured dtypes, lists, tuples, ranges and
+    bytes: the same extended payloads as NVIDIA's package, decoded by `nvtxr
+    record` to the same values (they were dropped with a warning before)."""
+    pytest.importorskip("numpy")
+    nvidia = artifact("NVIDIA_PYTHON_NVTX")
+    ours = recorded_fields(tmp_path, "nvtxr")
+    theirs = recorded_fields(tmp_path, "nvidia", {"PYTHONPATH": nvidia})
+    assert ours == theirs
+    assert len(ours) == 27
+    assert ours[("array", "nvtx")] == {
+        "size": 3,
+        "data": [{"float64": 1.5}, {"float64": -2.0}, {"float64": 3.25}],
+    }
+    assert ours[("structured range", "d")] == {
+        "x": {"float64": 3.14},
+        "arr": {"field0": [{"uint32": v} for v in (1, 2, 3, 4)]},
+        "sub": {"x": {"int64": 1}, "y": {"int64": 2}},
+    }
+    assert ours[("bytes start", "nvtx")] == {"bytes24": [97, 98, 99]}

@@ -139,7 +139,8 @@ def test_bad_arguments_never_raise_with_or_without_a_tool():
         + lines[2].split("one of ")[1],
         lines[3],
         "nvtxr: payload 1180591620717411303424 is out of 64-bit range; the event is sent without it",
-        "nvtxr: unsupported payload of type str (int or float); the event is sent without it",
+        "nvtxr: unsupported payload of type str (int, float, a NumPy array or scalar, list, tuple,"
+        " range or bytes); the event is sent without it",
         "nvtxr: end_range('bogus'): not a range from start_range; ignored",
     ]
     assert lines[2].endswith("; the event is sent with the default color")

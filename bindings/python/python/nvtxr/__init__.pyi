@@ -6,7 +6,9 @@ from typing import Any, Callable, Dict, Optional, Tuple, TypeVar, Union
 _F = TypeVar("_F", bound=Callable[..., Any])
 Color = Union[str, int, None]
 Category = Union[str, int, None]
-Payload = Union[int, float, None]
+# An int or float in the event; anything else (a NumPy array or scalar, a list,
+# tuple, range or bytes) as an extended payload, as NVIDIA's package sends it.
+Payload = Union[int, float, list, tuple, range, bytes, Any, None]
 
 class RegisteredString:
     """A string registered once in a domain."""
