@@ -108,6 +108,14 @@ module NVTX
   , counter
   , sample
 
+    -- * Record payloads
+  , PayloadFields (..)
+  , Field (..)
+  , FieldType (..)
+  , Schema
+  , registerSchema
+  , recordPayload
+
     -- * Tool
   , initialize
   , isToolAttached
@@ -121,10 +129,13 @@ import Control.Concurrent (isCurrentThreadBound)
 import Control.Exception (bracket, mask, onException)
 import Data.Int (Int64)
 import Data.Maybe (fromMaybe)
-import Data.Word (Word64)
+import Data.Word (Word64, Word8)
 import Foreign.C.String (CString)
 import Foreign.C.Types (CInt)
-import Foreign.Ptr (nullPtr)
+import Foreign.Marshal.Array (peekArray)
+import Foreign.Marshal.Utils (with)
+import Foreign.Ptr (castPtr, nullPtr)
+import Foreign.Storable (Storable (..))
 import GHC.Ptr (Ptr (..))
 import GHC.Base (build, unpackCString#, unpackFoldrCString#)
 
@@ -491,6 +502,71 @@ counter :: forall a. CounterValue a => Domain -> String -> IO (Counter a)
 counter dom@(Domain d) name
   | not toolAttached = pure (Counter dom 0)
   | otherwise = Counter dom <$> registerCounter d name (counterIsDouble ([] :: [a]))
+
+-- | A record a tool shows field by field next to an event (NVTX's payload
+-- extension): its fields' names, types and byte offsets in its 'Storable'
+-- layout.
+--
+-- > data Send = Send Word64 Int32
+-- > instance Storable Send where
+-- >   sizeOf _ = 16
+-- >   alignment _ = 8
+-- >   peek p = Send <$> peekByteOff p 0 <*> peekByteOff p 8
+-- >   poke p (Send b r) = pokeByteOff p 0 b >> pokeByteOff p 8 r
+-- > instance PayloadFields Send where
+-- >   payloadFields _ = [Field "bytes" FieldWord64 0, Field "peer" FieldInt32 8]
+--
+-- @since 0.1.0
+class Storable a => PayloadFields a where
+  payloadFields :: proxy a -> [Field]
+
+-- | One field of a record: its name, type and byte offset.
+--
+-- @since 0.1.0
+data Field = Field
+  { fieldName :: String
+  , fieldType :: FieldType
+  , fieldOffset :: Int
+  }
+  deriving (Eq, Show)
+
+-- | A field's type.
+--
+-- @since 0.1.0
+data FieldType
+  = FieldInt8 | FieldInt16 | FieldInt32 | FieldInt64
+  | FieldWord8 | FieldWord16 | FieldWord32 | FieldWord64
+  | FieldFloat | FieldDouble
+  deriving (Eq, Show, Enum, Bounded)
+
+-- | A record type's schema, registered in a domain by 'registerSchema'
+-- (id 0 with no tool or the portable build: its payloads are left out).
+--
+-- @since 0.1.0
+newtype Schema a = Schema Word64
+
+-- | Registers record type @a@'s schema, named @name@, in a domain:
+--
+-- > schema <- registerSchema comm "send" :: IO (Schema Send)
+-- > payload <- recordPayload schema (Send 1048576 3)
+-- > domainMark comm defaultAttribs {attribMessage = Just "send", attribPayload = payload}
+--
+-- @since 0.1.0
+registerSchema :: forall a. PayloadFields a => Domain -> String -> IO (Schema a)
+registerSchema (Domain d) name
+  | not toolAttached = pure (Schema 0)
+  | otherwise =
+      Schema
+        <$> registerSchemaIn d name (sizeOf (undefined :: a))
+              [(fieldName f, fromEnum (fieldType f), fieldOffset f) | f <- payloadFields ([] :: [a])]
+
+-- | A record as an event's payload ('PayloadNone' for schema 0).
+--
+-- @since 0.1.0
+recordPayload :: forall a. PayloadFields a => Schema a -> a -> IO Payload
+recordPayload (Schema 0) _ = pure PayloadNone
+recordPayload (Schema s) value =
+  with value $ \p -> PayloadRecord s <$> peekArray (sizeOf value) (castPtr p :: Ptr Word8)
 
 -- | Records a value of the counter now.
 --

@@ -9,7 +9,9 @@ import Control.Exception
 import Control.Monad
 import Control.Monad.IO.Class (liftIO)
 import qualified Data.Map.Strict as Map
-import Data.Int (Int64)
+import Data.Int (Int32, Int64)
+import Data.Word (Word64)
+import Foreign.Storable (Storable (..))
 import Data.List (isInfixOf, isPrefixOf, sort)
 import Data.Maybe (mapMaybe)
 import System.Directory (getTemporaryDirectory, removeFile)
@@ -42,6 +44,7 @@ scenarios =
   , ("eff", effScenario)
   , ("cache", cacheScenario)
   , ("counters", countersScenario)
+  , ("payloads", payloadsScenario)
   ]
 
 runtime :: String
@@ -61,6 +64,8 @@ tests eventLog =
     , recorded "NVTX.Eff: ranges, marks and names through the handle" "eff" checkEff
     , recorded "a String message is encoded once, not per call" "cache" checkCache
     , recorded "counters: registered in their domain, sampled with their type" "counters" checkCounters
+    , recorded "record payloads: a schema registered, the record sent with the event" "payloads" checkPayloads
+    , testCase "record payloads: nvtxr record shows each field" payloadsRecorded
     ]
   where
     recorded name scenario check = testCase name $ case eventLog of
@@ -173,6 +178,24 @@ countersScenario = withDomain "train" $ \d -> do
   steps <- counter d "steps" :: IO (Counter Int64)
   sample loss 0.25
   sample steps (-3)
+
+-- | A record with a 'Storable' layout: bytes at 0, peer at 8, ratio at 16.
+data Send = Send Word64 Int32 Double
+
+instance Storable Send where
+  sizeOf _ = 24
+  alignment _ = 8
+  peek p = Send <$> peekByteOff p 0 <*> peekByteOff p 8 <*> peekByteOff p 16
+  poke p (Send b r x) = pokeByteOff p 0 b >> pokeByteOff p 8 r >> pokeByteOff p 16 x
+
+instance PayloadFields Send where
+  payloadFields _ = [Field "bytes" FieldWord64 0, Field "peer" FieldInt32 8, Field "ratio" FieldDouble 16]
+
+payloadsScenario :: IO ()
+payloadsScenario = withDomain "comm" $ \d -> do
+  schema <- registerSchema d "send" :: IO (Schema Send)
+  payload <- recordPayload schema (Send 1048576 3 0.5)
+  domainMark d defaultAttribs {attribMessage = Just "send", attribPayload = payload}
 
 -- Checks ----------------------------------------------------------------------
 
@@ -320,6 +343,38 @@ checkCounters events =
         , "CounterSampleFloat64 domain=\"train\" counter=4294967303 value=0.25"
         , "CounterSampleInt64 domain=\"train\" counter=4294967303 value=-3"
         ]
+
+checkPayloads :: [String] -> Assertion
+checkPayloads events = do
+  filter ("PayloadSchemaRegister" `isPrefixOf`) events @?= ["PayloadSchemaRegister domain=\"comm\" attributes=ptr"]
+  -- NVTX_PAYLOAD_TYPE_EXT (0xDFBD0009 as an int32): one extended payload.
+  assertBool (show events) $
+    any ("DomainMarkEx domain=\"comm\" {msg=\"send\" payloadtype=-541261815 " `isPrefixOf`) events
+
+-- | The payloads scenario under @nvtxr record@ (NVTXR_COMMAND): the mark
+-- carries the record's fields, decoded. The portable build sends nothing.
+payloadsRecorded :: Assertion
+payloadsRecorded = do
+  command <- lookupEnv "NVTXR_COMMAND"
+  case command of
+    Nothing
+      | nvtxEnabled -> assertFailure "NVTXR_COMMAND is not set: run through tests/run-all.sh"
+      | otherwise -> pure ()
+    Just nvtxr
+      | not nvtxEnabled -> pure ()
+      | otherwise -> do
+          self <- getExecutablePath
+          tmp <- getTemporaryDirectory
+          let trace = tmp ++ "/nvtxr-hs-payloads-" ++ runtime ++ ".json"
+          baseEnv <- filter ((/= "NVTX_INJECTION64_PATH") . fst) <$> getEnvironment
+          (code, out, err) <-
+            readCreateProcessWithExitCode
+              (proc nvtxr ["record", "-q", "-o", trace, "--", self]) {env = Just (("NVTXR_HS_SCENARIO", "payloads") : baseEnv)}
+              ""
+          assertEqual ("nvtxr record failed: " ++ out ++ err) ExitSuccess code
+          json <- readFile trace
+          assertBool json ("\"fields\":{\"bytes\":1048576,\"peer\":3,\"ratio\":0.5}" `isInfixOf` json)
+          length json `seq` removeFile trace
 
 checkEff :: [String] -> Assertion
 checkEff events

@@ -102,6 +102,9 @@ data Payload
   | PayloadUInt32 !Word32 -- ^ Unsigned 32-bit.
   | PayloadInt32 !Int -- ^ Signed 32-bit (an 'Int', as nvtx-hs has it: cut to its low 32 bits).
   | PayloadFloat !Float -- ^ Float.
+  | PayloadRecord !Word64 [Word8]
+    -- ^ A record of a registered schema: its schema id and bytes (make it
+    -- with 'NVTX.recordPayload'; the tool shows its fields by name).
   deriving (Eq, Show)
 
 -- | A category; 0 means none. Numeric literals are categories

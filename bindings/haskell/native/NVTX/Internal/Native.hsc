@@ -31,6 +31,7 @@ module NVTX.Internal.Native
   , registerCounter
   , sampleCounterInt64
   , sampleCounterDouble
+  , registerSchemaIn
   ) where
 
 import Data.Bits (shiftR, (.&.), (.|.))
@@ -40,8 +41,9 @@ import Data.IORef (IORef, atomicModifyIORef', newIORef, readIORef)
 import qualified Data.Map.Strict as Map
 import Data.Word (Word32, Word64, Word8)
 import Foreign.C.String (CString)
-import Foreign.C.Types (CBool (..), CDouble (..), CInt)
+import Foreign.C.Types (CBool (..), CDouble (..), CInt, CSize)
 import Foreign.Marshal.Alloc (allocaBytes, allocaBytesAligned, free, mallocBytes)
+import Foreign.Marshal.Array (withArrayLen)
 import Foreign.Marshal.Utils (fillBytes)
 import Foreign.Ptr (Ptr, castPtr, plusPtr)
 import Foreign.Storable (Storable, poke, pokeByteOff)
@@ -76,6 +78,10 @@ foreign import capi unsafe "nvtxr.h nvtxr_range_end" c_end :: Ptr () -> Word64 -
 foreign import capi safe "nvtxr.h nvtxr_counter_register" c_counter_register :: Ptr () -> CString -> Word32 -> IO Word64
 foreign import capi unsafe "nvtxr.h nvtxr_counter_sample_int64" c_counter_sample_int64 :: Ptr () -> Word64 -> Int64 -> IO Int32
 foreign import capi unsafe "nvtxr.h nvtxr_counter_sample_float64" c_counter_sample_float64 :: Ptr () -> Word64 -> CDouble -> IO Int32
+foreign import capi safe "nvtxr.h nvtxr_payload_schema_register" c_payload_schema_register :: Ptr () -> Ptr Schema -> IO Word64
+
+-- | @nvtxr_payload_schema_t@, as the header lays it out.
+data Schema
 
 -- | @nvtxr_event_t@, only ever handled through a pointer.
 data Event
@@ -230,6 +236,45 @@ sampleCounterInt64 d counter value = () <$ c_counter_sample_int64 d counter valu
 sampleCounterDouble :: Ptr () -> Word64 -> Double -> IO ()
 sampleCounterDouble d counter value = () <$ c_counter_sample_float64 d counter (realToFrac value)
 
+-- | Registers a static schema named @name@ of records of @size@ bytes, its
+-- fields as (name, 'NVTX.FieldType' index, offset); its id, 0 with no tool.
+registerSchemaIn :: Ptr () -> String -> Int -> [(String, Int, Int)] -> IO Word64
+registerSchemaIn d name size fields =
+  withUtf8 name $ \cname ->
+    withNames (map (\(n, _, _) -> n) fields) $ \names ->
+      allocaBytesAligned (count * entrySize) #{alignment nvtxr_payload_entry_t} $ \entries -> do
+        fillBytes entries 0 (count * entrySize)
+        sequence_
+          [ do
+              let e = entries `plusPtr` (i * entrySize)
+              #{poke nvtxr_payload_entry_t, type} e (entryType t)
+              #{poke nvtxr_payload_entry_t, name} e n
+              #{poke nvtxr_payload_entry_t, offset} e (fromIntegral offset :: Word64)
+          | (i, (_, t, offset), n) <- zip3 [0 ..] fields names
+          ]
+        allocaBytesAligned #{size nvtxr_payload_schema_t} #{alignment nvtxr_payload_schema_t} $ \s -> do
+          fillBytes s 0 #{size nvtxr_payload_schema_t}
+          -- NVTXR_PAYLOAD_SCHEMA_INIT: the size this binding was built with.
+          #{poke nvtxr_payload_schema_t, size} s (#{size nvtxr_payload_schema_t} :: Word32)
+          #{poke nvtxr_payload_schema_t, kind} s (#{const NVTXR_SCHEMA_STATIC} :: Word32)
+          #{poke nvtxr_payload_schema_t, name} s cname
+          #{poke nvtxr_payload_schema_t, entries} s entries
+          #{poke nvtxr_payload_schema_t, entry_count} s (fromIntegral count :: CSize)
+          #{poke nvtxr_payload_schema_t, static_size} s (fromIntegral size :: CSize)
+          c_payload_schema_register d s
+  where
+    count = length fields
+    entrySize = #{size nvtxr_payload_entry_t}
+    withNames [] k = k []
+    withNames (n : ns) k = withUtf8 n $ \c -> withNames ns (k . (c :))
+    -- In 'NVTX.FieldType' order.
+    entryType :: Int -> Word64
+    entryType t =
+      [ #{const NVTXR_TYPE_INT8}, #{const NVTXR_TYPE_INT16}, #{const NVTXR_TYPE_INT32}, #{const NVTXR_TYPE_INT64}
+      , #{const NVTXR_TYPE_UINT8}, #{const NVTXR_TYPE_UINT16}, #{const NVTXR_TYPE_UINT32}, #{const NVTXR_TYPE_UINT64}
+      , #{const NVTXR_TYPE_FLOAT}, #{const NVTXR_TYPE_DOUBLE}
+      ] !! t
+
 -- | How an event reaches nvtxr: by the plain-text call, the registered-string
 -- call, or with full attributes (whose own message is ignored: @msg@ names
 -- the event), as NVIDIA's own API would send it.
@@ -251,8 +296,7 @@ withEvent msg attrs text string full = case (msg, attrs) of
       #{poke nvtxr_event_t, size} p (#{size nvtxr_event_t} :: Word32)
       pokeColor p color
       #{poke nvtxr_event_t, category} p (maybe 0 unCategoryId category)
-      pokePayload p payload
-      case msg of
+      withPayload p payload $ case msg of
         NoMessage -> full p
         Literal c -> #{poke nvtxr_event_t, message} p c >> full p
         Text m -> withMessage m $ \c -> #{poke nvtxr_event_t, message} p c >> full p
@@ -265,9 +309,24 @@ pokeColor p (Just (Color c)) = do
   #{poke nvtxr_event_t, color_type} p (#{const NVTXR_COLOR_ARGB} :: Word32)
   #{poke nvtxr_event_t, color} p c
 
+-- | The event's payload set for the duration of the action (a record's
+-- bytes and payload data live that long).
+withPayload :: Ptr Event -> Payload -> IO r -> IO r
+withPayload p (PayloadRecord schema bytes) action =
+  withArrayLen bytes $ \len b ->
+    allocaBytesAligned #{size nvtxr_payload_data_t} #{alignment nvtxr_payload_data_t} $ \d -> do
+      #{poke nvtxr_payload_data_t, schema_id} d schema
+      #{poke nvtxr_payload_data_t, size} d (fromIntegral len :: CSize)
+      #{poke nvtxr_payload_data_t, data} d b
+      #{poke nvtxr_event_t, payloads} p d
+      #{poke nvtxr_event_t, payload_count} p (1 :: CSize)
+      action
+withPayload p payload action = pokePayload p payload >> action
+
 pokePayload :: Ptr Event -> Payload -> IO ()
 pokePayload p payload = case payload of
   PayloadNone -> pure ()
+  PayloadRecord _ _ -> pure ()
   PayloadUInt64 v -> set #{const NVTXR_PAYLOAD_U64} v
   PayloadInt64 v -> set #{const NVTXR_PAYLOAD_I64} v
   PayloadDouble v -> set #{const NVTXR_PAYLOAD_F64} v

@@ -17,6 +17,7 @@ module NVTX.Internal.Portable
   , registerCounter
   , sampleCounterInt64
   , sampleCounterDouble
+  , registerSchemaIn
   ) where
 
 import Data.Int (Int64)
@@ -79,3 +80,6 @@ sampleCounterInt64 _ _ _ = pure ()
 
 sampleCounterDouble :: Ptr () -> Word64 -> Double -> IO ()
 sampleCounterDouble _ _ _ = pure ()
+
+registerSchemaIn :: Ptr () -> String -> Int -> [(String, Int, Int)] -> IO Word64
+registerSchemaIn _ _ _ _ = pure 0
