@@ -1555,6 +1555,77 @@ fn shown_in_perfetto(trace: &Path) -> (Vec<Shown>, Vec<(u64, u64)>) {
 }
 
 #[test]
+fn nccls_own_payload_schemas_are_decoded_field_by_field() {
+    // NCCL's nvtx_payload_schemas.h (vendored, tests/c/nccl), registered and
+    // sent as NCCL sends them, on NVIDIA's headers and over nvtxr's drop-in.
+    for producer in [Producer::NvidiaHeader, Producer::NvtxrCompat] {
+        let exe = compile_c("nccl_payloads.cpp", producer, &[]);
+        let dir = scratch(&format!("nccl-{producer:?}"));
+        let json = dir.join("t.json");
+        let rec = kept(
+            &dir,
+            &["-o", json.to_str().unwrap()],
+            &[exe.to_str().unwrap()],
+        );
+        let ev = events(&load(&json));
+        let shown: Vec<(String, String)> = ev
+            .iter()
+            .map(|e| {
+                assert_eq!(e.cat, "NCCL", "{e:?}");
+                (e.name.clone(), e.args["fields"].to_string())
+            })
+            .collect();
+        let comm = r#""NCCL communicator ID":18364758544493064720"#;
+        let expected = [
+            ("ncclAllReduce", format!(r#"{{{comm},"Message size [bytes]":1048576,"Reduction operation":"Max"}}"#)),
+            ("ncclAllGather", format!(r#"{{{comm},"Message size [bytes]":4096}}"#)),
+            ("ncclBroadcast", format!(r#"{{{comm},"Message size [bytes]":512,"Root":3}}"#)),
+            ("ncclReduce", format!(r#"{{{comm},"Message size [bytes]":256,"Root":0,"Reduction operation":"Avg"}}"#)),
+            ("ncclSend", format!(r#"{{{comm},"Message size [bytes]":64,"Peer rank":7}}"#)),
+            ("ncclCommInitRank", format!(r#"{{{comm},"No. of ranks":8,"Rank":2,"CUDA device":1}}"#)),
+            (
+                "ncclCommSplit",
+                r#"{"NCCL communicator ID":18364758544493064721,"Parent NCCL communicator ID":18364758544493064720,"No. of ranks":4,"Rank":1,"CUDA device":1,"Color":5,"Key":-1}"#.to_string(),
+            ),
+        ];
+        let expected: Vec<(String, String)> = expected
+            .into_iter()
+            .map(|(n, f)| (n.to_string(), f))
+            .collect();
+        assert_eq!(shown, expected, "{producer:?}");
+        // The summary split by message size, as NCCL users group their calls.
+        let summary = dir.join("summary.json");
+        let out = nvtxr(
+            &[
+                "report",
+                rec.to_str().unwrap(),
+                "-q",
+                "-o",
+                dir.join("grouped.pftrace").to_str().unwrap(),
+                "--json",
+                summary.to_str().unwrap(),
+                "--group-by",
+                "Message size [bytes]",
+            ],
+            &[],
+        );
+        assert!(out.status.success(), "{}", text(&out));
+        let rows = load(&summary);
+        let ranges: Vec<&str> = rows
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["range"].as_str().unwrap())
+            .collect();
+        assert!(
+            ranges.contains(&"NCCL:ncclAllReduce [Message size [bytes]=1048576]")
+                && ranges.contains(&"NCCL:ncclCommInitRank"),
+            "{ranges:?}"
+        );
+    }
+}
+
+#[test]
 fn nvtxr_c_payloads_are_decoded_into_named_values() {
     let exe = compile_c("nvtxr_payloads.c", Producer::NvtxrShared, &[]);
     let dir = scratch("nvtxr-payloads");
