@@ -218,3 +218,90 @@ fn extension_calls_behave_as_with_nvidias_library() {
         "no extension entry point"
     );
 }
+
+/// NVIDIA's own coverage tests (`tests/c/nvidia-coverage`, vendored from
+/// NVIDIA/NVTX): each built `-DNVTX_NO_IMPL` against NVIDIA's
+/// `libnvtx3interop.so.1` and run by NVIDIA's runner, with no tool and under
+/// NVIDIA's printing sample tool, on NVIDIA's library and with nvtxr's copy
+/// swapped in: the same exit code and the same output.
+#[test]
+fn nvidias_coverage_tests_pass_on_nvtxrs_library_as_on_nvidias() {
+    let source = nvtxr_harness::root().join("tests/c/nvidia-coverage");
+    let nvidia = nvtxr_harness::nvidia();
+    let dir = nvtxr_harness::work_dir().join(format!("nvidia-coverage-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Libraries after the source: linkers drop those that come first.
+    let build = |compiler: &str, args: &[&str], file: &str, out: &str, libraries: &[&str]| {
+        let mut cc = Command::new(compiler);
+        cc.args(args)
+            .arg("-I")
+            .arg(&nvidia.include_dir)
+            .arg(source.join(file))
+            .args(libraries)
+            .arg("-o")
+            .arg(dir.join(out));
+        nvtxr_harness::check(&format!("building {file}"), cc.output().unwrap());
+    };
+    build("g++", &["-std=c++14"], "RunTest.cpp", "runtest", &["-ldl"]);
+    build(
+        "g++",
+        &["-std=c++14", "-shared", "-fPIC"],
+        "PrintInjection.cpp",
+        "libinj.so",
+        &[],
+    );
+    let interop = nvidia.lib_dir.join("libnvtx3interop.so.1");
+    let tests = [
+        "CoverageC",
+        "CoverageMem",
+        "CoveragePayload",
+        "CoverageExtCounter",
+        "CoverageExtMem",
+        "CoverageExtPayload",
+    ];
+    for test in tests {
+        build(
+            "gcc",
+            &["-shared", "-fPIC", "-fvisibility=hidden", "-DNVTX_NO_IMPL"],
+            &format!("{test}.c"),
+            &format!("lib{test}.so"),
+            &[interop.to_str().unwrap()],
+        );
+        for injection in [&[][..], &["-i", "inj"][..]] {
+            let runs: Vec<(Option<i32>, String)> = [&nvidia.lib_dir, &artifacts().compat_dir]
+                .iter()
+                .map(|library| {
+                    let out = Command::new(dir.join("runtest"))
+                        .args(["-t", test])
+                        .args(injection)
+                        .env("LD_LIBRARY_PATH", library)
+                        .env_remove(nvtxr_harness::INJECTION_PATH_VAR)
+                        .output()
+                        .unwrap();
+                    (
+                        out.status.code(),
+                        String::from_utf8_lossy(&out.stdout).into_owned()
+                            + &String::from_utf8_lossy(&out.stderr),
+                    )
+                })
+                .collect();
+            let (nvidias, ours) = (&runs[0], &runs[1]);
+            assert_eq!(nvidias.0, Some(0), "{test} {injection:?}: {}", nvidias.1);
+            assert!(nvidias.1.contains("RunTest PASSED"), "{}", nvidias.1);
+            assert_eq!(ours, nvidias, "{test} {injection:?} on nvtxr's library");
+        }
+    }
+    // Under the printing tool, the core calls were printed.
+    let printed = Command::new(dir.join("runtest"))
+        .args(["-t", "CoverageC", "-i", "inj"])
+        .env("LD_LIBRARY_PATH", &artifacts().compat_dir)
+        .output()
+        .unwrap();
+    let printed = String::from_utf8_lossy(&printed.stderr);
+    assert!(
+        printed.contains("InitializeInjectionNvtx2")
+            && printed.contains("[inj] nvtxDomainRangePushEx"),
+        "{printed}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
