@@ -1626,6 +1626,51 @@ fn nccls_own_payload_schemas_are_decoded_field_by_field() {
 }
 
 #[test]
+fn memory_heaps_and_regions_are_recorded_as_marks() {
+    // NVIDIA's memory extension, header-only and over nvtxr's drop-in.
+    for producer in [Producer::NvidiaHeader, Producer::NvtxrCompat] {
+        let exe = compile_c("memory_regions.c", producer, &[]);
+        let dir = scratch(&format!("memory-{producer:?}"));
+        let json = dir.join("t.json");
+        let out = nvtxr(
+            &[
+                "record",
+                "-o",
+                json.to_str().unwrap(),
+                "--",
+                exe.to_str().unwrap(),
+            ],
+            &[],
+        );
+        assert!(out.status.success(), "{}", text(&out));
+        assert!(text(&out).contains("handles addresses"), "{}", text(&out));
+        let marks: Vec<(String, String)> = events(&load(&json))
+            .iter()
+            .map(|e| {
+                assert_eq!((e.ph.as_str(), e.cat.as_str()), ("i", "memory"), "{e:?}");
+                (e.name.clone(), e.args["fields"].to_string())
+            })
+            .collect();
+        let heap = marks[0].1.split(',').next().unwrap().to_string() + "}";
+        let id = heap.trim_start_matches(r#"{"heap":"#).trim_end_matches('}');
+        let expected = [
+            ("memory heap registered", format!(r#"{{"heap":{id},"name":"pool","usage":"sub-allocator","address":"0x10000000","size":1048576}}"#)),
+            ("memory regions registered", format!(r#"{{"heap":{id},"count":2,"regions":[{{"address":"0x10000000","size":4096}},{{"address":"0x10001000","size":256}}]}}"#)),
+            ("memory regions named", r#"{"regions":[{"region":"0x10000000","name":"weights"},{"region":"0x10001000","name":"bias"}]}"#.to_string()),
+            ("memory regions resized", r#"{"count":1,"regions":[{"address":"0x10000000","size":8192}]}"#.to_string()),
+            ("memory regions unregistered", r#"{"count":2,"regions":["0x10000000","0x10001000"]}"#.to_string()),
+            ("memory heap reset", format!(r#"{{"heap":{id}}}"#)),
+            ("memory heap unregistered", format!(r#"{{"heap":{id}}}"#)),
+        ];
+        let expected: Vec<(String, String)> = expected
+            .into_iter()
+            .map(|(n, f)| (n.to_string(), f))
+            .collect();
+        assert_eq!(marks, expected, "{producer:?}");
+    }
+}
+
+#[test]
 fn nvtxr_c_payloads_are_decoded_into_named_values() {
     let exe = compile_c("nvtxr_payloads.c", Producer::NvtxrShared, &[]);
     let dir = scratch("nvtxr-payloads");

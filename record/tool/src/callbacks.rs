@@ -23,7 +23,7 @@ struct Object {
     text: Option<String>,
 }
 
-fn new_handle(id: u64, text: Option<String>) -> *mut c_void {
+pub(crate) fn new_handle(id: u64, text: Option<String>) -> *mut c_void {
     Box::into_raw(Box::new(Object { id, text })).cast()
 }
 
@@ -71,6 +71,26 @@ unsafe fn from_attributes<'a>(
             crate::payload::attach(&mut e, a.payload as usize as *const _, count);
         }
         e
+    }
+}
+
+/// The text of a message given as NVTX's message type and value (an
+/// attribute struct's, a memory heap's or region's name).
+///
+/// # Safety
+/// `message` is what `message_type` says: NULL or a C string, a wide
+/// string, or a registered string handle this tool made.
+pub(crate) unsafe fn message_text(message_type: i32, message: *const c_void) -> Option<String> {
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        match message_type {
+            attr::MESSAGE_ASCII => Text::from_c(message.cast()).map(|t| t.to_owned_string()),
+            attr::MESSAGE_UNICODE if !message.is_null() => {
+                Some(Text::Wide(message.cast()).to_owned_string())
+            }
+            attr::MESSAGE_REGISTERED => text_of(message),
+            _ => None,
+        }
     }
 }
 
@@ -245,11 +265,7 @@ fn register(domain: u64, text: Option<Text>) -> *mut c_void {
     let id = next_id();
     let mut e = Event::simple(Kind::RegisterString, domain, id, text);
     writer::record(&mut e);
-    let owned = e.text.map(|t| {
-        let mut bytes = vec![0; nvtxr_record_format::Text::encoded_len(&t)];
-        nvtxr_record_format::Text::write(&t, &mut bytes);
-        String::from_utf8_lossy(&bytes).into_owned()
-    });
+    let owned = e.text.map(|t| t.to_owned_string());
     new_handle(id, owned)
 }
 unsafe extern "C" fn domain_register_string_a(d: Handle, s: *const c_char) -> *mut c_void {

@@ -1,9 +1,9 @@
 //! The tool's extension modules (`InitializeInjectionNvtxExtension`): the
 //! counters module, whose registrations and scalar samples (`int64`,
 //! `double`) are recorded like any event, and the payload module (see
-//! [`crate::payload`]). Other counter calls (samples in a schema's layout,
-//! batches, "no value") and the memory module are not recorded yet: their
-//! slots stay empty, and the producer makes them no-ops.
+//! [`crate::payload`]) and the memory module (see [`crate::memory`]). Other
+//! counter calls (samples in a schema's layout, batches, "no value") are not
+//! recorded yet: their slots stay empty, and the producer makes them no-ops.
 
 use crate::text::Event;
 use crate::writer;
@@ -96,9 +96,9 @@ pub unsafe extern "C" fn InitializeInjectionNvtxExtension(info: *mut ModuleInfo)
             (m, c) if m == ext::PAYLOAD.id && c == ext::PAYLOAD.compat => {
                 crate::payload::functions().to_vec()
             }
-            // The memory module: accepted, nothing filled (its calls stay
-            // no-ops).
-            (m, _) if m == ext::MEM.id => Vec::new(),
+            (m, c) if m == ext::MEM.id && c == ext::MEM.compat => {
+                crate::memory::functions().to_vec()
+            }
             _ => return 0,
         };
         for (cbid, f) in functions {

@@ -15,6 +15,7 @@ mod ahead;
 mod callbacks;
 mod clock;
 mod extensions;
+mod memory;
 mod payload;
 mod recording;
 mod text;

@@ -61,6 +61,16 @@ impl format::Text for Text<'_> {
     }
 }
 
+impl Text<'_> {
+    /// The text as the record holds it (UTF-8, cut to [`MAX_TEXT`] bytes).
+    pub fn to_owned_string(&self) -> String {
+        use format::Text as _;
+        let mut bytes = vec![0; self.encoded_len()];
+        self.write(&mut bytes);
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+}
+
 /// One event, as the tool's callbacks make it (the writer stamps the time).
 pub type Event<'a> = Record<Text<'a>>;
 

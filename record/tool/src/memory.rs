@@ -1,0 +1,297 @@
+//! NVTX's memory extension (`nvToolsExtMem.h`): heaps and the regions in
+//! them, recorded as marks in their domain whose fields say what happened
+//! (`memory heap registered`, `memory regions registered`, ...): addresses
+//! in hex, sizes in bytes, names as given. Permissions are not recorded:
+//! their slots stay empty, and the producer makes them no-ops.
+
+use crate::callbacks::{id_of, message_text, new_handle, next_id};
+use crate::text::{Event, Text};
+use crate::writer;
+use nvtx_protocol::ext::cbid;
+use nvtx_protocol::mem::{
+    HeapDesc, RegionNameDesc, RegionsNameBatch, RegionsRegisterBatch, RegionsResizeBatch,
+    RegionsUnregisterBatch, VirtualRange, COMPAT_ID, HEAP_USAGE_LAYOUT, HEAP_USAGE_SUB_ALLOCATOR,
+    TYPE_VIRTUAL_ADDRESS,
+};
+use nvtx_protocol::Handle;
+use nvtxr_record_format::Kind;
+use serde_json::{json, Map, Value};
+use std::ffi::c_void;
+
+/// The most regions one mark lists (the rest are counted).
+const MAX_LISTED: usize = 1024;
+
+/// Records a mark named `what` in domain `d` with `fields`.
+fn mark(d: Handle, what: &str, fields: Map<String, Value>) {
+    // SAFETY: a domain handle this tool made (or NULL).
+    let domain = unsafe { id_of(d) };
+    let mut e = Event::simple(Kind::Mark, domain, 0, Some(Text::Bytes(what.as_bytes())));
+    e.fields = Some(Text::Owned(Value::Object(fields).to_string()));
+    writer::record(&mut e);
+}
+
+/// A struct of this extension: `None` for NULL, another compatibility id,
+/// or a size that does not cover `T`.
+///
+/// # Safety
+/// `p` is NULL or readable for the size it starts with.
+unsafe fn read<'a, T>(p: *const c_void) -> Option<&'a T> {
+    // SAFETY: the caller upholds this function's `# Safety` contract; the
+    // first 4 bytes are the compatibility id and the size.
+    unsafe {
+        let header = p.cast::<[u16; 2]>().as_ref()?;
+        (header[0] == COMPAT_ID && usize::from(header[1]) >= std::mem::size_of::<T>())
+            .then(|| &*p.cast::<T>())
+    }
+}
+
+fn hex(address: *const c_void) -> Value {
+    Value::String(format!("{:#x}", address as usize))
+}
+
+/// What a virtual-address description says.
+fn range(r: &VirtualRange) -> Value {
+    json!({"address": hex(r.ptr), "size": r.size})
+}
+
+/// The regions of a batch: `count` descriptions `stride` bytes apart.
+///
+/// # Safety
+/// `elements` holds `count` such descriptions.
+unsafe fn ranges(region_type: u32, count: usize, stride: usize, elements: *const c_void) -> Value {
+    if region_type != TYPE_VIRTUAL_ADDRESS
+        || elements.is_null()
+        || stride < std::mem::size_of::<VirtualRange>()
+    {
+        return Value::Array(Vec::new());
+    }
+    Value::Array(
+        (0..count.min(MAX_LISTED))
+            .map(|i| {
+                // SAFETY: description `i` of the batch, as the caller promises.
+                range(unsafe { &*elements.cast::<u8>().add(i * stride).cast::<VirtualRange>() })
+            })
+            .collect(),
+    )
+}
+
+/// The id of a heap handle (`0` for the process-wide heap, NULL).
+fn heap_id(heap: *const c_void) -> u64 {
+    // SAFETY: NULL or a heap handle this tool made.
+    unsafe { id_of(heap) }
+}
+
+unsafe extern "C" fn heap_register(d: Handle, desc: *const c_void) -> Handle {
+    // SAFETY: the producer passes its heap description.
+    let Some(h) = (unsafe { read::<HeapDesc>(desc) }) else {
+        return std::ptr::null_mut();
+    };
+    let id = next_id();
+    let mut fields = Map::new();
+    fields.insert("heap".into(), id.into());
+    // SAFETY: the message is what its type says.
+    if let Some(name) = unsafe { message_text(h.message_type as i32, h.message) } {
+        fields.insert("name".into(), name.into());
+    }
+    fields.insert(
+        "usage".into(),
+        match h.usage {
+            HEAP_USAGE_SUB_ALLOCATOR => "sub-allocator".into(),
+            HEAP_USAGE_LAYOUT => "layout".into(),
+            other => other.into(),
+        },
+    );
+    if h.type_ == TYPE_VIRTUAL_ADDRESS
+        && h.type_specific_desc_size >= std::mem::size_of::<VirtualRange>()
+    {
+        // SAFETY: a virtual-address heap's description is a range.
+        if let Some(r) = unsafe { h.type_specific_desc.cast::<VirtualRange>().as_ref() } {
+            fields.insert("address".into(), hex(r.ptr));
+            fields.insert("size".into(), r.size.into());
+        }
+    }
+    if h.category != 0 {
+        fields.insert("category".into(), h.category.into());
+    }
+    mark(d, "memory heap registered", fields);
+    new_handle(id, None)
+}
+
+unsafe extern "C" fn heap_unregister(d: Handle, heap: Handle) {
+    mark(
+        d,
+        "memory heap unregistered",
+        Map::from_iter([("heap".into(), heap_id(heap).into())]),
+    );
+}
+
+unsafe extern "C" fn heap_reset(d: Handle, heap: Handle) {
+    mark(
+        d,
+        "memory heap reset",
+        Map::from_iter([("heap".into(), heap_id(heap).into())]),
+    );
+}
+
+unsafe extern "C" fn regions_register(d: Handle, batch: *const c_void) {
+    // SAFETY: the producer passes its batch.
+    let Some(b) = (unsafe { read::<RegionsRegisterBatch>(batch) }) else {
+        return;
+    };
+    // SAFETY: the batch's descriptions.
+    let regions = unsafe {
+        ranges(
+            b.region_type,
+            b.region_count,
+            b.region_desc_element_size,
+            b.region_desc_elements,
+        )
+    };
+    // A region's handle is its start address: a later reference by handle
+    // names the same address, with nothing kept here.
+    if !b.region_handle_elements_out.is_null() {
+        if let Value::Array(listed) = &regions {
+            for i in 0..b.region_count.min(listed.len()) {
+                // SAFETY: `region_count` handles out, as promised.
+                unsafe {
+                    *b.region_handle_elements_out.add(i) = (*b
+                        .region_desc_elements
+                        .cast::<u8>()
+                        .add(i * b.region_desc_element_size)
+                        .cast::<VirtualRange>())
+                    .ptr;
+                }
+            }
+        }
+    }
+    mark(
+        d,
+        "memory regions registered",
+        Map::from_iter([
+            ("heap".into(), heap_id(b.heap).into()),
+            ("count".into(), b.region_count.into()),
+            ("regions".into(), regions),
+        ]),
+    );
+}
+
+unsafe extern "C" fn regions_resize(d: Handle, batch: *const c_void) {
+    // SAFETY: the producer passes its batch.
+    let Some(b) = (unsafe { read::<RegionsResizeBatch>(batch) }) else {
+        return;
+    };
+    // SAFETY: the batch's descriptions.
+    let regions = unsafe {
+        ranges(
+            b.region_type,
+            b.region_count,
+            b.region_desc_element_size,
+            b.region_desc_elements,
+        )
+    };
+    mark(
+        d,
+        "memory regions resized",
+        Map::from_iter([
+            ("count".into(), b.region_count.into()),
+            ("regions".into(), regions),
+        ]),
+    );
+}
+
+/// A region reference, an address or a handle (which this tool makes the
+/// region's address): the address.
+fn region(reference: *const c_void) -> Value {
+    hex(reference)
+}
+
+unsafe extern "C" fn regions_unregister(d: Handle, batch: *const c_void) {
+    // SAFETY: the producer passes its batch.
+    let Some(b) = (unsafe { read::<RegionsUnregisterBatch>(batch) }) else {
+        return;
+    };
+    let stride = b.ref_element_size.max(std::mem::size_of::<*const c_void>());
+    let regions: Vec<Value> = if b.ref_elements.is_null() {
+        Vec::new()
+    } else {
+        (0..b.ref_count.min(MAX_LISTED))
+            .map(|i| {
+                // SAFETY: reference `i` of the batch, as promised.
+                region(unsafe {
+                    *b.ref_elements
+                        .cast::<u8>()
+                        .add(i * stride)
+                        .cast::<*const c_void>()
+                })
+            })
+            .collect()
+    };
+    mark(
+        d,
+        "memory regions unregistered",
+        Map::from_iter([
+            ("count".into(), b.ref_count.into()),
+            ("regions".into(), Value::Array(regions)),
+        ]),
+    );
+}
+
+unsafe extern "C" fn regions_name(d: Handle, batch: *const c_void) {
+    // SAFETY: the producer passes its batch.
+    let Some(b) = (unsafe { read::<RegionsNameBatch>(batch) }) else {
+        return;
+    };
+    let stride = b
+        .region_element_size
+        .max(std::mem::size_of::<RegionNameDesc>());
+    let names: Vec<Value> = if b.region_elements.is_null() {
+        Vec::new()
+    } else {
+        (0..b.region_count.min(MAX_LISTED))
+            .map(|i| {
+                // SAFETY: name `i` of the batch, its region and name as their types say.
+                unsafe {
+                    let n = &*b
+                        .region_elements
+                        .cast::<u8>()
+                        .add(i * stride)
+                        .cast::<RegionNameDesc>();
+                    json!({
+                        "region": region(n.region),
+                        "name": message_text(n.name_type as i32, n.name),
+                    })
+                }
+            })
+            .collect()
+    };
+    mark(
+        d,
+        "memory regions named",
+        Map::from_iter([("regions".into(), Value::Array(names))]),
+    );
+}
+
+/// The memory module's functions, by callback id.
+pub(crate) fn functions() -> [(usize, usize); 7] {
+    [
+        (cbid::MEM_HEAP_REGISTER, heap_register as *const () as usize),
+        (
+            cbid::MEM_HEAP_UNREGISTER,
+            heap_unregister as *const () as usize,
+        ),
+        (cbid::MEM_HEAP_RESET, heap_reset as *const () as usize),
+        (
+            cbid::MEM_REGIONS_REGISTER,
+            regions_register as *const () as usize,
+        ),
+        (
+            cbid::MEM_REGIONS_RESIZE,
+            regions_resize as *const () as usize,
+        ),
+        (
+            cbid::MEM_REGIONS_UNREGISTER,
+            regions_unregister as *const () as usize,
+        ),
+        (cbid::MEM_REGIONS_NAME, regions_name as *const () as usize),
+    ]
+}
