@@ -184,6 +184,77 @@ pub mod entry_flag {
     pub const HIDE: u64 = 1 << 9;
     /// The entry is the event's message.
     pub const EVENT_MESSAGE: u64 = 1 << 10;
+    /// The entry is a timestamp (its time domain in its time semantics).
+    pub const TIMESTAMP: u64 = 2 << 10;
+    /// The event roles, in these bits.
+    pub const ROLE_MASK: u64 = 7 << 12;
+    /// Role: the timestamp where a range begins.
+    pub const RANGE_BEGIN: u64 = 1 << 12;
+    /// Role: the timestamp where a range ends.
+    pub const RANGE_END: u64 = 2 << 12;
+    /// Role: the timestamp of a mark.
+    pub const MARK: u64 = 3 << 12;
+}
+
+/// `nvtxSemanticsHeader_t` (16 bytes): one link of an entry's semantics.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SemanticsHeader {
+    /// `sizeof` the whole semantic struct.
+    pub struct_size: u32,
+    /// Which semantic ([`SEMANTIC_TIME`], ...).
+    pub semantic_id: u16,
+    /// Its version.
+    pub version: u16,
+    /// The next link, or NULL.
+    pub next: *const SemanticsHeader,
+}
+
+/// `NVTX_SEMANTIC_ID_TIME_V1`: a [`SemanticsTime`].
+pub const SEMANTIC_TIME: u16 = 2;
+
+/// `nvtxSemanticsTime_t` (24 bytes): a timestamp entry's time domain.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SemanticsTime {
+    /// The link.
+    pub header: SemanticsHeader,
+    /// A registered time domain, or a [`timestamp_type`].
+    pub time_domain_id: u64,
+}
+
+/// `NVTX_TIMESTAMP_TYPE_*`: well-known time sources, usable as time domains.
+pub mod timestamp_type {
+    /// `nvtxTimestampGet()`'s: the tool's clock.
+    pub const TOOL_PROVIDED: u64 = 1;
+    /// The CPU's time-stamp counter.
+    pub const CPU_TSC: u64 = 10;
+    /// The CPU's time-stamp counter, not virtualized.
+    pub const CPU_TSC_NONVIRTUALIZED: u64 = 11;
+    /// `clock_gettime(CLOCK_MONOTONIC)`, in ns.
+    pub const CPU_CLOCK_GETTIME_MONOTONIC: u64 = 14;
+}
+
+/// `nvtxEventBatch_t` (64 bytes): deferred events of one schema.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct EventBatch {
+    /// The events' schema.
+    pub event_schema_id: u64,
+    /// Bytes at `events`.
+    pub size: usize,
+    /// The events, one after another.
+    pub events: *const c_void,
+    /// Their default scope.
+    pub scope: u64,
+    /// `NVTX_BATCH_FLAG_*` (timestamp order).
+    pub flags: u64,
+    /// Data the events point into, or NULL.
+    pub flex_data: *const c_void,
+    /// Bytes of it used.
+    pub flex_data_size: usize,
+    /// Where its used part starts.
+    pub flex_data_offset: usize,
 }
 
 /// `NVTX_PAYLOAD_ENTRY_TYPE_*`.
@@ -302,5 +373,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<SchemaAttr>(), 80);
         assert_eq!(std::mem::size_of::<EnumEntry>(), 24);
         assert_eq!(std::mem::size_of::<EnumAttr>(), 56);
+        assert_eq!(std::mem::size_of::<SemanticsTime>(), 24);
+        assert_eq!(std::mem::size_of::<EventBatch>(), 64);
     }
 }

@@ -1671,6 +1671,60 @@ fn memory_heaps_and_regions_are_recorded_as_marks() {
 }
 
 #[test]
+fn deferred_events_land_at_their_own_times() {
+    for producer in [Producer::NvidiaHeader, Producer::NvtxrCompat] {
+        let exe = compile_c("deferred_events.c", producer, &[]);
+        let dir = scratch(&format!("deferred-{producer:?}"));
+        let json = dir.join("t.json");
+        let rec = kept(
+            &dir,
+            &["-o", json.to_str().unwrap()],
+            &[exe.to_str().unwrap()],
+        );
+        let ev = events(&load(&json));
+        let one = |name: &str| -> &Event {
+            let found: Vec<&Event> = ev.iter().filter(|e| e.name == name).collect();
+            assert_eq!(found.len(), 1, "{name}: {ev:?}");
+            found[0]
+        };
+        // The range spans the mark made between its two timestamps, and ends
+        // before the mark made before it was submitted.
+        let span = one("deferred work");
+        let (between, before) = (one("in between"), one("before submit"));
+        assert_eq!(span.ph, "b", "a start/end range: {span:?}");
+        assert!(
+            span.start <= between.start && between.start <= span.end,
+            "{span:?} {between:?}"
+        );
+        assert!(span.end <= before.start, "{span:?} {before:?}");
+        assert_eq!(
+            span.args["fields"],
+            serde_json::json!({"name": "deferred work", "step": 7})
+        );
+        // The batch's marks: 1 ms apart, 10 ms before the submission.
+        let samples: Vec<&Event> = ev.iter().filter(|e| e.name == "sample").collect();
+        let values: Vec<&Value> = samples.iter().map(|e| &e.args["fields"]["value"]).collect();
+        assert_eq!(values, [1, 2, 3], "{samples:?}");
+        for pair in samples.windows(2) {
+            let gap = pair[1].start - pair[0].start;
+            assert!((gap - 1_000_000).abs() <= 5_000, "1 ms apart (ns): {gap}");
+        }
+        assert!(samples[2].start < before.start, "{samples:?} {before:?}");
+        // A time domain nvtxr does not convert: recorded when submitted.
+        assert_eq!(
+            one("realtime").args["fields"],
+            serde_json::json!({"value": 4, "timestamp error": "time domain 12 is not converted"})
+        );
+        // Perfetto shows the same, the events before others on their thread included.
+        let pftrace = dir.join("t.pftrace");
+        let out = report(&pftrace, &rec);
+        assert!(out.status.success(), "{}", text(&out));
+        let (shown, _) = shown_in_perfetto(&pftrace);
+        assert_eq!(shown, shown_in_json(&json), "{producer:?}");
+    }
+}
+
+#[test]
 fn nvtxr_c_payloads_are_decoded_into_named_values() {
     let exe = compile_c("nvtxr_payloads.c", Producer::NvtxrShared, &[]);
     let dir = scratch("nvtxr-payloads");

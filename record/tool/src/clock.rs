@@ -104,6 +104,25 @@ pub fn anchor() -> Anchor {
         .expect("three samples")
 }
 
+/// The recording clock's reading at CLOCK_MONOTONIC time `ns` (a deferred
+/// event's): exact on a CLOCK_MONOTONIC recording; on a counter one,
+/// placed from an anchor read now at the measured rate.
+pub fn from_monotonic_ns(ns: u64) -> u64 {
+    if KIND.load(Ordering::Relaxed) != Clock::Tsc as u8 {
+        return ns;
+    }
+    let a = anchor();
+    let ticks_per_ns = anchor_ticks() as f64 / ANCHOR_INTERVAL_NS as f64;
+    let ticks = a.ticks as f64 + (ns as f64 - a.ns as f64) * ticks_per_ns;
+    ticks.max(0.0) as u64
+}
+
+/// The recording clock's reading for time-stamp counter reading `ticks`:
+/// itself on a counter recording; `None` on a CLOCK_MONOTONIC one.
+pub fn from_tsc(ticks: u64) -> Option<u64> {
+    (KIND.load(Ordering::Relaxed) == Clock::Tsc as u8).then_some(ticks)
+}
+
 /// Whether this CPU's counter runs at a constant rate in every power state
 /// and on every core (CPUID 0x8000_0007, EDX bit 8).
 #[cfg(target_arch = "x86_64")]

@@ -115,12 +115,27 @@ fn dropped_by_panic() -> i32 {
     -1
 }
 
+/// Records an event that happened earlier, at `timestamp` (a reading of
+/// the recording clock, as `nvtxTimestampGet` gives): written with its
+/// absolute time, so that it may sit anywhere in its chunk.
+pub fn record_at(event: &mut Event, timestamp: u64) -> i32 {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        event.timestamp = timestamp;
+        write_on_this_thread(event, true)
+    }))
+    .unwrap_or_else(|_| dropped_by_panic())
+}
+
 fn record_unguarded(event: &mut Event) -> i32 {
     event.timestamp = clock::now();
-    let event = &*event;
+    write_on_this_thread(event, false)
+}
+
+/// Writes `event` (its time set) on the calling thread's writer.
+fn write_on_this_thread(event: &Event, absolute: bool) -> i32 {
     match current() {
         Some(w) => w
-            .exclusive(|w| w.write(event))
+            .exclusive(|w| w.write(event, absolute))
             // A signal handler interrupted this thread mid-record.
             .unwrap_or_else(|| w.set_aside(event)),
         None => {
@@ -307,7 +322,9 @@ impl Writer {
         Some(self.depth_after(kind, domain))
     }
 
-    fn write(&self, e: &Event) -> i32 {
+    /// Writes `e`; `absolute`: with its time as is, not relative to the
+    /// previous record's (an event recorded after the fact).
+    fn write(&self, e: &Event, absolute: bool) -> i32 {
         let need = MAX_EXTRA + format::max_len(e);
         let epoch = EPOCH.load(Ordering::Relaxed);
         if self.epoch.get() != epoch {
@@ -329,10 +346,14 @@ impl Writer {
             unsafe { std::slice::from_raw_parts_mut(base.add(CHUNK_HEADER), size - CHUNK_HEADER) };
         let mut len = self.len.get();
         let mut previous = self.previous.get();
-        if e.timestamp >= self.next_anchor.get() {
-            len += self.anchor(&mut out[len..], &mut previous);
+        if absolute {
+            len += format::encode(&mut out[len..], Stamp::Absolute, e);
+        } else {
+            if e.timestamp >= self.next_anchor.get() {
+                len += self.anchor(&mut out[len..], &mut previous);
+            }
+            len += format::encode(&mut out[len..], Stamp::Relative(&mut previous), e);
         }
-        len += format::encode(&mut out[len..], Stamp::Relative(&mut previous), e);
         self.previous.set(previous);
         self.commit(base, len);
         self.depth_after(e.kind, e.domain)

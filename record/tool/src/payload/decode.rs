@@ -28,6 +28,18 @@ pub struct Decoded {
     /// The value of an entry flagged as the event's message, else the first
     /// schema's name.
     pub message: Option<String>,
+    /// Timestamp entries (deferred events), left out of `fields`.
+    pub times: Vec<Time>,
+}
+
+/// A timestamp entry's value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Time {
+    /// Its role (`entry_flag::RANGE_BEGIN`, `RANGE_END`, `MARK`; 0: none).
+    pub role: u64,
+    pub value: i64,
+    /// Its time domain (`None`: the tool's, as from `nvtxTimestampGet`).
+    pub domain: Option<u64>,
 }
 
 /// Decodes `count` payloads at `data`, registered in `domain`.
@@ -47,12 +59,14 @@ pub unsafe fn decode(domain: u64, data: *const PayloadData, count: usize) -> Dec
         depth: 0,
         message: None,
         name: None,
+        times: Vec::new(),
     };
     for p in payloads {
         // SAFETY: as above.
         unsafe { d.payload(p, &mut decoded.fields) };
     }
     decoded.message = d.message.or(d.name);
+    decoded.times = d.times;
     decoded
 }
 
@@ -63,6 +77,7 @@ struct Decoder {
     message: Option<String>,
     /// The first schema's name.
     name: Option<String>,
+    times: Vec<Time>,
 }
 
 /// The bytes `[at, at + n)` of `blob`, or why not.
@@ -209,6 +224,22 @@ impl Decoder {
                     .as_u64()
                     .or_else(|| value.as_i64().map(|v| v.max(0) as u64)),
             );
+            let role = e.flags & entry_flag::ROLE_MASK;
+            if e.flags & entry_flag::TIMESTAMP != 0
+                || matches!(
+                    role,
+                    entry_flag::RANGE_BEGIN | entry_flag::RANGE_END | entry_flag::MARK
+                )
+            {
+                if let Some(v) = value.as_i64().or_else(|| value.as_u64().map(|v| v as i64)) {
+                    self.times.push(Time {
+                        role,
+                        value: v,
+                        domain: e.time_domain,
+                    });
+                    continue;
+                }
+            }
             if e.flags & entry_flag::EVENT_MESSAGE != 0 {
                 self.message = Some(match &value {
                     Value::String(s) => s.clone(),

@@ -2,10 +2,12 @@
 //! registered here, and events carrying payloads (the `*Payload` calls, or
 //! core events whose payload type is `NVTX_PAYLOAD_TYPE_EXT`, as NCCL sends
 //! them) are recorded with their payloads decoded into named values (see
-//! [`decode`]). Deferred events, time domains and scopes are not recorded
+//! [`decode`]); deferred events are recorded at their own times (see
+//! [`deferred`]). Time domains, sync points and scopes are not recorded
 //! yet: their slots stay empty.
 
 mod decode;
+mod deferred;
 mod schema;
 
 use crate::callbacks::{id_of, next_id};
@@ -111,9 +113,21 @@ unsafe extern "C" fn domain_is_enabled(_d: Handle) -> u8 {
 }
 
 /// The payload module's functions, by callback id.
-pub(crate) fn functions() -> [(usize, usize); 8] {
+pub(crate) fn functions() -> [(usize, usize); 11] {
     use nvtx_protocol::ext::cbid;
     [
+        (
+            cbid::TIMESTAMP_GET,
+            deferred::timestamp_get as *const () as usize,
+        ),
+        (
+            cbid::EVENT_SUBMIT,
+            deferred::event_submit as *const () as usize,
+        ),
+        (
+            cbid::EVENT_BATCH_SUBMIT,
+            deferred::event_batch_submit as *const () as usize,
+        ),
         (
             cbid::PAYLOAD_SCHEMA_REGISTER,
             schema_register as *const () as usize,

@@ -4,10 +4,10 @@
 
 use nvtx_protocol::payload::{
     entry_flag, entry_type as t, enum_field, schema_field, schema_id, schema_type, EnumAttr,
-    SchemaAttr,
+    SchemaAttr, SemanticsHeader, SemanticsTime, SEMANTIC_TIME,
 };
 use std::collections::HashMap;
-use std::ffi::{c_char, CStr};
+use std::ffi::{c_char, c_void, CStr};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
@@ -24,6 +24,8 @@ pub struct Entry {
     /// Static schemas: where it starts. Dynamic schemas: where it starts
     /// if the producer said so (else after the previous entry).
     pub offset: Option<usize>,
+    /// A timestamp's time domain, from its time semantics.
+    pub time_domain: Option<u64>,
 }
 
 impl Entry {
@@ -107,6 +109,27 @@ unsafe fn string(s: *const c_char) -> Option<String> {
     unsafe { (!s.is_null()).then(|| CStr::from_ptr(s).to_string_lossy().into_owned()) }
 }
 
+/// The time domain a chain of semantics names, if it has time semantics.
+///
+/// # Safety
+/// `semantics` is NULL or a chain of semantic structs, each as large as its
+/// `struct_size` says.
+unsafe fn time_domain(mut semantics: *const c_void) -> Option<u64> {
+    // A chain longer than this is taken as a cycle.
+    for _ in 0..16 {
+        // SAFETY: the caller upholds this function's `# Safety` contract.
+        let header = unsafe { semantics.cast::<SemanticsHeader>().as_ref()? };
+        if header.semantic_id == SEMANTIC_TIME
+            && header.struct_size as usize >= std::mem::size_of::<SemanticsTime>()
+        {
+            // SAFETY: a time semantic of that size.
+            return Some(unsafe { (*semantics.cast::<SemanticsTime>()).time_domain_id });
+        }
+        semantics = header.next.cast();
+    }
+    None
+}
+
 /// Registers the schema `a` describes; returns its id.
 ///
 /// # Safety
@@ -136,6 +159,7 @@ pub unsafe fn register_schema(domain: u64, a: *const SchemaAttr) -> Result<u64, 
                 flags: e.flags,
                 detail: e.array_or_union_detail,
                 offset: (i == 0 || e.offset != 0).then_some(e.offset as usize),
+                time_domain: time_domain(e.semantics),
             })
             .collect()
     };
