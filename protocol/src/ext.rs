@@ -175,6 +175,33 @@ pub struct CounterAttr {
     pub counter_id: u64,
 }
 
+/// `nvtxCounterBatch_t` (48 bytes): samples of one counter taken earlier.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct CounterBatch {
+    /// The counter.
+    pub counter_id: u64,
+    /// The samples, in the counter's layout, one after another.
+    pub counters: *const c_void,
+    /// Bytes at `counters`.
+    pub counters_size: usize,
+    /// [`COUNTER_BATCH_BEGIN_INTERVAL`], [`COUNTER_BATCH_END_INTERVAL`] or 0.
+    pub flags: u64,
+    /// One timestamp per sample (or, by the flags, a time and an interval).
+    pub timestamps: *const i64,
+    /// Bytes at `timestamps`.
+    pub timestamps_size: usize,
+}
+
+/// `NVTX_COUNTER_BATCH_FLAG_BEGINTIME_INTERVAL_PAIR`: `timestamps` holds the
+/// first sample's time and the interval between samples.
+pub const COUNTER_BATCH_BEGIN_INTERVAL: u64 = 1 << 32;
+/// `NVTX_COUNTER_BATCH_FLAG_ENDTIME_INTERVAL_PAIR`: the last sample's time
+/// and the interval.
+pub const COUNTER_BATCH_END_INTERVAL: u64 = 2 << 32;
+/// `NVTX_COUNTER_SAMPLE_ZERO`: `nvtxCounterSampleNoValue`'s "the value is 0".
+pub const COUNTER_SAMPLE_ZERO: u8 = 0;
+
 /// Calls `$callback!` with every extension function: its module, callback
 /// id, slot name, C name and arguments (pointers to the module's structs as
 /// `*const c_void`: they are the tool's to read), and, for one that
@@ -256,5 +283,6 @@ mod tests {
         assert_eq!(std::mem::size_of::<ModuleSegment>(), 24);
         assert_eq!(std::mem::size_of_val(&TYPE_INFO), 28 * 4);
         assert_eq!(std::mem::size_of::<CounterAttr>(), 56);
+        assert_eq!(std::mem::size_of::<CounterBatch>(), 48);
     }
 }

@@ -2030,6 +2030,68 @@ fn payload_schemas_are_decoded_into_named_values() {
 }
 
 #[test]
+fn counter_groups_no_value_samples_and_batches_are_recorded() {
+    for producer in [Producer::NvidiaHeader, Producer::NvtxrCompat] {
+        let exe = compile_c("counter_groups.c", producer, &[]);
+        let dir = scratch(&format!("counter-groups-{producer:?}"));
+        let json = dir.join("t.json");
+        let rec = kept(
+            &dir,
+            &["-o", json.to_str().unwrap()],
+            &[exe.to_str().unwrap()],
+        );
+        let ev = events(&load(&json));
+        let series = |name: &str| -> Vec<(i64, String)> {
+            ev.iter()
+                .filter(|e| e.ph == "C" && e.name == name)
+                .map(|e| (e.start, e.args["value"].to_string()))
+                .collect()
+        };
+        let values =
+            |name: &str| -> Vec<String> { series(name).into_iter().map(|s| s.1).collect() };
+        // A group: a series per field.
+        assert_eq!(values("gpu util"), ["50", "60"], "{producer:?}");
+        assert_eq!(values("gpu temp"), ["70.5", "71.5"], "{producer:?}");
+        // "No value": zero is 0, unchanged adds nothing.
+        assert_eq!(values("queue"), ["5", "0"], "{producer:?}");
+        // A batch: each sample at its own time, right after its mark.
+        let steps: Vec<i64> = ev
+            .iter()
+            .filter(|e| e.name == "step")
+            .map(|e| e.start)
+            .collect();
+        let losses = series("loss");
+        assert_eq!(
+            losses.iter().map(|l| l.1.as_str()).collect::<Vec<_>>(),
+            ["0.5", "0.25", "0.125"]
+        );
+        for (i, (t, _)) in losses.iter().enumerate() {
+            assert!(steps[i] <= *t, "{losses:?} {steps:?}");
+            if let Some(next) = steps.get(i + 1) {
+                assert!(t < next, "{losses:?} {steps:?}");
+            }
+        }
+        // A first time and an interval: evenly spaced.
+        let rates = series("rate");
+        assert_eq!(
+            rates.iter().map(|r| r.1.as_str()).collect::<Vec<_>>(),
+            ["10", "20", "30", "40"]
+        );
+        let gaps: Vec<i64> = rates.windows(2).map(|w| w[1].0 - w[0].0).collect();
+        assert!(
+            gaps.iter()
+                .all(|g| (g - gaps[0]).abs() <= 2 && *g >= 1_000_000),
+            "{gaps:?}"
+        );
+        let pftrace = dir.join("t.pftrace");
+        let out = report(&pftrace, &rec);
+        assert!(out.status.success(), "{}", text(&out));
+        let (shown, _) = shown_in_perfetto(&pftrace);
+        assert_eq!(shown, shown_in_json(&json), "{producer:?}");
+    }
+}
+
+#[test]
 fn the_perfetto_trace_shows_exactly_what_the_json_shows() {
     let exe = scenarios();
     let example = compile_c("example.c", Producer::NvtxrShared, &[]);

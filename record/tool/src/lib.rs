@@ -14,6 +14,7 @@
 mod ahead;
 mod callbacks;
 mod clock;
+mod counters;
 mod extensions;
 mod memory;
 mod payload;

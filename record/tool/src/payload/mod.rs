@@ -45,6 +45,34 @@ pub(crate) unsafe fn attach(e: &mut Event, data: *const PayloadData, count: usiz
     }
 }
 
+/// `size` bytes at `values` of type `schema` (a predefined type or a
+/// registered schema of `domain`), decoded: a predefined type's value under
+/// `payload`, a schema's fields by name.
+///
+/// # Safety
+/// `values` holds `size` bytes of that type.
+pub(crate) unsafe fn decode_values(
+    domain: u64,
+    schema: u64,
+    values: *const c_void,
+    size: usize,
+) -> serde_json::Map<String, serde_json::Value> {
+    let data = PayloadData {
+        schema_id: schema,
+        size,
+        payload: values,
+    };
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    let decoded = std::panic::catch_unwind(|| unsafe { decode::decode(domain, &data, 1) });
+    decoded.map(|d| d.fields).unwrap_or_default()
+}
+
+/// Bytes one value of type `schema` takes (a predefined type's, or a
+/// static schema's size); `None` when it has no fixed size.
+pub(crate) fn value_size(domain: u64, schema: u64) -> Option<usize> {
+    schema::element(domain, schema).ok().map(|(size, _)| size)
+}
+
 fn warn(what: &str) {
     crate::say(format_args!("{what}"));
 }
