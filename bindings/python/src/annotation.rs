@@ -27,6 +27,9 @@ pub struct annotate {
     attributes: Option<Py<EventAttributes>>,
     /// For a decorator with no message: the function's qualified name.
     args: Option<Deferred>,
+    /// The constructor's arguments (message, color, domain, category,
+    /// payload), so that a pickled `annotate` is made again the same way.
+    init: [Option<Py<PyAny>>; 5],
 }
 
 #[pymethods]
@@ -41,24 +44,32 @@ impl annotate {
         category: Option<&Bound<'_, PyAny>>,
         payload: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let off = || annotate {
+        let unbind = |o: Option<&Bound<'_, PyAny>>| o.map(|o| o.clone().unbind());
+        let init = [
+            unbind(message),
+            unbind(color),
+            unbind(domain.map(|d| d.as_any())),
+            unbind(category),
+            unbind(payload),
+        ];
+        let off = |init| annotate {
             attributes: None,
             args: None,
+            init,
         };
         if !crate::active() {
-            return Ok(off());
+            return Ok(off(init));
         }
         let d = get_domain(py, domain)?;
         let d = d.bind(py);
         if !d.get().wanted {
-            return Ok(off());
+            return Ok(off(init));
         }
         let no_message = message.is_none_or(|m| m.is_none());
         let attributes = Py::new(
             py,
             Domain::resolve(d, Args::new(message, color, category, payload))?,
         )?;
-        let unbind = |o: Option<&Bound<'_, PyAny>>| o.map(|o| o.clone().unbind());
         Ok(annotate {
             attributes: Some(attributes),
             args: no_message.then(|| Deferred {
@@ -67,7 +78,25 @@ impl annotate {
                 category: unbind(category),
                 payload: unbind(payload),
             }),
+            init,
         })
+    }
+
+    /// Pickles as its constructor call (NVIDIA's `annotate` pickles).
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(
+        Bound<'py, pyo3::types::PyType>,
+        Bound<'py, pyo3::types::PyTuple>,
+    )> {
+        let py = slf.py();
+        let args = slf
+            .borrow()
+            .init
+            .iter()
+            .map(|a| a.as_ref().map_or_else(|| py.None(), |a| a.clone_ref(py)))
+            .collect::<Vec<_>>();
+        Ok((slf.get_type(), pyo3::types::PyTuple::new(py, args)?))
     }
 
     /// Opens the range: push/pop, or inside a running asyncio event loop

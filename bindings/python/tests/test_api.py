@@ -392,3 +392,38 @@ def test_with_annotate_across_await_gives_each_task_its_own_range():
         'DomainRangePushEx default {msg=reg:"outside a loop" color=0x000000ff} -> 0',
         "DomainRangePop default -> 0",
     ], calls
+
+
+def test_annotate_pickles_as_its_constructor_call():
+    # As NVIDIA's annotate: a pickled annotate (a multiprocessing argument,
+    # an attribute of a pickled object) is made again with the same arguments.
+    process, calls = run(
+        """
+        import pickle
+        import nvtxr as nvtx
+        nvtx.name_threads(False)
+        a = pickle.loads(pickle.dumps(nvtx.annotate("pickled", color="red", domain="d", payload=3)))
+        with a:
+            pass
+        b = pickle.loads(pickle.dumps(nvtx.annotate()))
+        print(type(a).__name__, type(b).__name__)
+        """
+    )
+    check(process)
+    assert process.stdout == "annotate annotate\n"
+    assert [c for c in calls if c.startswith("DomainRange")] == [
+        'DomainRangePushEx domain="d" {msg=reg:"pickled" color=0x00ff0000 payload=i64:3} -> 0',
+        'DomainRangePop domain="d" -> 0',
+    ]
+    # With no tool, the arguments are kept all the same.
+    process, _ = run(
+        """
+        import pickle
+        import nvtxr as nvtx
+        a = pickle.loads(pickle.dumps(nvtx.annotate("x", color="red")))
+        print(a.__reduce__()[1])
+        """,
+        tool=None,
+    )
+    check(process)
+    assert process.stdout == "('x', 'red', None, None, None)\n"

@@ -48,7 +48,8 @@ pub const HAS_TEXT: u8 = 64;
 pub const HAS_FIELDS: u8 = 128;
 /// In the kind byte: the timestamp is 8 bytes as is, not relative (what a
 /// signal handler's events, encoded before their place in the chunk is
-/// known, use). Relative records do not see absolute ones.
+/// known, and deferred events, recorded after the fact, use). Relative
+/// records do not see absolute ones.
 pub const ABSOLUTE: u8 = 0x80;
 
 /// The most bytes a record takes besides its texts and their lengths past
