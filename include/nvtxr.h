@@ -109,6 +109,21 @@
 #define NVTXR_COUNTER_FLOAT64 2
 
 /**
+ * `nvtxr_counter_sample_no_value`'s reason: the value is 0.
+ */
+#define NVTXR_COUNTER_SAMPLE_ZERO 0
+
+/**
+ * `nvtxr_counter_sample_no_value`'s reason: the value has not changed.
+ */
+#define NVTXR_COUNTER_SAMPLE_UNCHANGED 1
+
+/**
+ * `nvtxr_counter_sample_no_value`'s reason: no value could be read.
+ */
+#define NVTXR_COUNTER_SAMPLE_UNAVAILABLE 2
+
+/**
  * `nvtxr_event_t.color_type`: no color.
  */
 #define NVTXR_COLOR_NONE 0
@@ -199,6 +214,28 @@
  * `nvtxr_payload_entry_t.flags`: the field's value is the event's message.
  */
 #define NVTXR_ENTRY_EVENT_MESSAGE (1 << 10)
+
+/**
+ * `nvtxr_payload_entry_t.flags`: a timestamp (from `nvtxr_timestamp`) of
+ * a deferred event: with `NVTXR_ENTRY_RANGE_BEGIN`, `_RANGE_END` or
+ * `_MARK`, where the event begins, ends or happens.
+ */
+#define NVTXR_ENTRY_TIMESTAMP (2 << 10)
+
+/**
+ * `nvtxr_payload_entry_t.flags`: with `NVTXR_ENTRY_TIMESTAMP`, a range's begin.
+ */
+#define NVTXR_ENTRY_RANGE_BEGIN (1 << 12)
+
+/**
+ * `nvtxr_payload_entry_t.flags`: with `NVTXR_ENTRY_TIMESTAMP`, a range's end.
+ */
+#define NVTXR_ENTRY_RANGE_END (2 << 12)
+
+/**
+ * `nvtxr_payload_entry_t.flags`: with `NVTXR_ENTRY_TIMESTAMP`, a mark's time.
+ */
+#define NVTXR_ENTRY_MARK (3 << 12)
 
 /**
  * Entry type `NVTX_PAYLOAD_ENTRY_TYPE_CHAR`.
@@ -800,6 +837,15 @@ nvtxr_status_t nvtxr_counter_sample_float64(const struct nvtxr_domain_t *domain,
                                             double value);
 
 /**
+ * Records that the counter has no value to sample now, for `reason`
+ * (`NVTXR_COUNTER_SAMPLE_ZERO`, `_UNCHANGED` or `_UNAVAILABLE`). Id 0 is a
+ * no-op. Returns as `nvtxr_counter_sample_int64`. Thread-safe.
+ */
+nvtxr_status_t nvtxr_counter_sample_no_value(const struct nvtxr_domain_t *domain,
+                                             uint64_t counter,
+                                             uint8_t reason);
+
+/**
  * Creates the domain `name` (UTF-8, copied), or takes one more reference on
  * it if it exists: the same name gives the same handle, and the domain is
  * destroyed when `nvtxr_domain_destroy` has been called once per create.
@@ -1083,6 +1129,28 @@ uint64_t nvtxr_payload_schema_register(const struct nvtxr_domain_t *domain,
  */
 uint64_t nvtxr_payload_enum_register(const struct nvtxr_domain_t *domain,
                                      const struct nvtxr_payload_enum_t *e);
+
+/**
+ * A timestamp for deferred events: the tool's clock now, to put in a
+ * payload's `NVTXR_ENTRY_TIMESTAMP` field and submit later with
+ * `nvtxr_event_submit`. 0 with no tool. Thread-safe and
+ * async-signal-safe when the tool's clock is.
+ */
+int64_t nvtxr_timestamp(void);
+
+/**
+ * Submits a deferred event of `domain` (NULL: the default domain): an
+ * event that happened earlier, `count` payloads at `payloads` whose
+ * `NVTXR_ENTRY_TIMESTAMP` fields say when (a range from its
+ * `NVTXR_ENTRY_RANGE_BEGIN` to its `NVTXR_ENTRY_RANGE_END`, or a mark at
+ * its `NVTXR_ENTRY_MARK`). Read during the call only.
+ *
+ * Returns `NVTXR_OK`, `NVTXR_ERROR_NULL_ARGUMENT` for NULL payloads with a
+ * count, or a bad domain's error. Thread-safe.
+ */
+nvtxr_status_t nvtxr_event_submit(const struct nvtxr_domain_t *domain,
+                                  const struct nvtxr_payload_data_t *payloads,
+                                  size_t count);
 
 /**
  * Creates the tool's object for a synchronization object named `name`

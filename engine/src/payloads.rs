@@ -7,7 +7,7 @@ use crate::domain::DomainState;
 use crate::error::Error;
 use crate::loader::extensions::PAYLOAD;
 use nvtx_protocol::ext::cbid;
-use nvtx_protocol::payload::{EnumAttr, SchemaAttr};
+use nvtx_protocol::payload::{EnumAttr, PayloadData, SchemaAttr};
 use nvtx_protocol::Handle;
 use std::ffi::c_void;
 
@@ -55,4 +55,45 @@ pub fn register_enum(domain: &'static DomainState, attributes: &EnumAttr) -> Res
         cbid::PAYLOAD_ENUM_REGISTER,
         (attributes as *const EnumAttr).cast(),
     )
+}
+
+/// A timestamp for deferred events (NVTX's `nvtxTimestampGet`): the tool's
+/// clock; 0 with no tool (or a tool without deferred events).
+pub fn timestamp() -> i64 {
+    if !crate::loader::tool_attached() {
+        return 0;
+    }
+    match PAYLOAD.get(cbid::TIMESTAMP_GET) {
+        // SAFETY: the tool's function for this callback id, of the
+        // protocol's type.
+        Some(f) => unsafe { std::mem::transmute::<usize, unsafe extern "C" fn() -> i64>(f)() },
+        None => 0,
+    }
+}
+
+/// Submits a deferred event of `domain` (NVTX's `nvtxEventSubmit`): `count`
+/// payloads at `data` whose timestamp entries say when it happened. The
+/// tool reads them during the call.
+///
+/// # Safety
+/// `data` holds `count` payloads, each valid as its schema says.
+pub unsafe fn submit(
+    domain: &'static DomainState,
+    data: *const PayloadData,
+    count: usize,
+) -> Result<(), Error> {
+    if !crate::loader::tool_attached() {
+        return Ok(());
+    }
+    let entered = domain.enter()?;
+    if let Some(f) = PAYLOAD.get(cbid::EVENT_SUBMIT) {
+        // SAFETY: the tool's function for this callback id, of the
+        // protocol's type; the caller's payloads.
+        unsafe {
+            let f =
+                std::mem::transmute::<usize, unsafe extern "C" fn(Handle, *const c_void, usize)>(f);
+            f(entered.handle, data.cast(), count);
+        }
+    }
+    Ok(())
 }

@@ -1,8 +1,9 @@
 /* Extended payloads through nvtxr's own C API: an enum, a static schema
  * (offsets from offsetof, a nested schema laid out by the tool, an inline
  * and a pointer string, a fixed array, a hidden field) and a dynamic one,
- * carried by a mark, a push/pop and a start/end range; and the calls nvtxr
- * refuses. The recording test checks every decoded value. */
+ * carried by a mark, a push/pop and a start/end range; a deferred range
+ * (nvtxr_timestamp, nvtxr_event_submit); and the calls nvtxr refuses. The
+ * recording test checks every decoded value. */
 #include <nvtxr.h>
 
 #include <stddef.h>
@@ -14,6 +15,12 @@ typedef struct {
     int32_t x;
     double y;
 } point_t;
+
+typedef struct {
+    int64_t begin;
+    int64_t end;
+    const char *name;
+} span_t;
 
 typedef struct {
     uint64_t comm;
@@ -124,6 +131,27 @@ int main(void) {
     uint64_t id = nvtxr_range_start_ex(d, &s);
     nvtxr_range_end(d, id);
 
+    /* A deferred range: its times taken around a mark, submitted after. */
+    nvtxr_payload_entry_t span_entries[] = {
+        {NVTXR_ENTRY_TIMESTAMP | NVTXR_ENTRY_RANGE_BEGIN, NVTXR_TYPE_INT64, "begin", NULL, 0, offsetof(span_t, begin),
+         NULL, NULL},
+        {NVTXR_ENTRY_TIMESTAMP | NVTXR_ENTRY_RANGE_END, NVTXR_TYPE_INT64, "end", NULL, 0, offsetof(span_t, end), NULL,
+         NULL},
+        {NVTXR_ENTRY_EVENT_MESSAGE, NVTXR_TYPE_CSTRING, "name", NULL, 0, offsetof(span_t, name), NULL, NULL},
+    };
+    nvtxr_payload_schema_t span_schema = NVTXR_PAYLOAD_SCHEMA_INIT;
+    span_schema.kind = NVTXR_SCHEMA_STATIC;
+    span_schema.entries = span_entries;
+    span_schema.entry_count = 3;
+    span_schema.static_size = sizeof(span_t);
+    uint64_t span_id = nvtxr_payload_schema_register(d, &span_schema);
+    span_t span = {nvtxr_timestamp(), 0, "deferred"};
+    nvtxr_mark(d, "inside");
+    span.end = nvtxr_timestamp();
+    nvtxr_payload_data_t span_pd = {span_id, sizeof span, &span};
+    int submitted = nvtxr_event_submit(d, &span_pd, 1);
+    int bad_submit = nvtxr_event_submit(d, NULL, 1);
+
     /* Refused: no schema, an uninitialized one, no entries; payloads NULL
      * with a count; both kinds of payload. */
     nvtxr_payload_schema_t unset;
@@ -148,5 +176,6 @@ int main(void) {
            dyn_id ? "dyn" : "none");
     printf("status %d %d refused %llu %d %d\n", marked, pushed >= 0 || pushed == NVTXR_NO_PUSH_POP_TRACKING,
            (unsigned long long)refused, bad1, bad2);
+    printf("deferred %d %d\n", submitted, bad_submit);
     return 0;
 }

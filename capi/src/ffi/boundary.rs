@@ -24,6 +24,13 @@ impl OnPanic for u64 {
     }
 }
 
+/// A timestamp: 0, as with no tool.
+impl OnPanic for i64 {
+    fn on_panic() -> Self {
+        0
+    }
+}
+
 impl OnPanic for u32 {
     fn on_panic() -> Self {
         0

@@ -67,3 +67,24 @@ pub unsafe extern "C" fn nvtxr_counter_sample_float64(
         status(domain_ref(domain).and_then(|d| counters::sample_f64(d, counter, value)))
     })
 }
+
+/// `nvtxr_counter_sample_no_value`'s reason: the value is 0.
+pub const NVTXR_COUNTER_SAMPLE_ZERO: u8 = 0;
+/// `nvtxr_counter_sample_no_value`'s reason: the value has not changed.
+pub const NVTXR_COUNTER_SAMPLE_UNCHANGED: u8 = 1;
+/// `nvtxr_counter_sample_no_value`'s reason: no value could be read.
+pub const NVTXR_COUNTER_SAMPLE_UNAVAILABLE: u8 = 2;
+
+/// Records that the counter has no value to sample now, for `reason`
+/// (`NVTXR_COUNTER_SAMPLE_ZERO`, `_UNCHANGED` or `_UNAVAILABLE`). Id 0 is a
+/// no-op. Returns as `nvtxr_counter_sample_int64`. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nvtxr_counter_sample_no_value(
+    domain: *const nvtxr_domain_t,
+    counter: u64,
+    reason: u8,
+) -> nvtxr_status_t {
+    exported!(unsafe {
+        status(domain_ref(domain).and_then(|d| counters::sample_no_value(d, counter, reason)))
+    })
+}

@@ -10,6 +10,7 @@
 use super::boundary::exported;
 use super::domain::{domain_ref, nvtxr_domain_t};
 use super::sized::read_sized;
+use super::{nvtxr_status_t, status, NVTXR_ERROR_NULL_ARGUMENT};
 use nvtx_protocol::payload::{
     enum_field, schema_field, EnumAttr, EnumEntry, PayloadData, SchemaAttr, SchemaEntry,
 };
@@ -146,6 +147,16 @@ pub const NVTXR_ENTRY_ARRAY_LENGTH_INDEX: u64 = 3 << 4;
 pub const NVTXR_ENTRY_HIDE: u64 = 1 << 9;
 /// `nvtxr_payload_entry_t.flags`: the field's value is the event's message.
 pub const NVTXR_ENTRY_EVENT_MESSAGE: u64 = 1 << 10;
+/// `nvtxr_payload_entry_t.flags`: a timestamp (from `nvtxr_timestamp`) of
+/// a deferred event: with `NVTXR_ENTRY_RANGE_BEGIN`, `_RANGE_END` or
+/// `_MARK`, where the event begins, ends or happens.
+pub const NVTXR_ENTRY_TIMESTAMP: u64 = 2 << 10;
+/// `nvtxr_payload_entry_t.flags`: with `NVTXR_ENTRY_TIMESTAMP`, a range's begin.
+pub const NVTXR_ENTRY_RANGE_BEGIN: u64 = 1 << 12;
+/// `nvtxr_payload_entry_t.flags`: with `NVTXR_ENTRY_TIMESTAMP`, a range's end.
+pub const NVTXR_ENTRY_RANGE_END: u64 = 2 << 12;
+/// `nvtxr_payload_entry_t.flags`: with `NVTXR_ENTRY_TIMESTAMP`, a mark's time.
+pub const NVTXR_ENTRY_MARK: u64 = 3 << 12;
 const _: () = {
     use nvtx_protocol::payload::{entry_flag as f, schema_id, schema_type};
     assert!(NVTXR_SCHEMA_STATIC as u64 == schema_type::STATIC);
@@ -157,6 +168,10 @@ const _: () = {
     assert!(NVTXR_ENTRY_ARRAY_LENGTH_INDEX == f::ARRAY_LENGTH_INDEX);
     assert!(NVTXR_ENTRY_HIDE == f::HIDE);
     assert!(NVTXR_ENTRY_EVENT_MESSAGE == f::EVENT_MESSAGE);
+    assert!(NVTXR_ENTRY_TIMESTAMP == f::TIMESTAMP);
+    assert!(NVTXR_ENTRY_RANGE_BEGIN == f::RANGE_BEGIN);
+    assert!(NVTXR_ENTRY_RANGE_END == f::RANGE_END);
+    assert!(NVTXR_ENTRY_MARK == f::MARK);
 };
 
 /// Entry type `NVTX_PAYLOAD_ENTRY_TYPE_CHAR`.
@@ -399,6 +414,37 @@ pub unsafe extern "C" fn nvtxr_payload_enum_register(
         domain_ref(domain)
             .and_then(|d| payloads::register_enum(d, &attributes))
             .unwrap_or(0)
+    })
+}
+
+/// A timestamp for deferred events: the tool's clock now, to put in a
+/// payload's `NVTXR_ENTRY_TIMESTAMP` field and submit later with
+/// `nvtxr_event_submit`. 0 with no tool. Thread-safe and
+/// async-signal-safe when the tool's clock is.
+#[unsafe(no_mangle)]
+pub extern "C" fn nvtxr_timestamp() -> i64 {
+    exported!({ payloads::timestamp() })
+}
+
+/// Submits a deferred event of `domain` (NULL: the default domain): an
+/// event that happened earlier, `count` payloads at `payloads` whose
+/// `NVTXR_ENTRY_TIMESTAMP` fields say when (a range from its
+/// `NVTXR_ENTRY_RANGE_BEGIN` to its `NVTXR_ENTRY_RANGE_END`, or a mark at
+/// its `NVTXR_ENTRY_MARK`). Read during the call only.
+///
+/// Returns `NVTXR_OK`, `NVTXR_ERROR_NULL_ARGUMENT` for NULL payloads with a
+/// count, or a bad domain's error. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nvtxr_event_submit(
+    domain: *const nvtxr_domain_t,
+    payloads: *const nvtxr_payload_data_t,
+    count: usize,
+) -> nvtxr_status_t {
+    exported!(unsafe {
+        if payloads.is_null() && count > 0 {
+            return NVTXR_ERROR_NULL_ARGUMENT;
+        }
+        status(domain_ref(domain).and_then(|d| payloads::submit(d, payload_data(payloads), count)))
     })
 }
 

@@ -1772,7 +1772,22 @@ fn nvtxr_c_payloads_are_decoded_into_named_values() {
         fields("window"),
         [serde_json::json!({"n": 2, "values": [10, -20], "payload": 0.25})]
     );
-    assert_eq!(ev.len(), 3, "nothing of the refused calls: {ev:?}");
+    // The deferred range spans the mark made between its timestamps.
+    assert!(text(&out).contains("deferred 0 -101"), "{}", text(&out));
+    let deferred = ev
+        .iter()
+        .find(|e| e.name == "deferred")
+        .expect("the deferred range");
+    let inside = ev.iter().find(|e| e.name == "inside").expect("the mark");
+    assert!(
+        deferred.start <= inside.start && inside.start <= deferred.end,
+        "{deferred:?} {inside:?}"
+    );
+    assert_eq!(
+        deferred.args["fields"],
+        serde_json::json!({"name": "deferred"})
+    );
+    assert_eq!(ev.len(), 5, "nothing of the refused calls: {ev:?}");
 }
 
 /// `v` as JSON text with every object's keys sorted (the JSON trace keeps
