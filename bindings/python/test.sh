@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # The Python package's tests: installs maturin, pytest and NumPy from PyPI, builds and
 # installs the package with pip (`pip install ./bindings/python`), then runs
-# pytest with the paths of nvtxr's event-log tool, `nvtxr` and NVIDIA's Python
-# nvtx package (the reference) from the harness.
+# pytest with the paths of nvtxr's event-log tool, `nvtxr`, NVIDIA's Python
+# nvtx package (the reference) from the harness, and the wheel carrying the
+# `nvtxr` command (`cargo xtask wheel`).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 eval "$(cargo run -q -p nvtxr-harness --bin artifacts)"
 pip=(python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore)
 "${pip[@]}" "maturin>=1.5,<2" pytest numpy
 "${pip[@]}" ./bindings/python
+# The wheel with the `nvtxr` command and its tool, for tests/test_wheel.py.
+NVTXR_WHEEL=$(cargo xtask wheel --out target/wheels | tail -1)
+export NVTXR_WHEEL
 cd bindings/python
 python3 -m pytest -q tests

@@ -49,6 +49,13 @@ enum Workflow {
     BenchTracing,
     /// Build nvtxr and its tools; print where they are, as shell assignments.
     Artifacts,
+    /// Build the Python wheel carrying the `nvtxr` command and its recording tool
+    /// (needs maturin: `pip install maturin`); print its path.
+    Wheel {
+        /// Where the wheel goes.
+        #[arg(long, default_value = "target/wheels")]
+        out: PathBuf,
+    },
 }
 
 fn root() -> PathBuf {
@@ -175,6 +182,10 @@ fn main() -> ExitCode {
         Workflow::BenchPython => workflow("bench_python", true),
         Workflow::BenchTracing => workflow("bench_tracing", true),
         Workflow::Artifacts => cargo_run("nvtxr-harness", "artifacts", true),
+        Workflow::Wheel { out } => {
+            println!("{}", xtask::wheel::wheel(&root().join(out)).display());
+            return ExitCode::SUCCESS;
+        }
     };
     match command.current_dir(root()).status() {
         Ok(s) if s.success() => ExitCode::SUCCESS,
