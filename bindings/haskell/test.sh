@@ -89,3 +89,7 @@ env -u LD_LIBRARY_PATH NVTX_INJECTION64_PATH="$NVTXR_EVENT_LOG" NVTXR_EVENT_LOG_
 ldd "$app" | grep "libnvtxr.so.0.1 => $work/prefix/lib/" >/dev/null || { ldd "$app"; echo "app is not linked to the installed nvtxr" >&2; exit 1; }
 grep -q 'MarkA "inside"' "$work/app.log" || { cat "$work/app.log"; echo "the installed-prefix app recorded nothing" >&2; exit 1; }
 echo "installed prefix: the dependent program runs without LD_LIBRARY_PATH"
+
+echo "== Haskell: the source distribution carries the license"
+cabal -v0 sdist -o "$work/sdist" >/dev/null
+tar tzf "$work"/sdist/nvtxr-*.tar.gz | grep '/LICENSE$' >/dev/null || { echo "cabal sdist has no LICENSE" >&2; exit 1; }
