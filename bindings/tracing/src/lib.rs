@@ -8,8 +8,10 @@
 //! - each event is a mark: its message as the text, followed by its other
 //!   fields as `name=value`, the first numeric field also as the payload
 //!   (`tracing::info!(n = 5, "fetched")` is the mark "fetched n=5" with
-//!   payload 5). [`NvtxLayer::without_fields`] names events by their callsite
-//!   instead, for the lowest cost.
+//!   payload 5); a span's fields likewise on its life's range (`job n=3`,
+//!   its entries keep the span's name). [`NvtxLayer::without_fields`] names
+//!   events by their callsite and spans by their name only, for the lowest
+//!   cost.
 //!
 //! Span and event names are registered strings, registered once per
 //! callsite (callsite metadata is `'static`) in a lock-free table: with a
@@ -204,7 +206,20 @@ where
         }
         name_thread_once();
         self.spans.insert(id, attrs.metadata());
-        let range = self.domain.start(self.attributes(attrs.metadata()));
+        let range = if self.fields && !attrs.fields().is_empty() {
+            // A span with fields: its life's range shows them (its entries
+            // keep the registered name).
+            let mut fields = Fields::default();
+            attrs.record(&mut fields);
+            let text = format!("{} {}", attrs.metadata().name(), fields.rest);
+            let attributes = EventAttributes::new(text.as_str());
+            self.domain.start(match fields.payload {
+                Some(p) => attributes.payload(p),
+                None => attributes,
+            })
+        } else {
+            self.domain.start(self.attributes(attrs.metadata()))
+        };
         if let Some(span) = ctx.span(id) {
             span.extensions_mut().insert(Life { _range: range });
         }

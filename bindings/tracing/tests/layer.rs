@@ -64,7 +64,11 @@ fn async_spans_are_one_range_each_and_polls_balance_per_thread() {
     // Every span: one start/end range, its id started and ended exactly once.
     let mut ids: HashMap<String, (usize, usize)> = HashMap::new();
     for c in &calls {
-        if let Some(id) = c.strip_prefix("DomainRangeStartEx default {msg=reg:\"job\"} -> ") {
+        // The span's life shows its field: "job n=3", payload 3.
+        if c.contains("RangeStartEx") && c.contains("{msg=\"job n=") {
+            let n = c.split("job n=").nth(1).unwrap().split('"').next().unwrap();
+            assert!(c.contains(&format!("payload=u64:{n}}}")), "{c}");
+            let id = c.rsplit(" -> ").next().unwrap();
             ids.entry(id.to_string()).or_default().0 += 1;
         } else if let Some(id) = c.strip_prefix("RangeEnd ") {
             ids.entry(id.to_string()).or_default().1 += 1;
