@@ -1,7 +1,9 @@
 //! The README's C and C++ code compiles (`-Wall -Wextra -Werror`) and runs
-//! under the event-log tool with the events it promises. (Its Rust code is a doc
-//! test of the crate; its Python code is run by the Python package's tests;
-//! its Haskell quick start is the package's QuickStart example.)
+//! under the event-log tool with the events it promises, and its Rust quick
+//! starts build as pasted into new projects with their `Cargo.toml` lines.
+//! (Its Rust code is also a doc test of the crate; its Python code is run by
+//! the Python package's tests; its Haskell quick start is the package's
+//! QuickStart example.)
 
 use nvtxr_harness::{compile_c, root, run, work_dir, Producer, Tool};
 
@@ -105,4 +107,69 @@ fn the_readme_cpp_code_compiles_and_records_in_the_right_domain() {
             .any(|c| c.starts_with("DomainRangeEnd domain=\"my library\"")),
         "{calls:#?}"
     );
+}
+
+/// The README's Rust quick starts as a user pastes them: each ```toml block
+/// and the ```rust block after it make a new Cargo project outside the
+/// workspace (its `path/to/nvtxr` pointed at this repository), built and run
+/// under the event-log tool.
+#[test]
+fn the_readme_rust_quick_starts_build_and_run_as_pasted() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let pairs: Vec<(String, String)> = readme
+        .split("```toml\n")
+        .skip(1)
+        .map(|rest| {
+            let toml = rest.split("```").next().unwrap().to_string();
+            let rust = rest
+                .split("```rust\n")
+                .nth(1)
+                .and_then(|r| r.split("```").next())
+                .expect("a rust block after the toml block")
+                .to_string();
+            (toml, rust)
+        })
+        .collect();
+    assert_eq!(pairs.len(), 2, "the Rust and the tracing quick starts");
+    let target = work_dir().join("readme-rust-target");
+    let mut runs = Vec::new();
+    for (i, (toml, rust)) in pairs.iter().enumerate() {
+        let project = work_dir().join(format!("readme-rust-{i}"));
+        std::fs::create_dir_all(project.join("src")).unwrap();
+        let manifest = format!(
+            "[package]\nname = \"quickstart{i}\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n[workspace]\n\n{}",
+            toml.replace("path/to/nvtxr", root().to_str().unwrap())
+        );
+        std::fs::write(project.join("Cargo.toml"), manifest).unwrap();
+        std::fs::write(project.join("src/main.rs"), rust).unwrap();
+        let built =
+            std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+                .args(["build", "--quiet"])
+                .env("CARGO_TARGET_DIR", &target)
+                .current_dir(&project)
+                .output()
+                .unwrap();
+        assert!(
+            built.status.success(),
+            "quick start {i}: {}",
+            String::from_utf8_lossy(&built.stderr)
+        );
+        let exe = target.join(format!("debug/quickstart{i}"));
+        let r = run(&exe, &[], Tool::EventLog("record"), &[]);
+        assert!(r.success, "quick start {i}: {r:?}");
+        runs.push(r.calls().into_iter().map(str::to_owned).collect::<Vec<_>>());
+    }
+    let has = |calls: &[String], what: &str| calls.iter().any(|c| c.contains(what));
+    for what in [
+        "\"epoch 1\"",
+        "\"checkpoint\"",
+        "::hot_function\"",
+        "\"step\"",
+        "\"my library\"",
+    ] {
+        assert!(has(&runs[0], what), "{what}: {:#?}", runs[0]);
+    }
+    for what in ["\"fetched n=1\"", "\"fetch\""] {
+        assert!(has(&runs[1], what), "{what}: {:#?}", runs[1]);
+    }
 }
