@@ -17,6 +17,33 @@ fn scratch(name: &str) -> PathBuf {
     scratch_in("record", name)
 }
 
+/// Compiles `tests/c/<source>` for `producer` and records it into scratch
+/// folder `name`: the trace `t.json`, the recording kept in `rec`. Returns
+/// the folder and what `nvtxr record` printed (the program's output
+/// included); the recording succeeded.
+fn recorded_program(source: &str, producer: Producer, name: &str) -> (PathBuf, Output) {
+    let exe = compile_c(source, producer, &[]);
+    let dir = scratch(name);
+    let out = nvtxr(
+        &[
+            "record",
+            "--keep",
+            dir.join("rec").to_str().unwrap(),
+            "-o",
+            dir.join("t.json").to_str().unwrap(),
+            "--",
+            exe.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(
+        out.status.success(),
+        "{source} ({producer:?}): {}",
+        text(&out)
+    );
+    (dir, out)
+}
+
 /// The summary (`--json`) agrees with the trace's durations, range by range.
 fn check_summary(dir: &Path, events: &[Event]) {
     let mut totals: BTreeMap<(String, String), (i64, usize)> = BTreeMap::new();
@@ -1559,14 +1586,9 @@ fn nccls_own_payload_schemas_are_decoded_field_by_field() {
     // NCCL's nvtx_payload_schemas.h (vendored, tests/c/nccl), registered and
     // sent as NCCL sends them, on NVIDIA's headers and over nvtxr's drop-in.
     for producer in [Producer::NvidiaHeader, Producer::NvtxrCompat] {
-        let exe = compile_c("nccl_payloads.cpp", producer, &[]);
-        let dir = scratch(&format!("nccl-{producer:?}"));
-        let json = dir.join("t.json");
-        let rec = kept(
-            &dir,
-            &["-o", json.to_str().unwrap()],
-            &[exe.to_str().unwrap()],
-        );
+        let (dir, _) =
+            recorded_program("nccl_payloads.cpp", producer, &format!("nccl-{producer:?}"));
+        let (json, rec) = (dir.join("t.json"), dir.join("rec"));
         let ev = events(&load(&json));
         let shown: Vec<(String, String)> = ev
             .iter()
@@ -1629,20 +1651,12 @@ fn nccls_own_payload_schemas_are_decoded_field_by_field() {
 fn memory_heaps_and_regions_are_recorded_as_marks() {
     // NVIDIA's memory extension, header-only and over nvtxr's drop-in.
     for producer in [Producer::NvidiaHeader, Producer::NvtxrCompat] {
-        let exe = compile_c("memory_regions.c", producer, &[]);
-        let dir = scratch(&format!("memory-{producer:?}"));
-        let json = dir.join("t.json");
-        let out = nvtxr(
-            &[
-                "record",
-                "-o",
-                json.to_str().unwrap(),
-                "--",
-                exe.to_str().unwrap(),
-            ],
-            &[],
+        let (dir, out) = recorded_program(
+            "memory_regions.c",
+            producer,
+            &format!("memory-{producer:?}"),
         );
-        assert!(out.status.success(), "{}", text(&out));
+        let json = dir.join("t.json");
         assert!(text(&out).contains("handles addresses"), "{}", text(&out));
         let marks: Vec<(String, String)> = events(&load(&json))
             .iter()
@@ -1673,14 +1687,12 @@ fn memory_heaps_and_regions_are_recorded_as_marks() {
 #[test]
 fn deferred_events_land_at_their_own_times() {
     for producer in [Producer::NvidiaHeader, Producer::NvtxrCompat] {
-        let exe = compile_c("deferred_events.c", producer, &[]);
-        let dir = scratch(&format!("deferred-{producer:?}"));
-        let json = dir.join("t.json");
-        let rec = kept(
-            &dir,
-            &["-o", json.to_str().unwrap()],
-            &[exe.to_str().unwrap()],
+        let (dir, _) = recorded_program(
+            "deferred_events.c",
+            producer,
+            &format!("deferred-{producer:?}"),
         );
+        let (json, rec) = (dir.join("t.json"), dir.join("rec"));
         let ev = events(&load(&json));
         let one = |name: &str| -> &Event {
             let found: Vec<&Event> = ev.iter().filter(|e| e.name == name).collect();
@@ -1726,20 +1738,8 @@ fn deferred_events_land_at_their_own_times() {
 
 #[test]
 fn nvtxr_c_payloads_are_decoded_into_named_values() {
-    let exe = compile_c("nvtxr_payloads.c", Producer::NvtxrShared, &[]);
-    let dir = scratch("nvtxr-payloads");
+    let (dir, out) = recorded_program("nvtxr_payloads.c", Producer::NvtxrShared, "nvtxr-payloads");
     let json = dir.join("t.json");
-    let out = nvtxr(
-        &[
-            "record",
-            "-o",
-            json.to_str().unwrap(),
-            "--",
-            exe.to_str().unwrap(),
-        ],
-        &[],
-    );
-    assert!(out.status.success(), "{}", text(&out));
     // The enum and point get the ids asked for, the others the tool's; the
     // bad registrations give 0 and the bad events INVALID_ARGUMENT.
     assert!(text(&out).contains("ids 1 0 params dyn"), "{}", text(&out));
@@ -1875,23 +1875,12 @@ fn counters_are_recorded_and_shown_as_counter_tracks() {
 fn payload_schemas_are_decoded_into_named_values() {
     // NVIDIA's header-only payload extension, and NVIDIA's API over nvtxr's drop-in.
     for producer in [Producer::NvidiaHeader, Producer::NvtxrCompat] {
-        let exe = compile_c("payload_schemas.c", producer, &[]);
-        let dir = scratch(&format!("payloads-{producer:?}"));
-        let json = dir.join("t.json");
-        let rec = dir.join("rec");
-        let out = nvtxr(
-            &[
-                "record",
-                "--keep",
-                rec.to_str().unwrap(),
-                "-o",
-                json.to_str().unwrap(),
-                "--",
-                exe.to_str().unwrap(),
-            ],
-            &[],
+        let (dir, out) = recorded_program(
+            "payload_schemas.c",
+            producer,
+            &format!("payloads-{producer:?}"),
         );
-        assert!(out.status.success(), "{producer:?}: {}", text(&out));
+        let (json, rec) = (dir.join("t.json"), dir.join("rec"));
         // Registration: the enum and schemas get their static ids, the
         // dynamic schema a tool id; a bad id and an unknown entry type are refused.
         assert!(
@@ -2047,14 +2036,12 @@ fn payload_schemas_are_decoded_into_named_values() {
 #[test]
 fn counter_groups_no_value_samples_and_batches_are_recorded() {
     for producer in [Producer::NvidiaHeader, Producer::NvtxrCompat] {
-        let exe = compile_c("counter_groups.c", producer, &[]);
-        let dir = scratch(&format!("counter-groups-{producer:?}"));
-        let json = dir.join("t.json");
-        let rec = kept(
-            &dir,
-            &["-o", json.to_str().unwrap()],
-            &[exe.to_str().unwrap()],
+        let (dir, _) = recorded_program(
+            "counter_groups.c",
+            producer,
+            &format!("counter-groups-{producer:?}"),
         );
+        let (json, rec) = (dir.join("t.json"), dir.join("rec"));
         let ev = events(&load(&json));
         let series = |name: &str| -> Vec<(i64, String)> {
             ev.iter()
