@@ -57,11 +57,17 @@ fn haskell_example() -> Option<PathBuf> {
 }
 
 fn main() {
-    let c_example = compile_c("example.c", Producer::NvtxrShared, &[]);
-    let mut workload = vec![c_example];
-    workload.extend(haskell_example());
     let out = work_dir().join("demo");
     std::fs::create_dir_all(&out).unwrap();
+    // Named as a user would name it: the trace's process is "example".
+    let c_example = out.join("example");
+    std::fs::copy(
+        compile_c("example.c", Producer::NvtxrShared, &[]),
+        &c_example,
+    )
+    .unwrap();
+    let mut workload = vec![c_example];
+    workload.extend(haskell_example());
     let trace = out.join("trace.pftrace");
     // One recording of every workload: each process gets its own track.
     let script = workload
