@@ -2,8 +2,8 @@
 # The Python package's tests: installs maturin, pytest and NumPy from PyPI, builds and
 # installs the package with pip (`pip install ./bindings/python`), then runs
 # pytest with the paths of nvtxr's event-log tool, `nvtxr`, NVIDIA's Python
-# nvtx package (the reference) from the harness, and the wheel carrying the
-# `nvtxr` command (`cargo xtask wheel`).
+# nvtx package (the reference) from the harness, the wheel carrying the
+# `nvtxr` command (`cargo xtask wheel`) and the source distribution.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 eval "$(cargo run -q -p nvtxr-harness --bin artifacts)"
@@ -12,6 +12,10 @@ pip=(python3 -m pip install -q --disable-pip-version-check --root-user-action=ig
 "${pip[@]}" ./bindings/python
 # The wheel with the `nvtxr` command and its tool, for tests/test_wheel.py.
 NVTXR_WHEEL=$(cargo xtask wheel --out target/wheels | tail -1)
-export NVTXR_WHEEL
+# And the source distribution, for the same tests.
+rm -rf target/sdist
+(cd bindings/python && python3 -m maturin sdist -o ../../target/sdist >/dev/null)
+NVTXR_SDIST=$(ls "$PWD"/target/sdist/nvtxr-*.tar.gz)
+export NVTXR_WHEEL NVTXR_SDIST
 cd bindings/python
 python3 -m pytest -q tests

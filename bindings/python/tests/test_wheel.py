@@ -1,6 +1,7 @@
 """The wheel `cargo xtask wheel` builds (tests/run-all.sh sets NVTXR_WHEEL):
 installed alone into a fresh virtual environment of each CPython 3.10-3.13
-at hand, it gives `import nvtxr` and the `nvtxr` command, which records."""
+at hand, it gives `import nvtxr` and the `nvtxr` command, which records. And
+the source distribution (NVTXR_SDIST): `pip install` builds it."""
 
 import json
 import os
@@ -38,3 +39,21 @@ def test_the_wheel_alone_gives_the_recorder(version):
         assert process.stdout == "True\n"
         events = json.load(open(trace))["traceEvents"]
         assert [e["name"] for e in events if e["ph"] == "i"] == ["from the wheel"]
+
+
+def test_the_sdist_installs_and_says_the_command_needs_the_wheel():
+    sdist = artifact("NVTXR_SDIST")
+    with tempfile.TemporaryDirectory() as tmp:
+        venv = os.path.join(tmp, "venv")
+        subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+        # pip builds it with maturin (fetched from PyPI) and the Rust toolchain.
+        subprocess.run([os.path.join(venv, "bin", "pip"), "install", "-q", sdist], check=True, timeout=900)
+        process = subprocess.run(
+            [os.path.join(venv, "bin", "python"), "-c", "import nvtxr as nvtx; nvtx.mark('x'); print('imported')"],
+            capture_output=True, text=True,
+        )
+        assert process.stdout == "imported\n", process.stderr
+        # Built from source, the package has no bundled recorder, and says so.
+        process = subprocess.run([os.path.join(venv, "bin", "nvtxr"), "--help"], capture_output=True, text=True)
+        assert process.returncode == 1
+        assert "has no recorder" in process.stderr and "cargo xtask wheel" in process.stderr
