@@ -35,6 +35,11 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// Conversions make and free many small strings (names, args): mimalloc
+/// does that in a fraction of glibc's time.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// See any program's NVTX annotations without Nsight.
 #[derive(Debug, Parser)]
 #[command(
@@ -162,6 +167,10 @@ pub struct Outputs {
     /// Thousands separators in the summary's numbers (table and CSV).
     #[arg(long)]
     pub separators: bool,
+    /// The summary table's rows on the terminal, largest total first (0:
+    /// every one); the CSV and JSON have every row.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub rows: usize,
     #[command(flatten)]
     pub selection: model::Selection,
 }
@@ -233,6 +242,12 @@ impl Outputs {
     /// Whether progress lines are shown: on a terminal, without `-q`.
     pub fn shows_progress(&self) -> bool {
         !self.quiet && std::io::stderr().is_terminal()
+    }
+
+    /// Whether the summary is shown or written (the table, CSV, JSON, or
+    /// the HTML page's legend): if not, it is not computed.
+    pub fn wants_summary(&self) -> bool {
+        !self.quiet || self.html || self.csv.is_some() || self.json.is_some()
     }
 
     pub fn html_path(&self) -> PathBuf {
@@ -366,38 +381,53 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
         Some(name) => Some(ranks::per_rank(&scan, &filter, name, &outputs.format())?),
         None => None,
     };
-    // The trace and the summary in one replay; nothing is written when it
-    // selects no event.
-    let collector =
-        std::cell::RefCell::new(summary::Collector::grouped_by(outputs.group_by.clone()));
+    // The summary (when it is wanted) is replayed on a core of its own while
+    // the trace is written; nothing is written when the replay selects no
+    // event.
     let events = std::cell::Cell::new(None);
-    let written = write_output(
-        &outputs.trace,
-        &|out| {
-            let summary = &mut *collector.borrow_mut();
-            let n = match outputs.trace_format() {
-                TraceFormat::Json => {
-                    let mut trace = chrome::Writer::new(out, scan.origin)?;
-                    let n = scan.replay(&filter, &mut model::Tee(&mut trace, summary))?;
-                    trace.finish()?;
-                    n
+    let (written, summary) = std::thread::scope(|threads| {
+        let summary = outputs.wants_summary().then(|| {
+            threads.spawn(|| {
+                let mut collector = summary::Collector::grouped_by(outputs.group_by.clone());
+                scan.replay(&filter, &mut collector)?;
+                let marks = std::mem::take(&mut collector.marks);
+                Ok::<_, std::io::Error>((collector.rows()?, marks))
+            })
+        });
+        let written = write_output(
+            &outputs.trace,
+            &|out| {
+                let n = match outputs.trace_format() {
+                    TraceFormat::Json => {
+                        let mut trace = chrome::Writer::new(out, scan.origin)?;
+                        let n = scan.replay(&filter, &mut trace)?;
+                        trace.finish()?;
+                        n
+                    }
+                    TraceFormat::Perfetto => {
+                        let mut trace =
+                            perfetto::Writer::new(out, scan.origin, scan.on_wall_clock())?;
+                        let n = scan.replay(&filter, &mut trace)?;
+                        trace.finish()?;
+                        n
+                    }
+                    TraceFormat::Sqlite => sqlite::write(&scan, &filter, out)?,
+                };
+                events.set(Some(n));
+                match n {
+                    0 => Err(std::io::Error::other("no event selected")),
+                    _ => Ok(()),
                 }
-                TraceFormat::Perfetto => {
-                    let mut trace = perfetto::Writer::new(out, scan.origin, scan.on_wall_clock())?;
-                    let n = scan.replay(&filter, &mut model::Tee(&mut trace, summary))?;
-                    trace.finish()?;
-                    n
-                }
-                TraceFormat::Sqlite => sqlite::write(&scan, &filter, out, summary)?,
-            };
-            events.set(Some(n));
-            match n {
-                0 => Err(std::io::Error::other("no event selected")),
-                _ => Ok(()),
-            }
-        },
-        scan.records,
-    );
+            },
+            scan.records,
+        );
+        let summary = summary.map(|thread| {
+            thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        });
+        (written, summary)
+    });
     let replayed = events.get();
     if replayed == Some(0) {
         let why = nothing_selected(&scan, &outputs.selection).map_err(&unreadable)?;
@@ -408,13 +438,17 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
     }
     written?;
     let events = replayed.expect("the trace was written, so replayed");
-    let mut collector = collector.into_inner();
-    let marks = std::mem::take(&mut collector.marks);
-    let rows = collector.rows().map_err(&unreadable)?;
+    let (rows, marks) = match summary {
+        Some(summary) => summary.map_err(&unreadable)?,
+        None => (
+            summary::Collector::default().rows().map_err(&unreadable)?,
+            Default::default(),
+        ),
+    };
     if let Some(path) = &outputs.sqlite {
         write_output(
             path,
-            &|out| sqlite::write(&scan, &filter, out, &mut model::Ignore).map(drop),
+            &|out| sqlite::write(&scan, &filter, out).map(drop),
             scan.records,
         )?;
     }
@@ -450,7 +484,7 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
                 summary::count(scan.processes.len() as u64, "process", "processes"),
             ),
         );
-        summary::table(&rows, &outputs.format(), &mut term).map_err(&unreadable)?;
+        summary::table(&rows, &outputs.format(), outputs.rows, &mut term).map_err(&unreadable)?;
     }
     if let Some(table) = per_rank {
         say(&mut term, table);

@@ -11,6 +11,9 @@ static ENABLED: AtomicBool = AtomicBool::new(false);
 static LINE: Mutex<Option<Line>> = Mutex::new(None);
 
 struct Line {
+    /// The thread that began the pass: only its replay is counted (the
+    /// summary's, on another core, would count the events twice).
+    thread: std::thread::ThreadId,
     what: String,
     total: u64,
     done: u64,
@@ -27,6 +30,7 @@ pub fn enable() {
 pub fn begin(what: String, total: u64) {
     if ENABLED.load(Ordering::Relaxed) {
         *LINE.lock().unwrap_or_else(|e| e.into_inner()) = Some(Line {
+            thread: std::thread::current().id(),
             what,
             total,
             done: 0,
@@ -42,7 +46,12 @@ pub fn advance(events: u64) {
         return;
     }
     let mut line = LINE.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(l) = line.as_mut() else { return };
+    let Some(l) = line
+        .as_mut()
+        .filter(|l| l.thread == std::thread::current().id())
+    else {
+        return;
+    };
     l.done += events;
     let elapsed = l.started.elapsed();
     if elapsed < Duration::from_secs(1)

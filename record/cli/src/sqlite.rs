@@ -22,9 +22,7 @@
 //!   payload in the 64-bit column of its kind); extended payloads, decoded,
 //!   in `jsonText` as a JSON object (`json_extract(jsonText, '$.bytes')`).
 
-use crate::model::{
-    Details, Filter, Mark, Payload, Process, Range, Scan, Sink, Style, Tee, Thread,
-};
+use crate::model::{Details, Filter, Mark, Payload, Process, Range, Scan, Sink, Style, Thread};
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use std::collections::HashMap;
 
@@ -107,20 +105,14 @@ fn global_tid(p: &Process, tid: u32) -> i64 {
 }
 
 /// Writes the export of what `filter` keeps to `out`: built in a temporary
-/// file (SQLite writes files, not streams), then copied. `beside` gets the
-/// same replay (the summary); returns the number of events, and writes
-/// nothing when there are none.
-pub fn write(
-    scan: &Scan,
-    filter: &Filter,
-    out: &mut dyn std::io::Write,
-    beside: &mut dyn Sink,
-) -> std::io::Result<usize> {
+/// file (SQLite writes files, not streams), then copied; returns the number
+/// of events, and writes nothing when there are none.
+pub fn write(scan: &Scan, filter: &Filter, out: &mut dyn std::io::Write) -> std::io::Result<usize> {
     let file = tempfile::NamedTempFile::new()?;
     let mut db = Connection::open(file.path()).map_err(io)?;
     db.execute_batch(SETUP).map_err(io)?;
     let mut export = Writer::new(&mut db, scan).map_err(io)?;
-    let events = scan.replay(filter, &mut Tee(&mut export, beside))?;
+    let events = scan.replay(filter, &mut export)?;
     if events == 0 {
         return Ok(0);
     }

@@ -265,12 +265,12 @@ fn rewrite_chunks(folder: &Path, ns: i64, from: Option<u64>) {
         }
         let mut bytes = std::fs::read(&file).unwrap();
         // A chunk made ahead that no thread claimed is all zeros.
-        let Ok(chunk) = Chunk::decode(&bytes) else {
+        let Ok(chunk) = Chunk::parse(&bytes) else {
             continue;
         };
         let mut out = vec![0u8; bytes.len() - CHUNK_HEADER];
         let (mut at, mut previous) = (0, 0);
-        for mut r in chunk.records {
+        for mut r in chunk.records() {
             if r.kind == Kind::WallClock && from.is_none_or(|t| r.timestamp >= t) {
                 r.value = (r.value as i64 + ns) as u64;
             }
@@ -289,13 +289,13 @@ fn wall_readings(recording: &Path) -> Vec<u64> {
         for file in std::fs::read_dir(folder.unwrap().path()).unwrap() {
             let file = file.unwrap().path();
             if file.extension().is_some_and(|e| e == "events") {
-                let Ok(chunk) = Chunk::decode(&std::fs::read(&file).unwrap()) else {
+                let bytes = std::fs::read(&file).unwrap();
+                let Ok(chunk) = Chunk::parse(&bytes) else {
                     continue; // made ahead, never claimed
                 };
                 ticks.extend(
                     chunk
-                        .records
-                        .iter()
+                        .records()
                         .filter(|r| r.kind == Kind::WallClock)
                         .map(|r| r.timestamp),
                 );

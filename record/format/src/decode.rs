@@ -1,7 +1,9 @@
-//! Decoding records, as `nvtxr` reads them.
+//! Decoding records, as `nvtxr` reads them: borrowed from the bytes, so
+//! decoding allocates nothing (a text that is not UTF-8 is the exception).
 
 use crate::layout::*;
 use crate::record::{Kind, Record};
+use std::borrow::Cow;
 
 /// Reads fields from a byte slice.
 struct Reader<'a> {
@@ -11,8 +13,8 @@ struct Reader<'a> {
     previous: u64,
 }
 
-impl Reader<'_> {
-    fn take(&mut self, n: usize) -> Option<&[u8]> {
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
         let s = self.bytes.get(self.at..self.at.checked_add(n)?)?;
         self.at += n;
         Some(s)
@@ -39,10 +41,9 @@ impl Reader<'_> {
         }
         None
     }
-    fn text(&mut self) -> Option<String> {
+    fn text(&mut self) -> Option<Cow<'a, str>> {
         let n = usize::try_from(self.varint()?).ok()?;
-        self.take(n)
-            .map(|b| String::from_utf8_lossy(b).into_owned())
+        self.take(n).map(String::from_utf8_lossy)
     }
     fn when<T>(
         &mut self,
@@ -56,7 +57,7 @@ impl Reader<'_> {
             Some(None)
         }
     }
-    fn record(&mut self) -> Option<Record> {
+    fn record(&mut self) -> Option<Record<Cow<'a, str>>> {
         let kind_byte = self.u8()?;
         let kind = Kind::from_u8(kind_byte & !ABSOLUTE)?;
         let flags = self.u8()?;
@@ -93,25 +94,41 @@ impl Reader<'_> {
     }
 }
 
-/// Decodes the records of a chunk's record bytes; stops at a truncated or
-/// unknown record (a process killed mid-write) and returns what came before it.
-pub fn decode(bytes: &[u8]) -> Vec<Record> {
-    decode_counted(bytes).0
+/// The records of a chunk's record bytes, decoded one at a time; they stop
+/// at a truncated or unknown record (a process killed mid-write), after
+/// what came before it.
+pub fn decode(bytes: &[u8]) -> Records<'_> {
+    Records {
+        reader: Reader {
+            bytes,
+            at: 0,
+            previous: 0,
+        },
+        whole: 0,
+    }
 }
 
-/// [`decode`], and how many bytes the complete records take.
-pub(crate) fn decode_counted(bytes: &[u8]) -> (Vec<Record>, usize) {
-    let mut reader = Reader {
-        bytes,
-        at: 0,
-        previous: 0,
-    };
-    let mut whole = 0;
-    let records = std::iter::from_fn(|| {
-        let r = reader.record()?;
-        whole = reader.at;
+/// The iterator of [`decode`].
+pub struct Records<'a> {
+    reader: Reader<'a>,
+    /// Bytes of the records decoded so far.
+    whole: usize,
+}
+
+impl Records<'_> {
+    /// The bytes not decoded: once the records are all read, those after
+    /// the last complete one (a damaged or truncated stream's).
+    pub fn unread(&self) -> usize {
+        self.reader.bytes.len() - self.whole
+    }
+}
+
+impl<'a> Iterator for Records<'a> {
+    type Item = Record<Cow<'a, str>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let r = self.reader.record()?;
+        self.whole = self.reader.at;
         Some(r)
-    })
-    .collect();
-    (records, whole)
+    }
 }

@@ -47,7 +47,7 @@ mod record;
 pub mod time;
 
 pub use chunk::Chunk;
-pub use decode::decode;
+pub use decode::{decode, Records};
 pub use encode::{encode, encode_simple, max_len};
 pub use layout::*;
 pub use process::{host_name, ProcessHeader};
@@ -97,22 +97,28 @@ mod tests {
         b[CHUNK_HEADER + 2..CHUNK_HEADER + 10].copy_from_slice(&77u64.to_le_bytes());
         b[CHUNK_HEADER + 10] = Kind::Mark as u8;
         b[CHUNK_COMMITTED..CHUNK_COMMITTED + 8].copy_from_slice(&10u64.to_le_bytes());
-        let chunk = Chunk::decode(&b).unwrap();
-        assert_eq!((chunk.tid, chunk.records.len(), chunk.unread), (9, 1, 0));
-        assert_eq!(
-            (chunk.records[0].kind, chunk.records[0].timestamp),
-            (Kind::Pop, 77)
-        );
-        assert!(Chunk::decode(&b[..8]).is_err(), "too short");
+        // The records, and the committed bytes left unread after them.
+        fn read(b: &[u8]) -> (u32, Vec<Record<std::borrow::Cow<'_, str>>>, u64) {
+            let chunk = Chunk::parse(b).unwrap();
+            let mut records = chunk.records();
+            let all: Vec<_> = records.by_ref().collect();
+            (chunk.tid, all, records.unread() as u64 + chunk.missing)
+        }
+        let (tid, records, unread) = read(&b);
+        assert_eq!((tid, records.len(), unread), (9, 1, 0));
+        assert_eq!((records[0].kind, records[0].timestamp), (Kind::Pop, 77));
+        assert!(Chunk::parse(&b[..8]).is_err(), "too short");
         // Cut inside the committed record, or past it: what is missing is counted.
-        assert_eq!(Chunk::decode(&b[..CHUNK_HEADER + 4]).unwrap().unread, 10);
+        assert_eq!(read(&b[..CHUNK_HEADER + 4]).2, 10);
         b[CHUNK_HEADER + 10] = 0;
         b[CHUNK_COMMITTED..CHUNK_COMMITTED + 8].copy_from_slice(&1000u64.to_le_bytes());
-        let past = Chunk::decode(&b).unwrap();
-        assert_eq!((past.records.len(), past.unread), (1, 990));
+        let (_, past, unread) = read(&b);
+        assert_eq!((past.len(), unread), (1, 990));
     }
 
-    fn full(timestamp: u64) -> Record {
+    use std::borrow::Cow;
+
+    fn full(timestamp: u64) -> Record<Cow<'static, str>> {
         Record {
             kind: Kind::Push,
             timestamp,
@@ -128,7 +134,7 @@ mod tests {
     }
 
     /// Encodes `records` one after another, the `absolute` ones as a signal handler's are.
-    fn encode_all(records: &[(Record, bool)]) -> Vec<u8> {
+    fn encode_all(records: &[(Record<Cow<str>>, bool)]) -> Vec<u8> {
         let mut out = vec![0u8; 4096];
         let (mut at, mut previous) = (0, 0);
         for (r, absolute) in records {
@@ -212,7 +218,7 @@ mod tests {
                 Record::simple(Kind::Mark, 0, 0, Some("from a handler".into())),
                 true,
             ),
-            (Record::simple(Kind::Mark, 7, 0, Some(String::new())), false),
+            (Record::simple(Kind::Mark, 7, 0, Some("".into())), false),
             (full(u64::MAX), false),
             (full(0), false),
         ];
@@ -229,8 +235,8 @@ mod tests {
             r.timestamp = t;
         }
         let bytes = encode_all(&stamped);
-        let decoded = decode(&bytes);
-        let expected: Vec<Record> = stamped.into_iter().map(|(r, _)| r).collect();
+        let decoded: Vec<_> = decode(&bytes).collect();
+        let expected: Vec<_> = stamped.into_iter().map(|(r, _)| r).collect();
         assert_eq!(decoded, expected);
     }
 
@@ -255,10 +261,10 @@ mod tests {
         ];
         let bytes = encode_all(&records);
         for cut in 0..bytes.len() {
-            let decoded = decode(&bytes[..cut]);
+            let decoded: Vec<_> = decode(&bytes[..cut]).collect();
             assert!(decoded.len() < 2, "cut at {cut}");
             assert!(decoded.iter().all(|r| *r == records[0].0));
         }
-        assert_eq!(decode(&bytes).len(), 2);
+        assert_eq!(decode(&bytes).count(), 2);
     }
 }

@@ -1,5 +1,7 @@
 //! A record: what one event (or name) says.
 
+use std::borrow::Cow;
+
 /// What a record says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
@@ -58,9 +60,10 @@ impl Kind {
 }
 
 /// One record. The recording tool encodes records whose text borrows the
-/// producer's string; decoding gives `Record<String>`.
+/// producer's string; decoding gives `Record<Cow<str>>`, borrowed from the
+/// chunk's bytes.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Record<T = String> {
+pub struct Record<T> {
     pub kind: Kind,
     pub timestamp: u64,
     pub color: Option<u32>,
@@ -97,6 +100,18 @@ impl<T> Record<T> {
     }
 }
 
+impl Record<Cow<'_, str>> {
+    /// The record with its texts owned: kept past its chunk's bytes.
+    pub fn into_owned(self) -> Record<Cow<'static, str>> {
+        let own = |t: Option<Cow<str>>| t.map(|t| Cow::Owned(t.into_owned()));
+        Record {
+            text: own(self.text),
+            fields: own(self.fields),
+            ..self
+        }
+    }
+}
+
 /// A record's text as the encoder sees it.
 pub trait Text {
     /// The bytes it takes in the record.
@@ -114,7 +129,7 @@ impl Text for &[u8] {
     }
 }
 
-impl Text for String {
+impl Text for Cow<'_, str> {
     fn encoded_len(&self) -> usize {
         self.len()
     }

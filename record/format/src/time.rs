@@ -61,9 +61,11 @@ pub struct Anchor {
 #[derive(Debug, Clone)]
 pub struct Converter {
     kind: Clock,
-    ticks_per_ns: f64,
     /// Sorted by ticks.
     anchors: Vec<Anchor>,
+    /// Ticks per ns from each anchor on: to the next one, measured; past
+    /// the last, the calibration's rate.
+    rates: Vec<f64>,
 }
 
 impl Converter {
@@ -72,10 +74,17 @@ impl Converter {
         anchors.push(calibration.anchor);
         anchors.sort_by_key(|a| a.ticks);
         anchors.dedup_by_key(|a| a.ticks);
+        let measured = anchors.windows(2).map(|w| {
+            let (base, next) = (w[0], w[1]);
+            (next.ticks - base.ticks) as f64 / next.ns.saturating_sub(base.ns).max(1) as f64
+        });
+        let rates = measured
+            .chain([calibration.ticks_per_second / 1e9])
+            .collect();
         Converter {
             kind: calibration.kind,
-            ticks_per_ns: calibration.ticks_per_second / 1e9,
             anchors,
+            rates,
         }
     }
 
@@ -86,14 +95,10 @@ impl Converter {
             return ticks;
         }
         let i = self.anchors.partition_point(|a| a.ticks <= ticks);
-        let (base, rate) = match (i.checked_sub(1), self.anchors.get(i)) {
-            (Some(b), Some(next)) => {
-                let base = self.anchors[b];
-                let rate = (next.ticks - base.ticks) as f64 / (next.ns - base.ns).max(1) as f64;
-                (base, rate)
-            }
-            (Some(b), None) => (self.anchors[b], self.ticks_per_ns),
-            (None, _) => (self.anchors[0], self.ticks_per_ns),
+        // Before the first anchor: extrapolated back at the calibration's rate.
+        let (base, rate) = match i.checked_sub(1) {
+            Some(b) => (self.anchors[b], self.rates[b]),
+            None => (self.anchors[0], self.rates[self.rates.len() - 1]),
         };
         let delta = (ticks as f64 - base.ticks as f64) / rate;
         (base.ns as f64 + delta).max(0.0) as u64

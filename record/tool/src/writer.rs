@@ -561,5 +561,5 @@ impl Writer {
 
 /// How many records `bytes` holds (for counting what is dropped).
 fn count_records(bytes: &[u8]) -> u64 {
-    format::decode(bytes).len() as u64
+    format::decode(bytes).count() as u64
 }

@@ -6,7 +6,11 @@ use super::{
     Selection, Sink, Style,
 };
 use nvtxr_record_format::{Kind, Record};
+use std::borrow::Cow;
 use std::collections::HashMap;
+
+/// A record as decoded from its chunk.
+type Decoded<'a> = Record<Cow<'a, str>>;
 
 impl Scan {
     /// The process, its parent, its parent's parent... (keys) as far as its
@@ -76,6 +80,7 @@ impl Scan {
     pub fn replay(&self, filter: &Filter, sink: &mut dyn Sink) -> std::io::Result<usize> {
         let mut events = 0;
         let wants_begin = sink.wants_begin();
+        let mut buffer = Vec::new();
         for (process, threads) in self.processes.iter().zip(&self.chunks) {
             let lineage = self.lineage(process);
             let resolve = Resolver {
@@ -83,7 +88,7 @@ impl Scan {
                 names: &self.names,
             };
             let last = self.last.get(&process.key).copied().unwrap_or(0);
-            let mut starts: HashMap<(u64, u64), (u32, Record)> = HashMap::new();
+            let mut starts: HashMap<(u64, u64), (u32, Decoded<'static>)> = HashMap::new();
             let mut ends: HashMap<(u64, u64), End> = HashMap::new();
             let mut emit_range = |sink: &mut dyn Sink, r: Range| {
                 if filter.keeps(&r.details, r.start) {
@@ -95,16 +100,17 @@ impl Scan {
             let mut marks = 0;
             for ((tid, chunks), thread) in threads.iter().zip(&process.threads) {
                 sink.thread_start(process, thread)?;
-                // Per domain: the open ranges, their details resolved at the push.
-                let mut stacks: HashMap<u64, Vec<(Record, Details)>> = HashMap::new();
+                // Per domain: the open ranges, their start and details resolved at the push.
+                let mut stacks: HashMap<u64, Vec<(u64, Details)>> = HashMap::new();
                 let mut depth = 0;
                 for file in chunks {
-                    let Some(chunk) = read_chunk(&file.path)? else {
+                    let Some(chunk) = read_chunk(&file.path, &mut buffer)? else {
                         continue;
                     };
-                    crate::progress::advance(chunk.records.len() as u64);
                     let image = &self.images[file.image];
-                    for mut r in chunk.records {
+                    let mut count = 0;
+                    for mut r in chunk.records() {
+                        count += 1;
                         image.convert(&mut r);
                         r.timestamp = self.placements[image.recording].place(r.timestamp);
                         match r.kind {
@@ -115,7 +121,7 @@ impl Scan {
                                 }
                                 let stack = stacks.entry(r.domain).or_default();
                                 depth = depth.max(stack.len() as u32);
-                                stack.push((r, details));
+                                stack.push((r.timestamp, details));
                             }
                             Kind::Pop => {
                                 let stack = stacks.entry(r.domain).or_default();
@@ -134,7 +140,9 @@ impl Scan {
                                     sink,
                                     start_end(&r, *tid, Some(end), last, &resolve),
                                 )?,
-                                None => drop(starts.insert((r.domain, r.value), (*tid, r))),
+                                None => {
+                                    drop(starts.insert((r.domain, r.value), (*tid, r.into_owned())))
+                                }
                             },
                             Kind::End => {
                                 let end = End {
@@ -181,6 +189,7 @@ impl Scan {
                             | Kind::WallClock => {}
                         }
                     }
+                    crate::progress::advance(count);
                 }
                 // Never popped: closed at the process's last event.
                 for stack in stacks.into_values() {
@@ -205,7 +214,7 @@ impl Scan {
 
 impl Image {
     /// The record's timestamp on CLOCK_MONOTONIC and its ids tagged.
-    fn convert(&self, r: &mut Record) {
+    fn convert(&self, r: &mut Decoded) {
         r.timestamp = self.clock.ns(r.timestamp);
         let tagged = |id: u64| if id == 0 { 0 } else { id | self.tag };
         r.domain = tagged(r.domain);
@@ -231,7 +240,7 @@ impl Resolver<'_> {
 
     /// A counter's sample (`None` for one without a value), and its
     /// details as the selection sees them (the counter as the name).
-    fn sample(&self, r: &Record, tid: u32) -> (Option<Sample>, Details) {
+    fn sample(&self, r: &Decoded, tid: u32) -> (Option<Sample>, Details) {
         let mut details = self.details(&Record {
             text: None,
             string: None,
@@ -250,12 +259,12 @@ impl Resolver<'_> {
         (sample, details)
     }
 
-    fn details(&self, r: &Record) -> Details {
+    fn details(&self, r: &Decoded) -> Details {
         let name = match (&r.string, &r.text) {
             (Some(id), _) => self
                 .find(|n| n.strings.get(id))
                 .unwrap_or_else(|| format!("(string {id})")),
-            (None, Some(text)) => text.clone(),
+            (None, Some(text)) => text.to_string(),
             (None, None) => "(unnamed)".to_string(),
         };
         let domain = if r.domain == 0 {
@@ -283,7 +292,7 @@ impl Resolver<'_> {
 
 /// A push/pop range from its push (and the details resolved there).
 fn push_pop(
-    (open, details): (Record, Details),
+    (start, details): (u64, Details),
     end: u64,
     depth: usize,
     tid: u32,
@@ -292,8 +301,8 @@ fn push_pop(
     Range {
         details,
         style: Style::PushPop,
-        start: open.timestamp,
-        end: end.max(open.timestamp),
+        start,
+        end: end.max(start),
         depth: depth as u32,
         tid,
         end_tid: tid,
@@ -311,7 +320,7 @@ struct End {
 }
 
 /// A start/end range opened by `tid`, ended by `end` (`None`: never).
-fn start_end(open: &Record, tid: u32, end: Option<End>, last: u64, resolve: &Resolver) -> Range {
+fn start_end(open: &Decoded, tid: u32, end: Option<End>, last: u64, resolve: &Resolver) -> Range {
     let mut details = resolve.details(open);
     let unterminated = end.is_none();
     let (end_tid, end_time) = match end {

@@ -3,6 +3,7 @@
 use super::{Process, Thread};
 use nvtxr_record_format::time::{Anchor, Anchors, Converter, WallClock, WallPair};
 use nvtxr_record_format::{Chunk, Kind, ProcessHeader, Record};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -22,8 +23,8 @@ pub(super) struct Names {
 
 impl Names {
     /// Learns the name a record gives, if any; `tag` is its image's id tag.
-    fn learn(&mut self, r: &Record, tag: u64) {
-        let text = || r.text.clone().unwrap_or_default();
+    fn learn(&mut self, r: &Record<Cow<str>>, tag: u64) {
+        let text = || r.text.as_deref().unwrap_or_default().to_string();
         let tagged = |id: u64| if id == 0 { 0 } else { id | tag };
         match r.kind {
             Kind::DomainCreate => drop(self.domains.insert(tagged(r.domain), text())),
@@ -118,9 +119,9 @@ fn invalid(what: &Path, e: String) -> std::io::Error {
     )
 }
 
-/// Reads a file of a recording: only a regular file, never through a
-/// symlink, never blocking (a FIFO), never more than its size.
-fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
+/// Reads a file of a recording into `bytes`: only a regular file, never
+/// through a symlink, never blocking (a FIFO), never more than its size.
+fn read_file(path: &Path, bytes: &mut Vec<u8>) -> std::io::Result<()> {
     use std::io::Read;
     use std::os::unix::fs::OpenOptionsExt;
     let file = std::fs::OpenOptions::new()
@@ -135,16 +136,22 @@ fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
     if !meta.is_file() {
         return Err(invalid(path, "not a regular file".into()));
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(meta.len()).read_to_end(&mut bytes)?;
-    Ok(bytes)
+    bytes.clear();
+    bytes.reserve(meta.len() as usize);
+    file.take(meta.len()).read_to_end(bytes)?;
+    Ok(())
 }
 
-/// Reads a chunk file; `None` for one created but never written (killed first).
-pub(super) fn read_chunk(path: &Path) -> std::io::Result<Option<Chunk>> {
+/// Reads a chunk file into `buffer` (one buffer serves every chunk);
+/// `None` for one created but never written (killed first).
+pub(super) fn read_chunk<'b>(
+    path: &Path,
+    buffer: &'b mut Vec<u8>,
+) -> std::io::Result<Option<Chunk<'b>>> {
     crate::signals::check()?;
-    let bytes = read_file(path)?;
-    match Chunk::decode(&bytes) {
+    read_file(path, buffer)?;
+    let bytes = &buffer[..];
+    match Chunk::parse(bytes) {
         Ok(chunk) => Ok(Some(chunk)),
         Err(_) if bytes.iter().take(64).all(|&b| b == 0) => Ok(None),
         Err(e) => Err(invalid(path, e)),
@@ -306,11 +313,12 @@ impl Scan {
         }
         folders.sort();
         let mut wall = WallClock::default();
+        let mut buffer = Vec::new();
         for (pid, n, folder) in folders {
             let key = key(recording, pid);
             let header_path = folder.join("process");
-            let header = match read_file(&header_path)
-                .and_then(|b| ProcessHeader::decode(&b).map_err(|e| invalid(&header_path, e)))
+            let header = match read_file(&header_path, &mut buffer)
+                .and_then(|()| ProcessHeader::decode(&buffer).map_err(|e| invalid(&header_path, e)))
             {
                 Ok(h) => h,
                 Err(e) => {
@@ -332,7 +340,7 @@ impl Scan {
                 if path.extension().is_none_or(|e| e != "events") {
                     continue;
                 }
-                let chunk = match read_chunk(&path) {
+                let chunk = match read_chunk(&path, &mut buffer) {
                     Ok(Some(chunk)) => chunk,
                     Ok(None) => continue,
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => return Err(e),
@@ -341,17 +349,11 @@ impl Scan {
                         continue;
                     }
                 };
-                if chunk.unread > 0 {
-                    self.skipped.push(format!(
-                        "{}: {} bytes of recorded events cannot be read (a damaged or truncated file); the {} events before them are kept",
-                        path.display(),
-                        chunk.unread,
-                        chunk.records.len()
-                    ));
-                }
-                self.records += chunk.records.len() as u64;
-                for r in &chunk.records {
-                    names.learn(r, u64::from(n) << 48);
+                let mut records = chunk.records();
+                let mut count = 0;
+                for r in records.by_ref() {
+                    count += 1;
+                    names.learn(&r, u64::from(n) << 48);
                     match r.kind {
                         Kind::Anchor => anchors.add(Anchor {
                             ticks: r.timestamp,
@@ -362,6 +364,14 @@ impl Scan {
                     }
                     first = first.min(r.timestamp);
                     last = last.max(r.timestamp);
+                }
+                self.records += count;
+                let unread = records.unread() as u64 + chunk.missing;
+                if unread > 0 {
+                    self.skipped.push(format!(
+                        "{}: {unread} bytes of recorded events cannot be read (a damaged or truncated file); the {count} events before them are kept",
+                        path.display(),
+                    ));
                 }
                 threads.entry(key).or_default().push(ChunkFile {
                     path,

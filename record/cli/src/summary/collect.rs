@@ -12,6 +12,7 @@ use super::runs::{RunReader, RunWriter};
 use super::Row;
 use crate::model::{Mark, Process, Range, Sink, Style};
 use hashbrown::{Equivalent, HashMap};
+use smallvec::SmallVec;
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BinaryHeap};
 use std::fs::File;
@@ -45,7 +46,9 @@ impl Equivalent<Key> for KeyRef<'_> {
 struct Group {
     /// Its key's [`order_hash`]: runs are sorted by it, then by the key.
     hash: u64,
-    durations: Vec<u64>,
+    /// Inline while there is one (most names in a trace of distinct
+    /// names, "step 1", "step 2"...: no allocation for those).
+    durations: SmallVec<[u64; 1]>,
     /// The first color its ranges had.
     color: Option<u32>,
 }
@@ -94,7 +97,8 @@ impl Sink for Collector {
         };
         group.color = group.color.or(d.color);
         if group.durations.len() == group.durations.capacity() {
-            self.bytes += 8 * group.durations.capacity().max(4);
+            // The push moves them to the heap, or doubles it.
+            self.bytes += 8 * group.durations.capacity().max(2);
         }
         group.durations.push(duration);
         if self.bytes > self.budget() {
@@ -343,6 +347,8 @@ impl Stats {
 /// The summary's rows, largest total first (then by range and style):
 /// held, or in sorted runs merged as they are read.
 pub struct Rows {
+    /// Every row, held or in a run.
+    count: usize,
     held: Vec<Row>,
     runs: Vec<File>,
     bytes: usize,
@@ -383,6 +389,7 @@ impl Rows {
 
     fn collect(budget: usize) -> Rows {
         Rows {
+            count: 0,
             held: Vec::new(),
             runs: Vec::new(),
             bytes: 0,
@@ -392,6 +399,7 @@ impl Rows {
 
     fn push(&mut self, row: Row) -> std::io::Result<()> {
         self.bytes += row.range.len() + 160;
+        self.count += 1;
         self.held.push(row);
         if self.bytes > self.budget {
             self.spill()?;
@@ -400,7 +408,7 @@ impl Rows {
     }
 
     fn spill(&mut self) -> std::io::Result<()> {
-        self.held.sort_by(order);
+        self.held.sort_unstable_by(order);
         let mut run = RunWriter::new()?;
         for r in self.held.drain(..) {
             for v in [r.total, r.instances as u64, r.min, r.max] {
@@ -420,7 +428,7 @@ impl Rows {
 
     fn finish(mut self) -> std::io::Result<Rows> {
         if self.runs.is_empty() {
-            self.held.sort_by(order);
+            self.held.sort_unstable_by(order);
         } else if !self.held.is_empty() {
             self.spill()?;
         }
@@ -445,6 +453,11 @@ impl Rows {
             next,
             error,
         }
+    }
+
+    /// How many rows there are.
+    pub fn len(&self) -> usize {
+        self.count
     }
 
     /// The first `n` rows.

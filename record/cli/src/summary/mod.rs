@@ -167,18 +167,28 @@ fn cells(r: &Row, f: &Format) -> [String; 10] {
 }
 
 /// The table as a terminal shows it: numbers right-aligned, the range left.
-pub fn table(rows: &Rows, f: &Format, out: &mut dyn Write) -> std::io::Result<()> {
+pub fn table(rows: &Rows, f: &Format, limit: usize, out: &mut dyn Write) -> std::io::Result<()> {
+    let shown = if limit == 0 { rows.len() } else { limit };
+    let top = rows.top(shown)?;
     let mut widths: Vec<usize> = f.columns().iter().map(|c| c.chars().count()).collect();
-    for row in rows.iter() {
-        for (w, c) in widths.iter_mut().zip(cells(&row?, f)) {
+    for row in &top {
+        for (w, c) in widths.iter_mut().zip(cells(row, f)) {
             *w = (*w).max(c.chars().count());
         }
     }
     let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
     out.write_all(line(&f.columns(), &widths, &[8, 9]).as_bytes())?;
     out.write_all(line(&rule, &widths, &[8, 9]).as_bytes())?;
-    for row in rows.iter() {
-        out.write_all(line(&cells(&row?, f), &widths, &[8, 9]).as_bytes())?;
+    for row in &top {
+        out.write_all(line(&cells(row, f), &widths, &[8, 9]).as_bytes())?;
+    }
+    if rows.len() > top.len() {
+        let more = rows.len() - top.len();
+        writeln!(
+            out,
+            "... and {} (--rows 0 prints every one; --csv FILE writes them)",
+            count(more as u64, "more row", "more rows")
+        )?;
     }
     Ok(())
 }
