@@ -139,7 +139,14 @@ fn the_scale_benchmark_prints_every_figure() {
     let names: Vec<&str> = formats.iter().map(|r| r[1].as_str()).collect();
     assert_eq!(
         names,
-        ["raw recording", "Perfetto", "SQLite", "Chrome JSON", "HTML"]
+        [
+            "raw recording",
+            "Perfetto",
+            "Perfetto, -q (no summary)",
+            "SQLite",
+            "Chrome JSON",
+            "HTML"
+        ]
     );
     for row in &formats {
         let bytes: u64 = row[2].parse().unwrap_or_else(|_| panic!("{row:?}"));

@@ -140,6 +140,50 @@ fn records_a_c_program_on_nvidias_header_only_nvtx3() {
 }
 
 #[test]
+fn the_terminal_table_shows_the_largest_rows_and_says_how_many_more() {
+    let (dir, _) = recorded_program("differential.c", Producer::NvtxrShared, "rows");
+    let report = |rows: &str| {
+        let out = nvtxr(
+            &[
+                "report",
+                "--rows",
+                rows,
+                "-o",
+                dir.join("again.pftrace").to_str().unwrap(),
+                "--csv",
+                dir.join("all.csv").to_str().unwrap(),
+                dir.join("rec").to_str().unwrap(),
+            ],
+            &[],
+        );
+        assert!(out.status.success(), "{}", text(&out));
+        // The table: the lines after the rule under its header.
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .skip_while(|l| !l.starts_with("---"))
+            .skip(1)
+            .take_while(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    let every = report("0");
+    let csv = std::fs::read_to_string(dir.join("all.csv")).unwrap();
+    let n = csv.lines().count() - 1;
+    assert!(n >= 4, "{csv}");
+    assert_eq!(every.len(), n, "{every:?}");
+    let two = report("2");
+    assert_eq!(two[..2], every[..2], "the largest first, as with every row");
+    assert_eq!(
+        two[2..],
+        [format!(
+            "... and {} more rows (--rows 0 prints every one; --csv FILE writes them)",
+            n - 2
+        )],
+    );
+    assert_eq!(report(&n.to_string()), every, "nothing more to say");
+}
+
+#[test]
 fn records_nvidias_python_nvtx_package() {
     let dir = scratch("python");
     let script = nvtxr_harness::root().join("record/cli/tests/nvtx_python_example.py");

@@ -5,7 +5,8 @@
 //! `nvtxr record`, each call timed (p50, p99.99, maximum, and how many took
 //! over 100 µs beside the same program with no tool), then converts the
 //! recording to each format, measuring its size per event, the conversion's
-//! wall and CPU time and its peak memory (from `wait4`). JSON and HTML are
+//! wall and CPU time and its peak memory (from `wait4`), the summary
+//! included as a user gets it (and once more without, `-q`). JSON and HTML are
 //! left out at 10^8 events (6 GB of JSON is past what any viewer opens).
 
 use nvtxr_harness::{artifacts, compile_c, have_tool, work_dir, Producer, CHROMIUM_FLAGS};
@@ -202,6 +203,7 @@ fn main() {
         formats.push((events, "raw recording", raw, None));
         for (format, file) in [
             ("Perfetto", "t.pftrace"),
+            ("Perfetto, -q (no summary)", "q.pftrace"),
             ("SQLite", "t.sqlite"),
             ("Chrome JSON", "t.json"),
             ("HTML", "page.html"),
@@ -210,8 +212,13 @@ fn main() {
                 continue;
             }
             let out = dir.join(file);
+            // As a user runs it: the summary computed and its table printed
+            // (to the pipe `measured` reads), but for the `-q` row.
             let mut cmd = Command::new(nvtxr);
-            cmd.args(["report", "-q"]);
+            cmd.arg("report");
+            if file == "q.pftrace" {
+                cmd.arg("-q");
+            }
             match format {
                 // The page is written beside the trace, under its name.
                 "HTML" => cmd
