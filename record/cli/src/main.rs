@@ -250,6 +250,13 @@ impl Outputs {
         !self.quiet || self.html || self.csv.is_some() || self.json.is_some()
     }
 
+    /// The summary's rows needed: only the terminal table's (`--rows`),
+    /// unless a file wants every one.
+    pub fn rows_kept(&self) -> Option<usize> {
+        let every = self.rows == 0 || self.html || self.csv.is_some() || self.json.is_some();
+        (!every).then_some(self.rows)
+    }
+
     pub fn html_path(&self) -> PathBuf {
         self.trace.with_extension("html")
     }
@@ -391,7 +398,7 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
                 let mut collector = summary::Collector::grouped_by(outputs.group_by.clone());
                 scan.replay(&filter, &mut collector)?;
                 let marks = std::mem::take(&mut collector.marks);
-                Ok::<_, std::io::Error>((collector.rows()?, marks))
+                Ok::<_, std::io::Error>((collector.rows(outputs.rows_kept())?, marks))
             })
         });
         let written = write_output(
@@ -441,7 +448,9 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
     let (rows, marks) = match summary {
         Some(summary) => summary.map_err(&unreadable)?,
         None => (
-            summary::Collector::default().rows().map_err(&unreadable)?,
+            summary::Collector::default()
+                .rows(None)
+                .map_err(&unreadable)?,
             Default::default(),
         ),
     };

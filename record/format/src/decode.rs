@@ -14,11 +14,13 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    #[inline(always)]
     fn take(&mut self, n: usize) -> Option<&'a [u8]> {
         let s = self.bytes.get(self.at..self.at.checked_add(n)?)?;
         self.at += n;
         Some(s)
     }
+    #[inline(always)]
     fn u8(&mut self) -> Option<u8> {
         self.take(1).map(|b| b[0])
     }
@@ -30,6 +32,7 @@ impl<'a> Reader<'a> {
         self.take(8)
             .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
     }
+    #[inline(always)]
     fn varint(&mut self) -> Option<u64> {
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {
@@ -45,6 +48,7 @@ impl<'a> Reader<'a> {
         let n = usize::try_from(self.varint()?).ok()?;
         self.take(n).map(String::from_utf8_lossy)
     }
+    #[inline(always)]
     fn when<T>(
         &mut self,
         flags: u8,
@@ -126,6 +130,7 @@ impl Records<'_> {
 impl<'a> Iterator for Records<'a> {
     type Item = Record<Cow<'a, str>>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let r = self.reader.record()?;
         self.whole = self.reader.at;

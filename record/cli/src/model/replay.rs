@@ -108,10 +108,10 @@ impl Scan {
                         continue;
                     };
                     let image = &self.images[file.image];
-                    let mut count = 0;
+                    let (mut count, mut segment) = (0, 0);
                     for mut r in chunk.records() {
                         count += 1;
-                        image.convert(&mut r);
+                        image.convert(&mut r, &mut segment);
                         r.timestamp = self.placements[image.recording].place(r.timestamp);
                         match r.kind {
                             Kind::Push => {
@@ -213,9 +213,11 @@ impl Scan {
 }
 
 impl Image {
-    /// The record's timestamp on CLOCK_MONOTONIC and its ids tagged.
-    fn convert(&self, r: &mut Decoded) {
-        r.timestamp = self.clock.ns(r.timestamp);
+    /// The record's timestamp on CLOCK_MONOTONIC and its ids tagged;
+    /// `segment`: see
+    /// [`nvtxr_record_format::time::Converter::ns_near`].
+    fn convert(&self, r: &mut Decoded, segment: &mut usize) {
+        r.timestamp = self.clock.ns_near(r.timestamp, segment);
         let tagged = |id: u64| if id == 0 { 0 } else { id | self.tag };
         r.domain = tagged(r.domain);
         r.string = r.string.map(tagged);

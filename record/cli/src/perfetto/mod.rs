@@ -24,12 +24,14 @@ mod proto;
 
 use crate::chrome::css_color;
 use crate::model::{Details, Mark, Payload, Process, Range, Sample, Sink, Style, Thread};
+use hashbrown::HashMap;
 use proto::*;
-use std::collections::HashMap;
 use std::io::Write;
 
 /// Uncompressed bytes of packets per compressed block (Perfetto reads up to 512 KB).
 const BLOCK: usize = 256 << 10;
+/// zlib's level: 2 of zlib-rs is as fast as miniz's fastest and 12% smaller.
+const LEVEL: u32 = 2;
 /// Names interned on one sequence before its interned state is cleared.
 const MAX_INTERNED: usize = 16384;
 /// The incremental clock each thread sequence defines.
@@ -169,7 +171,8 @@ impl<'a> Writer<'a> {
         if self.block.is_empty() {
             return Ok(());
         }
-        let mut deflate = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+        let mut deflate =
+            flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(LEVEL));
         deflate.write_all(&self.block)?;
         let compressed = deflate.finish()?;
         self.block.clear();

@@ -82,7 +82,14 @@ impl Sink for Collector {
         let group = match self.groups.get_mut(&key) {
             Some(group) => group,
             None => {
-                self.bytes += d.domain.len() + name.len() + 96;
+                if self.groups.len() == Self::MANY {
+                    // A trace of many names ("step N" for every N): room for
+                    // as many as the budget holds, at once, rather than
+                    // growing by doubling, which moves every group each time.
+                    self.groups
+                        .reserve((self.budget() / Self::GROUP_BYTES).saturating_sub(Self::MANY));
+                }
+                self.bytes += d.domain.len() + name.len() + Self::GROUP_BYTES;
                 let key = Key {
                     style: r.style,
                     domain: d.domain.as_str().into(),
@@ -140,6 +147,10 @@ impl Collector {
 
     /// Bytes of groups held before they go to a run.
     pub const BUDGET: usize = 64 << 20;
+    /// A group's bytes in memory besides its names and durations, about.
+    const GROUP_BYTES: usize = 96;
+    /// Groups past which the table makes room for the budget's worth.
+    const MANY: usize = 1 << 16;
     /// Marks' names kept for the legend.
     pub const MARK_NAMES: usize = 500_000;
 
@@ -175,9 +186,11 @@ impl Collector {
         Ok(())
     }
 
-    /// One row per (style, domain, name), largest total first.
-    pub fn rows(mut self) -> std::io::Result<Rows> {
-        let mut rows = Rows::collect(self.budget / 2);
+    /// One row per (style, domain, name), largest total first; only the
+    /// first `keep` of them when that is all that is wanted (the terminal's
+    /// table), though [`Rows::len`] counts every one.
+    pub fn rows(mut self, keep: Option<usize>) -> std::io::Result<Rows> {
+        let mut rows = Rows::collect(self.budget / 2, keep);
         if self.runs.is_empty() {
             for (key, mut group) in std::mem::take(&mut self.groups) {
                 group.durations.sort_unstable();
@@ -347,8 +360,10 @@ impl Stats {
 /// The summary's rows, largest total first (then by range and style):
 /// held, or in sorted runs merged as they are read.
 pub struct Rows {
-    /// Every row, held or in a run.
+    /// Every row, held, in a run or left out past `keep`.
     count: usize,
+    /// Only the first rows wanted: no more are held, none go to runs.
+    keep: Option<usize>,
     held: Vec<Row>,
     runs: Vec<File>,
     bytes: usize,
@@ -387,9 +402,10 @@ impl Rows {
     /// Bytes of rows held before they go to a run.
     pub const BUDGET: usize = 32 << 20;
 
-    fn collect(budget: usize) -> Rows {
+    fn collect(budget: usize, keep: Option<usize>) -> Rows {
         Rows {
             count: 0,
+            keep,
             held: Vec::new(),
             runs: Vec::new(),
             bytes: 0,
@@ -398,9 +414,17 @@ impl Rows {
     }
 
     fn push(&mut self, row: Row) -> std::io::Result<()> {
-        self.bytes += row.range.len() + 160;
         self.count += 1;
         self.held.push(row);
+        if let Some(keep) = self.keep {
+            // The first `keep`, from time to time.
+            if self.held.len() >= 2 * keep.max(1024) {
+                self.held.sort_unstable_by(order);
+                self.held.truncate(keep);
+            }
+            return Ok(());
+        }
+        self.bytes += self.held.last().map_or(0, |r| r.range.len()) + 160;
         if self.bytes > self.budget {
             self.spill()?;
         }
@@ -429,6 +453,7 @@ impl Rows {
     fn finish(mut self) -> std::io::Result<Rows> {
         if self.runs.is_empty() {
             self.held.sort_unstable_by(order);
+            self.held.truncate(self.keep.unwrap_or(usize::MAX));
         } else if !self.held.is_empty() {
             self.spill()?;
         }
@@ -612,16 +637,29 @@ mod tests {
             ranges.push(range(&name, style, (x >> 20) % 100_000, color));
         }
         let process = Process::default();
-        let all = |mut c: Collector| {
+        let all = |mut c: Collector, keep: Option<usize>| {
             for r in &ranges {
                 c.range(&process, r).unwrap();
             }
             let spilled = c.runs.len();
-            let rows = c.rows().unwrap();
-            (spilled, rows.iter().map(Result::unwrap).collect::<Vec<_>>())
+            let rows = c.rows(keep).unwrap();
+            let count = rows.len();
+            (
+                spilled,
+                rows.iter().map(Result::unwrap).collect::<Vec<_>>(),
+                count,
+            )
         };
-        let (none, memory) = all(Collector::default());
-        let (spilled, disk) = all(Collector::with_budget(64 << 10));
+        let (none, memory, count) = all(Collector::default(), None);
+        let (spilled, disk, _) = all(Collector::with_budget(64 << 10), None);
+        assert_eq!(count, memory.len());
+        // Only the first rows kept: the same first rows, every row counted.
+        for (budget, keep) in [(0, 100), (64 << 10, 2500), (64 << 10, 1)] {
+            let (_, first, counted) = all(Collector::with_budget(budget), Some(keep));
+            assert_eq!((first.len(), counted), (keep, memory.len()));
+            let names = |rows: &[Row]| rows.iter().map(|r| r.range.clone()).collect::<Vec<_>>();
+            assert_eq!(names(&first), names(&memory[..keep]));
+        }
         assert_eq!(none, 0);
         assert!(spilled > 5, "{spilled} runs");
         assert_eq!(memory.len(), disk.len());

@@ -319,7 +319,7 @@ mod tests {
         ] {
             collector.range(&process, &r).unwrap();
         }
-        let rows = collector.rows().unwrap().top(10).unwrap();
+        let rows = collector.rows(None).unwrap().top(10).unwrap();
         assert_eq!(
             rows[0].range, ":a",
             "the default domain as nvtx_sum names it"

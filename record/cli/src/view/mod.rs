@@ -71,7 +71,7 @@ pub fn run(dirs: &[PathBuf], options: &Options) -> Result<(), String> {
     }
     let collector = std::mem::take(&mut index.summary);
     let marks = collector.marks.clone();
-    let rows = collector.rows().map_err(&unreadable)?;
+    let rows = collector.rows(None).map_err(&unreadable)?;
     let legend = summary::legend(&rows, &marks, LEGEND).map_err(&unreadable)?;
     let legend: Vec<html::Swatch> = legend
         .iter()
