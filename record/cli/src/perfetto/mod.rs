@@ -84,6 +84,10 @@ pub struct Writer<'a> {
     out: &'a mut dyn Write,
     /// Framed packets waiting to be compressed.
     block: Vec<u8>,
+    deflate: flate2::Compress,
+    /// The last block, compressed; then framed as a packet.
+    compressed: Vec<u8>,
+    framed: Vec<u8>,
     /// Where the trace's clock starts; the delta clocks start there.
     origin: u64,
     /// The clock timestamps are on: CLOCK_MONOTONIC, or CLOCK_REALTIME
@@ -122,6 +126,9 @@ impl<'a> Writer<'a> {
         let mut w = Writer {
             out,
             block: Vec::with_capacity(BLOCK + 4096),
+            deflate: flate2::Compress::new(flate2::Compression::new(LEVEL), true),
+            compressed: Vec::new(),
+            framed: Vec::new(),
             origin,
             clock: if wall {
                 CLOCK_REALTIME
@@ -171,18 +178,38 @@ impl<'a> Writer<'a> {
         if self.block.is_empty() {
             return Ok(());
         }
-        let mut deflate =
-            flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(LEVEL));
-        deflate.write_all(&self.block)?;
-        let compressed = deflate.finish()?;
+        // One compressor and one output buffer for every block: a new
+        // compressor's tables are hundreds of KB to allocate and zero.
+        self.deflate.reset();
+        let mut compressed = std::mem::take(&mut self.compressed);
+        compressed.clear();
+        loop {
+            compressed.reserve(self.block.len() / 2 + 4096);
+            let done = self.deflate.total_in() as usize;
+            let status = self
+                .deflate
+                .compress_vec(
+                    &self.block[done..],
+                    &mut compressed,
+                    flate2::FlushCompress::Finish,
+                )
+                .map_err(std::io::Error::other)?;
+            if status == flate2::Status::StreamEnd {
+                break;
+            }
+        }
         self.block.clear();
         let wrapper = TracePacket {
             compressed_packets: Some(compressed),
             ..Default::default()
         };
-        let mut framed = Vec::new();
+        let mut framed = std::mem::take(&mut self.framed);
+        framed.clear();
         frame(&wrapper, &mut framed);
-        self.out.write_all(&framed)
+        let written = self.out.write_all(&framed);
+        self.compressed = wrapper.compressed_packets.unwrap_or_default();
+        self.framed = framed;
+        written
     }
 
     fn descriptor(&mut self, sequence: &Sequence, d: TrackDescriptor) -> std::io::Result<()> {
