@@ -11,12 +11,12 @@
 use super::runs::{RunReader, RunWriter};
 use super::Row;
 use crate::model::{Mark, Process, Range, Sink, Style};
-use hashbrown::{Equivalent, HashMap};
+use hashbrown::{DefaultHashBuilder, HashTable};
 use smallvec::SmallVec;
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BinaryHeap};
 use std::fs::File;
-use std::hash::{Hash, Hasher};
+use std::hash::BuildHasher;
 
 /// A group: how `nvtx_sum` tells ranges apart.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -26,25 +26,20 @@ struct Key {
     name: Box<str>,
 }
 
-impl Hash for Key {
-    fn hash<H: Hasher>(&self, h: &mut H) {
-        KeyRef(self.style, &self.domain, &self.name).hash(h)
-    }
-}
-
 /// A [`Key`] borrowed from a range: looked up without allocating.
 #[derive(Hash)]
 struct KeyRef<'a>(Style, &'a str, &'a str);
 
-impl Equivalent<Key> for KeyRef<'_> {
-    fn equivalent(&self, k: &Key) -> bool {
+impl KeyRef<'_> {
+    fn is(&self, k: &Key) -> bool {
         self.0 == k.style && self.1 == &*k.domain && self.2 == &*k.name
     }
 }
 
 #[derive(Default)]
 struct Group {
-    /// Its key's [`order_hash`]: runs are sorted by it, then by the key.
+    /// Its key's hash (the collector's `hasher`): runs are sorted by it,
+    /// then by the key.
     hash: u64,
     /// Inline while there is one (most names in a trace of distinct
     /// names, "step 1", "step 2"...: no allocation for those).
@@ -58,7 +53,13 @@ struct Group {
 /// (at most [`Collector::MARK_NAMES`]).
 #[derive(Default)]
 pub struct Collector {
-    groups: HashMap<Key, Group>,
+    /// The groups held: `entries`' indices by their hash. (Indices keep
+    /// the table small; both are cleared, not freed, by a spill, so the
+    /// memory is made once: new memory is slow to fault in.)
+    table: HashTable<u32>,
+    entries: Vec<(Key, Group)>,
+    /// The same in every run of one process.
+    hasher: DefaultHashBuilder,
     /// The groups' bytes in memory, about.
     bytes: usize,
     runs: Vec<File>,
@@ -79,15 +80,23 @@ impl Sink for Collector {
         let split = self.split_name(d);
         let name = split.as_deref().unwrap_or(&d.name);
         let key = KeyRef(r.style, &d.domain, name);
-        let group = match self.groups.get_mut(&key) {
-            Some(group) => group,
+        let hash = self.hasher.hash_one(&key);
+        let entries = &self.entries;
+        let found = self
+            .table
+            .find(hash, |&i| key.is(&entries[i as usize].0))
+            .copied();
+        let at = match found {
+            Some(i) => i as usize,
             None => {
-                if self.groups.len() == Self::MANY {
+                if self.entries.len() == Self::MANY {
                     // A trace of many names ("step N" for every N): room for
                     // as many as the budget holds, at once, rather than
                     // growing by doubling, which moves every group each time.
-                    self.groups
-                        .reserve((self.budget() / Self::GROUP_BYTES).saturating_sub(Self::MANY));
+                    let more = (self.budget() / Self::GROUP_BYTES).saturating_sub(Self::MANY);
+                    self.entries.reserve(more);
+                    let entries = &self.entries;
+                    self.table.reserve(more, |&i| entries[i as usize].1.hash);
                 }
                 self.bytes += d.domain.len() + name.len() + Self::GROUP_BYTES;
                 let key = Key {
@@ -95,13 +104,21 @@ impl Sink for Collector {
                     domain: d.domain.as_str().into(),
                     name: name.into(),
                 };
-                let hash = order_hash(&key);
-                self.groups.entry(key).or_insert(Group {
-                    hash,
-                    ..Group::default()
-                })
+                let i = self.entries.len();
+                self.entries.push((
+                    key,
+                    Group {
+                        hash,
+                        ..Group::default()
+                    },
+                ));
+                let entries = &self.entries;
+                self.table
+                    .insert_unique(hash, i as u32, |&j| entries[j as usize].1.hash);
+                i
             }
         };
+        let group = &mut self.entries[at].1;
         group.color = group.color.or(d.color);
         if group.durations.len() == group.durations.capacity() {
             // The push moves them to the heap, or doubles it.
@@ -165,11 +182,11 @@ impl Collector {
     /// Writes the groups held, sorted, as a run: per group its key, color,
     /// count and sorted durations.
     fn spill(&mut self) -> std::io::Result<()> {
-        let mut groups: Vec<(Key, Group)> = self.groups.drain().collect();
         // By hash first: most comparisons never read the names.
-        groups.sort_unstable_by(|a, b| (a.1.hash, &a.0).cmp(&(b.1.hash, &b.0)));
+        self.entries
+            .sort_unstable_by(|a, b| (a.1.hash, &a.0).cmp(&(b.1.hash, &b.0)));
         let mut run = RunWriter::new()?;
-        for (key, mut group) in groups {
+        for (key, group) in &mut self.entries {
             group.durations.sort_unstable();
             run.u64(group.hash)?;
             run.u8(key.style as u8)?;
@@ -177,10 +194,12 @@ impl Collector {
             run.text(&key.name)?;
             run.color(group.color)?;
             run.u64(group.durations.len() as u64)?;
-            for d in group.durations {
+            for &d in &group.durations {
                 run.u64(d)?;
             }
         }
+        self.entries.clear();
+        self.table.clear();
         self.runs.push(run.finish()?);
         self.bytes = 0;
         Ok(())
@@ -192,7 +211,7 @@ impl Collector {
     pub fn rows(mut self, keep: Option<usize>) -> std::io::Result<Rows> {
         let mut rows = Rows::collect(self.budget / 2, keep);
         if self.runs.is_empty() {
-            for (key, mut group) in std::mem::take(&mut self.groups) {
+            for (key, mut group) in std::mem::take(&mut self.entries) {
                 group.durations.sort_unstable();
                 let mut stats = Stats::new(group.durations.len() as u64);
                 group.durations.iter().for_each(|&d| stats.push(d));
@@ -276,13 +295,6 @@ fn group_head(r: &mut RunReader) -> std::io::Result<Option<Head>> {
         color: r.color()?,
         count: r.u64()?,
     }))
-}
-
-/// A hash of a key, the same in every run (SipHash with fixed keys).
-fn order_hash(key: &Key) -> u64 {
-    let mut h = std::hash::DefaultHasher::new();
-    key.hash(&mut h);
-    h.finish()
 }
 
 /// A group's statistics from its durations in ascending order.
