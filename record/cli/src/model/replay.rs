@@ -5,9 +5,9 @@ use super::{
     add_fields, parse_fields, Details, Fields, Filter, Mark, Payload, Process, Range, Sample,
     Selection, Sink, Style,
 };
+use hashbrown::HashMap;
 use nvtxr_record_format::{Kind, Record};
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 /// A record as decoded from its chunk.
 type Decoded<'a> = Record<Cow<'a, str>>;

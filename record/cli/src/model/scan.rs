@@ -1,10 +1,11 @@
 //! The first pass: what a recording holds besides its ranges and marks.
 
 use super::{Process, Thread};
+use hashbrown::HashMap;
 use nvtxr_record_format::time::{Anchor, Anchors, Converter, WallClock, WallPair};
 use nvtxr_record_format::{Chunk, Kind, ProcessHeader, Record};
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Names a process needs to resolve its events; a forked child falls back to its parent's.
