@@ -1731,10 +1731,15 @@ fn memory_heaps_and_regions_are_recorded_as_marks() {
 #[test]
 fn deferred_events_land_at_their_own_times() {
     for producer in [Producer::NvidiaHeader, Producer::NvtxrCompat] {
-        let (dir, _) = recorded_program(
+        let (dir, out) = recorded_program(
             "deferred_events.c",
             producer,
             &format!("deferred-{producer:?}"),
+        );
+        assert!(
+            text(&out).contains("time domains: dynamic 1, static 1, again 1, refused 1"),
+            "{}",
+            text(&out)
         );
         let (json, rec) = (dir.join("t.json"), dir.join("rec"));
         let ev = events(&load(&json));
@@ -1770,6 +1775,30 @@ fn deferred_events_land_at_their_own_times() {
         assert_eq!(
             one("realtime").args["fields"],
             serde_json::json!({"value": 4, "timestamp error": "time domain 12 is not converted"})
+        );
+        // Marks stamped in registered time domains at the reference mark's
+        // instant (in microseconds for three of them) land there.
+        let reference = one("reference");
+        for (name, value) in [
+            ("in us", 1),
+            ("in half ns", 2),
+            ("chained", 3),
+            ("from a timer", 4),
+            ("from a timer with data", 5),
+        ] {
+            let mark = one(name);
+            assert_eq!(mark.args["fields"], serde_json::json!({"value": value}));
+            let off = mark.start - reference.start;
+            assert!(off.abs() <= 10_000, "{name}: {off} ns from the reference");
+        }
+        let unrelated = &one("unrelated").args["fields"];
+        assert!(
+            unrelated["timestamp error"].as_str().is_some_and(|e| {
+                e.ends_with(
+                "no sync points, conversion factor or timer source relate it to a clock nvtxr reads"
+            )
+            }),
+            "{unrelated}"
         );
         // Perfetto shows the same, the events before others on their thread included.
         let pftrace = dir.join("t.pftrace");

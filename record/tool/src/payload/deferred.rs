@@ -6,20 +6,20 @@
 //! fields as the event's fields.
 //!
 //! Timestamps are read in the tool's time domain (`nvtxTimestampGet`, the
-//! recording clock: exact), in CLOCK_MONOTONIC ns, or in time-stamp counter
-//! ticks. Registered time domains (and their sync points) are not
-//! converted: such an event is recorded when it is submitted, with a
-//! `timestamp error` field saying so.
+//! recording clock: exact), in CLOCK_MONOTONIC ns, in time-stamp counter
+//! ticks, or in a registered time domain placed through its sync points,
+//! conversion factors or timer source (see [`time`]). One that cannot be
+//! placed is recorded when it is submitted, with a `timestamp error` field
+//! saying why.
 
 use super::decode::{decode, Decoded, Time};
 use super::schema::{self, Definition};
+use super::time;
 use crate::callbacks::{id_of, next_id};
 use crate::clock;
 use crate::text::{Event, Text, MAX_TEXT};
 use crate::writer;
-use nvtx_protocol::payload::{
-    entry_flag, schema_type, timestamp_type as tt, EventBatch, PayloadData,
-};
+use nvtx_protocol::payload::{entry_flag, schema_type, EventBatch, PayloadData};
 use nvtx_protocol::Handle;
 use nvtxr_record_format::Kind;
 use serde_json::Value;
@@ -33,15 +33,9 @@ pub(super) unsafe extern "C" fn timestamp_get() -> i64 {
     clock::now() as i64
 }
 
-/// A timestamp on the recording clock; `Err` for a time domain not converted.
+/// A timestamp on the recording clock; `Err` for one that cannot be placed.
 fn to_clock(t: &Time) -> Result<u64, String> {
-    match t.domain {
-        None | Some(tt::TOOL_PROVIDED) => Ok(t.value as u64),
-        Some(tt::CPU_CLOCK_GETTIME_MONOTONIC) => Ok(clock::from_monotonic_ns(t.value as u64)),
-        Some(tt::CPU_TSC | tt::CPU_TSC_NONVIRTUALIZED) => clock::from_tsc(t.value as u64)
-            .ok_or_else(|| "TSC timestamps on a CLOCK_MONOTONIC recording".to_string()),
-        Some(other) => Err(format!("time domain {other} is not converted")),
-    }
+    time::to_clock(t.domain, t.value)
 }
 
 /// Records one decoded deferred event of domain `domain`.

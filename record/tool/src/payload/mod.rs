@@ -3,12 +3,14 @@
 //! core events whose payload type is `NVTX_PAYLOAD_TYPE_EXT`, as NCCL sends
 //! them) are recorded with their payloads decoded into named values (see
 //! [`decode`]); deferred events are recorded at their own times (see
-//! [`deferred`]). Time domains, sync points and scopes are not recorded
-//! yet: their slots stay empty.
+//! [`deferred`]), their timestamps placed through the time domains the
+//! producer registered and related to a clock (see [`time`]). Scopes are
+//! not recorded: their slot stays empty.
 
 mod decode;
 mod deferred;
 mod schema;
+mod time;
 
 use crate::callbacks::{id_of, next_id};
 use crate::text::{Event, Text, MAX_TEXT};
@@ -141,9 +143,30 @@ unsafe extern "C" fn domain_is_enabled(_d: Handle) -> u8 {
 }
 
 /// The payload module's functions, by callback id.
-pub(crate) fn functions() -> [(usize, usize); 11] {
+pub(crate) fn functions() -> [(usize, usize); 17] {
     use nvtx_protocol::ext::cbid;
     [
+        (
+            cbid::TIME_DOMAIN_REGISTER,
+            time::register as *const () as usize,
+        ),
+        (
+            cbid::TIME_SYNC_POINT,
+            time::sync_point as *const () as usize,
+        ),
+        (
+            cbid::TIME_SYNC_POINT_TABLE,
+            time::sync_point_table as *const () as usize,
+        ),
+        (
+            cbid::TIMESTAMP_CONVERSION_FACTOR,
+            time::conversion_factor as *const () as usize,
+        ),
+        (cbid::TIMER_SOURCE, time::timer_source as *const () as usize),
+        (
+            cbid::TIMER_SOURCE_WITH_DATA,
+            time::timer_source_with_data as *const () as usize,
+        ),
         (
             cbid::TIMESTAMP_GET,
             deferred::timestamp_get as *const () as usize,
