@@ -846,6 +846,31 @@ nvtxr_status_t nvtxr_counter_sample_no_value(const struct nvtxr_domain_t *domain
                                              uint8_t reason);
 
 /**
+ * Samples of an `NVTXR_COUNTER_INT64` counter of `domain` taken earlier:
+ * `values[i]` at `timestamps[i]` (each a reading of `nvtxr_timestamp()`),
+ * `count` of each; the arrays are read during the call only. Id 0 and
+ * `count` 0 are no-ops.
+ *
+ * Returns `NVTXR_OK`; `NVTXR_ERROR_NULL_ARGUMENT` for NULL arrays with a
+ * `count`; `NVTXR_ERROR_DESTROYED` / `NVTXR_ERROR_INVALID_ARGUMENT` for a
+ * bad domain. Thread-safe.
+ */
+nvtxr_status_t nvtxr_counter_batch_int64(const struct nvtxr_domain_t *domain,
+                                         uint64_t counter,
+                                         const int64_t *values,
+                                         const int64_t *timestamps,
+                                         size_t count);
+
+/**
+ * `nvtxr_counter_batch_int64` for an `NVTXR_COUNTER_FLOAT64` counter.
+ */
+nvtxr_status_t nvtxr_counter_batch_float64(const struct nvtxr_domain_t *domain,
+                                           uint64_t counter,
+                                           const double *values,
+                                           const int64_t *timestamps,
+                                           size_t count);
+
+/**
  * Creates the domain `name` (UTF-8, copied), or takes one more reference on
  * it if it exists: the same name gives the same handle, and the domain is
  * destroyed when `nvtxr_domain_destroy` has been called once per create.

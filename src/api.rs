@@ -667,4 +667,31 @@ impl<T: CounterValue> Counter<'_, T> {
     pub fn sample(&self, value: T) {
         T::sample(self.domain, self.id, value)
     }
+
+    /// Records samples taken earlier: `values[i]` at `timestamps[i]`, each
+    /// a reading of [`timestamp`] (the tool's clock), in one call.
+    ///
+    /// ```
+    /// let domain = nvtxr::Domain::new("trainer");
+    /// let loss = domain.counter::<f64>("loss");
+    /// let (mut values, mut times) = (Vec::new(), Vec::new());
+    /// for step in 0..3 {
+    ///     values.push(1.0 / (step + 1) as f64);
+    ///     times.push(nvtxr::timestamp());
+    /// }
+    /// loss.batch(&values, &times).unwrap();
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) when the
+    /// slices' lengths differ (nothing is recorded).
+    pub fn batch(&self, values: &[T], timestamps: &[i64]) -> Result<(), crate::Error> {
+        counters::batch(self.domain, self.id, values, timestamps)
+    }
+}
+
+/// A reading of the tool's clock, for samples and events recorded later
+/// ([`Counter::batch`]; NVTX's `nvtxTimestampGet`); 0 with no tool.
+pub fn timestamp() -> i64 {
+    nvtxr_engine::payloads::timestamp()
 }

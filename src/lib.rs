@@ -35,7 +35,7 @@ pub use api::{
     name_os_thread, push, start, Domain, EventAttributes, LocalRange, Message, Range,
     RegisteredString,
 };
-pub use api::{name_opencl, Counter, CounterValue, SyncUser};
+pub use api::{name_opencl, timestamp, Counter, CounterValue, SyncUser};
 pub use nvtxr_engine::attributes::{Color, Payload};
 pub use nvtxr_engine::naming::{CudaObject, OpenClObject};
 pub use nvtxr_engine::thread::current_os_thread_id;

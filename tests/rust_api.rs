@@ -205,6 +205,8 @@ fn counters_reach_the_tool() {
         let batches = domain.counter::<i64>("batches");
         loss.sample(0.25);
         batches.sample(-3);
+        assert!(batches.batch(&[1, 2], &[10]).is_err(), "lengths differ");
+        batches.batch(&[1, 2], &[10, 20]).unwrap();
     });
     assert_eq!(
         events,
@@ -217,9 +219,59 @@ fn counters_reach_the_tool() {
             "CounterRegister domain=\"train\" attributes=ptr",
             "CounterSampleFloat64 domain=\"train\" counter=4294967303 value=0.25",
             "CounterSampleInt64 domain=\"train\" counter=4294967303 value=-3",
+            // The batch of two (the one of mismatched lengths never reaches the tool).
+            "CounterBatchSubmit domain=\"train\" batch=ptr",
             "DomainDestroy domain=\"train\"",
         ]
     );
+}
+
+#[test]
+fn a_counter_batch_is_recorded_at_its_timestamps() {
+    let dir =
+        nvtxr_harness::recorded_in_child("a_counter_batch_is_recorded_at_its_timestamps", || {
+            let domain = Domain::new("train");
+            let loss = domain.counter::<f64>("loss");
+            let (mut values, mut times) = (Vec::new(), Vec::new());
+            for step in 0..3 {
+                domain.mark("taken");
+                times.push(nvtxr::timestamp());
+                values.push(1.0 / f64::from(step + 1));
+            }
+            loss.batch(&values, &times).unwrap();
+            domain.mark("submitted");
+        });
+    let trace = dir.join("t.json");
+    let out = std::process::Command::new(&nvtxr_harness::artifacts().nvtxr)
+        .args(["report", "-q", "-o"])
+        .arg(&trace)
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    let events = json["traceEvents"].as_array().unwrap();
+    let at = |name: &str| -> Vec<f64> {
+        events
+            .iter()
+            .filter(|e| e["name"] == name && e["ph"] != "M")
+            .map(|e| e["ts"].as_f64().unwrap())
+            .collect()
+    };
+    let values: Vec<f64> = events
+        .iter()
+        .filter(|e| e["name"] == "loss" && e["ph"] == "C")
+        .map(|e| e["args"]["value"].as_f64().unwrap())
+        .collect();
+    assert_eq!(values, [1.0, 0.5, 1.0 / 3.0]);
+    // Each sample after its "taken" mark, before the next one (or the submission).
+    let (taken, loss) = (at("taken"), at("loss"));
+    let mut next = taken[1..].to_vec();
+    next.extend(at("submitted"));
+    for ((t, l), n) in taken.iter().zip(&loss).zip(&next) {
+        assert!(t <= l && l <= n, "{taken:?} {loss:?} {next:?}");
+    }
 }
 
 nvtxr::payload_struct! {

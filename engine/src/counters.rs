@@ -5,7 +5,7 @@
 use crate::domain::DomainState;
 use crate::error::Error;
 use crate::loader::extensions::COUNTERS;
-use nvtx_protocol::ext::{cbid, CounterAttr};
+use nvtx_protocol::ext::{cbid, CounterAttr, CounterBatch};
 use nvtx_protocol::payload::entry_type;
 use nvtx_protocol::Handle;
 use std::ffi::CStr;
@@ -86,4 +86,42 @@ pub fn sample_f64(domain: &'static DomainState, id: u64, value: f64) -> Result<(
 /// (unchanged) or 2 (unavailable), as NVTX's `NVTX_COUNTER_SAMPLE_*`.
 pub fn sample_no_value(domain: &'static DomainState, id: u64, reason: u8) -> Result<(), Error> {
     sample(domain, id, reason, cbid::COUNTER_SAMPLE_NO_VALUE)
+}
+
+/// Samples of counter `id` taken earlier: `values[i]` at `timestamps[i]`
+/// (readings of [`crate::payloads::timestamp`], the tool's clock), `T` the
+/// counter's type. Values and timestamps of different lengths are refused.
+pub fn batch<T: Copy>(
+    domain: &'static DomainState,
+    id: u64,
+    values: &[T],
+    timestamps: &[i64],
+) -> Result<(), Error> {
+    if values.len() != timestamps.len() {
+        return Err(Error::InvalidArgument(
+            "a batch needs one timestamp per value",
+        ));
+    }
+    if id == 0 || values.is_empty() || !crate::loader::tool_attached() {
+        return Ok(());
+    }
+    let entered = domain.enter()?;
+    let batch = CounterBatch {
+        counter_id: id,
+        counters: values.as_ptr().cast(),
+        counters_size: std::mem::size_of_val(values),
+        flags: 0,
+        timestamps: timestamps.as_ptr(),
+        timestamps_size: std::mem::size_of_val(timestamps),
+    };
+    if let Some(f) = COUNTERS.get(cbid::COUNTER_BATCH_SUBMIT) {
+        // SAFETY: the tool's function for this callback id, with the
+        // domain's tool handle and a batch whose arrays live through the call.
+        unsafe {
+            let f =
+                std::mem::transmute::<usize, unsafe extern "C" fn(Handle, *const CounterBatch)>(f);
+            f(entered.handle, &batch);
+        }
+    }
+    Ok(())
 }

@@ -1,5 +1,7 @@
 /* counters.c through nvtxr's own C API (nvtxr.h): the same counters, steps
- * and samples, so the recording test checks both alike. */
+ * and samples, so the recording test checks both alike; then a batch of
+ * samples taken earlier, each right after a "taken" mark, submitted in one
+ * call. */
 #include <nvtxr.h>
 
 #include <stdio.h>
@@ -15,5 +17,18 @@ int main(void) {
         nvtxr_range_pop(NULL);
     }
     printf("counters %d %d\n", batches != 0, loss != 0);
+
+    uint64_t queue = nvtxr_counter_register(d, "queue", NVTXR_COUNTER_INT64);
+    int64_t values[3], times[3];
+    for (int i = 0; i < 3; i++) {
+        nvtxr_mark(NULL, "taken");
+        times[i] = nvtxr_timestamp();
+        values[i] = 100 + i;
+    }
+    nvtxr_status_t submitted = nvtxr_counter_batch_int64(d, queue, values, times, 3);
+    nvtxr_status_t missing = nvtxr_counter_batch_int64(d, queue, NULL, times, 3);
+    nvtxr_status_t empty = nvtxr_counter_batch_float64(d, loss, NULL, NULL, 0);
+    nvtxr_mark(NULL, "submitted");
+    printf("batch %d %d %d\n", submitted, missing, empty);
     return 0;
 }

@@ -88,3 +88,63 @@ pub unsafe extern "C" fn nvtxr_counter_sample_no_value(
         status(domain_ref(domain).and_then(|d| counters::sample_no_value(d, counter, reason)))
     })
 }
+
+/// Samples of an `NVTXR_COUNTER_INT64` counter of `domain` taken earlier:
+/// `values[i]` at `timestamps[i]` (each a reading of `nvtxr_timestamp()`),
+/// `count` of each; the arrays are read during the call only. Id 0 and
+/// `count` 0 are no-ops.
+///
+/// Returns `NVTXR_OK`; `NVTXR_ERROR_NULL_ARGUMENT` for NULL arrays with a
+/// `count`; `NVTXR_ERROR_DESTROYED` / `NVTXR_ERROR_INVALID_ARGUMENT` for a
+/// bad domain. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nvtxr_counter_batch_int64(
+    domain: *const nvtxr_domain_t,
+    counter: u64,
+    values: *const i64,
+    timestamps: *const i64,
+    count: usize,
+) -> nvtxr_status_t {
+    exported!(unsafe { batch(domain, counter, values, timestamps, count) })
+}
+
+/// `nvtxr_counter_batch_int64` for an `NVTXR_COUNTER_FLOAT64` counter.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nvtxr_counter_batch_float64(
+    domain: *const nvtxr_domain_t,
+    counter: u64,
+    values: *const f64,
+    timestamps: *const i64,
+    count: usize,
+) -> nvtxr_status_t {
+    exported!(unsafe { batch(domain, counter, values, timestamps, count) })
+}
+
+/// The batch calls' body.
+///
+/// # Safety
+/// `values` and `timestamps` are NULL or `count` elements each.
+unsafe fn batch<T: Copy>(
+    domain: *const nvtxr_domain_t,
+    counter: u64,
+    values: *const T,
+    timestamps: *const i64,
+    count: usize,
+) -> nvtxr_status_t {
+    // SAFETY: as the caller's domain pointer says (checked by `domain_ref`).
+    let domain = unsafe { domain_ref(domain) };
+    if count == 0 {
+        return status(domain.map(drop));
+    }
+    if values.is_null() || timestamps.is_null() {
+        return status(Err(nvtxr_engine::Error::NullArgument));
+    }
+    // SAFETY: the caller passes `count` of each.
+    let (values, timestamps) = unsafe {
+        (
+            std::slice::from_raw_parts(values, count),
+            std::slice::from_raw_parts(timestamps, count),
+        )
+    };
+    status(domain.and_then(|d| counters::batch(d, counter, values, timestamps)))
+}

@@ -1921,6 +1921,32 @@ fn counters_are_recorded_and_shown_as_counter_tracks() {
             ["1.0", "0.5", "0.3333333333333333", "0.25", "0.2"],
             "{producer:?}"
         );
+        if producer == Producer::NvtxrShared {
+            // The batch: each sample at its own time, right after its "taken"
+            // mark, before the submission; bad arrays refused.
+            let times = |name: &str| -> Vec<i64> {
+                ev.iter()
+                    .filter(|e| e.name == name)
+                    .map(|e| e.start)
+                    .collect()
+            };
+            assert_eq!(values("queue"), ["100", "101", "102"]);
+            let (taken, queue) = (times("taken"), times("queue"));
+            let mut after = taken[1..].to_vec();
+            after.extend(times("submitted"));
+            for ((t, q), next) in taken.iter().zip(&queue).zip(&after) {
+                assert!(t <= q && q <= next, "{taken:?} {queue:?} {after:?}");
+            }
+            let alone = Command::new(&exe)
+                .env_remove(nvtxr_harness::INJECTION_PATH_VAR)
+                .output()
+                .unwrap();
+            assert!(
+                text(&alone).contains("batch 0 -101 0"),
+                "NULL arrays with a count refused: {}",
+                text(&alone)
+            );
+        }
         // Each sample inside its "step" range, on the thread that took it.
         let steps: Vec<&Event> = ev.iter().filter(|e| e.name == "step").collect();
         assert_eq!(steps.len(), 5);
