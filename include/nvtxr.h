@@ -484,6 +484,13 @@
 typedef struct nvtxr_domain_t nvtxr_domain_t;
 
 /**
+ * A heap as the tool knows it: NULL when no tool is attached, and the
+ * region calls take NULL as "the process's memory". Owned by the tool:
+ * release it with `nvtxr_mem_heap_unregister`.
+ */
+typedef struct nvtxr_mem_heap_t nvtxr_mem_heap_t;
+
+/**
  * A registered-string handle, valid while its domain is not destroyed.
  * Owned by nvtxr; never freed.
  */
@@ -1046,6 +1053,64 @@ uint32_t nvtxr_version(void);
  * nvtxr's version as text (`"MAJOR.MINOR.PATCH"`); static storage.
  */
 const char *nvtxr_version_string(void);
+
+/**
+ * Registers a heap: `size` bytes at `base` that the program's allocator
+ * hands out as regions, named `name` (UTF-8, read during the call; NULL:
+ * unnamed), in `domain` (NULL: the default domain). Nothing at `base` is
+ * read. Returns its handle for the region calls; NULL with no tool, a tool
+ * without the memory extension, or a bad domain. Thread-safe.
+ */
+struct nvtxr_mem_heap_t *nvtxr_mem_heap_register(const struct nvtxr_domain_t *domain,
+                                                 const void *base,
+                                                 size_t size,
+                                                 const char *name);
+
+/**
+ * Unregisters `heap` (NULL, or one `nvtxr_mem_heap_register` returned and
+ * not unregistered) and its regions (NULL: nothing is sent). Returns
+ * `NVTXR_OK`, or `NVTXR_ERROR_DESTROYED` / `NVTXR_ERROR_INVALID_ARGUMENT`
+ * for a bad domain; so do the calls below. Thread-safe.
+ */
+nvtxr_status_t nvtxr_mem_heap_unregister(const struct nvtxr_domain_t *domain,
+                                         struct nvtxr_mem_heap_t *heap);
+
+/**
+ * Unregisters every region of `heap` (NULL: nothing is sent). Thread-safe.
+ */
+nvtxr_status_t nvtxr_mem_heap_reset(const struct nvtxr_domain_t *domain,
+                                    struct nvtxr_mem_heap_t *heap);
+
+/**
+ * Registers the region of `size` bytes at `address` (nothing there is
+ * read) handed out from `heap` (NULL: the process's memory). Thread-safe.
+ */
+nvtxr_status_t nvtxr_mem_region_register(const struct nvtxr_domain_t *domain,
+                                         struct nvtxr_mem_heap_t *heap,
+                                         const void *address,
+                                         size_t size);
+
+/**
+ * The region registered at `address` is now `size` bytes. Thread-safe.
+ */
+nvtxr_status_t nvtxr_mem_region_resize(const struct nvtxr_domain_t *domain,
+                                       const void *address,
+                                       size_t size);
+
+/**
+ * Names the region registered at `address` (`name`: UTF-8, read during
+ * the call). Returns `NVTXR_ERROR_NULL_ARGUMENT` for a NULL name.
+ * Thread-safe.
+ */
+nvtxr_status_t nvtxr_mem_region_name(const struct nvtxr_domain_t *domain,
+                                     const void *address,
+                                     const char *name);
+
+/**
+ * Unregisters the region registered at `address`. Thread-safe.
+ */
+nvtxr_status_t nvtxr_mem_region_unregister(const struct nvtxr_domain_t *domain,
+                                           const void *address);
 
 /**
  * The calling thread's OS id (Linux `gettid`), the id NVTX tools use.

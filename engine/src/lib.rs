@@ -25,6 +25,7 @@ pub mod domain;
 pub mod error;
 pub mod events;
 pub mod loader;
+pub mod memory;
 pub mod naming;
 pub mod panic;
 pub mod payloads;

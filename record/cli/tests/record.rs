@@ -1729,6 +1729,53 @@ fn memory_heaps_and_regions_are_recorded_as_marks() {
 }
 
 #[test]
+fn nvtxr_c_memory_calls_are_recorded_as_nvidias_are() {
+    let (dir, out) = recorded_program("nvtxr_memory.c", Producer::NvtxrShared, "nvtxr-memory");
+    assert!(text(&out).contains("refused -101 0 -102"), "{}", text(&out));
+    let marks: Vec<(String, String)> = events(&load(&dir.join("t.json")))
+        .iter()
+        .map(|e| {
+            assert_eq!((e.ph.as_str(), e.cat.as_str()), ("i", "memory"), "{e:?}");
+            (e.name.clone(), e.args["fields"].to_string())
+        })
+        .collect();
+    let heap = marks[0].1.split(',').next().unwrap().to_string() + "}";
+    let id = heap.trim_start_matches(r#"{"heap":"#).trim_end_matches('}');
+    let region = |address: &str, size: u32| {
+        format!(r#"{{"heap":{id},"count":1,"regions":[{{"address":"{address}","size":{size}}}]}}"#)
+    };
+    let named = |address: &str, name: &str| {
+        format!(r#"{{"regions":[{{"region":"{address}","name":"{name}"}}]}}"#)
+    };
+    let gone = |address: &str| format!(r#"{{"count":1,"regions":["{address}"]}}"#);
+    let expected = [
+        (
+            "memory heap registered",
+            format!(
+                r#"{{"heap":{id},"name":"pool","usage":"sub-allocator","address":"0x10000000","size":1048576}}"#
+            ),
+        ),
+        ("memory regions registered", region("0x10000000", 4096)),
+        ("memory regions registered", region("0x10001000", 256)),
+        ("memory regions named", named("0x10000000", "weights")),
+        ("memory regions named", named("0x10001000", "bias")),
+        (
+            "memory regions resized",
+            r#"{"count":1,"regions":[{"address":"0x10000000","size":8192}]}"#.to_string(),
+        ),
+        ("memory regions unregistered", gone("0x10000000")),
+        ("memory regions unregistered", gone("0x10001000")),
+        ("memory heap reset", format!(r#"{{"heap":{id}}}"#)),
+        ("memory heap unregistered", format!(r#"{{"heap":{id}}}"#)),
+    ];
+    let expected: Vec<(String, String)> = expected
+        .into_iter()
+        .map(|(n, f)| (n.to_string(), f))
+        .collect();
+    assert_eq!(marks, expected);
+}
+
+#[test]
 fn deferred_events_land_at_their_own_times() {
     for producer in [Producer::NvidiaHeader, Producer::NvtxrCompat] {
         let (dir, out) = recorded_program(
