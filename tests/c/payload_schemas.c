@@ -164,11 +164,29 @@ int main(void) {
     nvtxPayloadData_t end_pd = {NVTX_PAYLOAD_ENTRY_TYPE_DOUBLE, sizeof losses, losses};
     nvtxRangeEndPayload(d, id, &end_pd, 1);
 
-    /* Bad payloads: an unregistered schema, a payload shorter than its schema. */
+    /* An array whose length is another payload of the event (payload 0). */
+    nvtxPayloadSchemaEntry_t histogram_entries[] = {
+        {NVTX_PAYLOAD_ENTRY_FLAG_ARRAY_LENGTH_PAYLOAD_INDEX, NVTX_PAYLOAD_ENTRY_TYPE_FLOAT, "samples", NULL, 0, 0,
+         NULL, NULL},
+    };
+    nvtxPayloadSchemaAttr_t histogram_attr = {
+        NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_NAME | NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_TYPE |
+            NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_ENTRIES | NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_NUM_ENTRIES,
+        "histogram", NVTX_PAYLOAD_SCHEMA_TYPE_DYNAMIC, 0, histogram_entries, 1, 0, 0, 0, NULL};
+    uint64_t histogram_id = nvtxPayloadSchemaRegister(d, &histogram_attr);
+    uint32_t n = 3;
+    float samples[3] = {0.5f, 1.5f, 2.5f};
+    nvtxPayloadData_t histogram_pd[2] = {{NVTX_PAYLOAD_ENTRY_TYPE_UINT32, sizeof n, &n},
+                                         {histogram_id, sizeof samples, samples}};
+    nvtxMarkPayload(d, histogram_pd, 2);
+
+    /* Bad payloads: an unregistered schema, a payload shorter than its schema;
+       an array whose length would be in itself. */
     nvtxPayloadData_t unregistered = {SCHEMA_POINT + 100, sizeof p, &p};
     nvtxMarkPayload(d, &unregistered, 1);
     nvtxPayloadData_t short_pd = {params_id, 12, &p};
     nvtxMarkPayload(d, &short_pd, 1);
+    nvtxMarkPayload(d, &histogram_pd[1], 1);
 
     printf("ids %llu %llu %llu %s %llu %llu\n", (unsigned long long)(op_id - SCHEMA_POINT),
            (unsigned long long)(point_id - SCHEMA_POINT), (unsigned long long)(params_id - SCHEMA_POINT),

@@ -2091,6 +2091,12 @@ fn payload_schemas_are_decoded_into_named_values() {
             serde_json::json!({"n": 3, "values": [10, -20, 30], "after": 65535, "payload": [0.25, -1.5]}),
             "{producer:?}"
         );
+        // An array whose length is in the event's other payload (shown too).
+        assert_eq!(
+            fields("histogram")[0],
+            serde_json::json!({"payload": 3, "samples": [0.5, 1.5, 2.5]}),
+            "{producer:?}"
+        );
         // Bad payloads: raw bytes and the reason.
         let unregistered = fields("(unnamed)");
         let errors: Vec<&str> = ev
@@ -2101,7 +2107,8 @@ fn payload_schemas_are_decoded_into_named_values() {
             errors,
             [
                 "schema 16777316 is not registered in this domain",
-                "8 bytes at offset 8 are past the payload's 12"
+                "8 bytes at offset 8 are past the payload's 12",
+                "entry samples: payload 0 does not hold one integer",
             ],
             "{unregistered:?}"
         );
@@ -2143,7 +2150,8 @@ fn payload_schemas_are_decoded_into_named_values() {
             .unwrap()
             .map(Result::unwrap)
             .collect();
-        assert_eq!(groups, [(None, 3), (Some(1048576), 3)], "{query}");
+        // Without `bytes`: the start/end, the histogram, the three bad payloads.
+        assert_eq!(groups, [(None, 5), (Some(1048576), 3)], "{query}");
         // The summary split by a field's value.
         let summary = dir.join("summary.json");
         let out = nvtxr(

@@ -56,6 +56,7 @@ pub unsafe fn decode(domain: u64, data: *const PayloadData, count: usize) -> Dec
     let payloads = unsafe { std::slice::from_raw_parts(data, count.min(1024)) };
     let mut d = Decoder {
         domain,
+        payloads,
         depth: 0,
         message: None,
         name: None,
@@ -70,8 +71,10 @@ pub unsafe fn decode(domain: u64, data: *const PayloadData, count: usize) -> Dec
     decoded
 }
 
-struct Decoder {
+struct Decoder<'p> {
     domain: u64,
+    /// The event's payloads (an array's length may be in another one).
+    payloads: &'p [PayloadData],
     depth: usize,
     /// An `EVENT_MESSAGE` entry's value.
     message: Option<String>,
@@ -97,7 +100,7 @@ fn raw(blob: &[u8]) -> Value {
     Value::String(shown.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-impl Decoder {
+impl Decoder<'_> {
     /// One payload's values into `out`.
     ///
     /// # Safety
@@ -209,9 +212,27 @@ impl Decoder {
             return Err("unions are not decoded".into());
         }
         self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            return Err("schemas nested too deep".into());
-        }
+        let result = if self.depth > MAX_DEPTH {
+            Err("schemas nested too deep".into())
+        } else {
+            // SAFETY: as above.
+            unsafe { self.entries(s, blob, out) }
+        };
+        self.depth -= 1;
+        result
+    }
+
+    /// [`Decoder::fields`] of a schema that is not a union, nested no
+    /// deeper than allowed.
+    ///
+    /// # Safety
+    /// As [`decode`]'s.
+    unsafe fn entries(
+        &mut self,
+        s: &Schema,
+        blob: &[u8],
+        out: &mut Map<String, Value>,
+    ) -> Result<(), String> {
         // Integer entries' values, by index (array lengths).
         let mut integers: Vec<Option<u64>> = Vec::with_capacity(s.entries.len());
         let mut cursor = 0usize;
@@ -250,8 +271,44 @@ impl Decoder {
                 out.insert(e.name.clone(), value);
             }
         }
-        self.depth -= 1;
         Ok(())
+    }
+
+    /// An array's length: the value of an integer entry before it in the
+    /// same schema (`ARRAY_LENGTH_INDEX`), or of another payload of the
+    /// event holding one integer (`ARRAY_LENGTH_PAYLOAD_INDEX`).
+    ///
+    /// # Safety
+    /// As [`decode`]'s.
+    unsafe fn length(&mut self, e: &Entry, integers: &[Option<u64>]) -> Result<usize, String> {
+        let n = if e.array() == entry_flag::ARRAY_LENGTH_PAYLOAD_INDEX {
+            let p = self.payloads.get(e.detail as usize).ok_or_else(|| {
+                format!("entry {}: the event has no payload {}", e.name, e.detail)
+            })?;
+            let mut values = Map::new();
+            // SAFETY: a payload of the event, as the caller promises.
+            unsafe { self.payload(p, &mut values) };
+            let mut values = values.into_values();
+            match (values.next(), values.next()) {
+                (Some(v), None) => v.as_u64(),
+                _ => None,
+            }
+            .ok_or_else(|| {
+                format!(
+                    "entry {}: payload {} does not hold one integer",
+                    e.name, e.detail
+                )
+            })?
+        } else {
+            integers
+                .get(e.detail as usize)
+                .copied()
+                .flatten()
+                .ok_or_else(|| {
+                    format!("entry {}: no integer entry {} before it", e.name, e.detail)
+                })?
+        };
+        Ok(usize::try_from(n).unwrap_or(usize::MAX))
     }
 
     /// One entry's value, and where the next entry of a dynamic schema
@@ -273,16 +330,8 @@ impl Decoder {
             Some(at) => at,
             None => cursor.next_multiple_of(footprint.map_or(align, |f| f.1)),
         };
-        let length = |e: &Entry| -> Result<usize, String> {
-            let n = integers
-                .get(e.detail as usize)
-                .copied()
-                .flatten()
-                .ok_or_else(|| {
-                    format!("entry {}: no integer entry {} before it", e.name, e.detail)
-                })?;
-            Ok(usize::try_from(n).unwrap_or(usize::MAX))
-        };
+        // SAFETY: as above.
+        let mut length = |e: &Entry| unsafe { self.length(e, integers) };
         // Where the data is: in place, or behind a pointer.
         let pointer = e.flags & entry_flag::POINTER != 0 || e.is_string_pointer();
         if pointer {
@@ -299,7 +348,7 @@ impl Decoder {
                         let units = unsafe { pointed(data, e.detail as usize, unit) };
                         inline_string(units, unit)
                     }
-                    entry_flag::ARRAY_LENGTH_INDEX => {
+                    entry_flag::ARRAY_LENGTH_INDEX | entry_flag::ARRAY_LENGTH_PAYLOAD_INDEX => {
                         // SAFETY: as above.
                         let units = unsafe { pointed(data, length(e)?, unit) };
                         inline_string(units, unit)
@@ -312,7 +361,9 @@ impl Decoder {
             let count = match e.array() {
                 0 => 1,
                 entry_flag::ARRAY_FIXED_SIZE => e.detail as usize,
-                entry_flag::ARRAY_LENGTH_INDEX => length(e)?,
+                entry_flag::ARRAY_LENGTH_INDEX | entry_flag::ARRAY_LENGTH_PAYLOAD_INDEX => {
+                    length(e)?
+                }
                 // SAFETY: elements up to an all-zero one, as the producer promises.
                 entry_flag::ARRAY_ZERO_TERMINATED => unsafe {
                     before_zero(data, size, MAX_ELEMENTS)
@@ -328,7 +379,9 @@ impl Decoder {
         if let Some(unit) = schema::string_unit(e.type_) {
             let units = match e.array() {
                 0 | entry_flag::ARRAY_FIXED_SIZE => e.detail as usize,
-                entry_flag::ARRAY_LENGTH_INDEX => length(e)?,
+                entry_flag::ARRAY_LENGTH_INDEX | entry_flag::ARRAY_LENGTH_PAYLOAD_INDEX => {
+                    length(e)?
+                }
                 entry_flag::ARRAY_ZERO_TERMINATED => {
                     let rest = bytes(blob, at, 0).map(|_| &blob[at..])?;
                     let n = rest
@@ -344,7 +397,9 @@ impl Decoder {
         let (count, array) = match e.array() {
             0 => (1, false),
             entry_flag::ARRAY_FIXED_SIZE => (e.detail as usize, true),
-            entry_flag::ARRAY_LENGTH_INDEX => (length(e)?, true),
+            entry_flag::ARRAY_LENGTH_INDEX | entry_flag::ARRAY_LENGTH_PAYLOAD_INDEX => {
+                (length(e)?, true)
+            }
             entry_flag::ARRAY_ZERO_TERMINATED => {
                 let rest = bytes(blob, at, 0).map(|_| &blob[at..])?;
                 let n = rest
