@@ -22,6 +22,17 @@ eval "$(cd ../.. && cargo run -q -p nvtxr-harness --bin artifacts)"
 export CABAL_CONFIG="$here/cabal.config"
 cabal=(cabal --offline -v1)
 work=$(mktemp -d)
+
+# Cabal for building and testing, less one known false warning: each
+# component depending on the package's own library is told of an
+# "extraneous version range" that cabal added itself (haskell/cabal#5119).
+# Everything else, errors included, passes; so does cabal's exit status.
+quiet_cabal() {
+    "${cabal[@]}" "$@" 2>&1 | awk '
+        /^Warning: The package has an extraneous version range/ { skip = 1 }
+        !skip { print }
+        skip && /will always be used\.$/ { skip = 0 }'
+}
 trap 'rm -rf "$work"' EXIT
 
 # Compiles and runs each ```haskell block of the READMEs against the package
@@ -53,17 +64,17 @@ PY
 }
 
 echo "== Haskell: native build (links nvtxr)"
-"${cabal[@]}" build all
-"${cabal[@]}" test --test-show-details=direct
+quiet_cabal build all
+quiet_cabal test --test-show-details=direct
 readme_snippets native
 
 echo "== Haskell: portable build (-f-nvtx), same build directory"
-PKG_CONFIG_PATH='' "${cabal[@]}" build -f-nvtx all
-PKG_CONFIG_PATH='' "${cabal[@]}" test -f-nvtx --test-show-details=direct
+PKG_CONFIG_PATH='' quiet_cabal build -f-nvtx all
+PKG_CONFIG_PATH='' quiet_cabal test -f-nvtx --test-show-details=direct
 readme_snippets portable
 
 echo "== Haskell: native again in the same build directory"
-"${cabal[@]}" build all
+quiet_cabal build all
 
 echo "== Haskell: a dependent project against an installed prefix"
 (cd ../.. && cargo xtask install --prefix "$work/prefix")
