@@ -180,6 +180,47 @@ int main(void) {
                                          {histogram_id, sizeof samples, samples}};
     nvtxMarkPayload(d, histogram_pd, 2);
 
+    /* A union whose member an entry before it selects (the union's schema
+       type NVTX_PAYLOAD_SCHEMA_TYPE_UNION): an int, a double, then a member
+       that does not exist. */
+    typedef struct {
+        uint8_t kind;
+        union {
+            int32_t i;
+            double d;
+        } value;
+    } tagged_t;
+    nvtxPayloadSchemaEntry_t union_entries[] = {
+        {0, NVTX_PAYLOAD_ENTRY_TYPE_INT32, "i", NULL, 0, 0, NULL, NULL},
+        {0, NVTX_PAYLOAD_ENTRY_TYPE_DOUBLE, "d", NULL, 0, 0, NULL, NULL},
+    };
+    nvtxPayloadSchemaAttr_t union_attr = {
+        NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_TYPE | NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_ENTRIES |
+            NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_NUM_ENTRIES | NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_STATIC_SIZE,
+        NULL, NVTX_PAYLOAD_SCHEMA_TYPE_UNION, 0, union_entries, 2, sizeof(double), 0, 0, NULL};
+    uint64_t union_id = nvtxPayloadSchemaRegister(d, &union_attr);
+    nvtxPayloadSchemaEntry_t tagged_entries[] = {
+        {0, NVTX_PAYLOAD_ENTRY_TYPE_UINT8, "kind", NULL, 0, offsetof(tagged_t, kind), NULL, NULL},
+        {0, union_id, "value", NULL, 0, offsetof(tagged_t, value), NULL, NULL},
+    };
+    nvtxPayloadSchemaAttr_t tagged_attr = {
+        NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_NAME | NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_TYPE |
+            NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_ENTRIES | NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_NUM_ENTRIES |
+            NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_STATIC_SIZE,
+        "tagged", NVTX_PAYLOAD_SCHEMA_TYPE_STATIC, 0, tagged_entries, 2, sizeof(tagged_t), 0, 0, NULL};
+    uint64_t tagged_id = nvtxPayloadSchemaRegister(d, &tagged_attr);
+    tagged_t tagged[3];
+    memset(tagged, 0, sizeof tagged);
+    tagged[0].kind = 0;
+    tagged[0].value.i = -5;
+    tagged[1].kind = 1;
+    tagged[1].value.d = 2.5;
+    tagged[2].kind = 7;
+    for (int i = 0; i < 3; i++) {
+        nvtxPayloadData_t tagged_pd = {tagged_id, sizeof tagged[i], &tagged[i]};
+        nvtxMarkPayload(d, &tagged_pd, 1);
+    }
+
     /* Bad payloads: an unregistered schema, a payload shorter than its schema;
        an array whose length would be in itself. */
     nvtxPayloadData_t unregistered = {SCHEMA_POINT + 100, sizeof p, &p};

@@ -2097,6 +2097,16 @@ fn payload_schemas_are_decoded_into_named_values() {
             serde_json::json!({"payload": 3, "samples": [0.5, 1.5, 2.5]}),
             "{producer:?}"
         );
+        // A union: the member its selector entry chooses.
+        let tagged = fields("tagged");
+        assert_eq!(
+            tagged[..2],
+            [
+                serde_json::json!({"kind": 0, "value": {"i": -5}}),
+                serde_json::json!({"kind": 1, "value": {"d": 2.5}}),
+            ],
+            "{producer:?}"
+        );
         // Bad payloads: raw bytes and the reason.
         let unregistered = fields("(unnamed)");
         let errors: Vec<&str> = ev
@@ -2106,6 +2116,7 @@ fn payload_schemas_are_decoded_into_named_values() {
         assert_eq!(
             errors,
             [
+                "entry value: member 7 of a union of 2",
                 "schema 16777316 is not registered in this domain",
                 "8 bytes at offset 8 are past the payload's 12",
                 "entry samples: payload 0 does not hold one integer",
@@ -2150,8 +2161,9 @@ fn payload_schemas_are_decoded_into_named_values() {
             .unwrap()
             .map(Result::unwrap)
             .collect();
-        // Without `bytes`: the start/end, the histogram, the three bad payloads.
-        assert_eq!(groups, [(None, 5), (Some(1048576), 3)], "{query}");
+        // Without `bytes`: the start/end, the histogram, three tagged unions,
+        // the three bad payloads.
+        assert_eq!(groups, [(None, 8), (Some(1048576), 3)], "{query}");
         // The summary split by a field's value.
         let summary = dir.join("summary.json");
         let out = nvtxr(

@@ -205,11 +205,14 @@ impl Decoder<'_> {
         blob: &[u8],
         out: &mut Map<String, Value>,
     ) -> Result<(), String> {
-        if matches!(
-            s.type_,
-            schema_type::UNION | schema_type::UNION_WITH_INTERNAL_SELECTOR
-        ) {
-            return Err("unions are not decoded".into());
+        match s.type_ {
+            schema_type::UNION => {
+                return Err("a union is decoded as an entry whose selector is beside it".into())
+            }
+            schema_type::UNION_WITH_INTERNAL_SELECTOR => {
+                return Err("unions with an internal selector are not decoded".into())
+            }
+            _ => {}
         }
         self.depth += 1;
         let result = if self.depth > MAX_DEPTH {
@@ -332,6 +335,8 @@ impl Decoder<'_> {
         };
         // SAFETY: as above.
         let mut length = |e: &Entry| unsafe { self.length(e, integers) };
+        // A union's member is chosen by an integer entry before it.
+        let selector = integers.get(e.detail as usize).copied().flatten();
         // Where the data is: in place, or behind a pointer.
         let pointer = e.flags & entry_flag::POINTER != 0 || e.is_string_pointer();
         if pointer {
@@ -373,7 +378,7 @@ impl Decoder<'_> {
             // SAFETY: `count` elements there, as the producer promises.
             let data = unsafe { pointed(data, count, size) };
             // SAFETY: as above.
-            let value = unsafe { self.elements(e, data, size, e.array() != 0)? };
+            let value = unsafe { self.elements(e, data, size, e.array() != 0, selector)? };
             return Ok((value, end));
         }
         if let Some(unit) = schema::string_unit(e.type_) {
@@ -408,7 +413,7 @@ impl Decoder<'_> {
                 let n = n.ok_or_else(|| format!("entry {}: no terminating element", e.name))?;
                 let data = bytes(blob, at, n * size)?;
                 // SAFETY: as above.
-                let value = unsafe { self.elements(e, data, size, true)? };
+                let value = unsafe { self.elements(e, data, size, true, selector)? };
                 return Ok((value, at + (n + 1) * size));
             }
             _ => return Err(format!("entry {}: array kind not decoded", e.name)),
@@ -421,11 +426,12 @@ impl Decoder<'_> {
         }
         let data = bytes(blob, at, count.saturating_mul(size))?;
         // SAFETY: as above.
-        let value = unsafe { self.elements(e, data, size, array)? };
+        let value = unsafe { self.elements(e, data, size, array, selector)? };
         Ok((value, at + data.len()))
     }
 
-    /// `data`'s elements of `e`'s type: one value, or an array.
+    /// `data`'s elements of `e`'s type: one value, or an array; a union's
+    /// the member `selector` (the value of the entry `e` names) chooses.
     ///
     /// # Safety
     /// As [`decode`]'s.
@@ -435,12 +441,31 @@ impl Decoder<'_> {
         data: &[u8],
         size: usize,
         array: bool,
+        selector: Option<u64>,
     ) -> Result<Value, String> {
         let mut values = Vec::new();
         for one in data.chunks_exact(size.max(1)).take(MAX_ELEMENTS) {
             values.push(if e.type_ >= schema_id::STATIC_START {
                 match schema::find(self.domain, e.type_).as_deref() {
                     Some(Definition::Enum(en)) => enum_value(en, one)?,
+                    Some(Definition::Schema(union)) if union.type_ == schema_type::UNION => {
+                        let k = selector.ok_or_else(|| {
+                            format!(
+                                "entry {}: its union's selector, entry {}, is not an integer before it",
+                                e.name, e.detail
+                            )
+                        })?;
+                        let member = union.entries.get(k as usize).ok_or_else(|| {
+                            format!(
+                                "entry {}: member {k} of a union of {}",
+                                e.name,
+                                union.entries.len()
+                            )
+                        })?;
+                        // SAFETY: as above.
+                        let (value, _) = unsafe { self.entry(union, member, one, 0, &[])? };
+                        Value::Object(Map::from_iter([(member.name.clone(), value)]))
+                    }
                     Some(Definition::Schema(nested)) => {
                         let mut fields = Map::new();
                         // SAFETY: as above.
