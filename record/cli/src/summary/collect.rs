@@ -215,7 +215,7 @@ impl Collector {
                 group.durations.sort_unstable();
                 let mut stats = Stats::new(group.durations.len() as u64);
                 group.durations.iter().for_each(|&d| stats.push(d));
-                rows.push(stats.row(&key, group.color, self.grand))?;
+                rows.offer(stats.total, || stats.row(&key, group.color, self.grand))?;
             }
             return rows.finish();
         }
@@ -255,7 +255,7 @@ impl Collector {
                     smallest.push(Reverse((readers[parts[p]].u64()?, p)));
                 }
             }
-            rows.push(stats.row(&key.1, color, self.grand))?;
+            rows.offer(stats.total, || stats.row(&key.1, color, self.grand))?;
             for &i in &parts {
                 if let Some(head) = group_head(&mut readers[i])? {
                     heads[i] = (head.color, head.count);
@@ -376,6 +376,8 @@ pub struct Rows {
     count: usize,
     /// Only the first rows wanted: no more are held, none go to runs.
     keep: Option<usize>,
+    /// With `keep`, once that many are held: the least total among them.
+    floor: Option<u64>,
     held: Vec<Row>,
     runs: Vec<File>,
     bytes: usize,
@@ -418,6 +420,7 @@ impl Rows {
         Rows {
             count: 0,
             keep,
+            floor: None,
             held: Vec::new(),
             runs: Vec::new(),
             bytes: 0,
@@ -425,17 +428,24 @@ impl Rows {
         }
     }
 
-    fn push(&mut self, row: Row) -> std::io::Result<()> {
+    /// A row of `total`, made by `row` unless it cannot be among the
+    /// first `keep` (a total below the least of those kept so far).
+    fn offer(&mut self, total: u64, row: impl FnOnce() -> Row) -> std::io::Result<()> {
         self.count += 1;
-        self.held.push(row);
         if let Some(keep) = self.keep {
+            if self.floor.is_some_and(|floor| total < floor) {
+                return Ok(());
+            }
+            self.held.push(row());
             // The first `keep`, from time to time.
             if self.held.len() >= 2 * keep.max(1024) {
                 self.held.sort_unstable_by(order);
                 self.held.truncate(keep);
+                self.floor = self.held.last().map(|r| r.total);
             }
             return Ok(());
         }
+        self.held.push(row());
         self.bytes += self.held.last().map_or(0, |r| r.range.len()) + 160;
         if self.bytes > self.budget {
             self.spill()?;
