@@ -226,6 +226,19 @@ fn counters_reach_the_tool() {
     );
 }
 
+/// The Chrome JSON trace `nvtxr report` makes of recording `dir`.
+fn reported(dir: &std::path::Path) -> String {
+    let trace = dir.join("t.json");
+    let out = std::process::Command::new(&nvtxr_harness::artifacts().nvtxr)
+        .args(["report", "-q", "-o"])
+        .arg(&trace)
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    std::fs::read_to_string(&trace).unwrap()
+}
+
 #[test]
 fn a_counter_batch_is_recorded_at_its_timestamps() {
     let dir =
@@ -241,16 +254,7 @@ fn a_counter_batch_is_recorded_at_its_timestamps() {
             loss.batch(&values, &times).unwrap();
             domain.mark("submitted");
         });
-    let trace = dir.join("t.json");
-    let out = std::process::Command::new(&nvtxr_harness::artifacts().nvtxr)
-        .args(["report", "-q", "-o"])
-        .arg(&trace)
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&reported(&dir)).unwrap();
     let events = json["traceEvents"].as_array().unwrap();
     let at = |name: &str| -> Vec<f64> {
         events
@@ -302,15 +306,7 @@ fn struct_payloads_are_recorded_field_by_field() {
             domain.mark(EventAttributes::new("allreduce").payload_struct(&schema, &call));
             let _range = domain.push(EventAttributes::empty().payload_struct(&schema, &call));
         });
-    let trace = dir.join("t.json");
-    let out = std::process::Command::new(&nvtxr_harness::artifacts().nvtxr)
-        .args(["report", "-q", "-o"])
-        .arg(&trace)
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let json = std::fs::read_to_string(&trace).unwrap();
+    let json = reported(&dir);
     let fields = r#""fields":{"bytes":1048576,"ranks":8,"ratio":0.5,"dims":[1,-2,3],"root":1}"#;
     // The mark under its message, the range under the schema's name.
     for name in [r#""name":"allreduce""#, r#""name":"AllReduce""#] {

@@ -44,12 +44,7 @@ pub unsafe extern "C" fn nvtxr_mem_heap_unregister(
     domain: *const nvtxr_domain_t,
     heap: *mut nvtxr_mem_heap_t,
 ) -> nvtxr_status_t {
-    exported!(unsafe {
-        status(domain_ref(domain).and_then(|d| match heap.is_null() {
-            true => Ok(()),
-            false => memory::heap_unregister(d, heap.cast()),
-        }))
-    })
+    exported!(unsafe { on_heap(domain, heap, memory::heap_unregister) })
 }
 
 /// Unregisters every region of `heap` (NULL: nothing is sent). Thread-safe.
@@ -58,12 +53,29 @@ pub unsafe extern "C" fn nvtxr_mem_heap_reset(
     domain: *const nvtxr_domain_t,
     heap: *mut nvtxr_mem_heap_t,
 ) -> nvtxr_status_t {
-    exported!(unsafe {
-        status(domain_ref(domain).and_then(|d| match heap.is_null() {
+    exported!(unsafe { on_heap(domain, heap, memory::heap_reset) })
+}
+
+/// `call` on a heap of `domain`; NULL sends nothing.
+///
+/// # Safety
+/// `domain` as every call takes it; `heap` NULL or one the tool returned.
+unsafe fn on_heap(
+    domain: *const nvtxr_domain_t,
+    heap: *mut nvtxr_mem_heap_t,
+    call: unsafe fn(
+        &'static nvtxr_engine::domain::DomainState,
+        nvtx_protocol::Handle,
+    ) -> Result<(), nvtxr_engine::Error>,
+) -> nvtxr_status_t {
+    // SAFETY: as the caller promises.
+    status(
+        unsafe { domain_ref(domain) }.and_then(|d| match heap.is_null() {
             true => Ok(()),
-            false => memory::heap_reset(d, heap.cast()),
-        }))
-    })
+            // SAFETY: a heap the tool returned.
+            false => unsafe { call(d, heap.cast()) },
+        }),
+    )
 }
 
 /// Registers the region of `size` bytes at `address` (nothing there is

@@ -1700,17 +1700,8 @@ fn memory_heaps_and_regions_are_recorded_as_marks() {
             producer,
             &format!("memory-{producer:?}"),
         );
-        let json = dir.join("t.json");
         assert!(text(&out).contains("handles addresses"), "{}", text(&out));
-        let marks: Vec<(String, String)> = events(&load(&json))
-            .iter()
-            .map(|e| {
-                assert_eq!((e.ph.as_str(), e.cat.as_str()), ("i", "memory"), "{e:?}");
-                (e.name.clone(), e.args["fields"].to_string())
-            })
-            .collect();
-        let heap = marks[0].1.split(',').next().unwrap().to_string() + "}";
-        let id = heap.trim_start_matches(r#"{"heap":"#).trim_end_matches('}');
+        let (marks, id) = memory_marks(&dir);
         let expected = [
             ("memory heap registered", format!(r#"{{"heap":{id},"name":"pool","usage":"sub-allocator","address":"0x10000000","size":1048576}}"#)),
             ("memory regions registered", format!(r#"{{"heap":{id},"count":2,"regions":[{{"address":"0x10000000","size":4096}},{{"address":"0x10001000","size":256}}]}}"#)),
@@ -1728,10 +1719,9 @@ fn memory_heaps_and_regions_are_recorded_as_marks() {
     }
 }
 
-#[test]
-fn nvtxr_c_memory_calls_are_recorded_as_nvidias_are() {
-    let (dir, out) = recorded_program("nvtxr_memory.c", Producer::NvtxrShared, "nvtxr-memory");
-    assert!(text(&out).contains("refused -101 0 -102"), "{}", text(&out));
+/// The memory marks of the trace `t.json` in `dir` (name, fields), every
+/// one an instant of domain "memory", and the heap's id (the first's).
+fn memory_marks(dir: &Path) -> (Vec<(String, String)>, String) {
     let marks: Vec<(String, String)> = events(&load(&dir.join("t.json")))
         .iter()
         .map(|e| {
@@ -1739,8 +1729,16 @@ fn nvtxr_c_memory_calls_are_recorded_as_nvidias_are() {
             (e.name.clone(), e.args["fields"].to_string())
         })
         .collect();
-    let heap = marks[0].1.split(',').next().unwrap().to_string() + "}";
-    let id = heap.trim_start_matches(r#"{"heap":"#).trim_end_matches('}');
+    let heap = marks[0].1.split(',').next().unwrap().to_string();
+    let id = heap.trim_start_matches(r#"{"heap":"#).to_string();
+    (marks, id)
+}
+
+#[test]
+fn nvtxr_c_memory_calls_are_recorded_as_nvidias_are() {
+    let (dir, out) = recorded_program("nvtxr_memory.c", Producer::NvtxrShared, "nvtxr-memory");
+    assert!(text(&out).contains("refused -101 0 -102"), "{}", text(&out));
+    let (marks, id) = memory_marks(&dir);
     let region = |address: &str, size: u32| {
         format!(r#"{{"heap":{id},"count":1,"regions":[{{"address":"{address}","size":{size}}}]}}"#)
     };
