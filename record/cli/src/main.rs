@@ -154,7 +154,8 @@ pub struct Outputs {
     /// --type sqlite`): SQL written against one runs on this file.
     #[arg(long, value_name = "FILE")]
     pub sqlite: Option<PathBuf>,
-    /// No progress line and no summary table on the terminal.
+    /// No progress line and no summary table on the terminal (nor, unless
+    /// `--csv`, `--json` or `--html` wants it, a summary computed).
     #[arg(short, long)]
     pub quiet: bool,
     /// The summary's time unit (table and CSV).
