@@ -1660,35 +1660,42 @@ fn nccls_own_payload_schemas_are_decoded_field_by_field() {
             .collect();
         assert_eq!(shown, expected, "{producer:?}");
         // The summary split by message size, as NCCL users group their calls.
-        let summary = dir.join("summary.json");
-        let out = nvtxr(
-            &[
-                "report",
-                rec.to_str().unwrap(),
-                "-q",
-                "-o",
-                dir.join("grouped.pftrace").to_str().unwrap(),
-                "--json",
-                summary.to_str().unwrap(),
-                "--group-by",
-                "Message size [bytes]",
-            ],
-            &[],
-        );
-        assert!(out.status.success(), "{}", text(&out));
-        let rows = load(&summary);
-        let ranges: Vec<&str> = rows
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["range"].as_str().unwrap())
-            .collect();
+        let ranges = grouped_ranges(&dir, &rec, "Message size [bytes]");
         assert!(
-            ranges.contains(&"NCCL:ncclAllReduce [Message size [bytes]=1048576]")
-                && ranges.contains(&"NCCL:ncclCommInitRank"),
+            ranges
+                .iter()
+                .any(|r| r == "NCCL:ncclAllReduce [Message size [bytes]=1048576]")
+                && ranges.iter().any(|r| r == "NCCL:ncclCommInitRank"),
             "{ranges:?}"
         );
     }
+}
+
+/// The summary's ranges (`domain:name [FIELD=value]`) when recording `rec`
+/// is reported again into `dir` with `--group-by FIELD`.
+fn grouped_ranges(dir: &Path, rec: &Path, field: &str) -> Vec<String> {
+    let summary = dir.join("summary.json");
+    let out = nvtxr(
+        &[
+            "report",
+            rec.to_str().unwrap(),
+            "-q",
+            "-o",
+            dir.join("grouped.pftrace").to_str().unwrap(),
+            "--json",
+            summary.to_str().unwrap(),
+            "--group-by",
+            field,
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    load(&summary)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row["range"].as_str().unwrap().to_string())
+        .collect()
 }
 
 #[test]
@@ -2163,28 +2170,7 @@ fn payload_schemas_are_decoded_into_named_values() {
         // the three bad payloads.
         assert_eq!(groups, [(None, 8), (Some(1048576), 3)], "{query}");
         // The summary split by a field's value.
-        let summary = dir.join("summary.json");
-        let out = nvtxr(
-            &[
-                "report",
-                rec.to_str().unwrap(),
-                "-q",
-                "-o",
-                dir.join("grouped.json").to_str().unwrap(),
-                "--json",
-                summary.to_str().unwrap(),
-                "--group-by",
-                "op",
-            ],
-            &[],
-        );
-        assert!(out.status.success(), "{}", text(&out));
-        let mut ranges: Vec<String> = load(&summary)
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|row| row["range"].as_str().unwrap().to_string())
-            .collect();
+        let mut ranges = grouped_ranges(&dir, &rec, "op");
         ranges.sort();
         assert_eq!(
             ranges,
