@@ -8,17 +8,14 @@ use crate::loader::extensions::MEM;
 use nvtx_protocol::ext::cbid;
 use nvtx_protocol::mem::{
     HeapDesc, RegionNameDesc, RegionsNameBatch, RegionsRegisterBatch, RegionsResizeBatch,
-    RegionsUnregisterBatch, VirtualRange, COMPAT_ID, HEAP_USAGE_SUB_ALLOCATOR,
+    RegionsUnregisterBatch, VirtualRange, COMPAT_ID, HEAP_USAGE_SUB_ALLOCATOR, REF_POINTER,
     TYPE_VIRTUAL_ADDRESS,
 };
 use nvtx_protocol::{attr, Handle};
 use std::ffi::{c_void, CStr};
 
-/// `NVTX_MEM_REGION_REF_TYPE_POINTER`: regions referred to by address.
-const REF_POINTER: u32 = 1;
-
-/// A struct's size, as the structs' `structSize` fields take it.
-fn size_of<T>() -> u16 {
+/// `T`'s size as the structs' `structSize` fields take it (u16).
+fn struct_size<T>() -> u16 {
     std::mem::size_of::<T>() as u16
 }
 
@@ -59,7 +56,7 @@ pub fn heap_register(
     let range = VirtualRange { size, ptr: base };
     let desc = HeapDesc {
         ext_compat_id: COMPAT_ID,
-        struct_size: size_of::<HeapDesc>(),
+        struct_size: struct_size::<HeapDesc>(),
         reserved0: 0,
         usage: HEAP_USAGE_SUB_ALLOCATOR,
         type_: TYPE_VIRTUAL_ADDRESS,
@@ -110,7 +107,7 @@ pub unsafe fn region_register(
     let range = VirtualRange { size, ptr: address };
     let batch = RegionsRegisterBatch {
         ext_compat_id: COMPAT_ID,
-        struct_size: size_of::<RegionsRegisterBatch>(),
+        struct_size: struct_size::<RegionsRegisterBatch>(),
         region_type: TYPE_VIRTUAL_ADDRESS,
         heap,
         region_count: 1,
@@ -132,7 +129,7 @@ pub fn region_resize(
     let range = VirtualRange { size, ptr: address };
     let batch = RegionsResizeBatch {
         ext_compat_id: COMPAT_ID,
-        struct_size: size_of::<RegionsResizeBatch>(),
+        struct_size: struct_size::<RegionsResizeBatch>(),
         region_type: TYPE_VIRTUAL_ADDRESS,
         region_count: 1,
         region_desc_element_size: std::mem::size_of::<VirtualRange>(),
@@ -159,7 +156,7 @@ pub fn region_name(
     };
     let batch = RegionsNameBatch {
         ext_compat_id: COMPAT_ID,
-        struct_size: size_of::<RegionsNameBatch>(),
+        struct_size: struct_size::<RegionsNameBatch>(),
         reserved0: 0,
         region_count: 1,
         region_element_size: std::mem::size_of::<RegionNameDesc>(),
@@ -177,7 +174,7 @@ pub fn region_unregister(
 ) -> Result<(), Error> {
     let batch = RegionsUnregisterBatch {
         ext_compat_id: COMPAT_ID,
-        struct_size: size_of::<RegionsUnregisterBatch>(),
+        struct_size: struct_size::<RegionsUnregisterBatch>(),
         ref_type: REF_POINTER,
         ref_count: 1,
         ref_element_size: std::mem::size_of::<*const c_void>(),

@@ -14,6 +14,8 @@ pub const HEAP_USAGE_SUB_ALLOCATOR: u32 = 1;
 pub const HEAP_USAGE_LAYOUT: u32 = 2;
 /// `NVTX_MEM_TYPE_VIRTUAL_ADDRESS`: described by a [`VirtualRange`].
 pub const TYPE_VIRTUAL_ADDRESS: u32 = 1;
+/// `NVTX_MEM_REGION_REF_TYPE_POINTER`: a region referred to by its address.
+pub const REF_POINTER: u32 = 1;
 
 /// `nvtxMemVirtualRangeDesc_t` (16 bytes).
 #[repr(C)]
