@@ -7,40 +7,42 @@ use nvtxr_harness::install::{install, nvtxr_version, soname, HEADERS};
 use nvtxr_harness::{have_tool, root, run, Tool, STATIC_LINK_FLAGS};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
+use tempfile::TempDir;
 
-/// A fresh directory outside the source tree.
-fn outside(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("nvtxr-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh directory outside the source tree, removed when dropped (the
+/// test's end, passed or failed).
+fn outside(name: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("nvtxr-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
-/// One installation per test process.
-fn prefix() -> &'static Path {
-    static PREFIX: OnceLock<PathBuf> = OnceLock::new();
-    PREFIX.get_or_init(|| {
-        let p = outside("prefix");
-        install(&p, None);
-        p
-    })
+/// nvtxr installed into a fresh prefix (one per test: installing is copying files).
+fn installed() -> TempDir {
+    let prefix = outside("prefix");
+    install(prefix.path(), None);
+    prefix
 }
 
 /// The consumer project, copied out of the source tree (one copy per test).
-fn consumer(name: &str) -> PathBuf {
+fn consumer(name: &str) -> TempDir {
     let dir = outside(name);
     for f in ["main.c", "main.cpp", "CMakeLists.txt"] {
-        std::fs::copy(root().join("examples/c/consumer").join(f), dir.join(f)).unwrap();
+        std::fs::copy(
+            root().join("examples/c/consumer").join(f),
+            dir.path().join(f),
+        )
+        .unwrap();
     }
     dir
 }
 
-fn sh(cmd: &str, cwd: &Path) -> String {
+fn sh(cmd: &str, cwd: &Path, prefix: &Path) -> String {
     let out = Command::new("sh")
         .args(["-c", cmd])
         .current_dir(cwd)
-        .env("PKG_CONFIG_PATH", prefix().join("lib/pkgconfig"))
+        .env("PKG_CONFIG_PATH", prefix.join("lib/pkgconfig"))
         .output()
         .unwrap();
     assert!(
@@ -53,7 +55,7 @@ fn sh(cmd: &str, cwd: &Path) -> String {
 }
 
 /// Runs a consumer program under the event-log tool; checks its events and how it links.
-fn check_consumer(exe: &Path, statically: bool) {
+fn check_consumer(exe: &Path, statically: bool, prefix: &Path) {
     let r = run(exe, &[], Tool::EventLog("record"), &[]);
     assert!(r.success, "{r:?}");
     assert_eq!(r.stdout, format!("nvtxr {}\n", nvtxr_version()));
@@ -66,22 +68,21 @@ fn check_consumer(exe: &Path, statically: bool) {
             "RangePop -> 0"
         ]
     );
-    let ldd = sh(&format!("ldd {}", exe.display()), Path::new("/"));
+    let ldd = sh(&format!("ldd {}", exe.display()), Path::new("/"), prefix);
     if statically {
         assert!(!ldd.contains("libnvtxr"), "{ldd}");
     } else {
         let soname = soname();
-        let want = format!(
-            "{soname} => {}",
-            prefix().join("lib").join(&soname).display()
-        );
+        let want = format!("{soname} => {}", prefix.join("lib").join(&soname).display());
         assert!(ldd.contains(&want), "{ldd}");
     }
 }
 
 #[test]
 fn installs_libraries_headers_and_package_files() {
-    let lib = prefix().join("lib");
+    let prefix = installed();
+    let prefix = prefix.path();
+    let lib = prefix.join("lib");
     let version = nvtxr_version();
     assert_eq!(
         std::fs::read_link(lib.join("libnvtxr.so")).unwrap(),
@@ -109,8 +110,9 @@ fn installs_libraries_headers_and_package_files() {
         nvtxr_harness::Producer::NvtxrShared,
         &[],
     );
-    let trace = outside("installed-record").join("t.json");
-    let out = Command::new(prefix().join("bin/nvtxr"))
+    let out_dir = outside("installed-record");
+    let trace = out_dir.path().join("t.json");
+    let out = Command::new(prefix.join("bin/nvtxr"))
         .args(["record", "-q", "-o"])
         .arg(&trace)
         .arg("--")
@@ -128,7 +130,7 @@ fn installs_libraries_headers_and_package_files() {
         .unwrap()
         .contains("exec'd worker"));
     for h in HEADERS {
-        let installed = std::fs::read(prefix().join("include").join(h)).unwrap();
+        let installed = std::fs::read(prefix.join("include").join(h)).unwrap();
         assert_eq!(
             installed,
             std::fs::read(root().join("include").join(h)).unwrap(),
@@ -140,7 +142,8 @@ fn installs_libraries_headers_and_package_files() {
 #[test]
 fn destdir_stages_files_that_refer_to_the_prefix() {
     let stage = outside("stage");
-    install(Path::new("/opt/nvtxr"), Some(&stage));
+    let stage = stage.path();
+    install(Path::new("/opt/nvtxr"), Some(stage));
     let pc = std::fs::read_to_string(stage.join("opt/nvtxr/lib/pkgconfig/nvtxr.pc")).unwrap();
     assert!(pc.starts_with("prefix=/opt/nvtxr\n"), "{pc}");
     assert!(stage.join("opt/nvtxr/lib/libnvtxr.a").is_file());
@@ -152,20 +155,25 @@ fn pkg_config_consumer_shared_and_static() {
     if !have_tool("pkg-config") {
         return;
     }
+    let prefix = installed();
+    let prefix = prefix.path();
     let dir = consumer("pkg-config-consumer");
+    let dir = dir.path();
     // nvtxr.pc carries an rpath: the program runs without LD_LIBRARY_PATH.
     sh(
         "gcc -Wall -Wextra -Werror main.c $(pkg-config --cflags --libs nvtxr) -o shared",
-        &dir,
+        dir,
+        prefix,
     );
-    check_consumer(&dir.join("shared"), false);
+    check_consumer(&dir.join("shared"), false, prefix);
     sh(
         "gcc -Wall -Wextra -Werror main.c $(pkg-config --cflags --libs nvtxr-static) -o static",
-        &dir,
+        dir,
+        prefix,
     );
-    check_consumer(&dir.join("static"), true);
+    check_consumer(&dir.join("static"), true, prefix);
     // nvtxr.pc carries the same flags for `pkg-config --static`.
-    let libs = sh("pkg-config --static --libs nvtxr", &dir);
+    let libs = sh("pkg-config --static --libs nvtxr", dir, prefix);
     assert!(
         libs.trim_end().ends_with(&STATIC_LINK_FLAGS.join(" ")),
         "{libs}"
@@ -177,18 +185,22 @@ fn cmake_consumer_shared_and_static() {
     if !have_tool("cmake") {
         return;
     }
+    let prefix = installed();
+    let prefix = prefix.path();
     let dir = consumer("cmake-consumer");
+    let dir = dir.path();
     for (build, statically) in [("build-shared", false), ("build-static", true)] {
         sh(
             &format!(
                 "cmake -S . -B {build} -DCMAKE_PREFIX_PATH={} -Dnvtxr_USE_STATIC_LIBS={} >/dev/null && cmake --build {build} >/dev/null",
-                prefix().display(),
+                prefix.display(),
                 if statically { "ON" } else { "OFF" }
             ),
-            &dir,
+            dir,
+            prefix,
         );
-        check_consumer(&dir.join(build).join("consumer_c"), statically);
-        check_consumer(&dir.join(build).join("consumer_cpp"), statically);
+        check_consumer(&dir.join(build).join("consumer_c"), statically, prefix);
+        check_consumer(&dir.join(build).join("consumer_cpp"), statically, prefix);
     }
 }
 

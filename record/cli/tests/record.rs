@@ -599,11 +599,12 @@ fn more_threads_than_file_descriptors_are_all_recorded() {
 #[test]
 fn a_file_size_limit_drops_events_loudly_and_never_kills_the_program() {
     let dir = scratch("file_limit");
+    // The kept recording goes to $TMPDIR: here, the test's own folder.
     let out = record(
         &dir,
         &["-q"],
         &[scenarios().to_str().unwrap(), "file_limit"],
-        &[],
+        &[("TMPDIR", dir.to_str().unwrap())],
     );
     let msg = text(&out);
     assert!(msg.contains("still alive"), "not killed by SIGXFSZ: {msg}");
@@ -1368,6 +1369,7 @@ fn a_write_past_the_file_size_limit_is_reported_and_the_recording_kept() {
         .arg(&artifacts().nvtxr)
         .arg(dir.join("trace.json"))
         .arg(scenarios())
+        .env("TMPDIR", &dir)
         .output()
         .unwrap();
     let msg = text(&out);
@@ -1377,6 +1379,7 @@ fn a_write_past_the_file_size_limit_is_reported_and_the_recording_kept() {
         .lines()
         .find_map(|l| l.split("convert it with: nvtxr report ").nth(1))
         .expect("says where the recording is");
+    assert!(Path::new(kept).starts_with(&dir), "kept in $TMPDIR: {kept}");
     assert!(!dir.join("trace.json").exists(), "no partial trace");
     let again = nvtxr(
         &[
