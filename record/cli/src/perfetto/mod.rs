@@ -21,12 +21,14 @@
 //!   (`compressed_packets`).
 
 mod proto;
+mod wire;
 
 use crate::chrome::css_color;
 use crate::model::{Details, Mark, Payload, Process, Range, Sample, Sink, Style, Thread};
 use hashbrown::HashMap;
 use proto::*;
 use std::io::Write;
+use wire::{interned, packet, track_event, Fields, TRACE_PACKET};
 
 /// Uncompressed bytes of packets per compressed block (Perfetto reads up to 512 KB).
 const BLOCK: usize = 256 << 10;
@@ -166,8 +168,9 @@ impl<'a> Writer<'a> {
         }
     }
 
-    fn packet(&mut self, p: &TracePacket) -> std::io::Result<()> {
-        frame(p, &mut self.block);
+    /// Appends one packet, whose fields `body` writes, to the block.
+    fn packet(&mut self, body: impl FnOnce(&mut Fields)) -> std::io::Result<()> {
+        Fields(&mut self.block).message(TRACE_PACKET, body);
         if self.block.len() >= BLOCK {
             self.flush_block()?;
         }
@@ -199,24 +202,21 @@ impl<'a> Writer<'a> {
             }
         }
         self.block.clear();
-        let wrapper = TracePacket {
-            compressed_packets: Some(compressed),
-            ..Default::default()
-        };
         let mut framed = std::mem::take(&mut self.framed);
         framed.clear();
-        frame(&wrapper, &mut framed);
+        Fields(&mut framed).message(TRACE_PACKET, |p| {
+            p.bytes(packet::COMPRESSED_PACKETS, &compressed)
+        });
         let written = self.out.write_all(&framed);
-        self.compressed = wrapper.compressed_packets.unwrap_or_default();
+        self.compressed = compressed;
         self.framed = framed;
         written
     }
 
     fn descriptor(&mut self, sequence: &Sequence, d: TrackDescriptor) -> std::io::Result<()> {
-        self.packet(&TracePacket {
-            trusted_packet_sequence_id: Some(sequence.id),
-            track_descriptor: Some(d),
-            ..Default::default()
+        self.packet(|p| {
+            p.uint(packet::TRUSTED_PACKET_SEQUENCE_ID, sequence.id.into());
+            p.encoded(packet::TRACK_DESCRIPTOR, &d);
         })
     }
 
@@ -228,49 +228,43 @@ impl<'a> Writer<'a> {
         s.fresh = false;
         let delta = s.delta_from.is_some();
         if delta {
-            self.packet(&TracePacket {
-                trusted_packet_sequence_id: Some(s.id),
-                clock_snapshot: Some(ClockSnapshot {
-                    clocks: vec![
-                        Clock {
-                            clock_id: Some(self.clock),
-                            timestamp: Some(self.origin),
-                            is_incremental: None,
-                        },
-                        Clock {
-                            clock_id: Some(DELTA_CLOCK),
-                            timestamp: Some(self.origin),
-                            is_incremental: Some(true),
-                        },
-                    ],
-                    primary_trace_clock: Some(self.clock as i32),
-                }),
-                ..Default::default()
+            let snapshot = ClockSnapshot {
+                clocks: vec![
+                    Clock {
+                        clock_id: Some(self.clock),
+                        timestamp: Some(self.origin),
+                        is_incremental: None,
+                    },
+                    Clock {
+                        clock_id: Some(DELTA_CLOCK),
+                        timestamp: Some(self.origin),
+                        is_incremental: Some(true),
+                    },
+                ],
+                primary_trace_clock: Some(self.clock as i32),
+            };
+            self.packet(|p| {
+                p.uint(packet::TRUSTED_PACKET_SEQUENCE_ID, s.id.into());
+                p.encoded(packet::CLOCK_SNAPSHOT, &snapshot);
             })?;
             s.delta_from = Some(self.origin);
         }
-        self.packet(&TracePacket {
-            trusted_packet_sequence_id: Some(s.id),
-            sequence_flags: Some(SEQ_INCREMENTAL_STATE_CLEARED),
-            first_packet_on_sequence: Some(true),
-            trace_packet_defaults: Some(TracePacketDefaults {
-                timestamp_clock_id: Some(if delta { DELTA_CLOCK } else { self.clock }),
-                track_event_defaults: s.track.map(|t| TrackEventDefaults {
-                    track_uuid: Some(t),
-                }),
+        let defaults = TracePacketDefaults {
+            timestamp_clock_id: Some(if delta { DELTA_CLOCK } else { self.clock }),
+            track_event_defaults: s.track.map(|t| TrackEventDefaults {
+                track_uuid: Some(t),
             }),
-            interned_data: Some(InternedData {
-                debug_annotation_names: ANNOTATIONS
-                    .iter()
-                    .zip(1..)
-                    .map(|(n, iid)| Interned {
-                        iid: Some(iid),
-                        name: Some(n.to_string()),
-                    })
-                    .collect(),
-                ..Default::default()
-            }),
-            ..Default::default()
+        };
+        self.packet(|p| {
+            p.uint(packet::TRUSTED_PACKET_SEQUENCE_ID, s.id.into());
+            p.uint(packet::SEQUENCE_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+            p.uint(packet::FIRST_PACKET_ON_SEQUENCE, 1);
+            p.encoded(packet::TRACE_PACKET_DEFAULTS, &defaults);
+            p.message(packet::INTERNED_DATA, |i| {
+                for (name, iid) in ANNOTATIONS.iter().zip(1..) {
+                    i.interned(interned::DEBUG_ANNOTATION_NAMES, iid, name.as_bytes());
+                }
+            });
         })
     }
 
@@ -280,37 +274,12 @@ impl<'a> Writer<'a> {
         &mut self,
         s: &mut Sequence,
         time: u64,
-        mut event: TrackEvent,
+        event: Event,
         name: Option<&str>,
         details: Option<&Details>,
     ) -> std::io::Result<()> {
         if s.fresh || s.names.len() + s.strings.len() > MAX_INTERNED {
             self.clear(s)?;
-        }
-        let mut interned = InternedData::default();
-        if let Some(name) = name {
-            event.name_iid = Some(intern(
-                &mut s.names,
-                name,
-                &mut interned.event_names,
-                |iid, text| Interned {
-                    iid: Some(iid),
-                    name: Some(text.to_string()),
-                },
-            ));
-        }
-        if let Some(d) = details {
-            event.debug_annotations = annotations(d, |text| {
-                intern(
-                    &mut s.strings,
-                    text,
-                    &mut interned.debug_annotation_string_values,
-                    |iid, text| InternedBytes {
-                        iid: Some(iid),
-                        str: Some(text.as_bytes().to_vec()),
-                    },
-                )
-            });
         }
         let (timestamp, clock) = match s.delta_from {
             Some(last) if time >= last => {
@@ -320,16 +289,30 @@ impl<'a> Writer<'a> {
             // Earlier than the sequence's last event (or no delta clock): absolute.
             _ => (time, s.delta_from.map(|_| self.clock)),
         };
-        let has_interned =
-            !interned.event_names.is_empty() || !interned.debug_annotation_string_values.is_empty();
-        self.packet(&TracePacket {
-            timestamp: Some(timestamp),
-            timestamp_clock_id: clock,
-            trusted_packet_sequence_id: Some(s.id),
-            sequence_flags: Some(SEQ_NEEDS_INCREMENTAL_STATE),
-            track_event: Some(event),
-            interned_data: has_interned.then_some(interned),
-            ..Default::default()
+        self.packet(|p| {
+            p.uint(packet::TIMESTAMP, timestamp);
+            if let Some(clock) = clock {
+                p.uint(packet::TIMESTAMP_CLOCK_ID, clock.into());
+            }
+            p.uint(packet::TRUSTED_PACKET_SEQUENCE_ID, s.id.into());
+            p.uint(packet::SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+            let mut name_iid = None;
+            let mut args = Vec::new();
+            p.message_if_any(packet::INTERNED_DATA, |i| {
+                name_iid = name.map(|name| {
+                    intern(&mut s.names, name, |iid, text| {
+                        i.interned(interned::EVENT_NAMES, iid, text)
+                    })
+                });
+                if let Some(d) = details {
+                    args = annotations(d, |text| {
+                        intern(&mut s.strings, text, |iid, text| {
+                            i.interned(interned::DEBUG_ANNOTATION_STRING_VALUES, iid, text)
+                        })
+                    });
+                }
+            });
+            p.message(packet::TRACK_EVENT, |t| event.encode(t, name_iid, &args));
         })
     }
 
@@ -457,11 +440,6 @@ impl<'a> Writer<'a> {
     }
 }
 
-/// Appends `p` as one packet of a `Trace`: field 1, length-delimited.
-fn frame(p: &TracePacket, out: &mut Vec<u8>) {
-    prost::encoding::message::encode(1, p, out);
-}
-
 fn hash_str(s: &str) -> u64 {
     // FNV-1a.
     s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
@@ -469,21 +447,17 @@ fn hash_str(s: &str) -> u64 {
     })
 }
 
-/// The iid of `text` in `table`, defining it in `new` the first time.
-/// (`entry` makes the definition: an event name, or a string value.)
-fn intern<T>(
-    table: &mut HashMap<String, u64>,
-    text: &str,
-    new: &mut Vec<T>,
-    entry: fn(u64, &str) -> T,
-) -> u64 {
-    if let Some(&iid) = table.get(text) {
-        return iid;
+/// The iid of `text` in `table`, given to `define` the first time.
+fn intern(table: &mut HashMap<String, u64>, text: &str, define: impl FnOnce(u64, &[u8])) -> u64 {
+    let next = table.len() as u64 + 1;
+    match table.entry_ref(text) {
+        hashbrown::hash_map::EntryRef::Occupied(e) => *e.get(),
+        hashbrown::hash_map::EntryRef::Vacant(e) => {
+            e.insert(next);
+            define(next, text.as_bytes());
+            next
+        }
     }
-    let iid = table.len() as u64 + 1;
-    table.insert(text.to_string(), iid);
-    new.push(entry(iid, text));
-    iid
 }
 
 /// The JSON's `args` as debug annotations (the default domain left out);
@@ -578,11 +552,62 @@ fn value_annotation(v: &serde_json::Value) -> DebugAnnotation {
     a
 }
 
-fn slice(kind: i32, track: Option<u64>) -> TrackEvent {
-    TrackEvent {
-        r#type: Some(kind),
-        track_uuid: track,
-        ..Default::default()
+/// A track event, beyond its time, name and details.
+struct Event {
+    /// `TrackEvent.type`: [`SLICE_BEGIN`], [`SLICE_END`], [`INSTANT`], [`COUNTER`].
+    kind: u64,
+    /// Its track, when not its sequence's default.
+    track: Option<u64>,
+    /// A counter's value.
+    value: Option<Payload>,
+    /// A flow it starts or ends (category `flow`).
+    flow: Option<Flow>,
+}
+
+enum Flow {
+    Starts(u64),
+    Ends(u64),
+}
+
+fn slice(kind: u64, track: Option<u64>) -> Event {
+    Event {
+        kind,
+        track,
+        value: None,
+        flow: None,
+    }
+}
+
+impl Event {
+    /// Its `TrackEvent` fields.
+    fn encode(&self, t: &mut Fields, name_iid: Option<u64>, args: &[DebugAnnotation]) {
+        t.uint(track_event::TYPE, self.kind);
+        if let Some(iid) = name_iid {
+            t.uint(track_event::NAME_IID, iid);
+        }
+        if let Some(track) = self.track {
+            t.uint(track_event::TRACK_UUID, track);
+        }
+        for a in args {
+            t.encoded(track_event::DEBUG_ANNOTATIONS, a);
+        }
+        // int64 counters as their two's complement; a u64 past i64 as a double.
+        match self.value {
+            Some(Payload::I64(v)) => t.uint(track_event::COUNTER_VALUE, v as u64),
+            Some(Payload::U64(v)) if v <= i64::MAX as u64 => t.uint(track_event::COUNTER_VALUE, v),
+            Some(Payload::U64(v)) => {
+                t.fixed64(track_event::DOUBLE_COUNTER_VALUE, (v as f64).to_bits())
+            }
+            Some(Payload::F64(v)) => t.fixed64(track_event::DOUBLE_COUNTER_VALUE, v.to_bits()),
+            None => {}
+        }
+        if let Some(flow) = &self.flow {
+            t.bytes(track_event::CATEGORIES, b"flow");
+            match flow {
+                Flow::Starts(id) => t.fixed64(track_event::FLOW_IDS, *id),
+                Flow::Ends(id) => t.fixed64(track_event::TERMINATING_FLOW_IDS, *id),
+            }
+        }
     }
 }
 
@@ -654,20 +679,9 @@ impl Sink for Writer<'_> {
 
     fn sample(&mut self, _: &Process, sample: &Sample) -> std::io::Result<()> {
         let track = self.counter_track(sample)?;
-        let (int, double) = match sample.value {
-            Payload::I64(v) => (Some(v), None),
-            Payload::U64(v) => match i64::try_from(v) {
-                Ok(v) => (Some(v), None),
-                Err(_) => (None, Some(v as f64)),
-            },
-            Payload::F64(v) => (None, Some(v)),
-        };
-        let event = TrackEvent {
-            r#type: Some(COUNTER),
-            track_uuid: Some(track),
-            counter_value: int,
-            double_counter_value: double,
-            ..Default::default()
+        let event = Event {
+            value: Some(sample.value),
+            ..slice(COUNTER, Some(track))
         };
         self.on_thread(|w, s| w.event(s, sample.time, event, None, None))
     }
@@ -720,27 +734,19 @@ impl Writer<'_> {
             if let (Some(from), Some(to)) = threads {
                 if r.tid != r.end_tid {
                     let flow = uuid(&[ASYNC_TRACK, p.key, n, 0xF]);
-                    let started = TrackEvent {
-                        flow_ids: vec![flow],
+                    let started = Event {
+                        flow: Some(Flow::Starts(flow)),
                         ..slice(INSTANT, Some(from))
                     };
-                    let ended = TrackEvent {
-                        terminating_flow_ids: vec![flow],
+                    let ended = Event {
+                        flow: Some(Flow::Ends(flow)),
                         ..slice(INSTANT, Some(to))
                     };
-                    w.event(s, r.start, flow_instant(started), Some(&d.name), None)?;
-                    w.event(s, r.end, flow_instant(ended), Some(&d.name), None)?;
+                    w.event(s, r.start, started, Some(&d.name), None)?;
+                    w.event(s, r.end, ended, Some(&d.name), None)?;
                 }
             }
             Ok(())
         })
-    }
-}
-
-/// An instant that only carries a flow's end: category `flow`.
-fn flow_instant(e: TrackEvent) -> TrackEvent {
-    TrackEvent {
-        categories: vec!["flow".to_string()],
-        ..e
     }
 }

@@ -1,38 +1,13 @@
 //! The part of Perfetto's trace schema (`protos/perfetto/trace/`) that
-//! nvtxr writes, as prost messages. Field numbers and types are Perfetto's,
-//! checked against the `perfetto` package's `perfetto_trace_pb2` by the tests,
-//! which parse every trace nvtxr writes with it.
+//! nvtxr writes once per track or sequence, as prost messages (what is
+//! written per event is encoded by hand: `wire.rs`), and the enums' values.
+//! Field numbers and types are Perfetto's, checked against the `perfetto`
+//! package's `perfetto_trace_pb2` by the tests, which parse every trace nvtxr
+//! writes with it.
 
-/// `TracePacket`; a trace file is `Trace { repeated TracePacket packet = 1 }`.
-#[derive(Clone, PartialEq, prost::Message)]
-pub struct TracePacket {
-    #[prost(uint64, optional, tag = "8")]
-    pub timestamp: Option<u64>,
-    #[prost(uint32, optional, tag = "58")]
-    pub timestamp_clock_id: Option<u32>,
-    #[prost(uint32, optional, tag = "10")]
-    pub trusted_packet_sequence_id: Option<u32>,
-    /// [`SEQ_INCREMENTAL_STATE_CLEARED`], [`SEQ_NEEDS_INCREMENTAL_STATE`].
-    #[prost(uint32, optional, tag = "13")]
-    pub sequence_flags: Option<u32>,
-    #[prost(message, optional, tag = "6")]
-    pub clock_snapshot: Option<ClockSnapshot>,
-    #[prost(message, optional, tag = "11")]
-    pub track_event: Option<TrackEvent>,
-    #[prost(message, optional, tag = "12")]
-    pub interned_data: Option<InternedData>,
-    #[prost(bytes = "vec", optional, tag = "50")]
-    pub compressed_packets: Option<Vec<u8>>,
-    #[prost(message, optional, tag = "59")]
-    pub trace_packet_defaults: Option<TracePacketDefaults>,
-    #[prost(message, optional, tag = "60")]
-    pub track_descriptor: Option<TrackDescriptor>,
-    #[prost(bool, optional, tag = "87")]
-    pub first_packet_on_sequence: Option<bool>,
-}
-
-pub const SEQ_INCREMENTAL_STATE_CLEARED: u32 = 1;
-pub const SEQ_NEEDS_INCREMENTAL_STATE: u32 = 2;
+/// `TracePacket.sequence_flags`.
+pub const SEQ_INCREMENTAL_STATE_CLEARED: u64 = 1;
+pub const SEQ_NEEDS_INCREMENTAL_STATE: u64 = 2;
 
 /// Builtin clock ids (`BuiltinClock`).
 pub const CLOCK_REALTIME: u32 = 1;
@@ -125,38 +100,11 @@ pub struct ThreadDescriptor {
     pub thread_name: Option<String>,
 }
 
-#[derive(Clone, PartialEq, prost::Message)]
-pub struct TrackEvent {
-    #[prost(uint64, repeated, packed = "false", tag = "3")]
-    pub category_iids: Vec<u64>,
-    #[prost(message, repeated, tag = "4")]
-    pub debug_annotations: Vec<DebugAnnotation>,
-    /// `Type`: [`SLICE_BEGIN`], [`SLICE_END`], [`INSTANT`].
-    #[prost(int32, optional, tag = "9")]
-    pub r#type: Option<i32>,
-    #[prost(uint64, optional, tag = "10")]
-    pub name_iid: Option<u64>,
-    #[prost(uint64, optional, tag = "11")]
-    pub track_uuid: Option<u64>,
-    #[prost(string, repeated, tag = "22")]
-    pub categories: Vec<String>,
-    #[prost(string, optional, tag = "23")]
-    pub name: Option<String>,
-    /// A counter event's value, integer or not.
-    #[prost(int64, optional, tag = "30")]
-    pub counter_value: Option<i64>,
-    #[prost(double, optional, tag = "44")]
-    pub double_counter_value: Option<f64>,
-    #[prost(fixed64, repeated, packed = "false", tag = "47")]
-    pub flow_ids: Vec<u64>,
-    #[prost(fixed64, repeated, packed = "false", tag = "48")]
-    pub terminating_flow_ids: Vec<u64>,
-}
-
-pub const SLICE_BEGIN: i32 = 1;
-pub const SLICE_END: i32 = 2;
-pub const INSTANT: i32 = 3;
-pub const COUNTER: i32 = 4;
+/// `TrackEvent.type`.
+pub const SLICE_BEGIN: u64 = 1;
+pub const SLICE_END: u64 = 2;
+pub const INSTANT: u64 = 3;
+pub const COUNTER: u64 = 4;
 
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct DebugAnnotation {
@@ -180,32 +128,4 @@ pub struct DebugAnnotation {
     pub dict_entries: Vec<DebugAnnotation>,
     #[prost(message, repeated, tag = "12")]
     pub array_values: Vec<DebugAnnotation>,
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-pub struct InternedData {
-    #[prost(message, repeated, tag = "2")]
-    pub event_names: Vec<Interned>,
-    #[prost(message, repeated, tag = "3")]
-    pub debug_annotation_names: Vec<Interned>,
-    #[prost(message, repeated, tag = "29")]
-    pub debug_annotation_string_values: Vec<InternedBytes>,
-}
-
-/// `EventName` and `DebugAnnotationName`: an iid and its name.
-#[derive(Clone, PartialEq, prost::Message)]
-pub struct Interned {
-    #[prost(uint64, optional, tag = "1")]
-    pub iid: Option<u64>,
-    #[prost(string, optional, tag = "2")]
-    pub name: Option<String>,
-}
-
-/// `InternedString`: an iid and its bytes.
-#[derive(Clone, PartialEq, prost::Message)]
-pub struct InternedBytes {
-    #[prost(uint64, optional, tag = "1")]
-    pub iid: Option<u64>,
-    #[prost(bytes = "vec", optional, tag = "2")]
-    pub str: Option<Vec<u8>>,
 }
