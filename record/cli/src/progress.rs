@@ -1,13 +1,18 @@
 //! A progress line on the terminal for conversions that take more than a
-//! second: what is being written, events done of all, rate, time left.
-//! Updated from the replay, a chunk at a time; cleared when done.
+//! second (or [`AFTER_VAR`]): what is being written, events done of all,
+//! rate, time left. Updated from the replay, a chunk at a time; cleared
+//! when done.
 
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+/// Milliseconds a pass runs before its line shows (default 1000).
+pub const AFTER_VAR: &str = "NVTXR_PROGRESS_AFTER_MS";
+
 static ENABLED: AtomicBool = AtomicBool::new(false);
+static AFTER_MS: AtomicU64 = AtomicU64::new(1000);
 static LINE: Mutex<Option<Line>> = Mutex::new(None);
 
 struct Line {
@@ -21,8 +26,12 @@ struct Line {
     shown: Option<Instant>,
 }
 
-/// Shows progress from now on (on a terminal, without `-q`).
+/// Shows progress from now on (on a terminal, without `-q`), for passes
+/// longer than [`AFTER_VAR`] says (a value that is not a number: 1 s).
 pub fn enable() {
+    if let Some(ms) = std::env::var(AFTER_VAR).ok().and_then(|v| v.parse().ok()) {
+        AFTER_MS.store(ms, Ordering::Relaxed);
+    }
     ENABLED.store(true, Ordering::Relaxed);
 }
 
@@ -54,7 +63,7 @@ pub fn advance(events: u64) {
     };
     l.done += events;
     let elapsed = l.started.elapsed();
-    if elapsed < Duration::from_secs(1)
+    if elapsed < Duration::from_millis(AFTER_MS.load(Ordering::Relaxed))
         || l.shown
             .is_some_and(|t| t.elapsed() < Duration::from_millis(250))
     {

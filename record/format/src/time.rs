@@ -63,7 +63,7 @@ pub struct Converter {
     kind: Clock,
     /// Sorted by ticks.
     anchors: Vec<Anchor>,
-    /// Ticks per ns from each anchor on: to the next one, measured; past
+    /// Ns per tick from each anchor on: to the next one, measured; past
     /// the last, the calibration's rate.
     rates: Vec<f64>,
 }
@@ -76,10 +76,10 @@ impl Converter {
         anchors.dedup_by_key(|a| a.ticks);
         let measured = anchors.windows(2).map(|w| {
             let (base, next) = (w[0], w[1]);
-            (next.ticks - base.ticks) as f64 / next.ns.saturating_sub(base.ns).max(1) as f64
+            next.ns.saturating_sub(base.ns).max(1) as f64 / (next.ticks - base.ticks) as f64
         });
         let rates = measured
-            .chain([calibration.ticks_per_second / 1e9])
+            .chain([1e9 / calibration.ticks_per_second])
             .collect();
         Converter {
             kind: calibration.kind,
@@ -117,8 +117,13 @@ impl Converter {
             Some(b) => (self.anchors[b], self.rates[b]),
             None => (self.anchors[0], self.rates[self.rates.len() - 1]),
         };
-        let delta = (ticks as f64 - base.ticks as f64) / rate;
-        (base.ns as f64 + delta).max(0.0) as u64
+        // Signed (the first segment reaches back), in i64's range at any
+        // reading a recording holds, and converted to and from f64 as
+        // signed integers: one instruction each, where u64's take several.
+        // Rounded to the nearest ns.
+        let delta = (ticks.wrapping_sub(base.ticks) as i64) as f64 * rate;
+        let delta = (delta + 0.5f64.copysign(delta)) as i64;
+        (base.ns as i64).saturating_add(delta).max(0) as u64
     }
 }
 
