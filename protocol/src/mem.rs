@@ -17,6 +17,28 @@ pub const TYPE_VIRTUAL_ADDRESS: u32 = 1;
 /// `NVTX_MEM_REGION_REF_TYPE_POINTER`: a region referred to by its address.
 pub const REF_POINTER: u32 = 1;
 
+/// `NVTX_MEM_PERMISSIONS_REGION_FLAGS_READ`: a region's permissions grant reads.
+pub const ACCESS_READ: u32 = 0x1;
+/// `NVTX_MEM_PERMISSIONS_REGION_FLAGS_WRITE`: writes.
+pub const ACCESS_WRITE: u32 = 0x2;
+/// `NVTX_MEM_PERMISSIONS_REGION_FLAGS_ATOMIC`: atomics.
+pub const ACCESS_ATOMIC: u32 = 0x4;
+/// `NVTX_MEM_PERMISSIONS_REGION_FLAGS_RESET`: back to the defaults.
+pub const ACCESS_RESET: u32 = 0x8;
+/// `NVTX_MEM_PERMISSIONS_CREATE_FLAGS_EXCLUDE_GLOBAL_*` (read, write,
+/// atomic) and `NVTX_MEM_PERMISSIONS_BIND_FLAGS_STRICT_*` have the same
+/// three bits as the access flags.
+pub const ACCESS_KINDS: [(u32, &str); 3] = [
+    (ACCESS_READ, "read"),
+    (ACCESS_WRITE, "write"),
+    (ACCESS_ATOMIC, "atomic"),
+];
+/// `NVTX_MEM_PERMISSIONS_BIND_SCOPE_CPU_THREAD`: permissions bound to the
+/// calling thread's CPU code.
+pub const BIND_SCOPE_CPU_THREAD: u32 = 0x1;
+/// `NVTX_MEM_PERMISSIONS_BIND_SCOPE_CUDA_STREAM`: to the CUDA stream it uses.
+pub const BIND_SCOPE_CUDA_STREAM: u32 = 0x2;
+
 /// `nvtxMemVirtualRangeDesc_t` (16 bytes).
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
@@ -151,6 +173,40 @@ pub struct RegionsNameBatch {
     pub reserved1: usize,
 }
 
+/// `nvtxMemPermissionsAssignRegionDesc_t` (16 bytes).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct PermissionsAssignRegionDesc {
+    /// `ACCESS_*`.
+    pub flags: u32,
+    /// `REF_*`.
+    pub region_ref_type: u32,
+    /// The region: an address or a handle.
+    pub region: *const c_void,
+}
+
+/// `nvtxMemPermissionsAssignBatch_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct PermissionsAssignBatch {
+    /// [`COMPAT_ID`].
+    pub ext_compat_id: u16,
+    /// `sizeof` the struct.
+    pub struct_size: u16,
+    /// Reserved.
+    pub reserved0: u32,
+    /// The permissions object (NULL: the process-wide one).
+    pub permissions: *const c_void,
+    /// How many.
+    pub region_count: usize,
+    /// The stride between regions.
+    pub region_element_size: usize,
+    /// The regions and their access.
+    pub region_elements: *const PermissionsAssignRegionDesc,
+    /// Reserved.
+    pub reserved1: usize,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,5 +221,7 @@ mod tests {
         assert_eq!(size_of::<RegionsUnregisterBatch>(), 32);
         assert_eq!(size_of::<RegionNameDesc>(), 32);
         assert_eq!(size_of::<RegionsNameBatch>(), 40);
+        assert_eq!(size_of::<PermissionsAssignRegionDesc>(), 16);
+        assert_eq!(size_of::<PermissionsAssignBatch>(), 48);
     }
 }

@@ -1,6 +1,8 @@
 /* NVTX's memory extension through NVIDIA's header (nvToolsExtMem.h): a
  * sub-allocator heap over a virtual range, two regions registered in it
- * (their handles out), named (by address and by handle), one resized, both
+ * (their handles out), named (by address and by handle); a permissions
+ * object created, assigned to both regions, bound to the thread, unbound,
+ * reset and destroyed, the process-wide one reset; one region resized, both
  * unregistered, the heap reset and unregistered. The recording test checks
  * every recorded mark. */
 #include <nvtx3/nvToolsExtMem.h>
@@ -54,6 +56,30 @@ int main(void) {
     name_batch.regionElementSize = sizeof names[0];
     name_batch.regionElements = names;
     nvtxMemRegionsName(d, &name_batch);
+
+    nvtxMemPermissionsHandle_t perm =
+        nvtxMemPermissionsCreate(d, NVTX_MEM_PERMISSIONS_CREATE_FLAGS_EXCLUDE_GLOBAL_WRITE);
+    nvtxMemPermissionsAssignRegionDesc_t access[2] = {{0}, {0}};
+    access[0].flags = NVTX_MEM_PERMISSIONS_REGION_FLAGS_READ;
+    access[0].regionRefType = NVTX_MEM_REGION_REF_TYPE_POINTER;
+    access[0].region.pointer = (const void*)BASE;
+    access[1].flags = NVTX_MEM_PERMISSIONS_REGION_FLAGS_READ | NVTX_MEM_PERMISSIONS_REGION_FLAGS_WRITE;
+    access[1].regionRefType = NVTX_MEM_REGION_REF_TYPE_HANDLE;
+    access[1].region.handle = handles[1];
+    nvtxMemPermissionsAssignBatch_t assign = {0};
+    assign.extCompatID = NVTX_EXT_COMPATID_MEM;
+    assign.structSize = sizeof assign;
+    assign.permissions = perm;
+    assign.regionCount = 2;
+    assign.regionElementSize = sizeof access[0];
+    assign.regionElements = access;
+    nvtxMemPermissionsAssign(d, &assign);
+    nvtxMemPermissionsBind(d, perm, NVTX_MEM_PERMISSIONS_BIND_SCOPE_CPU_THREAD,
+                           NVTX_MEM_PERMISSIONS_BIND_FLAGS_STRICT_WRITE);
+    nvtxMemPermissionsUnbind(d, NVTX_MEM_PERMISSIONS_BIND_SCOPE_CPU_THREAD);
+    nvtxMemPermissionsReset(d, perm);
+    nvtxMemPermissionsDestroy(d, perm);
+    nvtxMemPermissionsReset(d, NVTX_MEM_PERMISSIONS_HANDLE_PROCESS_WIDE);
 
     nvtxMemVirtualRangeDesc_t grown = {8192, (const void*)BASE};
     nvtxMemRegionsResizeBatch_t resize = {0};

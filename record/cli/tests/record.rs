@@ -1712,10 +1712,20 @@ fn memory_heaps_and_regions_are_recorded_as_marks() {
         );
         assert!(text(&out).contains("handles addresses"), "{}", text(&out));
         let (marks, id) = memory_marks(&dir);
+        // The permissions object's id, as its creation says.
+        let perm = marks[3].1.split(',').next().unwrap();
+        let perm = perm.trim_start_matches(r#"{"permissions":"#);
         let expected = [
             ("memory heap registered", format!(r#"{{"heap":{id},"name":"pool","usage":"sub-allocator","address":"0x10000000","size":1048576}}"#)),
             ("memory regions registered", format!(r#"{{"heap":{id},"count":2,"regions":[{{"address":"0x10000000","size":4096}},{{"address":"0x10001000","size":256}}]}}"#)),
             ("memory regions named", r#"{"regions":[{"region":"0x10000000","name":"weights"},{"region":"0x10001000","name":"bias"}]}"#.to_string()),
+            ("memory permissions created", format!(r#"{{"permissions":{perm},"exclude global":["write"]}}"#)),
+            ("memory permissions assigned", format!(r#"{{"permissions":{perm},"count":2,"regions":[{{"region":"0x10000000","access":["read"]}},{{"region":"0x10001000","access":["read","write"]}}]}}"#)),
+            ("memory permissions bound", format!(r#"{{"permissions":{perm},"scope":"cpu thread","strict":["write"]}}"#)),
+            ("memory permissions unbound", r#"{"scope":"cpu thread"}"#.to_string()),
+            ("memory permissions reset", format!(r#"{{"permissions":{perm}}}"#)),
+            ("memory permissions destroyed", format!(r#"{{"permissions":{perm}}}"#)),
+            ("memory permissions reset", r#"{"permissions":0}"#.to_string()),
             ("memory regions resized", r#"{"count":1,"regions":[{"address":"0x10000000","size":8192}]}"#.to_string()),
             ("memory regions unregistered", r#"{"count":2,"regions":["0x10000000","0x10001000"]}"#.to_string()),
             ("memory heap reset", format!(r#"{{"heap":{id}}}"#)),

@@ -1,17 +1,21 @@
 //! NVTX's memory extension (`nvToolsExtMem.h`): heaps and the regions in
 //! them, recorded as marks in their domain whose fields say what happened
 //! (`memory heap registered`, `memory regions registered`, ...): addresses
-//! in hex, sizes in bytes, names as given. Permissions are not recorded:
-//! their slots stay empty, and the producer makes them no-ops.
+//! in hex, sizes in bytes, names as given; permissions objects created,
+//! assigned to regions, bound to a scope, reset and destroyed likewise
+//! (`memory permissions assigned`, ...). The CUDA runtime's calls
+//! (`nvToolsExtMemCudaRt.h`) are not recorded: their slots stay empty, and
+//! the producer makes them no-ops.
 
 use crate::callbacks::{id_of, message_text, new_handle, next_id};
 use crate::text::{Event, Text};
 use crate::writer;
 use nvtx_protocol::ext::cbid;
 use nvtx_protocol::mem::{
-    HeapDesc, RegionNameDesc, RegionsNameBatch, RegionsRegisterBatch, RegionsResizeBatch,
-    RegionsUnregisterBatch, VirtualRange, COMPAT_ID, HEAP_USAGE_LAYOUT, HEAP_USAGE_SUB_ALLOCATOR,
-    TYPE_VIRTUAL_ADDRESS,
+    HeapDesc, PermissionsAssignBatch, PermissionsAssignRegionDesc, RegionNameDesc,
+    RegionsNameBatch, RegionsRegisterBatch, RegionsResizeBatch, RegionsUnregisterBatch,
+    VirtualRange, ACCESS_KINDS, ACCESS_RESET, BIND_SCOPE_CPU_THREAD, BIND_SCOPE_CUDA_STREAM,
+    COMPAT_ID, HEAP_USAGE_LAYOUT, HEAP_USAGE_SUB_ALLOCATOR, TYPE_VIRTUAL_ADDRESS,
 };
 use nvtx_protocol::Handle;
 use nvtxr_record_format::Kind;
@@ -75,9 +79,9 @@ unsafe fn ranges(region_type: u32, count: usize, stride: usize, elements: *const
     )
 }
 
-/// The id of a heap handle (`0` for the process-wide heap, NULL).
+/// The id of a heap or permissions handle (`0` for the process-wide one, NULL).
 fn heap_id(heap: *const c_void) -> u64 {
-    // SAFETY: NULL or a heap handle this tool made.
+    // SAFETY: NULL or a handle this tool made.
     unsafe { id_of(heap) }
 }
 
@@ -271,8 +275,100 @@ unsafe extern "C" fn regions_name(d: Handle, batch: *const c_void) {
     );
 }
 
+/// Access flags as words (`["read", "write"]`); `reset` for a reset.
+fn access(flags: u32) -> Value {
+    let mut words: Vec<Value> = ACCESS_KINDS
+        .iter()
+        .filter(|(bit, _)| flags & bit != 0)
+        .map(|(_, word)| (*word).into())
+        .collect();
+    if flags & ACCESS_RESET != 0 {
+        words.push("reset".into());
+    }
+    Value::Array(words)
+}
+
+/// A bind scope by name (another value as its number).
+fn scope(scope: u32) -> Value {
+    match scope {
+        BIND_SCOPE_CPU_THREAD => "cpu thread".into(),
+        BIND_SCOPE_CUDA_STREAM => "cuda stream".into(),
+        other => other.into(),
+    }
+}
+
+/// `{"permissions": id}`.
+fn permissions(handle: Handle) -> Map<String, Value> {
+    Map::from_iter([("permissions".into(), heap_id(handle).into())])
+}
+
+unsafe extern "C" fn permissions_create(d: Handle, flags: i32) -> Handle {
+    let id = next_id();
+    let mut fields = Map::from_iter([("permissions".into(), id.into())]);
+    if flags != 0 {
+        fields.insert("exclude global".into(), access(flags as u32));
+    }
+    mark(d, "memory permissions created", fields);
+    new_handle(id, None)
+}
+
+unsafe extern "C" fn permissions_destroy(d: Handle, handle: Handle) {
+    mark(d, "memory permissions destroyed", permissions(handle));
+}
+
+unsafe extern "C" fn permissions_reset(d: Handle, handle: Handle) {
+    mark(d, "memory permissions reset", permissions(handle));
+}
+
+unsafe extern "C" fn permissions_assign(d: Handle, batch: *const c_void) {
+    // SAFETY: the producer passes its batch.
+    let Some(b) = (unsafe { read::<PermissionsAssignBatch>(batch) }) else {
+        return;
+    };
+    let stride = b
+        .region_element_size
+        .max(std::mem::size_of::<PermissionsAssignRegionDesc>());
+    let regions: Vec<Value> = if b.region_elements.is_null() {
+        Vec::new()
+    } else {
+        (0..b.region_count.min(MAX_LISTED))
+            .map(|i| {
+                // SAFETY: region `i` of the batch, as promised.
+                let r = unsafe {
+                    &*b.region_elements
+                        .cast::<u8>()
+                        .add(i * stride)
+                        .cast::<PermissionsAssignRegionDesc>()
+                };
+                json!({"region": region(r.region), "access": access(r.flags)})
+            })
+            .collect()
+    };
+    let mut fields = permissions(b.permissions.cast_mut());
+    fields.insert("count".into(), b.region_count.into());
+    fields.insert("regions".into(), Value::Array(regions));
+    mark(d, "memory permissions assigned", fields);
+}
+
+unsafe extern "C" fn permissions_bind(d: Handle, handle: Handle, bind_scope: u32, flags: u32) {
+    let mut fields = permissions(handle);
+    fields.insert("scope".into(), scope(bind_scope));
+    if flags != 0 {
+        fields.insert("strict".into(), access(flags));
+    }
+    mark(d, "memory permissions bound", fields);
+}
+
+unsafe extern "C" fn permissions_unbind(d: Handle, bind_scope: u32) {
+    mark(
+        d,
+        "memory permissions unbound",
+        Map::from_iter([("scope".into(), scope(bind_scope))]),
+    );
+}
+
 /// The memory module's functions, by callback id.
-pub(crate) fn functions() -> [(usize, usize); 7] {
+pub(crate) fn functions() -> [(usize, usize); 13] {
     [
         (cbid::MEM_HEAP_REGISTER, heap_register as *const () as usize),
         (
@@ -293,5 +389,29 @@ pub(crate) fn functions() -> [(usize, usize); 7] {
             regions_unregister as *const () as usize,
         ),
         (cbid::MEM_REGIONS_NAME, regions_name as *const () as usize),
+        (
+            cbid::MEM_PERMISSIONS_ASSIGN,
+            permissions_assign as *const () as usize,
+        ),
+        (
+            cbid::MEM_PERMISSIONS_CREATE,
+            permissions_create as *const () as usize,
+        ),
+        (
+            cbid::MEM_PERMISSIONS_DESTROY,
+            permissions_destroy as *const () as usize,
+        ),
+        (
+            cbid::MEM_PERMISSIONS_RESET,
+            permissions_reset as *const () as usize,
+        ),
+        (
+            cbid::MEM_PERMISSIONS_BIND,
+            permissions_bind as *const () as usize,
+        ),
+        (
+            cbid::MEM_PERMISSIONS_UNBIND,
+            permissions_unbind as *const () as usize,
+        ),
     ]
 }
