@@ -1471,9 +1471,18 @@ fn report_reads_only_regular_files_of_the_recording_and_skips_what_it_cannot_rea
 fn a_damaged_chunk_loses_only_itself_and_says_so() {
     let dir = scratch("damaged");
     let rec = kept_recording(&dir);
-    let chunk = chunk_files(&rec)[0].clone();
-    let bytes = std::fs::read(&chunk).unwrap();
-    let committed = u64::from_le_bytes(bytes[8..16].try_into().unwrap()) as usize;
+    // The first chunk that holds records (the tool makes some ahead that
+    // no thread may claim).
+    let committed_of = |bytes: &[u8]| u64::from_le_bytes(bytes[8..16].try_into().unwrap()) as usize;
+    let (chunk, bytes) = chunk_files(&rec)
+        .into_iter()
+        .map(|c| {
+            let bytes = std::fs::read(&c).unwrap();
+            (c, bytes)
+        })
+        .find(|(_, bytes)| committed_of(bytes) > 0)
+        .unwrap();
+    let committed = committed_of(&bytes);
     // Cut the file in the middle of its committed records.
     std::fs::write(&chunk, &bytes[..64 + committed / 2]).unwrap();
     let trace = dir.join("trace.json");

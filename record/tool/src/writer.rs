@@ -469,17 +469,29 @@ impl Writer {
             return None;
         }
         let size = self.next_size.get().max(CHUNK_HEADER + need);
-        // Full-size chunks come ready from the helper when it has one.
-        let ready = (size == MAX_CHUNK)
-            .then(ahead::take)
-            .flatten()
-            .inspect(|m| recording::claim_chunk(m, self.tid.get()));
-        match ready.map_or_else(|| recording::map_chunk(self.tid.get(), size), Ok) {
-            Ok(m) => {
+        let tid = self.tid.get();
+        // Chunks come ready from the helper when it has one. When it has
+        // fallen behind, the thread makes the smallest chunk that fits
+        // (a 4 MiB one takes milliseconds to make, 64 KiB a tenth of one)
+        // and asks the helper again at its next change.
+        let made = match ahead::take(size) {
+            Some(m) => {
+                recording::claim_chunk(&m, tid);
+                Ok((m, true))
+            }
+            None if ahead::helping() => {
+                recording::map_chunk(tid, FIRST_CHUNK.max(CHUNK_HEADER + need)).map(|m| (m, false))
+            }
+            None => recording::map_chunk(tid, size).map(|m| (m, true)),
+        };
+        match made {
+            Ok((m, grown)) => {
                 if let Some((base, size)) = self.chunk.replace(Some((m.base, m.size))) {
                     ahead::retire(Mapping { base, size });
                 }
-                self.next_size.set((size * 2).min(MAX_CHUNK));
+                if grown {
+                    self.next_size.set((size * 2).min(MAX_CHUNK));
+                }
                 self.len.set(0);
                 self.previous.set(0);
                 self.next_anchor.set(0);
