@@ -2467,6 +2467,21 @@ fn chunks_made_ahead_by_the_helper_lose_nothing() {
     );
     assert_eq!(load(&summary)[0]["instances"], 3_000_000);
     assert!(chunk_files(&rec).len() >= 5, "{:?}", chunk_files(&rec));
+    // What the helper made and no thread claimed (no magic) is bounded: one
+    // of each size below 4 MiB (64 KiB to 2 MiB) and two of 4 MiB per process.
+    for process in std::fs::read_dir(&rec).unwrap() {
+        let unclaimed: Vec<u64> = std::fs::read_dir(process.unwrap().path())
+            .unwrap()
+            .map(|f| f.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "events"))
+            .filter(|p| std::fs::read(p).unwrap()[..8] == [0; 8])
+            .map(|p| std::fs::metadata(p).unwrap().len())
+            .collect();
+        assert!(
+            unclaimed.len() <= 8 && unclaimed.iter().sum::<u64>() <= (4 << 20) * 3,
+            "{unclaimed:?}"
+        );
+    }
     // Too long for every event in one HTML page: an overview, saying so.
     let out = nvtxr(
         &[
