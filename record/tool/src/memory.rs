@@ -79,6 +79,29 @@ unsafe fn ranges(region_type: u32, count: usize, stride: usize, elements: *const
     )
 }
 
+/// The first [`MAX_LISTED`] of a batch's `count` elements of type `T`,
+/// `stride` bytes apart (at least `T`'s size), each as `show` gives it;
+/// none when `elements` is NULL.
+///
+/// # Safety
+/// `elements` is NULL or holds `count` elements `stride` bytes apart, each
+/// valid for `show` to read.
+unsafe fn listed<T>(
+    elements: *const T,
+    count: usize,
+    stride: usize,
+    show: impl Fn(&T) -> Value,
+) -> Vec<Value> {
+    if elements.is_null() {
+        return Vec::new();
+    }
+    let stride = stride.max(std::mem::size_of::<T>());
+    (0..count.min(MAX_LISTED))
+        // SAFETY: element `i` of the batch, as the caller promises.
+        .map(|i| show(unsafe { &*elements.cast::<u8>().add(i * stride).cast::<T>() }))
+        .collect()
+}
+
 /// The id of a heap or permissions handle (`0` for the process-wide one, NULL).
 fn heap_id(heap: *const c_void) -> u64 {
     // SAFETY: NULL or a handle this tool made.
@@ -214,21 +237,14 @@ unsafe extern "C" fn regions_unregister(d: Handle, batch: *const c_void) {
     let Some(b) = (unsafe { read::<RegionsUnregisterBatch>(batch) }) else {
         return;
     };
-    let stride = b.ref_element_size.max(std::mem::size_of::<*const c_void>());
-    let regions: Vec<Value> = if b.ref_elements.is_null() {
-        Vec::new()
-    } else {
-        (0..b.ref_count.min(MAX_LISTED))
-            .map(|i| {
-                // SAFETY: reference `i` of the batch, as promised.
-                region(unsafe {
-                    *b.ref_elements
-                        .cast::<u8>()
-                        .add(i * stride)
-                        .cast::<*const c_void>()
-                })
-            })
-            .collect()
+    // SAFETY: the batch's references, as the producer promises.
+    let regions = unsafe {
+        listed(
+            b.ref_elements.cast::<*const c_void>(),
+            b.ref_count,
+            b.ref_element_size,
+            |r| region(*r),
+        )
     };
     mark(
         d,
@@ -245,28 +261,19 @@ unsafe extern "C" fn regions_name(d: Handle, batch: *const c_void) {
     let Some(b) = (unsafe { read::<RegionsNameBatch>(batch) }) else {
         return;
     };
-    let stride = b
-        .region_element_size
-        .max(std::mem::size_of::<RegionNameDesc>());
-    let names: Vec<Value> = if b.region_elements.is_null() {
-        Vec::new()
-    } else {
-        (0..b.region_count.min(MAX_LISTED))
-            .map(|i| {
-                // SAFETY: name `i` of the batch, its region and name as their types say.
-                unsafe {
-                    let n = &*b
-                        .region_elements
-                        .cast::<u8>()
-                        .add(i * stride)
-                        .cast::<RegionNameDesc>();
-                    json!({
-                        "region": region(n.region),
-                        "name": message_text(n.name_type as i32, n.name),
-                    })
-                }
-            })
-            .collect()
+    // SAFETY: the batch's names, each region and name as their types say.
+    let names = unsafe {
+        listed(
+            b.region_elements,
+            b.region_count,
+            b.region_element_size,
+            |n: &RegionNameDesc| {
+                json!({
+                    "region": region(n.region),
+                    "name": message_text(n.name_type as i32, n.name),
+                })
+            },
+        )
     };
     mark(
         d,
@@ -325,24 +332,14 @@ unsafe extern "C" fn permissions_assign(d: Handle, batch: *const c_void) {
     let Some(b) = (unsafe { read::<PermissionsAssignBatch>(batch) }) else {
         return;
     };
-    let stride = b
-        .region_element_size
-        .max(std::mem::size_of::<PermissionsAssignRegionDesc>());
-    let regions: Vec<Value> = if b.region_elements.is_null() {
-        Vec::new()
-    } else {
-        (0..b.region_count.min(MAX_LISTED))
-            .map(|i| {
-                // SAFETY: region `i` of the batch, as promised.
-                let r = unsafe {
-                    &*b.region_elements
-                        .cast::<u8>()
-                        .add(i * stride)
-                        .cast::<PermissionsAssignRegionDesc>()
-                };
-                json!({"region": region(r.region), "access": access(r.flags)})
-            })
-            .collect()
+    // SAFETY: the batch's regions, as the producer promises.
+    let regions = unsafe {
+        listed(
+            b.region_elements,
+            b.region_count,
+            b.region_element_size,
+            |r: &PermissionsAssignRegionDesc| json!({"region": region(r.region), "access": access(r.flags)}),
+        )
     };
     let mut fields = permissions(b.permissions.cast_mut());
     fields.insert("count".into(), b.region_count.into());
