@@ -10,8 +10,8 @@
 //! one of the next, which the helper makes while the thread fills the one
 //! it has (half the time it takes, at most, on a free CPU), and one of this
 //! class when none was ready (the thread that loads the tool has its first
-//! chunks made at setup); once a thread has asked for a full-size chunk, the helper keeps
-//! [`MAX_READY`] of them ready. A recording ends with at most those chunks
+//! chunks made at setup); once a thread has asked for a full-size chunk,
+//! the helper keeps [`MAX_READY`] of them ready. A recording ends with at most those chunks
 //! no thread claimed (zeros, which the reader skips): one of each smaller
 //! class asked for, [`MAX_READY`] full-size ones.
 //!
@@ -55,8 +55,7 @@ static WAKE: AtomicU32 = AtomicU32::new(0);
 /// Starts the helper in this process (at setup, on the thread whose first
 /// event loads the tool). That thread's first chunks are made here: they
 /// fill in a fraction of a millisecond each, too soon for a helper that has
-/// only just started. Without a helper, threads do their
-/// own chunk work.
+/// only just started. Without a helper, threads do their own chunk work.
 pub fn start() {
     for wanted in &WANTED[..SET_UP_CLASSES] {
         wanted.store(true, Ordering::Relaxed);
@@ -101,10 +100,10 @@ pub fn take(size: usize) -> Option<Mapping> {
         .iter()
         .map(|slot| slot.swap(null_mut(), Ordering::AcqRel))
         .find(|p| !p.is_null());
-    let first = if base.is_some() { class + 1 } else { class };
-    for next in first..=class + 1 {
-        WANTED[next.min(MAX_CLASS)].store(true, Ordering::Relaxed);
+    if base.is_none() {
+        WANTED[class].store(true, Ordering::Relaxed);
     }
+    WANTED[(class + 1).min(MAX_CLASS)].store(true, Ordering::Relaxed);
     wake();
     Some(Mapping { base: base?, size })
 }

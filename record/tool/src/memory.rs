@@ -63,20 +63,11 @@ fn range(r: &VirtualRange) -> Value {
 /// # Safety
 /// `elements` holds `count` such descriptions.
 unsafe fn ranges(region_type: u32, count: usize, stride: usize, elements: *const c_void) -> Value {
-    if region_type != TYPE_VIRTUAL_ADDRESS
-        || elements.is_null()
-        || stride < std::mem::size_of::<VirtualRange>()
-    {
+    if region_type != TYPE_VIRTUAL_ADDRESS || stride < std::mem::size_of::<VirtualRange>() {
         return Value::Array(Vec::new());
     }
-    Value::Array(
-        (0..count.min(MAX_LISTED))
-            .map(|i| {
-                // SAFETY: description `i` of the batch, as the caller promises.
-                range(unsafe { &*elements.cast::<u8>().add(i * stride).cast::<VirtualRange>() })
-            })
-            .collect(),
-    )
+    // SAFETY: the caller's descriptions.
+    Value::Array(unsafe { listed(elements.cast::<VirtualRange>(), count, stride, range) })
 }
 
 /// The first [`MAX_LISTED`] of a batch's `count` elements of type `T`,
@@ -103,9 +94,9 @@ unsafe fn listed<T>(
 }
 
 /// The id of a heap or permissions handle (`0` for the process-wide one, NULL).
-fn heap_id(heap: *const c_void) -> u64 {
+fn handle_id(handle: *const c_void) -> u64 {
     // SAFETY: NULL or a handle this tool made.
-    unsafe { id_of(heap) }
+    unsafe { id_of(handle) }
 }
 
 unsafe extern "C" fn heap_register(d: Handle, desc: *const c_void) -> Handle {
@@ -148,7 +139,7 @@ unsafe extern "C" fn heap_unregister(d: Handle, heap: Handle) {
     mark(
         d,
         "memory heap unregistered",
-        Map::from_iter([("heap".into(), heap_id(heap).into())]),
+        Map::from_iter([("heap".into(), handle_id(heap).into())]),
     );
 }
 
@@ -156,7 +147,7 @@ unsafe extern "C" fn heap_reset(d: Handle, heap: Handle) {
     mark(
         d,
         "memory heap reset",
-        Map::from_iter([("heap".into(), heap_id(heap).into())]),
+        Map::from_iter([("heap".into(), handle_id(heap).into())]),
     );
 }
 
@@ -195,7 +186,7 @@ unsafe extern "C" fn regions_register(d: Handle, batch: *const c_void) {
         d,
         "memory regions registered",
         Map::from_iter([
-            ("heap".into(), heap_id(b.heap).into()),
+            ("heap".into(), handle_id(b.heap).into()),
             ("count".into(), b.region_count.into()),
             ("regions".into(), regions),
         ]),
@@ -306,7 +297,7 @@ fn scope(scope: u32) -> Value {
 
 /// `{"permissions": id}`.
 fn permissions(handle: Handle) -> Map<String, Value> {
-    Map::from_iter([("permissions".into(), heap_id(handle).into())])
+    Map::from_iter([("permissions".into(), handle_id(handle).into())])
 }
 
 unsafe extern "C" fn permissions_create(d: Handle, flags: i32) -> Handle {
