@@ -2469,16 +2469,17 @@ fn chunks_made_ahead_by_the_helper_lose_nothing() {
     assert!(chunk_files(&rec).len() >= 5, "{:?}", chunk_files(&rec));
     // What the helper made and no thread claimed (no magic) is bounded: one
     // of each size below 4 MiB (64 KiB to 2 MiB) and two of 4 MiB per process.
-    for process in std::fs::read_dir(&rec).unwrap() {
-        let unclaimed: Vec<u64> = std::fs::read_dir(process.unwrap().path())
-            .unwrap()
-            .map(|f| f.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "events"))
-            .filter(|p| std::fs::read(p).unwrap()[..8] == [0; 8])
-            .map(|p| std::fs::metadata(p).unwrap().len())
-            .collect();
+    let mut unclaimed: BTreeMap<PathBuf, Vec<u64>> = BTreeMap::new();
+    for chunk in chunk_files(&rec) {
+        if std::fs::read(&chunk).unwrap()[..8] == [0; 8] {
+            let size = std::fs::metadata(&chunk).unwrap().len();
+            let process = chunk.parent().unwrap().to_path_buf();
+            unclaimed.entry(process).or_default().push(size);
+        }
+    }
+    for sizes in unclaimed.values() {
         assert!(
-            unclaimed.len() <= 8 && unclaimed.iter().sum::<u64>() <= (4 << 20) * 3,
+            sizes.len() <= 8 && sizes.iter().sum::<u64>() <= (4 << 20) * 3,
             "{unclaimed:?}"
         );
     }
