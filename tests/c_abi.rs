@@ -187,8 +187,10 @@ fn bad_input_is_refused_with_a_code_and_forwards_nothing() {
             "DomainCreateA \"bad\"",
             "DomainCreateA \"other\"",
             "DomainRegisterStringA domain=\"other\" \"elsewhere\"",
-            // Unbalanced pops and unknown ids are the tool's to judge, as in NVIDIA's API.
+            // Unbalanced pops and every id, 0 included (Nsight Compute's first
+            // range id), are the tool's to judge, as in NVIDIA's API.
             "RangePop -> -1",
+            "RangeEnd 0",
             "RangeEnd 20015998343868",
             "RangeStartA \"twice\" -> 1",
             "RangeEnd 1",

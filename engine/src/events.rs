@@ -203,15 +203,14 @@ pub(crate) fn default_pop() -> i32 {
     slots::get(slot::RANGE_POP).map_or(NO_PUSH_POP_TRACKING, |f| unsafe { f() })
 }
 
-/// `nvtxRangeEnd` in the default domain (id 0 is ignored).
+/// `nvtxRangeEnd` in the default domain. Every id reaches the tool, 0 too:
+/// Nsight Compute numbers its ranges from 0.
 #[inline(always)]
 pub(crate) fn default_end(id: u64) {
-    if id != 0 {
-        // SAFETY: slot type fixed by the protocol.
-        if let Some(f) = slots::get(slot::RANGE_END) {
-            // SAFETY: the tool's function, given an id it returned.
-            unsafe { f(id) };
-        }
+    // SAFETY: slot type fixed by the protocol.
+    if let Some(f) = slots::get(slot::RANGE_END) {
+        // SAFETY: the tool's function, given an id it returned.
+        unsafe { f(id) };
     }
 }
 
@@ -258,13 +257,11 @@ pub(crate) fn domain_pop_entered(entered: &Entered) -> i32 {
 /// Python package sends it.
 #[inline]
 pub(crate) fn domain_end(domain: &'static DomainState, id: u64) -> Result<(), Error> {
-    if id != 0 {
-        let entered = domain.enter()?;
-        // SAFETY: slot type fixed by the protocol.
-        if let Some(f) = slots::get(slot::DOMAIN_RANGE_END) {
-            // SAFETY: the tool's function, given its domain handle and an id it returned.
-            unsafe { f(entered.handle, id) };
-        }
+    let entered = domain.enter()?;
+    // SAFETY: slot type fixed by the protocol.
+    if let Some(f) = slots::get(slot::DOMAIN_RANGE_END) {
+        // SAFETY: the tool's function, given its domain handle and an id it returned.
+        unsafe { f(entered.handle, id) };
     }
     Ok(())
 }
@@ -275,8 +272,8 @@ pub fn start(domain: &'static DomainState, event: &Event, family: Family) -> Res
     emit(&START, domain, event, family, 0)
 }
 
-/// Ends range `id`. Id 0 (what `start` gives with no tool) is ignored; any
-/// other id is forwarded as it is, as NVIDIA's API does.
+/// Ends range `id`: every id is forwarded as it is, 0 too, as NVIDIA's API
+/// does (Nsight Compute numbers its ranges from 0).
 #[inline]
 pub fn end(domain: &'static DomainState, id: u64, family: Family) -> Result<(), Error> {
     if domain.is_default() && family == Family::Default {

@@ -307,8 +307,9 @@ unsafe extern "C" fn domain_pop(domain: *const nvtxr_domain_t) -> i32 {
 
 /// Starts a range that any thread may end with `nvtxr_range_end`.
 ///
-/// Returns the tool's 64-bit range id; 0 with no tool or on invalid input
-/// (ending id 0 is a no-op, so callers never need to branch).
+/// Returns the tool's 64-bit range id; 0 with no tool or on invalid input.
+/// Ending any id with no tool is a no-op, so callers never need to branch;
+/// with a tool every id reaches it, 0 too (Nsight Compute's first range is 0).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvtxr_range_start(
     domain: *const nvtxr_domain_t,
@@ -366,9 +367,7 @@ pub unsafe extern "C" fn nvtxr_range_end(domain: *const nvtxr_domain_t, id: u64)
         match slots::get(slot::RANGE_END) {
             None => NVTXR_OK,
             Some(f) if domain.is_null() => {
-                if id != 0 {
-                    boundary(|| f(id));
-                }
+                boundary(|| f(id));
                 NVTXR_OK
             }
             Some(_) => end_with(domain, id),

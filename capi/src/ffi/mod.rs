@@ -26,7 +26,8 @@
 //!   from a push depth, and `nvtxr_status_string(v)` says what it means.
 //!   Push and pop return the tool's depth, `NVTXR_NO_PUSH_POP_TRACKING` (-2)
 //!   with no tool, or an error code; start returns the 64-bit range id, 0
-//!   with no tool or on error; ending id 0 is a no-op.
+//!   with no tool or on error. With a tool, ending passes every id to it, 0
+//!   too, as NVIDIA's API does (Nsight Compute numbers its ranges from 0).
 //! - No tool: event and naming calls return at once without reading their
 //!   arguments (the one-load fast path). Handles (`nvtxr_domain_create`,
 //!   `nvtxr_string_register`) work with or without a tool, so callers never
