@@ -92,6 +92,15 @@
 #define NVTXR_EVENT_INIT NVTXR_SIZED_INIT_(nvtxr_event_t)
 #define NVTXR_PAYLOAD_SCHEMA_INIT NVTXR_SIZED_INIT_(nvtxr_payload_schema_t)
 #define NVTXR_PAYLOAD_ENUM_INIT NVTXR_SIZED_INIT_(nvtxr_payload_enum_t)
+#define NVTXR_TIME_DOMAIN_INIT NVTXR_SIZED_INIT_(nvtxr_time_domain_t)
+
+/**
+ * The time semantics of a timestamp field read on `time_domain` (a
+ * registered id or a `NVTXR_TIMESTAMP_*`), for its `semantics`:
+ * `nvtxr_time_semantics_t t = NVTXR_TIME_SEMANTICS(id);` (read when the
+ * schema is registered)
+ */
+#define NVTXR_TIME_SEMANTICS(time_domain) { (uint32_t)sizeof(nvtxr_time_semantics_t), NVTXR_SEMANTIC_TIME, NVTXR_TIME_SEMANTICS_VERSION, NULL, (time_domain) }
 
 
 /**
@@ -479,6 +488,73 @@
 #define NVTXR_TYPE_CSTRING_UTF32 78
 
 /**
+ * A time domain: the tool's clock (`nvtxr_timestamp`).
+ */
+#define NVTXR_TIMESTAMP_TOOL 1
+
+/**
+ * A time domain: the CPU's time-stamp counter (`rdtsc`).
+ */
+#define NVTXR_TIMESTAMP_TSC 10
+
+/**
+ * A time domain: `clock_gettime(CLOCK_MONOTONIC)` in nanoseconds.
+ */
+#define NVTXR_TIMESTAMP_MONOTONIC 14
+
+/**
+ * `nvtxr_time_domain_t.id` of the first static id; below it, ids are
+ * refused (0 asks the tool for one).
+ */
+#define NVTXR_TIME_DOMAIN_ID_STATIC_START (1 << 24)
+
+/**
+ * `nvtxr_time_domain_t.flags`: the clock never goes back.
+ */
+#define NVTXR_TIMER_MONOTONIC (1 << 1)
+
+/**
+ * `nvtxr_time_domain_t.flags`: the clock ticks at a constant rate.
+ */
+#define NVTXR_TIMER_STEADY (1 << 2)
+
+/**
+ * `nvtxr_time_domain_t.start`: when the clock reads 0 is unknown.
+ */
+#define NVTXR_TIMER_START_UNKNOWN 0
+
+/**
+ * `nvtxr_time_domain_t.start`: the clock reads 0 at boot.
+ */
+#define NVTXR_TIMER_START_BOOT 1
+
+/**
+ * `nvtxr_time_domain_t.start`: the clock reads 0 when the virtual machine booted.
+ */
+#define NVTXR_TIMER_START_VM_BOOT 2
+
+/**
+ * `nvtxr_time_domain_t.start`: the clock reads 0 at 1970-01-01 00:00 UTC.
+ */
+#define NVTXR_TIMER_START_UNIX_EPOCH 3
+
+/**
+ * `nvtxr_timer_source` flag: the tool must not read the clock once the
+ * process is tearing down.
+ */
+#define NVTXR_TIMER_SOURCE_UNSAFE_AFTER_TEARDOWN 1
+
+/**
+ * `nvtxr_time_semantics_t.semantic`: time semantics.
+ */
+#define NVTXR_SEMANTIC_TIME 2
+
+/**
+ * `nvtxr_time_semantics_t.version`.
+ */
+#define NVTXR_TIME_SEMANTICS_VERSION 1
+
+/**
  * A domain handle. NULL stands for the default domain everywhere.
  * Owned by nvtxr; never freed (see `nvtxr_domain_destroy`).
  */
@@ -660,7 +736,9 @@ typedef struct nvtxr_payload_entry_t {
    */
   uint64_t offset;
   /**
-   * NULL.
+   * NULL, or for a `NVTXR_ENTRY_TIMESTAMP` field read on another clock
+   * than the tool's, its `nvtxr_time_semantics_t` (read when the schema
+   * is registered).
    */
   const void *semantics;
   /**
@@ -759,6 +837,90 @@ typedef struct nvtxr_payload_enum_t {
    */
   uint64_t schema_id;
 } nvtxr_payload_enum_t;
+
+/**
+ * A time domain to register. Initialize it with `NVTXR_TIME_DOMAIN_INIT`
+ * (size set, every other field zero), then set what you know of the
+ * clock. It can grow as `nvtxr_event_t` does.
+ */
+typedef struct nvtxr_time_domain_t {
+  /**
+   * `sizeof(nvtxr_time_domain_t)` in the caller's header.
+   */
+  uint32_t size;
+  /**
+   * 0.
+   */
+  uint32_t reserved;
+  /**
+   * The id wanted, at or above `NVTXR_TIME_DOMAIN_ID_STATIC_START` and
+   * below 2^32; 0: the tool chooses.
+   */
+  uint64_t id;
+  /**
+   * A `NVTXR_TIMESTAMP_*` if the clock is one of those (then the tool
+   * needs nothing more to place its readings), else 0.
+   */
+  uint64_t timestamp_type;
+  /**
+   * `NVTXR_TIMER_MONOTONIC`, `NVTXR_TIMER_STEADY`, or 0.
+   */
+  uint64_t flags;
+  /**
+   * Ticks per second; 0: unknown.
+   */
+  int64_t resolution;
+  /**
+   * When the clock reads 0: a `NVTXR_TIMER_START_*`.
+   */
+  uint64_t start;
+  /**
+   * The scope its readings belong to (NVIDIA's `NVTX_SCOPE_*`); 0: none.
+   */
+  uint64_t scope;
+} nvtxr_time_domain_t;
+
+/**
+ * The same instant read in two time domains.
+ */
+typedef struct nvtxr_time_pair_t {
+  /**
+   * In the source domain.
+   */
+  int64_t source;
+  /**
+   * In the destination domain.
+   */
+  int64_t destination;
+} nvtxr_time_pair_t;
+
+/**
+ * What a timestamp field's `semantics` points to (NVIDIA's
+ * `nvtxSemanticsTime_t`): the time domain its value is read on.
+ * `nvtxr_time_semantics_t t = NVTXR_TIME_SEMANTICS(id);`
+ */
+typedef struct nvtxr_time_semantics_t {
+  /**
+   * `sizeof(nvtxr_time_semantics_t)`.
+   */
+  uint32_t size;
+  /**
+   * `NVTXR_SEMANTIC_TIME`.
+   */
+  uint16_t semantic;
+  /**
+   * `NVTXR_TIME_SEMANTICS_VERSION`.
+   */
+  uint16_t version;
+  /**
+   * NULL.
+   */
+  const void *next;
+  /**
+   * A registered time domain's id, or a `NVTXR_TIMESTAMP_*`.
+   */
+  uint64_t time_domain;
+} nvtxr_time_semantics_t;
 
 /**
  * Success.
@@ -1275,6 +1437,82 @@ nvtxr_status_t nvtxr_sync_acquire_success(struct nvtxr_sync_t *sync);
  * The program is about to release `sync`.
  */
 nvtxr_status_t nvtxr_sync_releasing(struct nvtxr_sync_t *sync);
+
+/**
+ * Registers a time domain in `domain` (NULL: the default domain), as
+ * `time_domain` describes it (read during the call only).
+ *
+ * Returns its id, for `NVTXR_TIME_SEMANTICS` and the calls below: the
+ * static id asked for, or the tool's. 0 with no tool, a tool without
+ * deferred events, a NULL or uninitialized `time_domain`, or an id the
+ * tool refuses (below `NVTXR_TIME_DOMAIN_ID_STATIC_START`, or registered
+ * before with other attributes). Thread-safe.
+ */
+uint64_t nvtxr_time_domain_register(const struct nvtxr_domain_t *domain,
+                                    const struct nvtxr_time_domain_t *time_domain);
+
+/**
+ * Tells the tool that `first` in time domain `a` and `second` in time
+ * domain `b` were read at the same instant (each a registered id or a
+ * `NVTXR_TIMESTAMP_*`). Two such points relate the two clocks.
+ *
+ * Returns `NVTXR_OK`, or a bad domain's error. Thread-safe.
+ */
+nvtxr_status_t nvtxr_time_sync_point(const struct nvtxr_domain_t *domain,
+                                     uint64_t a,
+                                     uint64_t b,
+                                     int64_t first,
+                                     int64_t second);
+
+/**
+ * `count` instants read in both `source` and `destination` (read during
+ * the call only).
+ *
+ * Returns `NVTXR_OK`, `NVTXR_ERROR_NULL_ARGUMENT` for NULL `pairs` with a
+ * count, or a bad domain's error. Thread-safe.
+ */
+nvtxr_status_t nvtxr_time_sync_points(const struct nvtxr_domain_t *domain,
+                                      uint64_t source,
+                                      uint64_t destination,
+                                      const struct nvtxr_time_pair_t *pairs,
+                                      size_t count);
+
+/**
+ * Relates two time domains by a line: a reading `t` of `source` is
+ * `at_destination + slope * (t - at_source)` in `destination`.
+ *
+ * Returns `NVTXR_OK`, or a bad domain's error. Thread-safe.
+ */
+nvtxr_status_t nvtxr_time_conversion_factor(const struct nvtxr_domain_t *domain,
+                                            uint64_t source,
+                                            uint64_t destination,
+                                            double slope,
+                                            int64_t at_source,
+                                            int64_t at_destination);
+
+/**
+ * Gives the tool `read`, the current time of `time_domain`, to call when
+ * it wants (it may relate the clocks itself). `flags`:
+ * `NVTXR_TIMER_SOURCE_UNSAFE_AFTER_TEARDOWN` or 0. `read` must stay
+ * callable from any thread while the tool may call it.
+ *
+ * Returns `NVTXR_OK`, `NVTXR_ERROR_NULL_ARGUMENT` for a NULL `read`, or a
+ * bad domain's error. Thread-safe.
+ */
+nvtxr_status_t nvtxr_timer_source(const struct nvtxr_domain_t *domain,
+                                  uint64_t time_domain,
+                                  uint64_t flags,
+                                  int64_t (*read)(void));
+
+/**
+ * `nvtxr_timer_source` with `data` passed to each call of `read`; `data`
+ * must stay valid while the tool may call it.
+ */
+nvtxr_status_t nvtxr_timer_source_with_data(const struct nvtxr_domain_t *domain,
+                                            uint64_t time_domain,
+                                            uint64_t flags,
+                                            int64_t (*read)(void*),
+                                            void *data);
 
 #ifdef __cplusplus
 }  // extern "C"

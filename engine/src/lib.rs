@@ -32,5 +32,6 @@ pub mod payloads;
 pub mod statics;
 pub mod sync;
 pub mod thread;
+pub mod time;
 
 pub use error::Error;

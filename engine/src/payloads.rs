@@ -13,7 +13,7 @@ use std::ffi::c_void;
 
 /// Passes a registration to the tool's function `cbid`: its id, 0 with no
 /// tool (or a tool without the extension, or one that refused it).
-fn register(
+pub(crate) fn register(
     domain: &'static DomainState,
     cbid: usize,
     attributes: *const c_void,
@@ -82,18 +82,31 @@ pub unsafe fn submit(
     data: *const PayloadData,
     count: usize,
 ) -> Result<(), Error> {
-    if !crate::loader::tool_attached() {
-        return Ok(());
-    }
-    let entered = domain.enter()?;
-    if let Some(f) = PAYLOAD.get(cbid::EVENT_SUBMIT) {
+    forward(domain, cbid::EVENT_SUBMIT, |f, handle| {
         // SAFETY: the tool's function for this callback id, of the
         // protocol's type; the caller's payloads.
         unsafe {
             let f =
                 std::mem::transmute::<usize, unsafe extern "C" fn(Handle, *const c_void, usize)>(f);
-            f(entered.handle, data.cast(), count);
+            f(handle, data.cast(), count);
         }
+    })
+}
+
+/// Gives `call` the tool's function for `cbid` (as an address, to be cast
+/// to the protocol's type) and `domain`'s tool handle, inside the domain's
+/// gate; nothing with no tool or no such function.
+pub(crate) fn forward(
+    domain: &'static DomainState,
+    cbid: usize,
+    call: impl FnOnce(usize, Handle),
+) -> Result<(), Error> {
+    if !crate::loader::tool_attached() {
+        return Ok(());
+    }
+    let entered = domain.enter()?;
+    if let Some(f) = PAYLOAD.get(cbid) {
+        call(f, entered.handle);
     }
     Ok(())
 }

@@ -83,6 +83,7 @@ mod naming;
 mod payloads;
 mod sized;
 mod sync;
+mod time;
 
 pub use counters::*;
 pub use domain::*;
@@ -93,6 +94,7 @@ pub use memory::*;
 pub use naming::*;
 pub use payloads::*;
 pub use sync::*;
+pub use time::*;
 
 use nvtxr_engine::error::Error;
 

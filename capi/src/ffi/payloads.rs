@@ -51,7 +51,9 @@ pub struct nvtxr_payload_entry_t {
     /// Its offset in the struct (`offsetof`); 0 after the first entry:
     /// computed by natural alignment.
     pub offset: u64,
-    /// NULL.
+    /// NULL, or for a `NVTXR_ENTRY_TIMESTAMP` field read on another clock
+    /// than the tool's, its `nvtxr_time_semantics_t` (read when the schema
+    /// is registered).
     pub semantics: *const c_void,
     /// NULL.
     pub reserved: *const c_void,

@@ -1850,30 +1850,7 @@ fn deferred_events_land_at_their_own_times() {
             one("realtime").args["fields"],
             serde_json::json!({"value": 4, "timestamp error": "time domain 12 is not converted"})
         );
-        // Marks stamped in registered time domains at the reference mark's
-        // instant (in microseconds for three of them) land there.
-        let reference = one("reference");
-        for (name, value) in [
-            ("in us", 1),
-            ("in half ns", 2),
-            ("chained", 3),
-            ("from a timer", 4),
-            ("from a timer with data", 5),
-        ] {
-            let mark = one(name);
-            assert_eq!(mark.args["fields"], serde_json::json!({"value": value}));
-            let off = mark.start - reference.start;
-            assert!(off.abs() <= 10_000, "{name}: {off} ns from the reference");
-        }
-        let unrelated = &one("unrelated").args["fields"];
-        assert!(
-            unrelated["timestamp error"].as_str().is_some_and(|e| {
-                e.ends_with(
-                "no sync points, conversion factor or timer source relate it to a clock nvtxr reads"
-            )
-            }),
-            "{unrelated}"
-        );
+        check_registered_time_domains(&ev);
         // Perfetto shows the same, the events before others on their thread included.
         let pftrace = dir.join("t.pftrace");
         let out = report(&pftrace, &rec);
@@ -1881,6 +1858,66 @@ fn deferred_events_land_at_their_own_times() {
         let (shown, _) = shown_in_perfetto(&pftrace);
         assert_eq!(shown, shown_in_json(&json), "{producer:?}");
     }
+}
+
+/// Marks stamped in registered time domains at the reference mark's instant
+/// (in microseconds for three of them) land there; the one in a domain
+/// nothing relates is recorded at its submission, with the reason.
+fn check_registered_time_domains(ev: &[Event]) {
+    let one = |name: &str| -> &Event {
+        let found: Vec<&Event> = ev.iter().filter(|e| e.name == name).collect();
+        assert_eq!(found.len(), 1, "{name}: {ev:?}");
+        found[0]
+    };
+    let reference = one("reference");
+    for (name, value) in [
+        ("in us", 1),
+        ("in half ns", 2),
+        ("chained", 3),
+        ("from a timer", 4),
+        ("from a timer with data", 5),
+    ] {
+        let mark = one(name);
+        assert_eq!(mark.args["fields"], serde_json::json!({"value": value}));
+        let off = mark.start - reference.start;
+        assert!(off.abs() <= 10_000, "{name}: {off} ns from the reference");
+    }
+    let unrelated = &one("unrelated").args["fields"];
+    assert!(
+        unrelated["timestamp error"].as_str().is_some_and(|e| {
+            e.ends_with(
+                "no sync points, conversion factor or timer source relate it to a clock nvtxr reads",
+            )
+        }),
+        "{unrelated}"
+    );
+}
+
+#[test]
+fn nvtxr_c_time_domains_place_deferred_events() {
+    let source = "nvtxr_time_domains.c";
+    let (dir, out) = recorded_program(source, Producer::NvtxrShared, "nvtxr-time-domains");
+    for line in [
+        "time domains: dynamic 1, static 1, again 1",
+        "statuses 0 0 0 0 0 0",
+        "refused 0 0 0 -101 -101 -101",
+    ] {
+        assert!(text(&out).contains(line), "{line}: {}", text(&out));
+    }
+    check_registered_time_domains(&events(&load(&dir.join("t.json"))));
+    // With no tool: no ids, every call a no-op but for the NULL checks.
+    let alone = Command::new(compile_c(source, Producer::NvtxrShared, &[]))
+        .output()
+        .unwrap();
+    assert!(alone.status.success(), "{}", text(&alone));
+    assert_eq!(
+        text(&alone).lines().collect::<Vec<_>>(),
+        [
+            "time domains: dynamic 0, static 0, again 1",
+            "statuses 0 0 0 0 0 0",
+            "refused 0 0 0 -101 -101 -101",
+        ]
+    );
 }
 
 #[test]

@@ -12,32 +12,12 @@
 //! nothing waits.
 
 use crate::clock;
+use nvtx_protocol::payload::time_domain_id::{DYNAMIC_START, STATIC_START};
 use nvtx_protocol::payload::timestamp_type as tt;
+use nvtx_protocol::payload::{SyncPoint, TimeDomainAttr};
 use std::ffi::c_void;
 use std::sync::Mutex;
 
-/// `nvtxTimeDomainAttr_t` (48 bytes).
-#[repr(C)]
-struct TimeDomainAttr {
-    scope_id: u64,
-    timestamp_type_id: u64,
-    time_domain_id: u64,
-    timer_flags: u64,
-    /// Ticks per second (0: unknown).
-    timer_resolution: i64,
-    timer_start: u64,
-}
-
-/// `nvtxSyncPoint_t`: the same instant in two domains.
-#[repr(C)]
-struct SyncPoint {
-    src: i64,
-    dst: i64,
-}
-
-/// Static time domain ids are in [2^24, 2^32); the tool's from 2^32.
-const STATIC_START: u64 = 1 << 24;
-const DYNAMIC_START: u64 = 1 << 32;
 /// Links followed from a domain to one the tool reads, at most.
 const MAX_HOPS: usize = 4;
 /// Sync points kept per pair of domains (the latest, past that).
