@@ -207,6 +207,28 @@ pub struct PermissionsAssignBatch {
     pub reserved1: usize,
 }
 
+/// `NVTX_MEM_CUDA_PEER_ALL_DEVICES`: `nvtxMemCudaSetPeerAccess`'s "every device".
+pub const CUDA_PEER_ALL_DEVICES: i32 = -1;
+
+/// `nvtxMemMarkInitializedBatch_t` (`nvToolsExtMemCudaRt.h`): regions a
+/// stream's work initializes.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct MarkInitializedBatch {
+    /// [`COMPAT_ID`].
+    pub ext_compat_id: u16,
+    /// `sizeof` the struct.
+    pub struct_size: u16,
+    /// `TYPE_*`.
+    pub region_type: u32,
+    /// How many regions.
+    pub region_desc_count: usize,
+    /// The stride between region descriptions.
+    pub region_desc_element_size: usize,
+    /// The regions' descriptions ([`VirtualRange`]s).
+    pub region_desc_elements: *const c_void,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,5 +245,6 @@ mod tests {
         assert_eq!(size_of::<RegionsNameBatch>(), 40);
         assert_eq!(size_of::<PermissionsAssignRegionDesc>(), 16);
         assert_eq!(size_of::<PermissionsAssignBatch>(), 48);
+        assert_eq!(size_of::<MarkInitializedBatch>(), 32);
     }
 }

@@ -6,7 +6,6 @@
  * mark stamped in each at the instant of a "reference" mark, submitted
  * later. Then the calls nvtxr refuses. The recording test checks where
  * each mark lands; with no tool every call returns 0. */
-#define _POSIX_C_SOURCE 200809L
 #include <nvtxr.h>
 
 #include <stddef.h>

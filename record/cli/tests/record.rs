@@ -22,7 +22,17 @@ fn scratch(name: &str) -> PathBuf {
 /// the folder and what `nvtxr record` printed (the program's output
 /// included); the recording succeeded.
 fn recorded_program(source: &str, producer: Producer, name: &str) -> (PathBuf, Output) {
-    let exe = compile_c(source, producer, &[]);
+    recorded_program_with(source, producer, name, &[])
+}
+
+/// [`recorded_program`], compiled with `extra` arguments.
+fn recorded_program_with(
+    source: &str,
+    producer: Producer,
+    name: &str,
+    extra: &[&str],
+) -> (PathBuf, Output) {
+    let exe = compile_c(source, producer, extra);
     let dir = scratch(name);
     let out = nvtxr(
         &[
@@ -1739,6 +1749,39 @@ fn memory_heaps_and_regions_are_recorded_as_marks() {
             ("memory regions unregistered", r#"{"count":2,"regions":["0x10000000","0x10001000"]}"#.to_string()),
             ("memory heap reset", format!(r#"{{"heap":{id}}}"#)),
             ("memory heap unregistered", format!(r#"{{"heap":{id}}}"#)),
+        ];
+        let expected: Vec<(String, String)> = expected
+            .into_iter()
+            .map(|(n, f)| (n.to_string(), f))
+            .collect();
+        assert_eq!(marks, expected, "{producer:?}");
+    }
+}
+
+#[test]
+fn cuda_runtime_memory_calls_are_recorded() {
+    // NVIDIA's header needs CUDA's for two handle types: stubs stand in.
+    let stubs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/c/cuda-stubs");
+    let include = format!("-I{}", stubs.display());
+    for producer in [Producer::NvidiaHeader, Producer::NvtxrCompat] {
+        let name = format!("memory-cuda-{producer:?}");
+        let (dir, out) = recorded_program_with("memory_cuda.c", producer, &name, &[&include]);
+        assert!(text(&out).contains("handles distinct"), "{}", text(&out));
+        let (marks, process) = memory_marks(&dir);
+        let process: u64 = process
+            .trim_start_matches(r#"{"permissions":"#)
+            .split(',')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let device = process + 1;
+        let expected = [
+            ("memory cuda permissions", format!(r#"{{"permissions":{process},"cuda":"process"}}"#)),
+            ("memory cuda permissions", format!(r#"{{"permissions":{device},"cuda":{{"device":1}}}}"#)),
+            ("memory cuda peer access", format!(r#"{{"permissions":{device},"peer":0,"access":["read"]}}"#)),
+            ("memory cuda peer access", format!(r#"{{"permissions":{process},"peer":"all devices","access":["read","write"]}}"#)),
+            ("memory cuda initialized", r#"{"stream":"0x5000","per-thread stream":true,"count":2,"regions":[{"address":"0x20000000","size":4096},{"address":"0x20001000","size":512}]}"#.to_string()),
         ];
         let expected: Vec<(String, String)> = expected
             .into_iter()

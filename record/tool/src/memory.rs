@@ -3,19 +3,20 @@
 //! (`memory heap registered`, `memory regions registered`, ...): addresses
 //! in hex, sizes in bytes, names as given; permissions objects created,
 //! assigned to regions, bound to a scope, reset and destroyed likewise
-//! (`memory permissions assigned`, ...). The CUDA runtime's calls
-//! (`nvToolsExtMemCudaRt.h`) are not recorded: their slots stay empty, and
-//! the producer makes them no-ops.
+//! (`memory permissions assigned`, ...), and the CUDA runtime's
+//! (`nvToolsExtMemCudaRt.h`): its process- and device-wide permissions
+//! objects, peer access and regions marked initialized by a stream.
 
 use crate::callbacks::{id_of, message_text, new_handle, next_id};
 use crate::text::{Event, Text};
 use crate::writer;
 use nvtx_protocol::ext::cbid;
 use nvtx_protocol::mem::{
-    HeapDesc, PermissionsAssignBatch, PermissionsAssignRegionDesc, RegionNameDesc,
-    RegionsNameBatch, RegionsRegisterBatch, RegionsResizeBatch, RegionsUnregisterBatch,
-    VirtualRange, ACCESS_KINDS, ACCESS_RESET, BIND_SCOPE_CPU_THREAD, BIND_SCOPE_CUDA_STREAM,
-    COMPAT_ID, HEAP_USAGE_LAYOUT, HEAP_USAGE_SUB_ALLOCATOR, TYPE_VIRTUAL_ADDRESS,
+    HeapDesc, MarkInitializedBatch, PermissionsAssignBatch, PermissionsAssignRegionDesc,
+    RegionNameDesc, RegionsNameBatch, RegionsRegisterBatch, RegionsResizeBatch,
+    RegionsUnregisterBatch, VirtualRange, ACCESS_KINDS, ACCESS_RESET, BIND_SCOPE_CPU_THREAD,
+    BIND_SCOPE_CUDA_STREAM, COMPAT_ID, CUDA_PEER_ALL_DEVICES, HEAP_USAGE_LAYOUT,
+    HEAP_USAGE_SUB_ALLOCATOR, TYPE_VIRTUAL_ADDRESS,
 };
 use nvtx_protocol::Handle;
 use nvtxr_record_format::Kind;
@@ -355,8 +356,66 @@ unsafe extern "C" fn permissions_unbind(d: Handle, bind_scope: u32) {
     );
 }
 
+/// A new permissions object standing for CUDA's permissions of `scope`
+/// (`"process"`, or a device number).
+fn cuda_permissions(d: Handle, scope: Value) -> Handle {
+    let id = next_id();
+    let fields = Map::from_iter([("permissions".into(), id.into()), ("cuda".into(), scope)]);
+    mark(d, "memory cuda permissions", fields);
+    new_handle(id, None)
+}
+
+unsafe extern "C" fn cuda_process_permissions(d: Handle) -> Handle {
+    cuda_permissions(d, "process".into())
+}
+
+unsafe extern "C" fn cuda_device_permissions(d: Handle, device: i32) -> Handle {
+    cuda_permissions(d, json!({ "device": device }))
+}
+
+unsafe extern "C" fn cuda_peer_access(d: Handle, handle: Handle, peer: i32, flags: u32) {
+    let mut fields = permissions(handle);
+    fields.insert(
+        "peer".into(),
+        match peer {
+            CUDA_PEER_ALL_DEVICES => "all devices".into(),
+            device => device.into(),
+        },
+    );
+    fields.insert("access".into(), access(flags));
+    mark(d, "memory cuda peer access", fields);
+}
+
+unsafe extern "C" fn cuda_mark_initialized(
+    d: Handle,
+    stream: *const c_void,
+    per_thread_stream: u8,
+    batch: *const c_void,
+) {
+    // SAFETY: the producer passes its batch.
+    let Some(b) = (unsafe { read::<MarkInitializedBatch>(batch) }) else {
+        return;
+    };
+    let mut fields = Map::from_iter([("stream".into(), hex(stream))]);
+    if per_thread_stream != 0 {
+        fields.insert("per-thread stream".into(), true.into());
+    }
+    fields.insert("count".into(), b.region_desc_count.into());
+    // SAFETY: the batch's regions, as the producer promises.
+    let regions = unsafe {
+        ranges(
+            b.region_type,
+            b.region_desc_count,
+            b.region_desc_element_size,
+            b.region_desc_elements,
+        )
+    };
+    fields.insert("regions".into(), regions);
+    mark(d, "memory cuda initialized", fields);
+}
+
 /// The memory module's functions, by callback id.
-pub(crate) fn functions() -> [(usize, usize); 13] {
+pub(crate) fn functions() -> [(usize, usize); 17] {
     [
         (cbid::MEM_HEAP_REGISTER, heap_register as *const () as usize),
         (
@@ -400,6 +459,22 @@ pub(crate) fn functions() -> [(usize, usize); 13] {
         (
             cbid::MEM_PERMISSIONS_UNBIND,
             permissions_unbind as *const () as usize,
+        ),
+        (
+            cbid::MEM_CUDA_GET_PROCESS_WIDE_PERMISSIONS,
+            cuda_process_permissions as *const () as usize,
+        ),
+        (
+            cbid::MEM_CUDA_GET_DEVICE_WIDE_PERMISSIONS,
+            cuda_device_permissions as *const () as usize,
+        ),
+        (
+            cbid::MEM_CUDA_SET_PEER_ACCESS,
+            cuda_peer_access as *const () as usize,
+        ),
+        (
+            cbid::MEM_CUDA_MARK_INITIALIZED,
+            cuda_mark_initialized as *const () as usize,
         ),
     ]
 }
