@@ -269,7 +269,7 @@ impl Domain {
         if loader::tool_attached() {
             // SAFETY: the pointer is a valid C string for the call.
             with_c_str(name, |c| unsafe {
-                self.state.name_category(id, c.as_ptr())
+                self.state.name_category(id, c.as_ptr(), Family::Default)
             })
             .ok();
         }

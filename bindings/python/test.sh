@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 eval "$(cargo run -q -p nvtxr-harness --bin artifacts)"
 pip=(python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore)
-"${pip[@]}" "maturin>=1.5,<2" pytest numpy
+"${pip[@]}" "maturin>=1.5,<2" pytest numpy setuptools
 "${pip[@]}" ./bindings/python
 # The wheel with the `nvtxr` command and its tool, for tests/test_wheel.py.
 NVTXR_WHEEL=$(cargo xtask wheel --out target/wheels | tail -1)

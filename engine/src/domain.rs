@@ -468,15 +468,22 @@ impl DomainState {
         }))
     }
 
-    /// Names category `id` in this domain.
+    /// Names category `id` in this domain, through `family`'s call for the
+    /// default domain (`nvtxNameCategoryA`, or `nvtxDomainNameCategoryA`
+    /// with a NULL handle).
     ///
     /// # Safety
     /// `name` must be a valid NUL-terminated string.
-    pub unsafe fn name_category(&'static self, id: u32, name: *const c_char) -> Result<(), Error> {
+    pub unsafe fn name_category(
+        &'static self,
+        id: u32,
+        name: *const c_char,
+        family: Family,
+    ) -> Result<(), Error> {
         // SAFETY: the caller upholds this function's `# Safety` contract.
         unsafe {
             let entered = self.enter()?;
-            if self.is_default() {
+            if self.is_default() && family == Family::Default {
                 if let Some(f) = slots::get(slot::NAME_CATEGORY_A) {
                     f(id, name);
                 }
@@ -486,6 +493,19 @@ impl DomainState {
             Ok(())
         }
     }
+}
+
+/// Which NVTX calls carry the default domain's events. Closing a range must
+/// use the family that opened it: a tool that hooks only one family (NVIDIA's
+/// sample tools hook only the domain calls) would see unbalanced ranges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    /// As NVIDIA's C API: `nvtxRangePushA` for text alone, `nvtxRangePushEx`
+    /// for attributes, `nvtxRangePop`; domain calls for a registered string.
+    Default,
+    /// As NVIDIA's Python package: the `nvtxDomain...` calls with a NULL
+    /// handle for every event, `nvtxDomainRangePop(NULL)`.
+    Domain,
 }
 
 /// Whether `p` points to a domain (`true`) or a registered string (`false`)

@@ -52,18 +52,7 @@ pub const START: Slots3<u64> = Slots3 {
     domain_ex: slot::DOMAIN_RANGE_START_EX,
 };
 
-/// Which NVTX calls carry the default domain's events. Closing a range must
-/// use the family that opened it: a tool that hooks only one family (NVIDIA's
-/// sample tools hook only the domain calls) would see unbalanced ranges.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Family {
-    /// As NVIDIA's C API: `nvtxRangePushA` for text alone, `nvtxRangePushEx`
-    /// for attributes, `nvtxRangePop`; domain calls for a registered string.
-    Default,
-    /// As NVIDIA's Python package: the `nvtxDomain...` calls with a NULL
-    /// handle for every event, `nvtxDomainRangePop(NULL)`.
-    Domain,
-}
+pub use crate::domain::Family;
 
 fn target(domain: &'static DomainState, event: &Event, family: Family) -> Result<Target, Error> {
     if let Some(s) = event.registered() {

@@ -118,13 +118,14 @@ impl StaticDomain {
         StaticString(self.0.uninterned_string(text))
     }
 
-    /// Names category `id` (when a tool is attached).
-    pub fn name_category(&self, id: u32, name: &CStr) -> Result<(), Error> {
+    /// Names category `id` (when a tool is attached), through `family`'s
+    /// call for the default domain.
+    pub fn name_category(&self, id: u32, name: &CStr, family: Family) -> Result<(), Error> {
         if !enabled() {
             return Ok(());
         }
         // SAFETY: a valid C string for the call.
-        unsafe { self.0.name_category(id, name.as_ptr()) }
+        unsafe { self.0.name_category(id, name.as_ptr(), family) }
     }
 
     /// Registers a payload schema in this domain; its id (0 with no tool,

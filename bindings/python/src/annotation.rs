@@ -1,7 +1,7 @@
 //! `annotate`, as a context manager and a decorator, and the primitives
 //! `nvtxr._decorate` builds on.
 
-use crate::domain::{get_domain, Args, Domain, EventAttributes};
+use crate::domain::{get_domain, refresh, Args, Domain, EventAttributes};
 use crate::threads::name_thread_once;
 use crate::{checked, tasks};
 use nvtx_protocol::NO_PUSH_POP_TRACKING as NO_TRACKING;
@@ -68,7 +68,7 @@ impl annotate {
         let no_message = message.is_none_or(|m| m.is_none());
         let attributes = Py::new(
             py,
-            Domain::resolve(d, Args::new(message, color, category, payload))?,
+            Domain::resolve_kept(d, Args::new(message, color, category, payload))?,
         )?;
         Ok(annotate {
             attributes: Some(attributes),
@@ -105,7 +105,8 @@ impl annotate {
         if let Some(a) = &slf.attributes {
             let py = slf.py();
             name_thread_once(py);
-            let a = a.get();
+            refresh(a.bind(py))?;
+            let a = a.borrow(py);
             if tasks::in_event_loop(py)? {
                 let id = checked(py, a.domain().start(&a.attributes(), Family::Domain), 0);
                 tasks::push(py, id)?;
@@ -120,7 +121,7 @@ impl annotate {
     fn __exit__(&self, exc: &Bound<'_, pyo3::types::PyTuple>) -> PyResult<bool> {
         if let Some(a) = &self.attributes {
             let py = exc.py();
-            let domain = a.get().domain();
+            let domain = a.borrow(py).domain();
             match tasks::in_event_loop(py)?
                 .then(|| tasks::pop(py))
                 .transpose()?
@@ -153,7 +154,7 @@ impl annotate {
                 category.as_ref().map(|c| c.bind(py)),
                 payload.as_ref().map(|c| c.bind(py)),
             );
-            let resolved = Domain::resolve(d.bind(py), args)?;
+            let resolved = Domain::resolve_kept(d.bind(py), args)?;
             self.attributes = Some(Py::new(py, resolved)?);
         }
         let attributes = self
@@ -168,11 +169,12 @@ impl annotate {
     }
 }
 
-/// What `@annotate` with no message names a range: the callable's qualified
-/// name, else its name, else (a `functools.partial`, an object with
-/// `__call__`) the wrapped function's or the type's; never an error.
+/// What `@annotate` with no message names a range: the callable's name (as
+/// NVIDIA's package names it), else its qualified name, else (a
+/// `functools.partial`, an object with `__call__`) the wrapped function's or
+/// the type's; never an error.
 pub(crate) fn callable_name<'py>(func: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    for attribute in ["__qualname__", "__name__"] {
+    for attribute in ["__name__", "__qualname__"] {
         if let Ok(name) = func.getattr(attribute) {
             return Ok(name);
         }
@@ -187,33 +189,39 @@ pub(crate) fn callable_name<'py>(func: &Bound<'py, PyAny>) -> PyResult<Bound<'py
 
 /// `nvtxr._decorate`'s primitives: the event calls on resolved attributes.
 #[pyfunction]
-pub(crate) fn _push(py: Python<'_>, a: &Bound<'_, EventAttributes>) -> i32 {
+pub(crate) fn _push(py: Python<'_>, a: &Bound<'_, EventAttributes>) -> PyResult<i32> {
     name_thread_once(py);
-    let a = a.get();
-    checked(
+    refresh(a)?;
+    let a = a.borrow();
+    Ok(checked(
         py,
         a.domain().push(&a.attributes(), Family::Domain),
         NO_TRACKING,
-    )
+    ))
 }
 
 #[pyfunction]
 pub(crate) fn _pop(a: &Bound<'_, EventAttributes>) -> i32 {
     name_thread_once(a.py());
-    checked(a.py(), a.get().domain().pop(Family::Domain), NO_TRACKING)
+    checked(a.py(), a.borrow().domain().pop(Family::Domain), NO_TRACKING)
 }
 
 #[pyfunction]
-pub(crate) fn _start(py: Python<'_>, a: &Bound<'_, EventAttributes>) -> u64 {
+pub(crate) fn _start(py: Python<'_>, a: &Bound<'_, EventAttributes>) -> PyResult<u64> {
     name_thread_once(py);
-    let a = a.get();
-    checked(py, a.domain().start(&a.attributes(), Family::Domain), 0)
+    refresh(a)?;
+    let a = a.borrow();
+    Ok(checked(
+        py,
+        a.domain().start(&a.attributes(), Family::Domain),
+        0,
+    ))
 }
 
 #[pyfunction]
 pub(crate) fn _end(a: &Bound<'_, EventAttributes>, id: u64) {
     name_thread_once(a.py());
-    checked(a.py(), a.get().domain().end(id, Family::Domain), ());
+    checked(a.py(), a.borrow().domain().end(id, Family::Domain), ());
 }
 
 /// `func(*args, **kwargs)` inside a push/pop range: one call from the
@@ -228,7 +236,8 @@ pub(crate) fn _call<'py>(
     kwargs: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     name_thread_once(a.py());
-    let attributes = a.get();
+    refresh(a)?;
+    let attributes = a.borrow();
     let domain = attributes.domain();
     let py = a.py();
     checked(py, domain.push(&attributes.attributes(), Family::Domain), 0);

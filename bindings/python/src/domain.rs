@@ -24,6 +24,29 @@ pub(crate) struct Args<'a, 'py> {
 }
 
 impl<'a, 'py> Args<'a, 'py> {
+    /// Whether any attribute was given (not `None`).
+    fn any(&self) -> bool {
+        [self.message, self.color, self.category, self.payload]
+            .iter()
+            .any(|a| a.is_some_and(|a| !a.is_none()))
+    }
+
+    /// The attributes given (not `None`), by name.
+    fn into_dict(self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for (name, value) in [
+            ("message", self.message),
+            ("color", self.color),
+            ("category", self.category),
+            ("payload", self.payload),
+        ] {
+            if let Some(v) = value.filter(|v| !v.is_none()) {
+                d.set_item(name, v)?;
+            }
+        }
+        Ok(d)
+    }
+
     pub fn new(
         message: Option<&'a Bound<'py, PyAny>>,
         color: Option<&'a Bound<'py, PyAny>>,
@@ -65,8 +88,10 @@ pub struct Domain {
     categories: Py<PyDict>,
 }
 
-/// An event's attributes, resolved once (`Domain.get_event_attributes`).
-#[pyclass(frozen, module = "nvtxr")]
+/// An event's attributes, resolved once (`Domain.get_event_attributes`);
+/// `Domain.set_event_attributes` (or an event call given both attributes and
+/// keywords) changes them in place, as NVIDIA's package does.
+#[pyclass(module = "nvtxr")]
 pub struct EventAttributes {
     domain: Py<Domain>,
     message: Option<Py<RegisteredString>>,
@@ -77,6 +102,9 @@ pub struct EventAttributes {
     payload: Option<Payload>,
     /// An extended payload (a NumPy value, a list, a tuple, a range, bytes).
     extended: Option<Extended>,
+    /// `annotate`'s payload of a mutable type (a list, an array): encoded
+    /// again each time the range opens, as NVIDIA's package does.
+    mutable_payload: Option<Py<PyAny>>,
 }
 
 /// An extended payload: its bytes, and the payload data pointing at them.
@@ -175,10 +203,10 @@ impl Domain {
             }
             let id = categories.len() as u32 + 1;
             categories.set_item(name, id)?;
-            let named = slf
-                .get()
-                .inner
-                .name_category(id, &c_string(&name.to_cow()?));
+            let named =
+                slf.get()
+                    .inner
+                    .name_category(id, &c_string(&name.to_cow()?), Family::Domain);
             checked(py, named, ());
             return Ok(id);
         }
@@ -196,53 +224,145 @@ impl Domain {
 
     /// Resolves the attributes of one event.
     pub(crate) fn resolve(slf: &Bound<'_, Domain>, args: Args) -> PyResult<EventAttributes> {
-        let py = slf.py();
-        let Args {
-            message,
-            color: color_,
-            category,
-            payload: payload_,
-        } = args;
         // In NVIDIA's order: the category is named before the message is registered.
-        let category = Domain::category_id(slf, category)?;
-        let (message, text) = match message.filter(|m| !m.is_none()) {
-            None => (None, None),
-            Some(m) => {
-                if let Ok(r) = m.cast::<RegisteredString>() {
-                    (Some(r.clone().unbind()), None)
-                } else {
-                    // Not a str: sent as `str(message)` (never an error).
-                    let text = match m.cast::<PyString>() {
-                        Ok(s) => s.clone(),
-                        Err(_) => m.str()?,
-                    };
-                    let s = &text;
-                    match Domain::registered(slf, s)? {
-                        Some(r) => (Some(r), None),
-                        None => (None, Some(c_string(&s.to_cow()?))),
-                    }
-                }
-            }
-        };
-        // Numbers go in the event itself; anything else as NVIDIA's
-        // package sends it, an extended payload.
-        let (payload, extended) = match payload_.filter(|p| !p.is_none()) {
-            None => (None, None),
-            Some(p) if p.is_instance_of::<PyInt>() || p.is_instance_of::<PyFloat>() => {
-                (payload(py, p)?, None)
-            }
-            Some(p) => (None, Extended::encode(slf, p)?),
-        };
+        let category = Domain::category_id(slf, args.category)?;
+        let (message, text) = Domain::message(slf, args.message)?;
+        let (payload, extended) = Domain::payload(slf, args.payload)?;
         Ok(EventAttributes {
             domain: slf.clone().unbind(),
             message,
             text,
-            color: Some(color(color_)?),
+            color: Some(color(args.color)?),
             category,
             payload,
             extended,
+            mutable_payload: None,
         })
     }
+
+    /// [`Domain::resolve`] for `annotate`: a payload of a mutable type is
+    /// kept rather than encoded, and encoded at each use ([`refresh`]).
+    pub(crate) fn resolve_kept(slf: &Bound<'_, Domain>, args: Args) -> PyResult<EventAttributes> {
+        let py = slf.py();
+        let immutable = |p: &Bound<'_, PyAny>| {
+            let t = p.get_type();
+            [
+                py.get_type::<PyInt>(),
+                py.get_type::<PyFloat>(),
+                py.get_type::<pyo3::types::PyTuple>(),
+                py.get_type::<pyo3::types::PyRange>(),
+                py.get_type::<pyo3::types::PyBytes>(),
+            ]
+            .iter()
+            .any(|i| t.is(i))
+        };
+        match args.payload.filter(|p| !p.is_none() && !immutable(p)) {
+            None => Domain::resolve(slf, args),
+            Some(kept) => {
+                let kept = kept.clone().unbind();
+                let mut a = Domain::resolve(
+                    slf,
+                    Args {
+                        payload: None,
+                        ..args
+                    },
+                )?;
+                a.mutable_payload = Some(kept);
+                Ok(a)
+            }
+        }
+    }
+
+    /// A message: registered in this domain (up to the cache bound), else
+    /// sent as text; not a `str`, sent as `str(message)` (never an error).
+    fn message(
+        slf: &Bound<'_, Domain>,
+        message: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<(Option<Py<RegisteredString>>, Option<CString>)> {
+        let Some(m) = message.filter(|m| !m.is_none()) else {
+            return Ok((None, None));
+        };
+        if let Ok(r) = m.cast::<RegisteredString>() {
+            return Ok((Some(r.clone().unbind()), None));
+        }
+        let text = match m.cast::<PyString>() {
+            Ok(s) => s.clone(),
+            Err(_) => m.str()?,
+        };
+        Ok(match Domain::registered(slf, &text)? {
+            Some(r) => (Some(r), None),
+            None => (None, Some(c_string(&text.to_cow()?))),
+        })
+    }
+
+    /// A payload: numbers go in the event itself; anything else as NVIDIA's
+    /// package sends it, an extended payload.
+    fn payload(
+        slf: &Bound<'_, Domain>,
+        value: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<(Option<Payload>, Option<Extended>)> {
+        Ok(match value.filter(|p| !p.is_none()) {
+            None => (None, None),
+            Some(p) if p.is_instance_of::<PyInt>() || p.is_instance_of::<PyFloat>() => {
+                (payload(slf.py(), p)?, None)
+            }
+            Some(p) => (None, Extended::encode(slf, p)?),
+        })
+    }
+
+    /// Changes the attributes `keywords` name (`message`, `color`,
+    /// `category`, `payload`; `None` clears one), in NVIDIA's order.
+    fn assign(
+        slf: &Bound<'_, Domain>,
+        attributes: &Bound<'_, EventAttributes>,
+        keywords: &Bound<'_, PyDict>,
+    ) -> PyResult<()> {
+        const NAMES: [&str; 4] = ["message", "color", "category", "payload"];
+        if let Some(unknown) = keywords
+            .keys()
+            .iter()
+            .find(|k| !NAMES.iter().any(|n| k.eq(*n).unwrap_or(false)))
+        {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "set_event_attributes() got an unexpected keyword argument {}",
+                unknown.repr()?
+            )));
+        }
+        let given = |name: &str| keywords.get_item(name);
+        if let Some(m) = given("message")? {
+            let (message, text) = Domain::message(slf, Some(&m))?;
+            let mut a = attributes.borrow_mut();
+            (a.message, a.text) = (message, text);
+        }
+        if let Some(c) = given("color")? {
+            attributes.borrow_mut().color = Some(color(Some(&c))?);
+        }
+        if let Some(c) = given("category")? {
+            attributes.borrow_mut().category = Domain::category_id(slf, Some(&c))?;
+        }
+        if let Some(p) = given("payload")? {
+            let (payload, extended) = Domain::payload(slf, Some(&p))?;
+            let mut a = attributes.borrow_mut();
+            (a.payload, a.extended) = (payload, extended);
+        }
+        Ok(())
+    }
+}
+
+/// Encodes `attributes`' kept mutable payload again, as it is now.
+pub(crate) fn refresh(attributes: &Bound<'_, EventAttributes>) -> PyResult<()> {
+    let py = attributes.py();
+    let (domain, kept) = {
+        let a = attributes.borrow();
+        match &a.mutable_payload {
+            None => return Ok(()),
+            Some(kept) => (a.domain.clone_ref(py), kept.clone_ref(py)),
+        }
+    };
+    let (payload, extended) = Domain::payload(domain.bind(py), Some(kept.bind(py)))?;
+    let mut a = attributes.borrow_mut();
+    (a.payload, a.extended) = (payload, extended);
+    Ok(())
 }
 
 impl Domain {
@@ -259,19 +379,23 @@ impl Domain {
             return Ok(off);
         }
         name_thread_once(slf.py());
-        let resolved;
-        let a = match attributes {
-            Some(a) => a.get(),
+        let py = slf.py();
+        let (given, resolved);
+        let a: &EventAttributes = match attributes {
+            Some(a) => {
+                // Keywords beside attributes change them first, as NVIDIA's do.
+                if args.any() {
+                    Domain::assign(slf, a, &args.into_dict(py)?)?;
+                }
+                given = a.borrow();
+                &given
+            }
             None => {
                 resolved = Domain::resolve(slf, args)?;
                 &resolved
             }
         };
-        Ok(checked(
-            slf.py(),
-            call(&slf.get().inner, &a.attributes()),
-            off,
-        ))
+        Ok(checked(py, call(&slf.get().inner, &a.attributes()), off))
     }
 }
 
@@ -350,6 +474,21 @@ impl Domain {
         payload: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<EventAttributes> {
         Domain::resolve(slf, Args::new(message, color, category, payload))
+    }
+
+    /// Changes `attributes` in place: each of `message`, `color`,
+    /// `category` and `payload` given is set (`None` clears it); the others
+    /// are kept.
+    #[pyo3(signature = (attributes, **keywords))]
+    fn set_event_attributes(
+        slf: &Bound<'_, Self>,
+        attributes: &Bound<'_, EventAttributes>,
+        keywords: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<()> {
+        match keywords {
+            Some(k) => Domain::assign(slf, attributes, k),
+            None => Ok(()),
+        }
     }
 
     /// An instantaneous event.

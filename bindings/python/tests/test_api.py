@@ -74,10 +74,10 @@ def test_a_generator_is_one_range_from_first_next_to_close():
         # As NVIDIA's package: the domain's first use asks whether it is enabled.
         "ExtInit module=2 compat=0x0104 version=3 size=40 segments=1 segment=0 slots=63 types=28x4",
         "DomainIsEnabled default",
-        'DomainRegisterStringA default "Loader.batches"',
+        'DomainRegisterStringA default "batches"',
         'DomainRegisterStringA default "created"',
         'DomainMarkEx default {msg=reg:"created" color=0x000000ff}',
-        'DomainRangeStartEx default {msg=reg:"Loader.batches" color=0x00008000} -> 1',
+        'DomainRangeStartEx default {msg=reg:"batches" color=0x00008000} -> 1',
         "DomainRangeEnd default 1",
         'DomainRegisterStringA default "closed"',
         'DomainMarkEx default {msg=reg:"closed" color=0x000000ff}',

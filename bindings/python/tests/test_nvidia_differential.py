@@ -65,6 +65,13 @@ PROGRAMS = {
         domain.pop_range()
         rid = domain.start_range(message="span", color="cyan")
         domain.end_range(rid)
+        # Attributes changed in place: by set_event_attributes (None clears),
+        # and by keywords given beside them.
+        domain.set_event_attributes(attrs, message="changed", payload=None, category="io")
+        domain.mark(attrs)
+        domain.mark(attrs, color="red", payload=3)
+        domain.push_range(attrs)
+        domain.pop_range()
         print(domain.get_category_id("compute"), step.string)
     """,
 }

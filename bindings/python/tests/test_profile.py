@@ -102,14 +102,23 @@ def test_nvidias_profile_class_annotates_calls_between_enable_and_disable():
         def outside():
             return 2
 
+        def lined():
+            return 3
+
         profile = nvtx.Profile(linenos=False)
         profile.enable()
         inside()
         profile.disable()
         outside()
+        profile = nvtx.Profile()
+        profile.enable()
+        lined()
+        profile.disable()
         """
     )
     check(process)
     pushes = [c for c in calls if "RangePushEx" in c]
-    assert any('"inside"' in c for c in pushes), calls
+    # As NVIDIA's: domain "nvtx.py", the function's name, or file:line(name).
+    assert any('domain="nvtx.py" {msg=reg:"inside"' in c for c in pushes), calls
+    assert any('domain="nvtx.py" {msg=reg:"script.py:11(lined)"' in c for c in pushes), calls
     assert not any('"outside"' in c for c in pushes), calls

@@ -3,7 +3,7 @@
 use super::boundary::exported;
 use super::nvtxr_status_t;
 use super::{status, NVTXR_OK};
-use nvtxr_engine::domain::{is_domain, DomainState, StringState};
+use nvtxr_engine::domain::{is_domain, DomainState, Family, StringState};
 use nvtxr_engine::error::Error;
 use nvtxr_engine::events;
 use nvtxr_engine::loader;
@@ -145,7 +145,7 @@ pub unsafe extern "C" fn nvtxr_name_category(
         if name.is_null() {
             return status(Err(Error::NullArgument));
         }
-        status(domain_ref(domain).and_then(|d| d.name_category(category, name)))
+        status(domain_ref(domain).and_then(|d| d.name_category(category, name, Family::Default)))
     })
 }
 

@@ -5,7 +5,7 @@ A drop-in for NVIDIA's ``nvtx`` package (``import nvtxr as nvtx``):
 >>> import nvtxr as nvtx
 >>> with nvtx.annotate("load data", color="green"):
 ...     pass
->>> @nvtx.annotate(color="red")          # message: the function's qualified name
+>>> @nvtx.annotate(color="red")          # message: the function's name
 ... def step():
 ...     pass
 >>> nvtx.mark("checkpoint", payload=3)

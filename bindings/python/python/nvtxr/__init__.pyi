@@ -31,6 +31,16 @@ class Domain:
         category: Category = None,
         payload: Payload = None,
     ) -> EventAttributes: ...
+    def set_event_attributes(
+        self,
+        attributes: EventAttributes,
+        *,
+        message: Union[str, RegisteredString, None] = ...,
+        color: Color = ...,
+        category: Category = ...,
+        payload: Payload = ...,
+    ) -> None:
+        """Changes `attributes` in place: each keyword given is set (None clears it)."""
     def mark(
         self,
         attributes: Optional[EventAttributes] = None,

@@ -23,6 +23,7 @@ left; a later ``start()`` begins afresh.
 """
 
 import argparse
+import os
 import runpy
 import sys
 import threading
@@ -32,10 +33,15 @@ from nvtxr._native import _pop, _push, get_domain, tool_attached
 __all__ = ["start", "stop"]
 
 
+def _qualified_name(code):
+    return getattr(code, "co_qualname", code.co_name)
+
+
 class _Profiler:
-    def __init__(self, include):
+    def __init__(self, include, domain=None, name=_qualified_name):
         self.include = tuple(include)
-        self.domain = get_domain(None)
+        self.domain = get_domain(domain)
+        self.name = name
         # code object -> EventAttributes, or None when excluded.
         self.attributes = {}
         # thread id -> the code objects of its open ranges, innermost last.
@@ -52,8 +58,7 @@ class _Profiler:
             and any(module == p or module.startswith(p + ".") for p in self.include)
         )
         if wanted:
-            name = getattr(code, "co_qualname", code.co_name)
-            attrs = self.domain.get_event_attributes(message=name)
+            attrs = self.domain.get_event_attributes(message=self.name(code))
         else:
             attrs = None
         self.attributes[code] = attrs
@@ -65,8 +70,8 @@ if sys.version_info >= (3, 12):
     _E = _monitoring.events
 
     class _Monitor(_Profiler):
-        def __init__(self, include):
-            super().__init__(include)
+        def __init__(self, include, **naming):
+            super().__init__(include, **naming)
             self.tool = next(
                 i for i in range(6) if _monitoring.get_tool(i) is None
             )
@@ -154,8 +159,8 @@ if sys.version_info >= (3, 12):
 else:
 
     class _SetProfile(_Profiler):
-        def __init__(self, include):
-            super().__init__(include)
+        def __init__(self, include, **naming):
+            super().__init__(include, **naming)
             known = self.attributes
             lookup = self.attributes_for
             open_ranges = self.open
@@ -200,11 +205,13 @@ else:
 _active = None
 
 
-def start(include=()):
-    """Starts annotating function calls (of modules under the ``include`` prefixes)."""
+def start(include=(), **naming):
+    """Starts annotating function calls (of modules under the ``include``
+    prefixes); ``domain`` and ``name`` (code object to range name) may
+    replace the default domain and the qualified name."""
     global _active
     if _active is None and tool_attached():
-        _active = _Implementation(include)
+        _active = _Implementation(include, **naming)
         _active.start()
 
 
@@ -218,25 +225,32 @@ def stop():
 
 class Profile:
     """NVIDIA's ``nvtx.Profile``: every Python function call between
-    :meth:`enable` and :meth:`disable` as an NVTX range (this module's
-    annotations, named after the function's qualified name).
+    :meth:`enable` and :meth:`disable` as an NVTX range in domain
+    ``nvtx.py``, named as NVIDIA's are: ``file.py:LINE(name)``, or with
+    ``linenos=False`` the function's name.
 
     >>> import nvtxr as nvtx
     >>> profile = nvtx.Profile()
     >>> profile.enable()
     >>> profile.disable()
 
-    ``linenos`` and ``annotate_cfuncs`` are accepted and kept; the ranges
-    are this module's (Python functions, no line numbers in their names).
+    ``annotate_cfuncs`` is accepted and kept, but calls of C functions are
+    not annotated.
     """
 
     def __init__(self, linenos: bool = True, annotate_cfuncs: bool = True):
         self.linenos = linenos
         self.annotate_cfuncs = annotate_cfuncs
 
+    def _name(self, code):
+        if not self.linenos:
+            return code.co_name
+        file = os.path.basename(code.co_filename)
+        return f"{file}:{code.co_firstlineno}({code.co_name})"
+
     def enable(self):
         """Starts annotating function calls."""
-        start()
+        start(domain="nvtx.py", name=self._name)
 
     def disable(self):
         """Stops annotating function calls."""

@@ -12,6 +12,10 @@ fn main() {
         nvtxr_harness::python_nvtx().display()
     );
     println!(
+        "export NVIDIA_NVTX_INCLUDE='{}'",
+        nvtxr_harness::nvidia().include_dir.display()
+    );
+    println!(
         "export PKG_CONFIG_PATH='{}'${{PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}}",
         a.lib_dir.join("pkgconfig").display()
     );

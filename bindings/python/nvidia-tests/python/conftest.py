@@ -1,0 +1,46 @@
+"""nvtxr's glue for NVIDIA's Python tests (not NVIDIA's file).
+
+NVIDIA's tests say `import nvtx`; here that is nvtxr. NVIDIA's conftest and
+tests also import three private names of NVIDIA's package; each is mapped
+to what it stands for:
+- `nvtx.colors._NVTX_COLORS`: NVIDIA's own color table, loaded from
+  NVIDIA's installed package ($NVIDIA_PYTHON_NVTX), so nvtxr's colors are
+  checked against NVIDIA's values;
+- `nvtx.nvtx.PayloadTypeAlias`: a type alias used in annotations only;
+- `nvtx.nvtx.dummy_domain`: what NVIDIA's package returns as a domain with
+  no tool; the tests compare it only when run without the injection, and
+  they run with it (`--enable-injection`).
+"""
+
+import importlib.util
+import os
+import sys
+import types
+from pathlib import Path
+from typing import Union
+
+import nvtxr
+
+
+def _module(name, **attributes):
+    module = types.ModuleType(name)
+    module.__dict__.update(attributes)
+    sys.modules[name] = module
+    return module
+
+
+def _nvidias_colors():
+    path = Path(os.environ["NVIDIA_PYTHON_NVTX"]) / "nvtx" / "colors.py"
+    spec = importlib.util.spec_from_file_location("_nvidia_nvtx_colors", path)
+    colors = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(colors)
+    return colors
+
+
+sys.modules["nvtx"] = nvtxr
+_module("nvtx.colors", _NVTX_COLORS=_nvidias_colors()._NVTX_COLORS)
+_module(
+    "nvtx.nvtx",
+    PayloadTypeAlias=Union[int, float, list, tuple, range, bytes, "np.ndarray"],
+    dummy_domain=object(),
+)
