@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Python package's tests: installs maturin, pytest and NumPy from PyPI, builds and
+# The Python package's tests: installs maturin, pytest, NumPy and PyTorch from PyPI, builds and
 # installs the package with pip (`pip install ./bindings/python`), then runs
 # pytest with the paths of nvtxr's event-log tool, `nvtxr`, NVIDIA's Python
 # nvtx package (the reference) from the harness, the wheel carrying the
@@ -9,6 +9,9 @@ cd "$(dirname "$0")/../.."
 eval "$(cargo run -q -p nvtxr-harness --bin artifacts)"
 pip=(python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore)
 "${pip[@]}" "maturin>=1.5,<2" pytest numpy setuptools
+# PyTorch from PyPI (the CUDA build; it runs torch.compile on the CPU) for
+# tests/test_torch_compile.py.
+"${pip[@]}" torch
 "${pip[@]}" ./bindings/python
 # The wheel with the `nvtxr` command and its tool, for tests/test_wheel.py.
 NVTXR_WHEEL=$(cargo xtask wheel --out target/wheels | tail -1)

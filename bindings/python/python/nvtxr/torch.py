@@ -1,11 +1,18 @@
 """``torch.cuda.nvtx``'s API, working without CUDA: ``import nvtxr.torch as nvtx``.
 
-Text-only events in the default domain, as PyTorch sends them.
+Text-only events in the default domain, as PyTorch sends them. Every call
+here is compile-safe: inside ``torch.compile(fullgraph=True)`` code it
+breaks no graph and sends the same events in the same order as in eager
+code (there ``range_push`` and ``range_pop`` return 0, and ``range_start``
+a 0-d tensor holding the id; see :mod:`nvtxr._compile`).
 """
 
 import contextlib
 
+from nvtxr import _compile
 from nvtxr._native import _text_end, _text_mark, _text_pop, _text_push, _text_start
+
+_compile.install()
 
 __all__ = ["range_push", "range_pop", "range_start", "range_end", "mark", "range"]
 
