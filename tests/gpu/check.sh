@@ -94,4 +94,6 @@ print("  recorded:", names)
 for want in ("matmul", "add", "reference"):
     assert want in names, want
 PY
+# torch.compile on CUDA.
+ART="$ART" OUT="$OUT" bash "$here/check_compile.sh" || failed=1
 exit $failed
