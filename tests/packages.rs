@@ -1,7 +1,8 @@
 //! The crates meant for users ship only what builds outside this
 //! workspace: no file that needs the workspace's unpublished test helpers
 //! (`nvtxr-harness`), which `cargo package` leaves out of their
-//! dev-dependencies.
+//! dev-dependencies; and the `nvtxr` command built from its packaged crate
+//! records on its own.
 
 use nvtxr_harness::root;
 use serde_json::Value;
@@ -50,4 +51,61 @@ fn published_crates_ship_nothing_that_needs_the_workspace() {
             );
         }
     }
+}
+
+/// `cargo install nvtxr-record` gives an `nvtxr` that records on its own:
+/// the command built from its packaged crate (and the packaged crates it
+/// needs, the recording tool's among them) records a program with nothing
+/// beside it and no `NVTXR_RECORD_TOOL`, from the tool library it carries.
+#[test]
+fn the_packaged_command_records_with_nothing_beside_it() {
+    let work = nvtxr_harness::work_dir().join(format!("packaged-{}", std::process::id()));
+    let target = work.join("target");
+    cargo(&[
+        "package",
+        "--allow-dirty",
+        "-q",
+        "--target-dir",
+        target.to_str().unwrap(),
+        "-p",
+        "nvtx-protocol",
+        "-p",
+        "nvtxr-record-format",
+        "-p",
+        "nvtxr-record-tool",
+        "-p",
+        "nvtxr-record",
+    ]);
+    // The command cargo built while verifying the packages, alone.
+    let alone = work.join("bin");
+    std::fs::create_dir_all(&alone).unwrap();
+    let nvtxr = alone.join("nvtxr");
+    std::fs::copy(target.join("debug/nvtxr"), &nvtxr).unwrap();
+    let program =
+        nvtxr_harness::compile_c("scenarios.c", nvtxr_harness::Producer::NvtxrShared, &[]);
+    let trace = work.join("t.json");
+    let out = Command::new(&nvtxr)
+        .args(["record", "-q", "-o", trace.to_str().unwrap(), "--"])
+        .arg(&program)
+        .arg("basic")
+        .env_remove("NVTXR_RECORD_TOOL")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let trace: Value = serde_json::from_slice(&std::fs::read(&trace).unwrap()).unwrap();
+    let mut names: Vec<&str> = trace["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["ph"] != "M")
+        .filter_map(|e| e["name"].as_str())
+        .collect();
+    names.sort_unstable();
+    // The "basic" scenario: a mark, two nested ranges, a start/end range.
+    assert_eq!(names, ["async", "async", "hello", "inner", "outer"]);
+    let _ = std::fs::remove_dir_all(&work);
 }

@@ -56,7 +56,7 @@ step env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps -q
 # its cache by name, version and that directory, and would reuse a stale copy.
 mkdir -p target
 packages=$(mktemp -d -p target package.XXXXXX)
-step cargo package -q --target-dir "$packages" -p nvtx-protocol -p nvtxr-engine -p nvtxr -p nvtxr-tracing -p nvtxr-record-format -p nvtxr-record
+step cargo package -q --target-dir "$packages" -p nvtx-protocol -p nvtxr-engine -p nvtxr -p nvtxr-tracing -p nvtxr-record-format -p nvtxr-record-tool -p nvtxr-record
 rm -rf "$packages"
 suite cargo test --workspace --no-fail-fast
 suite bash bindings/haskell/test.sh

@@ -14,9 +14,22 @@ use std::time::{Duration, Instant};
 /// The variable naming the recording tool library, instead of the one installed beside `nvtxr`.
 const TOOL_VAR: &str = "NVTXR_RECORD_TOOL";
 
+/// The recording tool library this program carries (built by build.rs).
+static EMBEDDED_TOOL: &[u8] = include_bytes!(env!("NVTXR_RECORD_TOOL_EMBEDDED"));
+
+/// The recording tool library to inject, and the private directory holding
+/// it when it is this program's own copy (removed when the recording ends).
+struct Tool {
+    path: PathBuf,
+    _dir: Option<tempfile::TempDir>,
+}
+
 /// The recording tool library: `NVTXR_RECORD_TOOL` (which must name a
-/// shared library), or next to this program, or in `../lib` (an installed layout).
-fn tool_library() -> Result<PathBuf, String> {
+/// shared library), or next to this program, or in `../lib` (an installed
+/// layout), or else the copy this program carries, written to a fresh
+/// private (0700) directory.
+fn tool_library() -> Result<Tool, String> {
+    let found = |path| Ok(Tool { path, _dir: None });
     if let Some(p) = std::env::var_os(TOOL_VAR) {
         let path = PathBuf::from(&p);
         let mut magic = [0u8; 4];
@@ -24,7 +37,7 @@ fn tool_library() -> Result<PathBuf, String> {
             .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
             .map(|()| magic == *b"\x7fELF");
         return match elf {
-            Ok(true) if path.is_file() => Ok(path),
+            Ok(true) if path.is_file() => found(path),
             Ok(_) => Err(format!(
                 "{TOOL_VAR}={}: not a shared library",
                 path.display()
@@ -34,17 +47,35 @@ fn tool_library() -> Result<PathBuf, String> {
     }
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let dir = exe.parent().unwrap_or(Path::new("."));
-    [
+    if let Some(installed) = [
         dir.join("libnvtxr_record.so"),
         dir.join("../lib/libnvtxr_record.so"),
     ]
     .into_iter()
     .find(|p| p.is_file())
-    .ok_or_else(|| {
-        format!(
-            "cannot find libnvtxr_record.so next to {} (set NVTXR_RECORD_TOOL)",
-            exe.display()
-        )
+    {
+        return found(installed);
+    }
+    carried().map_err(|e| format!("cannot write the recording tool to a temporary directory: {e}"))
+}
+
+/// This program's own copy of the tool, written out.
+fn carried() -> std::io::Result<Tool> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let dir = tempfile::Builder::new()
+        .prefix("nvtxr-tool-")
+        .permissions(std::fs::Permissions::from_mode(0o700))
+        .tempdir()?;
+    let path = dir.path().join("libnvtxr_record.so");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o500)
+        .open(&path)?
+        .write_all(EMBEDDED_TOOL)?;
+    Ok(Tool {
+        path,
+        _dir: Some(dir),
     })
 }
 
@@ -162,7 +193,7 @@ pub fn run(command: &[OsString], outputs: &Outputs, wait: Wait, keep: Option<&Pa
     unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
     let child = match Command::new(&command[0])
         .args(&command[1..])
-        .env(nvtx_protocol::INJECTION_PATH_VAR, &tool)
+        .env(nvtx_protocol::INJECTION_PATH_VAR, &tool.path)
         .env(nvtxr_record_format::DIR_VAR, raw.path())
         .spawn()
     {

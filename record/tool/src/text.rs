@@ -35,7 +35,12 @@ impl format::Text for Text<'_> {
             Text::Bytes(b) => b.len().min(MAX_TEXT),
             // SAFETY: the producer passes a NUL-terminated wide string.
             Text::Wide(w) => unsafe { wide_utf8_len(*w) },
-            Text::Owned(s) => s.floor_char_boundary(MAX_TEXT),
+            // The longest prefix of at most MAX_TEXT bytes that ends on a
+            // character boundary.
+            Text::Owned(s) => (0..=MAX_TEXT.min(s.len()))
+                .rev()
+                .find(|&end| s.is_char_boundary(end))
+                .unwrap_or(0),
         }
     }
 
