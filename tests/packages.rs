@@ -15,12 +15,7 @@ fn cargo(args: &[&str]) -> String {
         .current_dir(root())
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "cargo {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    String::from_utf8(nvtxr_harness::check(&format!("cargo {args:?}"), out).stdout).unwrap()
 }
 
 #[test]
@@ -84,17 +79,15 @@ fn the_packaged_command_records_with_nothing_beside_it() {
     let program =
         nvtxr_harness::compile_c("scenarios.c", nvtxr_harness::Producer::NvtxrShared, &[]);
     let trace = work.join("t.json");
-    let out = Command::new(&nvtxr)
-        .args(["record", "-q", "-o", trace.to_str().unwrap(), "--"])
-        .arg(&program)
-        .arg("basic")
-        .env_remove("NVTXR_RECORD_TOOL")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    nvtxr_harness::check(
+        "the packaged nvtxr record",
+        Command::new(&nvtxr)
+            .args(["record", "-q", "-o", trace.to_str().unwrap(), "--"])
+            .arg(&program)
+            .arg("basic")
+            .env_remove("NVTXR_RECORD_TOOL")
+            .output()
+            .unwrap(),
     );
     let trace: Value = serde_json::from_slice(&std::fs::read(&trace).unwrap()).unwrap();
     let mut names: Vec<&str> = trace["traceEvents"]
