@@ -145,6 +145,16 @@ impl StaticDomain {
         counters::register(self.0, name, kind)
     }
 
+    /// Samples of counter `id` taken earlier (see [`counters::batch`]).
+    pub fn counter_batch<T: Copy>(
+        &self,
+        id: u64,
+        values: &[T],
+        timestamps: &[i64],
+    ) -> Result<(), Error> {
+        counters::batch(self.0, id, values, timestamps)
+    }
+
     /// Samples counter `id` of this domain.
     pub fn counter_sample(&self, id: u64, value: CounterSample) -> Result<(), Error> {
         match value {

@@ -555,6 +555,15 @@ impl Domain {
         )
     }
 
+    /// A timestamp of the tool's clock, for `Counter.batch_submit`
+    /// (NVTX's `nvtxTimestampGet`); 0 with no tool.
+    fn get_timestamp(&self) -> i64 {
+        if !self.wanted {
+            return 0;
+        }
+        nvtxr_engine::payloads::timestamp()
+    }
+
     /// Closes this OS thread's innermost range in this domain.
     fn pop_range(&self, py: Python<'_>) -> i32 {
         if !self.wanted {

@@ -116,3 +116,24 @@ def test_same_calls_as_nvidias_package(name, mode):
     else:
         assert events == [], "a domain the tool disabled sends nothing"
     assert our_calls == nvidia_calls
+
+
+ENUMS = ["BatchOrdering", "EntryKind", "EventKind", "PayloadEntryType", "PredefinedScope", "TimestampType"]
+
+
+def test_nvidias_enums_have_the_same_members_and_values():
+    """nvtxr's copies of NVIDIA's enums of NVTX numbers (`nvtxr._enums`)
+    against NVIDIA's package: member for member."""
+    nvidia = artifact("NVIDIA_PYTHON_NVTX")
+    code = """
+        import json, sys
+        import {module} as nvtx
+        print(json.dumps({{n: {{m.name: m.value for m in getattr(nvtx, n)}} for n in sys.argv[1:]}}))
+    """
+    outputs = []
+    for module, env in [("nvtx", {"PYTHONPATH": nvidia}), ("nvtxr", {})]:
+        process, _ = run(code.format(module=module), tool=None, env=env, args=ENUMS)
+        check(process)
+        outputs.append(process.stdout)
+    assert outputs[0] == outputs[1]
+    assert '"CURRENT_SW_THREAD": 22' in outputs[1]

@@ -136,3 +136,56 @@ def test_array_payloads_are_sent_as_nvidias_package_sends_them(tmp_path):
         "sub": {"x": {"int64": 1}, "y": {"int64": 2}},
     }
     assert ours[("bytes start", "nvtx")] == {"bytes24": [97, 98, 99]}
+
+
+COUNTERS = """
+import sys
+if sys.argv[1] == "nvidia":
+    import nvtx
+else:
+    import nvtxr as nvtx
+d = nvtx.get_domain("metrics")
+loss = d.get_counter("loss", float)
+steps = d.get_counter("steps", int)
+times = []
+for i in range(3):
+    times.append(d.get_timestamp())
+    loss.sample(0.5 * i)
+steps.batch_submit([10, 20, 30], times)
+loss.batch_submit([1.5, 2.5], times[:2])
+"""
+
+
+def test_counters_and_batches_are_recorded_as_nvidias_are(tmp_path):
+    """Samples and batches (timestamps from Domain.get_timestamp) through
+    NVIDIA's package and nvtxr, recorded: the same counter samples, and each
+    batched value at its timestamp (taken just before the i-th sample)."""
+    nvtxr = artifact("NVTXR_COMMAND")
+    nvidia = artifact("NVIDIA_PYTHON_NVTX")
+    script = tmp_path / "counters.py"
+    script.write_text(textwrap.dedent(COUNTERS))
+
+    def samples(which, env_extra):
+        trace = tmp_path / f"{which}.json"
+        env = {k: v for k, v in os.environ.items() if k != "NVTX_INJECTION64_PATH"}
+        env.update(env_extra)
+        process = subprocess.run(
+            [nvtxr, "record", "-q", "-o", str(trace), "--", sys.executable, str(script), which],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert process.returncode == 0, process.stdout + process.stderr
+        events = json.loads(trace.read_text())["traceEvents"]
+        return [(e["name"], e["args"]["value"], e["ts"]) for e in events if e["ph"] == "C"]
+
+    ours = samples("nvtxr", {})
+    theirs = samples("nvidia", {"PYTHONPATH": nvidia})
+    assert [s[:2] for s in ours] == [s[:2] for s in theirs]
+    loss = [ts for name, value, ts in ours if name == "loss" and value in (0.0, 0.5, 1.0)]
+    steps = [ts for name, _, ts in ours if name == "steps"]
+    batched_loss = [ts for name, value, ts in ours if name == "loss" and value in (1.5, 2.5)]
+    assert [v for n, v, _ in ours if n == "steps"] == [10, 20, 30]
+    assert batched_loss == steps[:2]
+    assert all(s <= l for s, l in zip(steps, loss)), (steps, loss)

@@ -48,6 +48,14 @@ from nvtxr._native import (
     start_range,
     tool_attached,
 )
+from nvtxr._enums import (
+    BatchOrdering,
+    EntryKind,
+    EventKind,
+    PayloadEntryType,
+    PredefinedScope,
+    TimestampType,
+)
 from nvtxr.counters import (
     Counter,
     CounterInterpolation,
@@ -62,6 +70,12 @@ from nvtxr.profile import Profile
 from nvtxr.torch import range, range_end, range_pop, range_push, range_start
 
 __all__ = [
+    "BatchOrdering",
+    "EntryKind",
+    "EventKind",
+    "PayloadEntryType",
+    "PredefinedScope",
+    "TimestampType",
     "Counter",
     "CounterInterpolation",
     "CounterNoValueReason",

@@ -70,6 +70,8 @@ class Domain:
         semantics: Optional["CounterSemantics"] = None,
         time_domain: Any = None,
     ) -> "Counter": ...
+    def get_timestamp(self) -> int:
+        """A timestamp of the tool's clock, for ``Counter.batch_submit`` (0 with no tool)."""
     def start_range(
         self,
         attributes: Optional[EventAttributes] = None,
@@ -133,6 +135,14 @@ def range_end(range_id: int) -> None: ...
 def range(msg: str, *args: Any, **kwargs: Any) -> AbstractContextManager[None]: ...
 def stats() -> Dict[str, Tuple[int, float]]: ...
 
+from nvtxr._enums import (
+    BatchOrdering as BatchOrdering,
+    EntryKind as EntryKind,
+    EventKind as EventKind,
+    PayloadEntryType as PayloadEntryType,
+    PredefinedScope as PredefinedScope,
+    TimestampType as TimestampType,
+)
 from nvtxr.counters import (
     Counter as Counter,
     CounterInterpolation as CounterInterpolation,

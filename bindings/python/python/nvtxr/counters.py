@@ -9,10 +9,12 @@ True
 
 ``int`` gives an :class:`Int64Counter`, ``float`` a :class:`Float64Counter`.
 Samples go through NVTX's counters extension to the tool (``nvtxr record``
-shows them as counter tracks). Not here yet: ``ExtCounter`` (NumPy dtypes),
-``batch_submit``, and forwarding ``description``, ``scope``, ``semantics``
-and ``time_domain`` to the tool (accepted, and kept on the counter). With no
-tool attached, counters are made as usual and sampling does nothing.
+shows them as counter tracks); ``batch_submit`` sends values taken earlier
+with ``Domain.get_timestamp()`` readings. Not here yet: ``ExtCounter``
+(NumPy structured dtypes), and forwarding ``description``, ``scope``,
+``semantics`` and ``time_domain`` to the tool (accepted, and kept on the
+counter). With no tool attached, counters are made as usual and sampling
+does nothing.
 """
 
 import dataclasses
@@ -82,6 +84,12 @@ class Counter:
         """Records one value now."""
         raise NotImplementedError("use Domain.get_counter() for a concrete counter")
 
+    def batch_submit(self, values, timestamps):
+        """Records values taken earlier: ``values[i]`` at ``timestamps[i]``
+        (readings of ``Domain.get_timestamp()``, the tool's clock). Lengths
+        that differ are warned about and nothing is sent."""
+        self._batch(self.domain, self._id, [v for v in values], [int(t) for t in timestamps])
+
     def sample_no_value(self, reason: CounterNoValueReason):
         """Records that there is no value now, and why."""
         _native._counter_sample_no_value(self.domain, self._id, CounterNoValueReason(reason).value)
@@ -95,6 +103,8 @@ class Int64Counter(Counter):
 
     __slots__ = ()
 
+    _batch = staticmethod(_native._counter_batch_int)
+
     def sample(self, value: int):
         """Records one integer value now."""
         _native._counter_sample_int(self.domain, self._id, value)
@@ -105,6 +115,8 @@ class Float64Counter(Counter):
 
     __slots__ = ()
     _float = True
+
+    _batch = staticmethod(_native._counter_batch_float)
 
     def sample(self, value: float):
         """Records one floating-point value now."""
