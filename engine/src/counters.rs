@@ -15,6 +15,9 @@ use std::ffi::CStr;
 pub enum CounterType {
     Int64,
     Float64,
+    /// Values laid out as a registered payload schema says (a counter
+    /// group when the schema has NVTX's counter-group flag).
+    Schema(u64),
 }
 
 /// Registers counter `name` of `kind` in `domain`; its id, 0 with no tool
@@ -36,6 +39,7 @@ pub fn register(
         schema_id: match kind {
             CounterType::Int64 => entry_type::INT64,
             CounterType::Float64 => entry_type::DOUBLE,
+            CounterType::Schema(id) => id,
         },
         name: name.as_ptr(),
         description: std::ptr::null(),
@@ -88,6 +92,26 @@ pub fn sample_no_value(domain: &'static DomainState, id: u64, reason: u8) -> Res
     sample(domain, id, reason, cbid::COUNTER_SAMPLE_NO_VALUE)
 }
 
+/// Samples a [`CounterType::Schema`] counter: one value, as its bytes.
+pub fn sample_bytes(domain: &'static DomainState, id: u64, value: &[u8]) -> Result<(), Error> {
+    if id == 0 || !crate::loader::tool_attached() {
+        return Ok(());
+    }
+    let entered = domain.enter()?;
+    if let Some(f) = COUNTERS.get(cbid::COUNTER_SAMPLE) {
+        // SAFETY: the tool's function for this callback id, of the
+        // protocol's type; the bytes live through the call.
+        unsafe {
+            let f = std::mem::transmute::<
+                usize,
+                unsafe extern "C" fn(Handle, u64, *const std::ffi::c_void, usize),
+            >(f);
+            f(entered.handle, id, value.as_ptr().cast(), value.len());
+        }
+    }
+    Ok(())
+}
+
 /// Samples of counter `id` taken earlier: `values[i]` at `timestamps[i]`
 /// (readings of [`crate::payloads::timestamp`], the tool's clock), `T` the
 /// counter's type. Values and timestamps of different lengths are refused.
@@ -102,14 +126,29 @@ pub fn batch<T: Copy>(
             "a batch needs one timestamp per value",
         ));
     }
-    if id == 0 || values.is_empty() || !crate::loader::tool_attached() {
+    // SAFETY: the values' own bytes.
+    let bytes = unsafe {
+        std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values))
+    };
+    batch_bytes(domain, id, bytes, timestamps)
+}
+
+/// [`batch`] of samples given as bytes: `samples` holds one value per
+/// timestamp, each of the counter's size (the caller's to lay out).
+pub fn batch_bytes(
+    domain: &'static DomainState,
+    id: u64,
+    samples: &[u8],
+    timestamps: &[i64],
+) -> Result<(), Error> {
+    if id == 0 || samples.is_empty() || !crate::loader::tool_attached() {
         return Ok(());
     }
     let entered = domain.enter()?;
     let batch = CounterBatch {
         counter_id: id,
-        counters: values.as_ptr().cast(),
-        counters_size: std::mem::size_of_val(values),
+        counters: samples.as_ptr().cast(),
+        counters_size: samples.len(),
         flags: 0,
         timestamps: timestamps.as_ptr(),
         timestamps_size: std::mem::size_of_val(timestamps),

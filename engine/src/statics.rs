@@ -155,6 +155,21 @@ impl StaticDomain {
         counters::batch(self.0, id, values, timestamps)
     }
 
+    /// Samples a schema counter `id` of this domain: one value's bytes.
+    pub fn counter_sample_bytes(&self, id: u64, value: &[u8]) -> Result<(), Error> {
+        counters::sample_bytes(self.0, id, value)
+    }
+
+    /// Samples of a schema counter taken earlier (see [`counters::batch_bytes`]).
+    pub fn counter_batch_bytes(
+        &self,
+        id: u64,
+        samples: &[u8],
+        timestamps: &[i64],
+    ) -> Result<(), Error> {
+        counters::batch_bytes(self.0, id, samples, timestamps)
+    }
+
     /// Samples counter `id` of this domain.
     pub fn counter_sample(&self, id: u64, value: CounterSample) -> Result<(), Error> {
         match value {

@@ -162,6 +162,8 @@ pub mod schema_id {
 
 /// `NVTX_PAYLOAD_ENTRY_FLAG_*`.
 pub mod entry_flag {
+    /// `NVTX_PAYLOAD_ENTRY_FLAG_COUNTER`: a counter of a counter group.
+    pub const COUNTER: u64 = 4 << 12;
     /// The entry holds a pointer to its value.
     pub const POINTER: u64 = 1 << 1;
     /// The entry holds an offset from the payload's start to its value.

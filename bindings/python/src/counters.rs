@@ -8,20 +8,53 @@ use nvtxr_engine::counters::CounterType;
 use nvtxr_engine::statics::CounterSample;
 use pyo3::prelude::*;
 
-/// Registers counter `name` in `domain` (float values when `float`, else
-/// int64); its id, 0 with no tool.
+/// Registers counter `name` in `domain`: its values int64, float (`float`),
+/// or laid out as the payload schema `schema` says (when not 0); its id, 0
+/// with no tool.
 #[pyfunction]
-pub(crate) fn _counter_register(domain: &Bound<'_, Domain>, name: &str, float: bool) -> u64 {
+#[pyo3(signature = (domain, name, float, schema=0))]
+pub(crate) fn _counter_register(
+    domain: &Bound<'_, Domain>,
+    name: &str,
+    float: bool,
+    schema: u64,
+) -> u64 {
     if !crate::active() || !domain.get().wanted {
         return 0;
     }
-    let kind = if float {
-        CounterType::Float64
-    } else {
-        CounterType::Int64
+    let kind = match (schema, float) {
+        (0, true) => CounterType::Float64,
+        (0, false) => CounterType::Int64,
+        (id, _) => CounterType::Schema(id),
     };
     let registered = domain.get().inner.counter_register(&c_string(name), kind);
     checked(domain.py(), registered, 0)
+}
+
+/// Samples a schema counter: one value, as its bytes.
+#[pyfunction]
+pub(crate) fn _counter_sample_bytes(domain: &Bound<'_, Domain>, id: u64, value: &[u8]) {
+    if id != 0 && crate::active() {
+        let sampled = domain.get().inner.counter_sample_bytes(id, value);
+        checked(domain.py(), sampled, ());
+    }
+}
+
+/// Samples of a schema counter taken earlier: one value's bytes per timestamp.
+#[pyfunction]
+pub(crate) fn _counter_batch_bytes(
+    domain: &Bound<'_, Domain>,
+    id: u64,
+    samples: &[u8],
+    timestamps: Vec<i64>,
+) {
+    if crate::active() {
+        let sent = domain
+            .get()
+            .inner
+            .counter_batch_bytes(id, samples, &timestamps);
+        checked(domain.py(), sent, ());
+    }
 }
 
 fn sample(domain: &Bound<'_, Domain>, id: u64, value: CounterSample) {

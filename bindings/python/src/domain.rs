@@ -403,13 +403,16 @@ impl Domain {
 impl Domain {
     /// Registers a payload schema in this domain (`nvtxr._payloads` builds
     /// them from NumPy dtypes): `kind` (1 static, 2 dynamic), its size (0:
-    /// none given) and its entries as `(flags, type, name, length, offset)`.
+    /// none given), its entries as `(flags, type, name, length, offset)`
+    /// and its flags (`NVTX_PAYLOAD_SCHEMA_FLAG_*`, 0: none).
     /// Returns its id; 0 with no tool.
+    #[pyo3(signature = (kind, static_size, entries, flags=0))]
     fn _register_schema(
         slf: &Bound<'_, Self>,
         kind: u64,
         static_size: usize,
         entries: Vec<(u64, u64, Option<String>, u64, u64)>,
+        flags: u64,
     ) -> u64 {
         let names: Vec<Option<CString>> = entries
             .iter()
@@ -437,10 +440,11 @@ impl Domain {
                     schema_field::STATIC_SIZE
                 } else {
                     0
-                },
+                }
+                | if flags != 0 { schema_field::FLAGS } else { 0 },
             name: std::ptr::null(),
             type_: kind,
-            flags: 0,
+            flags,
             entries: entries.as_ptr(),
             num_entries: entries.len(),
             payload_static_size: static_size,

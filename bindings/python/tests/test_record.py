@@ -156,32 +156,34 @@ loss.batch_submit([1.5, 2.5], times[:2])
 """
 
 
+def counter_samples(tmp_path, program, which):
+    """(counter, value, time) of each counter sample when `program` runs on
+    `which` ("nvidia": NVIDIA's package, else nvtxr) under `nvtxr record`."""
+    nvtxr = artifact("NVTXR_COMMAND")
+    script = tmp_path / "counters.py"
+    script.write_text(textwrap.dedent(program))
+    trace = tmp_path / f"{which}.json"
+    env = {k: v for k, v in os.environ.items() if k != "NVTX_INJECTION64_PATH"}
+    if which == "nvidia":
+        env["PYTHONPATH"] = artifact("NVIDIA_PYTHON_NVTX")
+    process = subprocess.run(
+        [nvtxr, "record", "-q", "-o", str(trace), "--", sys.executable, str(script), which],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert process.returncode == 0, process.stdout + process.stderr
+    events = json.loads(trace.read_text())["traceEvents"]
+    return [(e["name"], e["args"]["value"], e["ts"]) for e in events if e["ph"] == "C"]
+
+
 def test_counters_and_batches_are_recorded_as_nvidias_are(tmp_path):
     """Samples and batches (timestamps from Domain.get_timestamp) through
     NVIDIA's package and nvtxr, recorded: the same counter samples, and each
     batched value at its timestamp (taken just before the i-th sample)."""
-    nvtxr = artifact("NVTXR_COMMAND")
-    nvidia = artifact("NVIDIA_PYTHON_NVTX")
-    script = tmp_path / "counters.py"
-    script.write_text(textwrap.dedent(COUNTERS))
-
-    def samples(which, env_extra):
-        trace = tmp_path / f"{which}.json"
-        env = {k: v for k, v in os.environ.items() if k != "NVTX_INJECTION64_PATH"}
-        env.update(env_extra)
-        process = subprocess.run(
-            [nvtxr, "record", "-q", "-o", str(trace), "--", sys.executable, str(script), which],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert process.returncode == 0, process.stdout + process.stderr
-        events = json.loads(trace.read_text())["traceEvents"]
-        return [(e["name"], e["args"]["value"], e["ts"]) for e in events if e["ph"] == "C"]
-
-    ours = samples("nvtxr", {})
-    theirs = samples("nvidia", {"PYTHONPATH": nvidia})
+    ours = counter_samples(tmp_path, COUNTERS, "nvtxr")
+    theirs = counter_samples(tmp_path, COUNTERS, "nvidia")
     assert [s[:2] for s in ours] == [s[:2] for s in theirs]
     loss = [ts for name, value, ts in ours if name == "loss" and value in (0.0, 0.5, 1.0)]
     steps = [ts for name, _, ts in ours if name == "steps"]
@@ -189,3 +191,39 @@ def test_counters_and_batches_are_recorded_as_nvidias_are(tmp_path):
     assert [v for n, v, _ in ours if n == "steps"] == [10, 20, 30]
     assert batched_loss == steps[:2]
     assert all(s <= l for s, l in zip(steps, loss)), (steps, loss)
+
+
+EXT_COUNTERS = """
+import sys
+import numpy as np
+if sys.argv[1] == "nvidia":
+    import nvtx
+else:
+    import nvtxr as nvtx
+d = nvtx.get_domain("memory")
+mem = d.get_counter("memory", np.dtype([("allocated", np.int64), ("reserved", np.int64)]))
+mem.sample((1024, 2048))
+temp = d.get_counter("temp", np.float32)
+temp.sample(36.5)
+t = [d.get_timestamp(), d.get_timestamp()]
+mem.batch_submit([(1, 2), (3, 4)], t)
+print(type(mem).__name__, type(temp).__name__, type(d.get_counter("n", np.int64)).__name__)
+"""
+
+
+def test_numpy_dtype_counters_and_counter_groups_are_recorded_as_nvidias_are(tmp_path):
+    """ExtCounter: a structured dtype is a counter group (a series per
+    field), a float32 counter a series of its own; samples and a batch."""
+    pytest.importorskip("numpy")
+    ours = counter_samples(tmp_path, EXT_COUNTERS, "nvtxr")
+    theirs = counter_samples(tmp_path, EXT_COUNTERS, "nvidia")
+    assert [s[:2] for s in ours] == [s[:2] for s in theirs]
+    assert [s[:2] for s in ours] == [
+        ("memory allocated", 1024),
+        ("memory reserved", 2048),
+        ("temp float32", 36.5),
+        ("memory allocated", 1),
+        ("memory reserved", 2),
+        ("memory allocated", 3),
+        ("memory reserved", 4),
+    ]

@@ -63,6 +63,7 @@ from nvtxr.counters import (
     CounterSemantics,
     CounterValueType,
     Float64Counter,
+    ExtCounter,
     Int64Counter,
 )
 from nvtxr.nvtxpy import getstats as stats
@@ -83,6 +84,7 @@ __all__ = [
     "CounterValueType",
     "Domain",
     "EventAttributes",
+    "ExtCounter",
     "Float64Counter",
     "Int64Counter",
     "Profile",

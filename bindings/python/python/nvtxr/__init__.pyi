@@ -149,6 +149,7 @@ from nvtxr.counters import (
     CounterNoValueReason as CounterNoValueReason,
     CounterSemantics as CounterSemantics,
     CounterValueType as CounterValueType,
+    ExtCounter as ExtCounter,
     Float64Counter as Float64Counter,
     Int64Counter as Int64Counter,
 )

@@ -25,6 +25,7 @@ except ImportError:  # extended payloads need NumPy, as NVIDIA's do
 
 _STATIC, _DYNAMIC = 1, 2
 _FIXED_SIZE, _LENGTH_INDEX = 1 << 4, 3 << 4
+_COUNTER, _COUNTER_GROUP = 4 << 12, 1 << 3
 _UINT64, _BYTE, _UTF32 = 18, 32, 78
 
 if np is not None:
@@ -54,8 +55,8 @@ class _Schemas:
         self._arrays = {}
         self._fixed = {}
 
-    def _register(self, kind, static_size, entries):
-        return self._domain._register_schema(kind, static_size, entries)
+    def _register(self, kind, static_size, entries, flags=0):
+        return self._domain._register_schema(kind, static_size, entries, flags)
 
     def dtype(self, dt):
         schema = self._dtypes.get(dt)
@@ -88,6 +89,29 @@ class _Schemas:
             entries.append((0, self.dtype(field), name, 0, offset))
         return self._register(_STATIC, dt.itemsize, entries)
 
+    def counter_group(self, dt):
+        """A structured dtype as NVIDIA's counter groups are: flat (built-in
+        fields typed directly, sub-arrays as fixed arrays), each field a
+        counter, the schema flagged as a counter group."""
+        key = ("counter group", dt)
+        schema = self._dtypes.get(key)
+        if schema is None:
+            entries = []
+            for name in dt.names:
+                field, offset = dt.fields[name][:2]
+                flags, length = _COUNTER, 0
+                if field.subdtype and field.subdtype[0].type in _ENTRY_TYPES:
+                    entry_type = _ENTRY_TYPES[field.subdtype[0].type]
+                    flags, length = flags | _FIXED_SIZE, int(np.prod(field.subdtype[1]))
+                elif field.type in _ENTRY_TYPES:
+                    entry_type = _ENTRY_TYPES[field.type]
+                else:
+                    entry_type = self.dtype(field)
+                entries.append((flags, entry_type, name, length, offset))
+            schema = self._register(_STATIC, dt.itemsize, entries, _COUNTER_GROUP)
+            self._dtypes[key] = schema
+        return schema
+
     def array(self, element):
         schema = self._arrays.get(element)
         if schema is None:
@@ -109,6 +133,23 @@ class _Schemas:
 
 
 _domains = {}
+
+
+def representable(dt):
+    """Whether NVTX has a payload type for every part of dtype ``dt``."""
+    if dt.subdtype:
+        return representable(dt.subdtype[0])
+    if dt.names:
+        return all(representable(dt.fields[name][0]) for name in dt.names)
+    return dt.type in _ENTRY_TYPES
+
+
+def schemas(domain):
+    """``domain``'s schemas, made on first use."""
+    found = _domains.get(domain.name)
+    if found is None:
+        found = _domains[domain.name] = _Schemas(domain)
+    return found
 
 
 def _warn(why):
@@ -135,15 +176,13 @@ def encode(domain, value):
         return None
     if value.nbytes == 0:
         return None
-    schemas = _domains.get(domain.name)
-    if schemas is None:
-        schemas = _domains[domain.name] = _Schemas(domain)
+    found = schemas(domain)
     try:
-        schema = schemas.dtype(value.dtype)
+        schema = found.dtype(value.dtype)
     except TypeError as e:
         _warn(str(e))
         return None
     if value.ndim:
         value = np.ascontiguousarray(value)
-        return schemas.array(schema), struct.pack("<Q", value.size) + value.tobytes()
+        return found.array(schema), struct.pack("<Q", value.size) + value.tobytes()
     return schema, value.tobytes()

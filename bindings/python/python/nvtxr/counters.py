@@ -10,11 +10,11 @@ True
 ``int`` gives an :class:`Int64Counter`, ``float`` a :class:`Float64Counter`.
 Samples go through NVTX's counters extension to the tool (``nvtxr record``
 shows them as counter tracks); ``batch_submit`` sends values taken earlier
-with ``Domain.get_timestamp()`` readings. Not here yet: ``ExtCounter``
-(NumPy structured dtypes), and forwarding ``description``, ``scope``,
-``semantics`` and ``time_domain`` to the tool (accepted, and kept on the
-counter). With no tool attached, counters are made as usual and sampling
-does nothing.
+with ``Domain.get_timestamp()`` readings. Any other NumPy dtype gives an
+:class:`ExtCounter`: a structured dtype is a counter group, a series per
+field. Not here yet: forwarding ``description``, ``scope``, ``semantics``
+and ``time_domain`` to the tool (accepted, and kept on the counter). With no
+tool attached, counters are made as usual and sampling does nothing.
 """
 
 import dataclasses
@@ -22,7 +22,7 @@ import warnings
 from enum import Enum
 from typing import Optional, Union
 
-from nvtxr import _native
+from nvtxr import _native, _payloads
 
 
 class CounterNoValueReason(Enum):
@@ -78,7 +78,10 @@ class Counter:
         self.scope = scope
         self.semantics = semantics
         self.time_domain = time_domain
-        self._id = _native._counter_register(domain, str(name), self._float)
+        self._id = self._register()
+
+    def _register(self):
+        return _native._counter_register(self.domain, str(self.name), self._float)
 
     def sample(self, value):
         """Records one value now."""
@@ -123,22 +126,82 @@ class Float64Counter(Counter):
         _native._counter_sample_float(self.domain, self._id, value)
 
 
-_CLASSES = {int: Int64Counter, float: Float64Counter}
+class ExtCounter(Counter):
+    """A counter of a NumPy dtype: a scalar type other than int64 and
+    float64, or a structured dtype, whose fields are a counter group (a
+    series per field)."""
+
+    __slots__ = ("_np",)
+
+    def _register(self):
+        import numpy as np
+
+        self._np = np
+        found = _payloads.schemas(self.domain)
+        schema = found.counter_group(self.dtype) if self.dtype.names else found.dtype(self.dtype)
+        return _native._counter_register(self.domain, str(self.name), False, schema)
+
+    def sample(self, value):
+        """Records one value of the counter's dtype now (a tuple of field
+        values for a structured dtype)."""
+        payload = self._np.ascontiguousarray(value, self.dtype)
+        if payload.size != 1:
+            raise ValueError(f"sample() takes one value of dtype {self.dtype}, not {payload.size}")
+        _native._counter_sample_bytes(self.domain, self._id, payload.tobytes())
+
+    def batch_submit(self, values, timestamps):
+        """Records values taken earlier, one per timestamp (see
+        :meth:`Counter.batch_submit`)."""
+        payload = self._np.ascontiguousarray(values, self.dtype).reshape(-1)
+        stamps = [int(t) for t in timestamps]
+        if payload.size != len(stamps):
+            warnings.warn(
+                f"nvtxr: counter {self.name!r}: {payload.size} values and {len(stamps)} timestamps; nothing sent",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+            return
+        _native._counter_batch_bytes(self.domain, self._id, payload.tobytes(), stamps)
+
+
 _made = {}
+
+
+def _counter_class(dtype):
+    """The class and normalized dtype for ``dtype``, as NVIDIA's: ``int``
+    and int64 give an :class:`Int64Counter`, ``float`` and float64 a
+    :class:`Float64Counter`, any other NumPy dtype an :class:`ExtCounter`."""
+    if dtype is int:
+        return Int64Counter, int
+    if dtype is float:
+        return Float64Counter, float
+    try:
+        import numpy as np
+
+        dt = np.dtype(dtype)
+    except Exception:
+        return None, dtype
+    if dt == np.int64:
+        return Int64Counter, dtype
+    if dt == np.float64:
+        return Float64Counter, dtype
+    if not _payloads.representable(dt):
+        return None, dtype
+    return ExtCounter, dt
 
 
 def get_counter(domain, name, dtype, description=None, scope=None, semantics=None, time_domain=None):
     """``Domain.get_counter``: the counter, made on first use and cached."""
-    cls = _CLASSES.get(dtype)
+    cls, dtype = _counter_class(dtype)
     if cls is None:
         # Never raise for an annotation: say what is wrong, and record floats.
         warnings.warn(
-            f"nvtxr: counter {name!r}: dtype {dtype!r} is not supported (int or float); recording floats",
+            f"nvtxr: counter {name!r}: dtype {dtype!r} is not supported (int, float or a NumPy dtype); recording floats",
             RuntimeWarning,
             stacklevel=3,
         )
         cls = Float64Counter
-    key = (id(domain), name, cls)
+    key = (id(domain), name, cls, dtype if cls is ExtCounter else None)
     counter = _made.get(key)
     if counter is None:
         counter = _made[key] = cls(domain, name, dtype, description, scope, semantics, time_domain)
