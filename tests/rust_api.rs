@@ -215,8 +215,8 @@ fn counters_reach_the_tool() {
             // As NVIDIA's producers: the core initialized before a module.
             "Initialize",
             "ExtInit module=4 compat=0x0102 version=3 size=40 segments=1 segment=0 slots=63 types=none",
-            "CounterRegister domain=\"train\" attributes=ptr",
-            "CounterRegister domain=\"train\" attributes=ptr",
+            "CounterRegister domain=\"train\" name=\"loss\" schema=44 description=NULL scope=0 semantics=[]",
+            "CounterRegister domain=\"train\" name=\"batches\" schema=17 description=NULL scope=0 semantics=[]",
             "CounterSampleFloat64 domain=\"train\" counter=4294967303 value=0.25",
             "CounterSampleInt64 domain=\"train\" counter=4294967303 value=-3",
             // The batch of two (the one of mismatched lengths never reaches the tool).

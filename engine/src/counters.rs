@@ -6,9 +6,12 @@ use crate::domain::DomainState;
 use crate::error::Error;
 use crate::loader::extensions::COUNTERS;
 use nvtx_protocol::ext::{cbid, CounterAttr, CounterBatch};
-use nvtx_protocol::payload::entry_type;
+use nvtx_protocol::payload::{
+    entry_type, SemanticsCounter, SemanticsHeader, SemanticsTime, COUNTER_SEMANTIC_VERSION,
+    SEMANTIC_COUNTERS, SEMANTIC_TIME, TIME_SEMANTIC_VERSION,
+};
 use nvtx_protocol::Handle;
-use std::ffi::CStr;
+use std::ffi::{c_char, CStr};
 
 /// The type of a counter's values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,12 +23,55 @@ pub enum CounterType {
     Schema(u64),
 }
 
+/// What a counter's registration may say besides its name and type.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CounterOptions<'a> {
+    /// What it counts.
+    pub description: Option<&'a CStr>,
+    /// The scope its values belong to (an id from [`crate::payloads`]'s
+    /// scope registration, or `NVTX_SCOPE_*`; 0: none).
+    pub scope: u64,
+    /// The time domain of its batches' timestamps (a time semantic).
+    pub time_domain: Option<u64>,
+    /// How its values are read (a counter semantic).
+    pub semantics: Option<CounterSemantics<'a>>,
+}
+
+/// `nvtxSemanticsCounter_t`'s fields.
+#[derive(Debug, Clone, Copy)]
+pub struct CounterSemantics<'a> {
+    /// `NVTX_COUNTER_FLAG_*`.
+    pub flags: u64,
+    /// Its unit.
+    pub unit: Option<&'a CStr>,
+    /// The unit's scale, numerator and denominator.
+    pub unit_scale: (u64, u64),
+    /// `NVTX_COUNTER_LIMIT_*`.
+    pub limit_type: i64,
+    /// The limits' bits (as `limit_type` says).
+    pub min: u64,
+    /// See `min`.
+    pub max: u64,
+}
+
 /// Registers counter `name` of `kind` in `domain`; its id, 0 with no tool
 /// (or a tool without counters): sampling id 0 does nothing.
 pub fn register(
     domain: &'static DomainState,
     name: &CStr,
     kind: CounterType,
+) -> Result<u64, Error> {
+    register_with(domain, name, kind, &CounterOptions::default())
+}
+
+/// [`register`] with a description, scope, time domain and semantics, as
+/// NVIDIA's Python package registers counters (the time semantic first,
+/// then the counter semantic).
+pub fn register_with(
+    domain: &'static DomainState,
+    name: &CStr,
+    kind: CounterType,
+    options: &CounterOptions,
 ) -> Result<u64, Error> {
     if !crate::loader::tool_attached() {
         return Ok(0);
@@ -34,17 +80,58 @@ pub fn register(
     let Some(f) = COUNTERS.get(cbid::COUNTER_REGISTER) else {
         return Ok(0);
     };
+    let header = |size: usize, semantic_id, version| SemanticsHeader {
+        struct_size: size as u32,
+        semantic_id,
+        version,
+        next: std::ptr::null(),
+    };
+    let counter = options.semantics.map(|s| SemanticsCounter {
+        header: header(
+            std::mem::size_of::<SemanticsCounter>(),
+            SEMANTIC_COUNTERS,
+            COUNTER_SEMANTIC_VERSION,
+        ),
+        flags: s.flags,
+        unit: s.unit.map_or(std::ptr::null(), |u| u.as_ptr()),
+        unit_scale_numerator: s.unit_scale.0,
+        unit_scale_denominator: s.unit_scale.1,
+        limit_type: s.limit_type,
+        min: s.min,
+        max: s.max,
+    });
+    let counter_link = counter
+        .as_ref()
+        .map_or(std::ptr::null(), |c| &c.header as *const SemanticsHeader);
+    let time = options.time_domain.map(|id| SemanticsTime {
+        header: SemanticsHeader {
+            next: counter_link,
+            ..header(
+                std::mem::size_of::<SemanticsTime>(),
+                SEMANTIC_TIME,
+                TIME_SEMANTIC_VERSION,
+            )
+        },
+        time_domain_id: id,
+    });
+    let semantics = match &time {
+        Some(t) => &t.header as *const SemanticsHeader,
+        None => counter_link,
+    };
     let attributes = CounterAttr {
         struct_size: std::mem::size_of::<CounterAttr>(),
         schema_id: match kind {
             CounterType::Int64 => entry_type::INT64,
-            CounterType::Float64 => entry_type::DOUBLE,
+            // As NVIDIA's Python package registers them.
+            CounterType::Float64 => entry_type::FLOAT64,
             CounterType::Schema(id) => id,
         },
         name: name.as_ptr(),
-        description: std::ptr::null(),
-        scope_id: 0,
-        semantics: std::ptr::null(),
+        description: options
+            .description
+            .map_or(std::ptr::null::<c_char>(), |d| d.as_ptr()),
+        scope_id: options.scope,
+        semantics: semantics.cast(),
         counter_id: 0,
     };
     // SAFETY: the tool's function for this callback id, of the protocol's

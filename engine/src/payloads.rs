@@ -57,6 +57,22 @@ pub fn register_enum(domain: &'static DomainState, attributes: &EnumAttr) -> Res
     )
 }
 
+/// Registers the scope at `path` (e.g. `/node/gpu0`) in `domain`
+/// (`nvtxScopeRegister`); its id, 0 with no tool or when the tool refuses.
+pub fn register_scope(domain: &'static DomainState, path: &std::ffi::CStr) -> Result<u64, Error> {
+    let attributes = nvtx_protocol::payload::ScopeAttr {
+        struct_size: std::mem::size_of::<nvtx_protocol::payload::ScopeAttr>(),
+        path: path.as_ptr(),
+        parent_scope: 0,
+        scope_id: 0,
+    };
+    register(
+        domain,
+        cbid::SCOPE_REGISTER,
+        (&attributes as *const nvtx_protocol::payload::ScopeAttr).cast(),
+    )
+}
+
 /// A timestamp for deferred events (NVTX's `nvtxTimestampGet`): the tool's
 /// clock; 0 with no tool (or a tool without deferred events).
 pub fn timestamp() -> i64 {

@@ -145,6 +145,22 @@ impl StaticDomain {
         counters::register(self.0, name, kind)
     }
 
+    /// Registers counter `name` of `kind` with `options` (see
+    /// [`counters::register_with`]); its id (0 with no tool).
+    pub fn counter_register_with(
+        &self,
+        name: &CStr,
+        kind: counters::CounterType,
+        options: &counters::CounterOptions,
+    ) -> Result<u64, Error> {
+        counters::register_with(self.0, name, kind, options)
+    }
+
+    /// Registers the scope at `path` in this domain; its id (0 with no tool).
+    pub fn scope_register(&self, path: &CStr) -> Result<u64, Error> {
+        crate::payloads::register_scope(self.0, path)
+    }
+
     /// Samples of counter `id` taken earlier (see [`counters::batch`]).
     pub fn counter_batch<T: Copy>(
         &self,

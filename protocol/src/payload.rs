@@ -240,6 +240,47 @@ pub mod timestamp_type {
 /// `NVTX_SEMANTIC_ID_TIME_V1`'s version (`NVTX_TIME_SEMANTIC_VERSION`).
 pub const TIME_SEMANTIC_VERSION: u16 = 1;
 
+/// `NVTX_SEMANTIC_ID_COUNTERS_V1`: a [`SemanticsCounter`].
+pub const SEMANTIC_COUNTERS: u16 = 5;
+/// `NVTX_COUNTER_SEMANTIC_VERSION`.
+pub const COUNTER_SEMANTIC_VERSION: u16 = 2;
+
+/// `nvtxSemanticsCounter_t` (72 bytes): how a counter's values are read.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SemanticsCounter {
+    /// The link.
+    pub header: SemanticsHeader,
+    /// `NVTX_COUNTER_FLAG_*`: value type, interpolation, limits given.
+    pub flags: u64,
+    /// Its unit (a C string), or NULL.
+    pub unit: *const std::ffi::c_char,
+    /// The unit's scale: numerator.
+    pub unit_scale_numerator: u64,
+    /// The unit's scale: denominator.
+    pub unit_scale_denominator: u64,
+    /// `NVTX_COUNTER_LIMIT_*`: how `min` and `max` are read.
+    pub limit_type: i64,
+    /// The smallest value (bits of an i64, u64 or f64).
+    pub min: u64,
+    /// The largest value.
+    pub max: u64,
+}
+
+/// `nvtxScopeAttr_t` (32 bytes): a scope to register, by path.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ScopeAttr {
+    /// `sizeof(nvtxScopeAttr_t)`.
+    pub struct_size: usize,
+    /// Its path (a C string), e.g. `/node/gpu0`.
+    pub path: *const std::ffi::c_char,
+    /// The scope it is under (`NVTX_SCOPE_*`, 0: none).
+    pub parent_scope: u64,
+    /// The id asked for (0: the tool chooses).
+    pub scope_id: u64,
+}
+
 /// `nvtxTimeDomainAttr_t` (48 bytes): a time domain to register.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
@@ -441,6 +482,8 @@ mod tests {
         assert_eq!(std::mem::size_of::<EnumAttr>(), 56);
         assert_eq!(std::mem::size_of::<SemanticsTime>(), 24);
         assert_eq!(std::mem::size_of::<TimeDomainAttr>(), 48);
+        assert_eq!(std::mem::size_of::<SemanticsCounter>(), 72);
+        assert_eq!(std::mem::size_of::<ScopeAttr>(), 32);
         assert_eq!(std::mem::size_of::<SyncPoint>(), 16);
         assert_eq!(std::mem::size_of::<EventBatch>(), 64);
     }

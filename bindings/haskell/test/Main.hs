@@ -338,8 +338,8 @@ checkPortable events = events @?= ["RangePushA \"MyOperation\" -> 0", "MarkA \"c
 checkCounters :: [String] -> Assertion
 checkCounters events =
   filter ("Counter" `isPrefixOf`) events
-    @?= [ "CounterRegister domain=\"train\" attributes=ptr"
-        , "CounterRegister domain=\"train\" attributes=ptr"
+    @?= [ "CounterRegister domain=\"train\" name=\"loss\" schema=44 description=NULL scope=0 semantics=[]"
+        , "CounterRegister domain=\"train\" name=\"steps\" schema=17 description=NULL scope=0 semantics=[]"
         , "CounterSampleFloat64 domain=\"train\" counter=4294967303 value=0.25"
         , "CounterSampleInt64 domain=\"train\" counter=4294967303 value=-3"
         ]

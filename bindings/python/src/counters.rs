@@ -4,20 +4,31 @@
 
 use crate::domain::Domain;
 use crate::{c_string, checked};
-use nvtxr_engine::counters::CounterType;
+use nvtxr_engine::counters::{CounterOptions, CounterSemantics, CounterType};
 use nvtxr_engine::statics::CounterSample;
 use pyo3::prelude::*;
+use std::ffi::CString;
+
+/// A counter semantic as `nvtxr.counters` computes it: flags, unit, unit
+/// scale (numerator, denominator), limit type, min and max bits.
+type Semantics = (u64, Option<Vec<u8>>, u64, u64, i64, u64, u64);
 
 /// Registers counter `name` in `domain`: its values int64, float (`float`),
-/// or laid out as the payload schema `schema` says (when not 0); its id, 0
-/// with no tool.
+/// or laid out as the payload schema `schema` says (when not 0), with what
+/// else NVIDIA's package sends (description, scope id, time domain,
+/// semantic); its id, 0 with no tool.
 #[pyfunction]
-#[pyo3(signature = (domain, name, float, schema=0))]
+#[pyo3(signature = (domain, name, float, schema=0, description=None, scope=0, time_domain=None, semantics=None))]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn _counter_register(
     domain: &Bound<'_, Domain>,
     name: &str,
     float: bool,
     schema: u64,
+    description: Option<&str>,
+    scope: u64,
+    time_domain: Option<u64>,
+    semantics: Option<Semantics>,
 ) -> u64 {
     if !crate::active() || !domain.get().wanted {
         return 0;
@@ -27,8 +38,47 @@ pub(crate) fn _counter_register(
         (0, false) => CounterType::Int64,
         (id, _) => CounterType::Schema(id),
     };
-    let registered = domain.get().inner.counter_register(&c_string(name), kind);
+    let description = description.map(c_string);
+    let unit = semantics.as_ref().and_then(|s| s.1.as_deref().map(c_bytes));
+    let options = CounterOptions {
+        description: description.as_deref(),
+        scope,
+        time_domain,
+        semantics: semantics.map(|(flags, _, numerator, denominator, limit_type, min, max)| {
+            CounterSemantics {
+                flags,
+                unit: unit.as_deref(),
+                unit_scale: (numerator, denominator),
+                limit_type,
+                min,
+                max,
+            }
+        }),
+    };
+    let registered = domain
+        .get()
+        .inner
+        .counter_register_with(&c_string(name), kind, &options);
     checked(domain.py(), registered, 0)
+}
+
+/// `bytes` as a C string, cut at a NUL.
+fn c_bytes(bytes: &[u8]) -> CString {
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    CString::new(&bytes[..end]).expect("no NUL before end")
+}
+
+/// Registers the scope at `path` in `domain`; its id, 0 with no tool.
+#[pyfunction]
+pub(crate) fn _scope_register(domain: &Bound<'_, Domain>, path: &str) -> u64 {
+    if !crate::active() || !domain.get().wanted {
+        return 0;
+    }
+    checked(
+        domain.py(),
+        domain.get().inner.scope_register(&c_string(path)),
+        0,
+    )
 }
 
 /// Samples a schema counter: one value, as its bytes.

@@ -311,13 +311,15 @@ def test_counters_as_nvidias_package_makes_them():
     )
     check(process)
     counters = [c for c in calls if c.startswith("Counter")]
+    tool_clock = "time(v1 domain=1)"
     assert counters == [
-        'CounterRegister domain="Training" attributes=ptr',
-        'CounterRegister domain="Training" attributes=ptr',
+        'CounterRegister domain="Training" name="loss" schema=44 description=NULL scope=0 '
+        f"semantics=[{tool_clock}, counter(v2 flags=0x114 unit=NULL scale=1/1 limits=3 min=0x0)]",
+        f'CounterRegister domain="Training" name="steps" schema=17 description=NULL scope=0 semantics=[{tool_clock}]',
         'CounterSampleFloat64 domain="Training" counter=4294967303 value=0.5',
         'CounterSampleInt64 domain="Training" counter=4294967303 value=3',
         'CounterSampleNoValue domain="Training" counter=4294967303 reason=2',
-        'CounterRegister domain="Training" attributes=ptr',
+        f'CounterRegister domain="Training" name="odd" schema=44 description=NULL scope=0 semantics=[{tool_clock}]',
     ], calls
 
 

@@ -189,7 +189,13 @@ unsafe extern "C" fn counter_sample_no_value(d: Handle, counter: u64, reason: u8
         .ok()
         .and_then(|all| all.get(&(domain, counter)).map(|c| c.schema));
     let zero = match schema {
-        Some(entry_type::DOUBLE | entry_type::FLOAT) => (attr::PAYLOAD_F64 as u8, 0f64.to_bits()),
+        Some(
+            entry_type::DOUBLE
+            | entry_type::FLOAT
+            | entry_type::FLOAT16
+            | entry_type::FLOAT32
+            | entry_type::FLOAT64,
+        ) => (attr::PAYLOAD_F64 as u8, 0f64.to_bits()),
         _ => (attr::PAYLOAD_I64 as u8, 0),
     };
     sample_at(domain, counter, zero, None);

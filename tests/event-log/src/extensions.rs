@@ -3,6 +3,8 @@
 //! payload, counters and memory modules with a function that logs its call
 //! (domain by name, pointers as `ptr` or `NULL`, numbers as they are) and
 //! returns a fixed value, so that two producers' logs compare line for line.
+//! `nvtxCounterRegister` is logged in full: name, type, description, scope
+//! and each semantic of its chain.
 //!
 //! Modes (`NVTXR_EVENT_LOG_MODE`): `ext-decline` returns 0 from the entry
 //! point; `ext-partial` fills only `nvtxMarkPayload`; `ext-disabled`
@@ -11,9 +13,12 @@
 
 use crate::format::domain;
 use crate::record;
-use nvtx_protocol::ext::{self, ModuleInfo};
+use nvtx_protocol::ext::{self, cbid, CounterAttr, ModuleInfo};
+use nvtx_protocol::payload::{
+    SemanticsCounter, SemanticsHeader, SemanticsTime, SEMANTIC_COUNTERS, SEMANTIC_TIME,
+};
 use nvtx_protocol::{for_each_ext_slot, Handle};
-use std::ffi::{c_int, c_void};
+use std::ffi::{c_char, c_int, c_void, CStr};
 
 /// An argument as the log shows it.
 trait Shown {
@@ -114,6 +119,91 @@ macro_rules! logging_functions {
 }
 for_each_ext_slot!(logging_functions);
 
+/// `NVTX_COUNTER_FLAG_LIMIT_MIN` and `_MAX`: which limits a counter semantic gives.
+const COUNTER_FLAG_LIMIT_MIN: u64 = 1 << 2;
+const COUNTER_FLAG_LIMIT_MAX: u64 = 1 << 3;
+
+/// A C string as the log shows it: quoted, or NULL.
+///
+/// # Safety
+/// `p` is NULL or a C string.
+unsafe fn text(p: *const c_char) -> String {
+    if p.is_null() {
+        "NULL".into()
+    } else {
+        // SAFETY: the caller's C string.
+        format!("{:?}", unsafe { CStr::from_ptr(p) }.to_string_lossy())
+    }
+}
+
+/// A semantics chain: each link by kind and fields.
+///
+/// # Safety
+/// `link` is NULL or the producer's chain, each link the struct its id says.
+unsafe fn semantics(mut link: *const SemanticsHeader) -> String {
+    let mut shown = Vec::new();
+    // SAFETY: the producer's chain, each link of the kind its id says.
+    while let Some(h) = unsafe { link.as_ref() } {
+        shown.push(match h.semantic_id {
+            SEMANTIC_TIME => {
+                // SAFETY: a time semantic, by its id.
+                let t = unsafe { &*(link as *const SemanticsTime) };
+                format!("time(v{} domain={})", h.version, t.time_domain_id)
+            }
+            SEMANTIC_COUNTERS => {
+                // SAFETY: a counter semantic, by its id.
+                let c = unsafe { &*(link as *const SemanticsCounter) };
+                // Only the limits the flags say are given (the others may
+                // be left unset).
+                let limit = |flag: u64, name: &str, bits: u64| {
+                    if c.flags & flag != 0 {
+                        format!(" {name}={bits:#x}")
+                    } else {
+                        String::new()
+                    }
+                };
+                format!(
+                    "counter(v{} flags={:#x} unit={} scale={}/{} limits={}{}{})",
+                    h.version,
+                    c.flags,
+                    // SAFETY: NULL or the producer's C string.
+                    unsafe { text(c.unit) },
+                    c.unit_scale_numerator,
+                    c.unit_scale_denominator,
+                    c.limit_type,
+                    limit(COUNTER_FLAG_LIMIT_MIN, "min", c.min),
+                    limit(COUNTER_FLAG_LIMIT_MAX, "max", c.max)
+                )
+            }
+            other => format!("semantic{other}(v{})", h.version),
+        });
+        link = h.next;
+    }
+    format!("[{}]", shown.join(", "))
+}
+
+/// `nvtxCounterRegister`, logged in full.
+unsafe extern "C" fn counter_register(d: Handle, a: *const c_void) -> u64 {
+    // SAFETY: the producer's attributes (or NULL), read during the call.
+    let line = match unsafe { a.cast::<CounterAttr>().as_ref() } {
+        None => "attributes=NULL".to_string(),
+        // SAFETY: its strings and semantics chain, as the protocol has them.
+        Some(a) => unsafe {
+            format!(
+                "name={} schema={} description={} scope={} semantics={}",
+                text(a.name),
+                a.schema_id,
+                text(a.description),
+                a.scope_id,
+                semantics(a.semantics.cast())
+            )
+        },
+    };
+    // SAFETY: a domain handle this tool returned (or NULL).
+    record(format!("CounterRegister {} {line}", unsafe { domain(d) }));
+    <u64 as Canned>::canned()
+}
+
 /// The tool's extension entry point.
 ///
 /// # Safety
@@ -154,6 +244,11 @@ pub unsafe extern "C" fn InitializeInjectionNvtxExtension(info: *mut ModuleInfo)
         return 1;
     }
     for (cbid, f) in functions(info.module_id) {
+        let f = if info.module_id == ext::COUNTERS.id && cbid == cbid::COUNTER_REGISTER {
+            counter_register as *const () as usize
+        } else {
+            f
+        };
         if mode == "ext-partial" && f != nvtxMarkPayload as *const () as usize {
             continue;
         }

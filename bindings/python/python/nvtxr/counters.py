@@ -12,17 +12,20 @@ Samples go through NVTX's counters extension to the tool (``nvtxr record``
 shows them as counter tracks); ``batch_submit`` sends values taken earlier
 with ``Domain.get_timestamp()`` readings. Any other NumPy dtype gives an
 :class:`ExtCounter`: a structured dtype is a counter group, a series per
-field. Not here yet: forwarding ``description``, ``scope``, ``semantics``
-and ``time_domain`` to the tool (accepted, and kept on the counter). With no
-tool attached, counters are made as usual and sampling does nothing.
+field. ``description``, ``scope`` (a path, registered once per domain, or a
+``PredefinedScope``), ``semantics`` and ``time_domain`` (default the tool's
+clock) reach the tool as NVIDIA's package sends them. With no tool
+attached, counters are made as usual and sampling does nothing.
 """
 
 import dataclasses
+import struct
 import warnings
 from enum import Enum
 from typing import Optional, Union
 
 from nvtxr import _native, _payloads
+from nvtxr._enums import TimestampType
 
 
 class CounterNoValueReason(Enum):
@@ -36,18 +39,18 @@ class CounterNoValueReason(Enum):
 class CounterValueType(Enum):
     """How samples relate to earlier ones (``NVTX_COUNTER_FLAG_VALUETYPE_*``)."""
 
-    ABSOLUTE = 0
-    DELTA = 1
-    DELTA_SINCE_START = 2
+    ABSOLUTE = 1 << 4
+    DELTA = 2 << 4
+    DELTA_SINCE_START = 3 << 4
 
 
 class CounterInterpolation(Enum):
     """How tools interpolate between samples (``NVTX_COUNTER_FLAG_INTERPOLATION_*``)."""
 
-    POINT = 0
-    SINCE_LAST = 1
-    UNTIL_NEXT = 2
-    LINEAR = 3
+    POINT = 1 << 8
+    SINCE_LAST = 2 << 8
+    UNTIL_NEXT = 3 << 8
+    LINEAR = 4 << 8
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,8 +83,17 @@ class Counter:
         self.time_domain = time_domain
         self._id = self._register()
 
-    def _register(self):
-        return _native._counter_register(self.domain, str(self.name), self._float)
+    def _register(self, schema=0):
+        return _native._counter_register(
+            self.domain,
+            str(self.name),
+            self._float,
+            schema,
+            None if self.description is None else str(self.description),
+            _scope_id(self.domain, self.scope),
+            _enum_value(self.time_domain),
+            _semantics(self.semantics),
+        )
 
     def sample(self, value):
         """Records one value now."""
@@ -139,7 +151,7 @@ class ExtCounter(Counter):
         self._np = np
         found = _payloads.schemas(self.domain)
         schema = found.counter_group(self.dtype) if self.dtype.names else found.dtype(self.dtype)
-        return _native._counter_register(self.domain, str(self.name), False, schema)
+        return Counter._register(self, schema)
 
     def sample(self, value):
         """Records one value of the counter's dtype now (a tuple of field
@@ -165,6 +177,65 @@ class ExtCounter(Counter):
 
 
 _made = {}
+_scopes = {}
+_LIMIT_MIN, _LIMIT_MAX = 1 << 2, 1 << 3
+_LIMIT_UNDEFINED, _LIMIT_I64, _LIMIT_U64, _LIMIT_F64 = 0, 1, 2, 3
+
+
+def _enum_value(value):
+    return value.value if isinstance(value, Enum) else value
+
+
+def _scope_id(domain, scope):
+    """A scope as NVIDIA's package passes it: a path registered once per
+    domain (``"/node/gpu0"``), a predefined scope's number, or 0."""
+    if scope is None:
+        return 0
+    if isinstance(scope, str):
+        key = (id(domain), scope)
+        if key not in _scopes:
+            _scopes[key] = _native._scope_register(domain, scope)
+        return _scopes[key]
+    return int(_enum_value(scope))
+
+
+def _semantics(s):
+    """``CounterSemantics`` as ``nvtxSemanticsCounter_t``'s fields, as
+    NVIDIA's package fills them, or None."""
+    if s is None:
+        return None
+    flags = _enum_value(s.value_type) | _enum_value(s.interpolation)
+    limits = [v for v in (s.min, s.max) if v is not None]
+    if any(isinstance(v, float) for v in limits):
+        limit_type = _LIMIT_F64
+    elif any(v < 0 for v in limits):
+        limit_type = _LIMIT_I64
+    elif limits:
+        limit_type = _LIMIT_U64
+    else:
+        limit_type = _LIMIT_UNDEFINED
+
+    def bits(value):
+        if value is None:
+            return 0
+        if limit_type == _LIMIT_F64:
+            return struct.unpack("<Q", struct.pack("<d", float(value)))[0]
+        return int(value) & ((1 << 64) - 1)
+
+    if s.min is not None:
+        flags |= _LIMIT_MIN
+    if s.max is not None:
+        flags |= _LIMIT_MAX
+    unit = s.unit.encode() if isinstance(s.unit, str) else s.unit
+    return (
+        flags,
+        unit,
+        s.unit_scale_numerator,
+        s.unit_scale_denominator,
+        limit_type,
+        bits(s.min),
+        bits(s.max),
+    )
 
 
 def _counter_class(dtype):
@@ -192,6 +263,8 @@ def _counter_class(dtype):
 
 def get_counter(domain, name, dtype, description=None, scope=None, semantics=None, time_domain=None):
     """``Domain.get_counter``: the counter, made on first use and cached."""
+    if time_domain is None:
+        time_domain = TimestampType.TOOL_PROVIDED  # NVIDIA's default: the tool's clock
     cls, dtype = _counter_class(dtype)
     if cls is None:
         # Never raise for an annotation: say what is wrong, and record floats.
