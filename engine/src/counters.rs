@@ -54,6 +54,28 @@ pub struct CounterSemantics<'a> {
     pub max: u64,
 }
 
+impl CounterSemantics<'_> {
+    /// As NVTX's struct: a link of a semantics chain (the next one NULL),
+    /// valid while `self`'s unit is.
+    pub fn to_nvtx(&self) -> SemanticsCounter {
+        SemanticsCounter {
+            header: SemanticsHeader {
+                struct_size: std::mem::size_of::<SemanticsCounter>() as u32,
+                semantic_id: SEMANTIC_COUNTERS,
+                version: COUNTER_SEMANTIC_VERSION,
+                next: std::ptr::null(),
+            },
+            flags: self.flags,
+            unit: self.unit.map_or(std::ptr::null(), |u| u.as_ptr()),
+            unit_scale_numerator: self.unit_scale.0,
+            unit_scale_denominator: self.unit_scale.1,
+            limit_type: self.limit_type,
+            min: self.min,
+            max: self.max,
+        }
+    }
+}
+
 /// Registers counter `name` of `kind` in `domain`; its id, 0 with no tool
 /// (or a tool without counters): sampling id 0 does nothing.
 pub fn register(
@@ -80,37 +102,16 @@ pub fn register_with(
     let Some(f) = COUNTERS.get(cbid::COUNTER_REGISTER) else {
         return Ok(0);
     };
-    let header = |size: usize, semantic_id, version| SemanticsHeader {
-        struct_size: size as u32,
-        semantic_id,
-        version,
-        next: std::ptr::null(),
-    };
-    let counter = options.semantics.map(|s| SemanticsCounter {
-        header: header(
-            std::mem::size_of::<SemanticsCounter>(),
-            SEMANTIC_COUNTERS,
-            COUNTER_SEMANTIC_VERSION,
-        ),
-        flags: s.flags,
-        unit: s.unit.map_or(std::ptr::null(), |u| u.as_ptr()),
-        unit_scale_numerator: s.unit_scale.0,
-        unit_scale_denominator: s.unit_scale.1,
-        limit_type: s.limit_type,
-        min: s.min,
-        max: s.max,
-    });
+    let counter = options.semantics.map(|s| s.to_nvtx());
     let counter_link = counter
         .as_ref()
         .map_or(std::ptr::null(), |c| &c.header as *const SemanticsHeader);
     let time = options.time_domain.map(|id| SemanticsTime {
         header: SemanticsHeader {
+            struct_size: std::mem::size_of::<SemanticsTime>() as u32,
+            semantic_id: SEMANTIC_TIME,
+            version: TIME_SEMANTIC_VERSION,
             next: counter_link,
-            ..header(
-                std::mem::size_of::<SemanticsTime>(),
-                SEMANTIC_TIME,
-                TIME_SEMANTIC_VERSION,
-            )
         },
         time_domain_id: id,
     });

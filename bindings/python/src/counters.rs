@@ -3,15 +3,11 @@
 //! semantics) are `nvtxr.counters`, in Python.
 
 use crate::domain::Domain;
+use crate::values::{c_bytes, semantics as counter_semantics, Semantics};
 use crate::{c_string, checked};
-use nvtxr_engine::counters::{CounterOptions, CounterSemantics, CounterType};
+use nvtxr_engine::counters::{CounterOptions, CounterType};
 use nvtxr_engine::statics::CounterSample;
 use pyo3::prelude::*;
-use std::ffi::CString;
-
-/// A counter semantic as `nvtxr.counters` computes it: flags, unit, unit
-/// scale (numerator, denominator), limit type, min and max bits.
-type Semantics = (u64, Option<Vec<u8>>, u64, u64, i64, u64, u64);
 
 /// Registers counter `name` in `domain`: its values int64, float (`float`),
 /// or laid out as the payload schema `schema` says (when not 0), with what
@@ -44,28 +40,13 @@ pub(crate) fn _counter_register(
         description: description.as_deref(),
         scope,
         time_domain,
-        semantics: semantics.map(|(flags, _, numerator, denominator, limit_type, min, max)| {
-            CounterSemantics {
-                flags,
-                unit: unit.as_deref(),
-                unit_scale: (numerator, denominator),
-                limit_type,
-                min,
-                max,
-            }
-        }),
+        semantics: semantics.as_ref().map(|s| counter_semantics(s, &unit)),
     };
     let registered = domain
         .get()
         .inner
         .counter_register_with(&c_string(name), kind, &options);
     checked(domain.py(), registered, 0)
-}
-
-/// `bytes` as a C string, cut at a NUL.
-fn c_bytes(bytes: &[u8]) -> CString {
-    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
-    CString::new(&bytes[..end]).expect("no NUL before end")
 }
 
 /// Registers the scope at `path` in `domain`; its id, 0 with no tool.

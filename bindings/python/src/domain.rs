@@ -3,7 +3,9 @@
 use crate::threads::name_thread_once;
 use crate::values::{color, payload, warn};
 use crate::{c_string, checked};
-use nvtx_protocol::payload::{schema_field, PayloadData, SchemaAttr, SchemaEntry};
+use nvtx_protocol::payload::{
+    schema_field, PayloadData, SchemaAttr, SchemaEntry, SemanticsCounter, SemanticsHeader,
+};
 use nvtx_protocol::NO_PUSH_POP_TRACKING as NO_TRACKING;
 use nvtxr_engine::attributes::Payload;
 use nvtxr_engine::statics::{Attributes, Family, StaticDomain, StaticString, Text};
@@ -403,34 +405,60 @@ impl Domain {
 impl Domain {
     /// Registers a payload schema in this domain (`nvtxr._payloads` builds
     /// them from NumPy dtypes): `kind` (1 static, 2 dynamic), its size (0:
-    /// none given), its entries as `(flags, type, name, length, offset)`
-    /// and its flags (`NVTX_PAYLOAD_SCHEMA_FLAG_*`, 0: none).
+    /// none given), its entries as `(flags, type, name, length, offset)`,
+    /// its flags (`NVTX_PAYLOAD_SCHEMA_FLAG_*`, 0: none) and each entry's
+    /// counter semantic (as `nvtxr.counters` computes them; none if shorter).
     /// Returns its id; 0 with no tool.
-    #[pyo3(signature = (kind, static_size, entries, flags=0))]
+    #[pyo3(signature = (kind, static_size, entries, flags=0, semantics=Vec::new()))]
     fn _register_schema(
         slf: &Bound<'_, Self>,
         kind: u64,
         static_size: usize,
         entries: Vec<(u64, u64, Option<String>, u64, u64)>,
         flags: u64,
+        semantics: Vec<Option<crate::values::Semantics>>,
     ) -> u64 {
         let names: Vec<Option<CString>> = entries
             .iter()
             .map(|e| e.2.as_deref().map(c_string))
             .collect();
+        let units: Vec<Option<CString>> = semantics
+            .iter()
+            .map(|s| {
+                s.as_ref()
+                    .and_then(|s| s.1.as_deref().map(crate::values::c_bytes))
+            })
+            .collect();
+        // Each entry's semantic, kept alive through the registration.
+        let links: Vec<Option<SemanticsCounter>> = semantics
+            .iter()
+            .zip(&units)
+            .map(|(s, unit)| {
+                s.as_ref()
+                    .map(|s| crate::values::semantics(s, unit).to_nvtx())
+            })
+            .collect();
         let entries: Vec<SchemaEntry> = entries
             .iter()
             .zip(&names)
-            .map(|(&(flags, type_, _, length, offset), name)| SchemaEntry {
-                flags,
-                type_,
-                name: name.as_ref().map_or(std::ptr::null(), |n| n.as_ptr()),
-                description: std::ptr::null(),
-                array_or_union_detail: length,
-                offset,
-                semantics: std::ptr::null(),
-                reserved: std::ptr::null(),
-            })
+            .enumerate()
+            .map(
+                |(i, (&(flags, type_, _, length, offset), name))| SchemaEntry {
+                    flags,
+                    type_,
+                    name: name.as_ref().map_or(std::ptr::null(), |n| n.as_ptr()),
+                    description: std::ptr::null(),
+                    array_or_union_detail: length,
+                    offset,
+                    semantics: links
+                        .get(i)
+                        .and_then(Option::as_ref)
+                        .map_or(std::ptr::null(), |l| {
+                            (&l.header as *const SemanticsHeader).cast()
+                        }),
+                    reserved: std::ptr::null(),
+                },
+            )
             .collect();
         let attributes = SchemaAttr {
             field_mask: schema_field::TYPE

@@ -1,8 +1,11 @@
-//! Colors and payloads as NVIDIA's package takes them; bad ones warn.
+//! Colors, payloads and counter semantics as NVIDIA's package takes them;
+//! bad colors and payloads warn.
 
 use nvtxr_engine::attributes::Payload;
+use nvtxr_engine::counters::CounterSemantics;
 use pyo3::prelude::*;
 use pyo3::types::{PyFloat, PyInt};
+use std::ffi::CString;
 
 /// NVIDIA's `nvtx` color names and values (RGB, alpha 0, as it sends them),
 /// then CSS names it needs matplotlib for.
@@ -119,4 +122,27 @@ pub(crate) fn payload(py: Python<'_>, p: &Bound<'_, PyAny>) -> PyResult<Option<P
         format!("payload {p} is out of 64-bit range; the event is sent without it"),
     )?;
     Ok(None)
+}
+
+/// A counter semantic as `nvtxr.counters` computes it: flags, unit, unit
+/// scale (numerator, denominator), limit type, min and max bits.
+pub(crate) type Semantics = (u64, Option<Vec<u8>>, u64, u64, i64, u64, u64);
+
+/// `s` as the engine's counter semantic, its unit `unit` (made by [`c_bytes`]).
+pub(crate) fn semantics<'a>(s: &Semantics, unit: &'a Option<CString>) -> CounterSemantics<'a> {
+    let &(flags, _, numerator, denominator, limit_type, min, max) = s;
+    CounterSemantics {
+        flags,
+        unit: unit.as_deref(),
+        unit_scale: (numerator, denominator),
+        limit_type,
+        min,
+        max,
+    }
+}
+
+/// `bytes` as a C string, cut at a NUL.
+pub(crate) fn c_bytes(bytes: &[u8]) -> CString {
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    CString::new(&bytes[..end]).expect("no NUL before end")
 }

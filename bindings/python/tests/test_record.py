@@ -156,9 +156,9 @@ loss.batch_submit([1.5, 2.5], times[:2])
 """
 
 
-def counter_samples(tmp_path, program, which):
-    """(counter, value, time) of each counter sample when `program` runs on
-    `which` ("nvidia": NVIDIA's package, else nvtxr) under `nvtxr record`."""
+def recorded_events(tmp_path, program, which):
+    """The trace's events when `program` runs on `which` ("nvidia":
+    NVIDIA's package, else nvtxr) under `nvtxr record`."""
     nvtxr = artifact("NVTXR_COMMAND")
     script = tmp_path / "counters.py"
     script.write_text(textwrap.dedent(program))
@@ -174,7 +174,12 @@ def counter_samples(tmp_path, program, which):
         timeout=120,
     )
     assert process.returncode == 0, process.stdout + process.stderr
-    events = json.loads(trace.read_text())["traceEvents"]
+    return json.loads(trace.read_text())["traceEvents"]
+
+
+def counter_samples(tmp_path, program, which):
+    """(counter, value, time) of each counter sample (see recorded_events)."""
+    events = recorded_events(tmp_path, program, which)
     return [(e["name"], e["args"]["value"], e["ts"]) for e in events if e["ph"] == "C"]
 
 
@@ -226,4 +231,54 @@ def test_numpy_dtype_counters_and_counter_groups_are_recorded_as_nvidias_are(tmp
         ("memory reserved", 2),
         ("memory allocated", 3),
         ("memory reserved", 4),
+    ]
+
+
+NUMPY_DTYPE = """
+import sys
+import numpy as np
+if sys.argv[1] == "nvidia":
+    import nvtx
+else:
+    import nvtxr as nvtx
+d = nvtx.get_domain("gpu")
+util = nvtx.numpy_dtype(np.float64, counter_semantics=nvtx.CounterSemantics(unit="%", min=0.0, max=100.0))
+stamp = nvtx.numpy_dtype(np.int64, entry_kind=nvtx.EntryKind.COUNTER_TIMESTAMP)
+c = d.get_counter("gpu", np.dtype([("t", stamp), ("util", util), ("temp", np.int32)]))
+c.sample((d.get_timestamp(), 87.5, 64))
+cat = nvtx.numpy_dtype(np.uint32, entry_type=nvtx.PayloadEntryType.CATEGORY)
+nvtx.mark("send", payload=np.array((3, 4096), dtype=[("cat", cat), ("bytes", np.int64)]), domain="gpu")
+try:
+    nvtx.numpy_dtype(np.int32, entry_kind=nvtx.EntryKind.MARK)
+except TypeError:
+    pass
+else:
+    raise SystemExit("a 32-bit timestamp was accepted")
+"""
+
+
+def test_numpy_dtype_metadata_is_sent_as_nvidias_package_sends_it(tmp_path):
+    """nvtxr.numpy_dtype: a counter group with a timestamp field and a field
+    with counter semantics, an event payload with a category field; a
+    timestamp role on 32-bit storage refused. Recorded as NVIDIA's."""
+    pytest.importorskip("numpy")
+
+    def shown(which):
+        events = recorded_events(tmp_path, NUMPY_DTYPE, which)
+        return [(e["ph"], e["name"], e["args"]) for e in events if e["ph"] in ("C", "i")]
+
+    ours = shown("nvtxr")
+    assert ours == shown("nvidia")
+    assert ours == [
+        ("C", "gpu util", {"value": 87.5}),
+        ("C", "gpu temp", {"value": 64}),
+        (
+            "i",
+            "send",
+            {
+                "domain": "gpu",
+                "color": "#0000ff",
+                "fields": {"cat": {"uint32": 3}, "bytes": {"int64": 4096}},
+            },
+        ),
     ]

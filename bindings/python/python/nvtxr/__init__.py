@@ -56,6 +56,7 @@ from nvtxr._enums import (
     PredefinedScope,
     TimestampType,
 )
+from nvtxr._payloads import numpy_dtype
 from nvtxr.counters import (
     Counter,
     CounterInterpolation,
@@ -97,6 +98,7 @@ __all__ = [
     "mark",
     "name_current_thread",
     "name_threads",
+    "numpy_dtype",
     "pop_range",
     "push_range",
     "range",

@@ -135,6 +135,15 @@ def range_end(range_id: int) -> None: ...
 def range(msg: str, *args: Any, **kwargs: Any) -> AbstractContextManager[None]: ...
 def stats() -> Dict[str, Tuple[int, float]]: ...
 
+def numpy_dtype(
+    *args: Any,
+    counter_semantics: Optional["CounterSemantics"] = None,
+    entry_kind: Optional["EntryKind"] = None,
+    entry_type: Optional["PayloadEntryType"] = None,
+    **kwargs: Any,
+) -> Any:
+    """NVIDIA's ``nvtx.numpy_dtype``: a NumPy dtype carrying NVTX metadata."""
+
 from nvtxr._enums import (
     BatchOrdering as BatchOrdering,
     EntryKind as EntryKind,

@@ -19,7 +19,6 @@ attached, counters are made as usual and sampling does nothing.
 """
 
 import dataclasses
-import struct
 import warnings
 from enum import Enum
 from typing import Optional, Union
@@ -92,7 +91,7 @@ class Counter:
             None if self.description is None else str(self.description),
             _scope_id(self.domain, self.scope),
             _enum_value(self.time_domain),
-            _semantics(self.semantics),
+            _payloads.counter_semantics(self.semantics),
         )
 
     def sample(self, value):
@@ -178,10 +177,6 @@ class ExtCounter(Counter):
 
 _made = {}
 _scopes = {}
-_LIMIT_MIN, _LIMIT_MAX = 1 << 2, 1 << 3
-_LIMIT_UNDEFINED, _LIMIT_I64, _LIMIT_U64, _LIMIT_F64 = 0, 1, 2, 3
-
-
 def _enum_value(value):
     return value.value if isinstance(value, Enum) else value
 
@@ -197,45 +192,6 @@ def _scope_id(domain, scope):
             _scopes[key] = _native._scope_register(domain, scope)
         return _scopes[key]
     return int(_enum_value(scope))
-
-
-def _semantics(s):
-    """``CounterSemantics`` as ``nvtxSemanticsCounter_t``'s fields, as
-    NVIDIA's package fills them, or None."""
-    if s is None:
-        return None
-    flags = _enum_value(s.value_type) | _enum_value(s.interpolation)
-    limits = [v for v in (s.min, s.max) if v is not None]
-    if any(isinstance(v, float) for v in limits):
-        limit_type = _LIMIT_F64
-    elif any(v < 0 for v in limits):
-        limit_type = _LIMIT_I64
-    elif limits:
-        limit_type = _LIMIT_U64
-    else:
-        limit_type = _LIMIT_UNDEFINED
-
-    def bits(value):
-        if value is None:
-            return 0
-        if limit_type == _LIMIT_F64:
-            return struct.unpack("<Q", struct.pack("<d", float(value)))[0]
-        return int(value) & ((1 << 64) - 1)
-
-    if s.min is not None:
-        flags |= _LIMIT_MIN
-    if s.max is not None:
-        flags |= _LIMIT_MAX
-    unit = s.unit.encode() if isinstance(s.unit, str) else s.unit
-    return (
-        flags,
-        unit,
-        s.unit_scale_numerator,
-        s.unit_scale_denominator,
-        limit_type,
-        bits(s.min),
-        bits(s.max),
-    )
 
 
 def _counter_class(dtype):
