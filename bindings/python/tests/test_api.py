@@ -1,10 +1,7 @@
 """Exact calls for nvtxr's own behaviour: async functions, generators,
 threads, exceptions, torch-style and nvtxpy-style calls, no tool."""
 
-import os
-import sys
-
-from conftest import artifact, check, run
+from conftest import check, run
 
 
 def test_two_interleaved_coroutines_give_two_whole_ranges():

@@ -92,28 +92,10 @@ for name, p in payloads.items():
 """
 
 
-def recorded_fields(tmp_path, which, env_extra=None):
+def recorded_fields(tmp_path, which):
     """Each event's decoded payload fields when PAYLOADS runs on `which`."""
-    nvtxr = artifact("NVTXR_COMMAND")
-    script = tmp_path / "payloads.py"
-    script.write_text(textwrap.dedent(PAYLOADS))
-    trace = tmp_path / f"{which}.json"
-    env = {k: v for k, v in os.environ.items() if k != "NVTX_INJECTION64_PATH"}
-    env.update(env_extra or {})
-    process = subprocess.run(
-        [nvtxr, "record", "-q", "-o", str(trace), "--", sys.executable, str(script), which],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert process.returncode == 0, process.stdout + process.stderr
-    events = json.loads(trace.read_text())["traceEvents"]
-    return {
-        (e["name"], e["cat"]): e["args"].get("fields")
-        for e in events
-        if e["ph"] in ("i", "X", "b")
-    }
+    events = recorded_events(tmp_path, PAYLOADS, which)
+    return {(e["name"], e["cat"]): e["args"].get("fields") for e in events if e["ph"] in ("i", "X", "b")}
 
 
 def test_array_payloads_are_sent_as_nvidias_package_sends_them(tmp_path):
@@ -121,9 +103,8 @@ def test_array_payloads_are_sent_as_nvidias_package_sends_them(tmp_path):
     bytes: the same extended payloads as NVIDIA's package, decoded by `nvtxr
     record` to the same values (they were dropped with a warning before)."""
     pytest.importorskip("numpy")
-    nvidia = artifact("NVIDIA_PYTHON_NVTX")
     ours = recorded_fields(tmp_path, "nvtxr")
-    theirs = recorded_fields(tmp_path, "nvidia", {"PYTHONPATH": nvidia})
+    theirs = recorded_fields(tmp_path, "nvidia")
     assert ours == theirs
     assert len(ours) == 27
     assert ours[("array", "nvtx")] == {
@@ -160,7 +141,7 @@ def recorded_events(tmp_path, program, which):
     """The trace's events when `program` runs on `which` ("nvidia":
     NVIDIA's package, else nvtxr) under `nvtxr record`."""
     nvtxr = artifact("NVTXR_COMMAND")
-    script = tmp_path / "counters.py"
+    script = tmp_path / "program.py"
     script.write_text(textwrap.dedent(program))
     trace = tmp_path / f"{which}.json"
     env = {k: v for k, v in os.environ.items() if k != "NVTX_INJECTION64_PATH"}

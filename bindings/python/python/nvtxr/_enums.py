@@ -97,3 +97,28 @@ class BatchOrdering(Enum):
     PARTIALLY_SORTED = 1 << 1
     SORTED_PER_SCOPE = 2 << 1
     UNSORTED = 3 << 1
+
+
+class CounterNoValueReason(Enum):
+    """Why a sample has no value (``NVTX_COUNTER_SAMPLE_*``)."""
+
+    ZERO = 0
+    UNCHANGED = 1
+    UNAVAILABLE = 2
+
+
+class CounterValueType(Enum):
+    """How samples relate to earlier ones (``NVTX_COUNTER_FLAG_VALUETYPE_*``)."""
+
+    ABSOLUTE = 1 << 4
+    DELTA = 2 << 4
+    DELTA_SINCE_START = 3 << 4
+
+
+class CounterInterpolation(Enum):
+    """How tools interpolate between samples (``NVTX_COUNTER_FLAG_INTERPOLATION_*``)."""
+
+    POINT = 1 << 8
+    SINCE_LAST = 2 << 8
+    UNTIL_NEXT = 3 << 8
+    LINEAR = 4 << 8

@@ -52,7 +52,8 @@ def _metadata(dt):
     return (dt.metadata or {}).get(METADATA_KEY) if dt.metadata else None
 
 
-def _value(member):
+def enum_value(member):
+    """An enum member's value; anything else as it is."""
     return member.value if isinstance(member, Enum) else member
 
 
@@ -117,7 +118,7 @@ def counter_semantics(s):
     NVIDIA's package fills them, or None."""
     if s is None:
         return None
-    flags = _value(s.value_type) | _value(s.interpolation)
+    flags = enum_value(s.value_type) | enum_value(s.interpolation)
     limits = [v for v in (s.min, s.max) if v is not None]
     if any(isinstance(v, float) for v in limits):
         limit_type = _LIMIT_F64
@@ -199,13 +200,13 @@ class _Schemas:
         """A built-in dtype's entry type, flags and length (its metadata's
         type and role first)."""
         md = _metadata(dt)
-        entry_type = _value(getattr(md, "entry_type", None)) or _ENTRY_TYPES[dt.type]
+        entry_type = enum_value(getattr(md, "entry_type", None)) or _ENTRY_TYPES[dt.type]
         flags, length = 0, 0
         if entry_type == _UTF32:
             length = dt.itemsize // 4
         elif entry_type == _BYTE:
             flags, length = _FIXED_SIZE, dt.itemsize
-        return entry_type, flags | (_value(getattr(md, "entry_kind", None)) or 0), length
+        return entry_type, flags | (enum_value(getattr(md, "entry_kind", None)) or 0), length
 
     def _structured(self, dt):
         entries = []

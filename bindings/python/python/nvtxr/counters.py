@@ -20,36 +20,15 @@ attached, counters are made as usual and sampling does nothing.
 
 import dataclasses
 import warnings
-from enum import Enum
 from typing import Optional, Union
 
 from nvtxr import _native, _payloads
-from nvtxr._enums import TimestampType
-
-
-class CounterNoValueReason(Enum):
-    """Why a sample has no value (``NVTX_COUNTER_SAMPLE_*``)."""
-
-    ZERO = 0
-    UNCHANGED = 1
-    UNAVAILABLE = 2
-
-
-class CounterValueType(Enum):
-    """How samples relate to earlier ones (``NVTX_COUNTER_FLAG_VALUETYPE_*``)."""
-
-    ABSOLUTE = 1 << 4
-    DELTA = 2 << 4
-    DELTA_SINCE_START = 3 << 4
-
-
-class CounterInterpolation(Enum):
-    """How tools interpolate between samples (``NVTX_COUNTER_FLAG_INTERPOLATION_*``)."""
-
-    POINT = 1 << 8
-    SINCE_LAST = 2 << 8
-    UNTIL_NEXT = 3 << 8
-    LINEAR = 4 << 8
+from nvtxr._enums import (
+    CounterInterpolation,
+    CounterNoValueReason,
+    CounterValueType,
+    TimestampType,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,7 +69,7 @@ class Counter:
             schema,
             None if self.description is None else str(self.description),
             _scope_id(self.domain, self.scope),
-            _enum_value(self.time_domain),
+            _payloads.enum_value(self.time_domain),
             _payloads.counter_semantics(self.semantics),
         )
 
@@ -177,10 +156,6 @@ class ExtCounter(Counter):
 
 _made = {}
 _scopes = {}
-def _enum_value(value):
-    return value.value if isinstance(value, Enum) else value
-
-
 def _scope_id(domain, scope):
     """A scope as NVIDIA's package passes it: a path registered once per
     domain (``"/node/gpu0"``), a predefined scope's number, or 0."""
@@ -191,7 +166,7 @@ def _scope_id(domain, scope):
         if key not in _scopes:
             _scopes[key] = _native._scope_register(domain, scope)
         return _scopes[key]
-    return int(_enum_value(scope))
+    return int(_payloads.enum_value(scope))
 
 
 def _counter_class(dtype):
