@@ -4,6 +4,7 @@
 
 use crate::domain::DomainState;
 use crate::error::Error;
+use crate::ext_call;
 use crate::loader::extensions::COUNTERS;
 use nvtx_protocol::ext::{cbid, CounterAttr, CounterBatch};
 use nvtx_protocol::payload::{
@@ -95,72 +96,67 @@ pub fn register_with(
     kind: CounterType,
     options: &CounterOptions,
 ) -> Result<u64, Error> {
-    if !crate::loader::tool_attached() {
-        return Ok(0);
-    }
-    let entered = domain.enter()?;
-    let Some(f) = COUNTERS.get(cbid::COUNTER_REGISTER) else {
-        return Ok(0);
-    };
-    let counter = options.semantics.map(|s| s.to_nvtx());
-    let counter_link = counter
-        .as_ref()
-        .map_or(std::ptr::null(), |c| &c.header as *const SemanticsHeader);
-    let time = options.time_domain.map(|id| SemanticsTime {
-        header: SemanticsHeader {
-            struct_size: std::mem::size_of::<SemanticsTime>() as u32,
-            semantic_id: SEMANTIC_TIME,
-            version: TIME_SEMANTIC_VERSION,
-            next: counter_link,
-        },
-        time_domain_id: id,
-    });
-    let semantics = match &time {
-        Some(t) => &t.header as *const SemanticsHeader,
-        None => counter_link,
-    };
-    let attributes = CounterAttr {
-        struct_size: std::mem::size_of::<CounterAttr>(),
-        schema_id: match kind {
-            CounterType::Int64 => entry_type::INT64,
-            // As NVIDIA's Python package registers them.
-            CounterType::Float64 => entry_type::FLOAT64,
-            CounterType::Schema(id) => id,
-        },
-        name: name.as_ptr(),
-        description: options
-            .description
-            .map_or(std::ptr::null::<c_char>(), |d| d.as_ptr()),
-        scope_id: options.scope,
-        semantics: semantics.cast(),
-        counter_id: 0,
-    };
-    // SAFETY: the tool's function for this callback id, of the protocol's
-    // type, with the domain's tool handle and attributes that live through
-    // the call.
-    Ok(unsafe {
-        let f = std::mem::transmute::<usize, unsafe extern "C" fn(Handle, *const CounterAttr) -> u64>(
-            f,
-        );
-        f(entered.handle, &attributes)
-    })
+    let id = ext_call::call(&COUNTERS, domain, cbid::COUNTER_REGISTER, |f, handle| {
+        let counter = options.semantics.map(|s| s.to_nvtx());
+        let counter_link = counter
+            .as_ref()
+            .map_or(std::ptr::null(), |c| &c.header as *const SemanticsHeader);
+        let time = options.time_domain.map(|id| SemanticsTime {
+            header: SemanticsHeader {
+                struct_size: std::mem::size_of::<SemanticsTime>() as u32,
+                semantic_id: SEMANTIC_TIME,
+                version: TIME_SEMANTIC_VERSION,
+                next: counter_link,
+            },
+            time_domain_id: id,
+        });
+        let semantics = match &time {
+            Some(t) => &t.header as *const SemanticsHeader,
+            None => counter_link,
+        };
+        let attributes = CounterAttr {
+            struct_size: std::mem::size_of::<CounterAttr>(),
+            schema_id: match kind {
+                CounterType::Int64 => entry_type::INT64,
+                // As NVIDIA's Python package registers them.
+                CounterType::Float64 => entry_type::FLOAT64,
+                CounterType::Schema(id) => id,
+            },
+            name: name.as_ptr(),
+            description: options
+                .description
+                .map_or(std::ptr::null::<c_char>(), |d| d.as_ptr()),
+            scope_id: options.scope,
+            semantics: semantics.cast(),
+            counter_id: 0,
+        };
+        // SAFETY: the tool's function for this callback id, of the protocol's
+        // type, with attributes that live through the call.
+        unsafe {
+            let f = std::mem::transmute::<
+                usize,
+                unsafe extern "C" fn(Handle, *const CounterAttr) -> u64,
+            >(f);
+            f(handle, &attributes)
+        }
+    })?;
+    Ok(id.unwrap_or(0))
 }
 
 /// Samples counter `id` (from [`register`]) of `domain`: `value`, as the
 /// tool's function for `cbid` takes it.
 fn sample<T>(domain: &'static DomainState, id: u64, value: T, cbid: usize) -> Result<(), Error> {
-    if id == 0 || !crate::loader::tool_attached() {
+    if id == 0 {
         return Ok(());
     }
-    let entered = domain.enter()?;
-    if let Some(f) = COUNTERS.get(cbid) {
+    ext_call::call(&COUNTERS, domain, cbid, |f, handle| {
         // SAFETY: the tool's function for this callback id, whose value
         // argument is `T` (the caller's choice of id matches it).
         unsafe {
             let f = std::mem::transmute::<usize, unsafe extern "C" fn(Handle, u64, T)>(f);
-            f(entered.handle, id, value);
+            f(handle, id, value);
         }
-    }
+    })?;
     Ok(())
 }
 
@@ -182,11 +178,10 @@ pub fn sample_no_value(domain: &'static DomainState, id: u64, reason: u8) -> Res
 
 /// Samples a [`CounterType::Schema`] counter: one value, as its bytes.
 pub fn sample_bytes(domain: &'static DomainState, id: u64, value: &[u8]) -> Result<(), Error> {
-    if id == 0 || !crate::loader::tool_attached() {
+    if id == 0 {
         return Ok(());
     }
-    let entered = domain.enter()?;
-    if let Some(f) = COUNTERS.get(cbid::COUNTER_SAMPLE) {
+    ext_call::call(&COUNTERS, domain, cbid::COUNTER_SAMPLE, |f, handle| {
         // SAFETY: the tool's function for this callback id, of the
         // protocol's type; the bytes live through the call.
         unsafe {
@@ -194,9 +189,9 @@ pub fn sample_bytes(domain: &'static DomainState, id: u64, value: &[u8]) -> Resu
                 usize,
                 unsafe extern "C" fn(Handle, u64, *const std::ffi::c_void, usize),
             >(f);
-            f(entered.handle, id, value.as_ptr().cast(), value.len());
+            f(handle, id, value.as_ptr().cast(), value.len());
         }
-    }
+    })?;
     Ok(())
 }
 
@@ -229,10 +224,9 @@ pub fn batch_bytes(
     samples: &[u8],
     timestamps: &[i64],
 ) -> Result<(), Error> {
-    if id == 0 || samples.is_empty() || !crate::loader::tool_attached() {
+    if id == 0 || samples.is_empty() {
         return Ok(());
     }
-    let entered = domain.enter()?;
     let batch = CounterBatch {
         counter_id: id,
         counters: samples.as_ptr().cast(),
@@ -241,14 +235,21 @@ pub fn batch_bytes(
         timestamps: timestamps.as_ptr(),
         timestamps_size: std::mem::size_of_val(timestamps),
     };
-    if let Some(f) = COUNTERS.get(cbid::COUNTER_BATCH_SUBMIT) {
-        // SAFETY: the tool's function for this callback id, with the
-        // domain's tool handle and a batch whose arrays live through the call.
-        unsafe {
-            let f =
-                std::mem::transmute::<usize, unsafe extern "C" fn(Handle, *const CounterBatch)>(f);
-            f(entered.handle, &batch);
-        }
-    }
+    ext_call::call(
+        &COUNTERS,
+        domain,
+        cbid::COUNTER_BATCH_SUBMIT,
+        |f, handle| {
+            // SAFETY: the tool's function for this callback id, with a batch
+            // whose arrays live through the call.
+            unsafe {
+                let f = std::mem::transmute::<
+                    usize,
+                    unsafe extern "C" fn(Handle, *const CounterBatch),
+                >(f);
+                f(handle, &batch);
+            }
+        },
+    )?;
     Ok(())
 }

@@ -281,18 +281,12 @@ pub fn end(domain: &'static DomainState, id: u64, family: Family) -> Result<(), 
 pub fn domain_is_enabled(domain: &'static DomainState) -> Result<bool, Error> {
     use crate::loader::extensions::PAYLOAD;
     use nvtx_protocol::ext::cbid::DOMAIN_IS_ENABLED;
-    if !crate::loader::tool_attached() {
-        return Ok(false);
-    }
-    let entered = domain.enter()?;
-    Ok(match PAYLOAD.get(DOMAIN_IS_ENABLED) {
-        Some(f) => {
-            // SAFETY: the tool's function for this callback id, of the
-            // protocol's type.
-            let f = unsafe { std::mem::transmute::<usize, unsafe extern "C" fn(Handle) -> u8>(f) };
-            // SAFETY: with the tool's handle for the domain.
-            unsafe { f(entered.handle) != 0 }
-        }
-        None => PAYLOAD.enabled_without_function() != 0,
-    })
+    let answer = crate::ext_call::call(&PAYLOAD, domain, DOMAIN_IS_ENABLED, |f, handle| {
+        // SAFETY: the tool's function for this callback id, of the
+        // protocol's type, with the tool's handle for the domain.
+        unsafe { std::mem::transmute::<usize, unsafe extern "C" fn(Handle) -> u8>(f)(handle) != 0 }
+    })?;
+    // No function: what NVIDIA's answers (0 with no tool, the module not
+    // loaded or declined).
+    Ok(answer.unwrap_or_else(|| PAYLOAD.enabled_without_function() != 0))
 }

@@ -24,6 +24,7 @@ pub mod counters;
 pub mod domain;
 pub mod error;
 pub mod events;
+mod ext_call;
 pub mod loader;
 pub mod memory;
 pub mod naming;

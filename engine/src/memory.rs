@@ -4,6 +4,7 @@
 
 use crate::domain::DomainState;
 use crate::error::Error;
+use crate::ext_call;
 use crate::loader::extensions::MEM;
 use nvtx_protocol::ext::cbid;
 use nvtx_protocol::mem::{
@@ -29,19 +30,12 @@ unsafe fn call<A, R>(
     cbid: usize,
     arg: A,
 ) -> Result<Option<R>, Error> {
-    if !crate::loader::tool_attached() {
-        return Ok(None);
-    }
-    let entered = domain.enter()?;
-    Ok(MEM.get(cbid).map(|f| {
+    ext_call::call(&MEM, domain, cbid, |f, handle| {
         // SAFETY: the caller names `cbid`'s type; the handle is the domain's.
         unsafe {
-            std::mem::transmute_copy::<usize, unsafe extern "C" fn(Handle, A) -> R>(&f)(
-                entered.handle,
-                arg,
-            )
+            std::mem::transmute_copy::<usize, unsafe extern "C" fn(Handle, A) -> R>(&f)(handle, arg)
         }
-    }))
+    })
 }
 
 /// Registers a heap of `size` bytes at `base`, named `name`; the tool's

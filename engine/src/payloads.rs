@@ -5,6 +5,7 @@
 
 use crate::domain::DomainState;
 use crate::error::Error;
+use crate::ext_call;
 use crate::loader::extensions::PAYLOAD;
 use nvtx_protocol::ext::cbid;
 use nvtx_protocol::payload::{EnumAttr, PayloadData, SchemaAttr};
@@ -18,20 +19,16 @@ pub(crate) fn register(
     cbid: usize,
     attributes: *const c_void,
 ) -> Result<u64, Error> {
-    if !crate::loader::tool_attached() {
-        return Ok(0);
-    }
-    let entered = domain.enter()?;
-    let Some(f) = PAYLOAD.get(cbid) else {
-        return Ok(0);
-    };
-    // SAFETY: the tool's function for this callback id, of the protocol's
-    // type, with the domain's tool handle and attributes that live through
-    // the call.
-    Ok(unsafe {
-        let f = std::mem::transmute::<usize, unsafe extern "C" fn(Handle, *const c_void) -> u64>(f);
-        f(entered.handle, attributes)
-    })
+    let id = ext_call::call(&PAYLOAD, domain, cbid, |f, handle| {
+        // SAFETY: the tool's function for this callback id, of the
+        // protocol's type, with attributes that live through the call.
+        unsafe {
+            let f =
+                std::mem::transmute::<usize, unsafe extern "C" fn(Handle, *const c_void) -> u64>(f);
+            f(handle, attributes)
+        }
+    })?;
+    Ok(id.unwrap_or(0))
 }
 
 /// Registers the schema `attributes` describes in `domain`; its id (the one
@@ -98,7 +95,7 @@ pub unsafe fn submit(
     data: *const PayloadData,
     count: usize,
 ) -> Result<(), Error> {
-    forward(domain, cbid::EVENT_SUBMIT, |f, handle| {
+    ext_call::call(&PAYLOAD, domain, cbid::EVENT_SUBMIT, |f, handle| {
         // SAFETY: the tool's function for this callback id, of the
         // protocol's type; the caller's payloads.
         unsafe {
@@ -106,23 +103,6 @@ pub unsafe fn submit(
                 std::mem::transmute::<usize, unsafe extern "C" fn(Handle, *const c_void, usize)>(f);
             f(handle, data.cast(), count);
         }
-    })
-}
-
-/// Gives `call` the tool's function for `cbid` (as an address, to be cast
-/// to the protocol's type) and `domain`'s tool handle, inside the domain's
-/// gate; nothing with no tool or no such function.
-pub(crate) fn forward(
-    domain: &'static DomainState,
-    cbid: usize,
-    call: impl FnOnce(usize, Handle),
-) -> Result<(), Error> {
-    if !crate::loader::tool_attached() {
-        return Ok(());
-    }
-    let entered = domain.enter()?;
-    if let Some(f) = PAYLOAD.get(cbid) {
-        call(f, entered.handle);
-    }
+    })?;
     Ok(())
 }

@@ -5,7 +5,9 @@
 
 use crate::domain::DomainState;
 use crate::error::Error;
-use crate::payloads::{forward, register};
+use crate::ext_call;
+use crate::loader::extensions::PAYLOAD;
+use crate::payloads::register;
 use nvtx_protocol::ext::cbid;
 use nvtx_protocol::payload::{SyncPoint, TimeDomainAttr};
 use nvtx_protocol::Handle;
@@ -40,14 +42,15 @@ pub fn sync_point(
     first: i64,
     second: i64,
 ) -> Result<(), Error> {
-    forward(domain, cbid::TIME_SYNC_POINT, |f, handle| {
+    ext_call::call(&PAYLOAD, domain, cbid::TIME_SYNC_POINT, |f, handle| {
         // SAFETY: the tool's function for this callback id, of the protocol's type.
         unsafe {
             transmute::<usize, unsafe extern "C" fn(Handle, u64, u64, i64, i64)>(f)(
                 handle, a, b, first, second,
             )
         }
-    })
+    })?;
+    Ok(())
 }
 
 /// `nvtxTimeSyncPointTable`: instants read in both `source` and `destination`.
@@ -57,19 +60,25 @@ pub fn sync_points(
     destination: u64,
     points: &[SyncPoint],
 ) -> Result<(), Error> {
-    forward(domain, cbid::TIME_SYNC_POINT_TABLE, |f, handle| {
-        // SAFETY: the tool's function for this callback id, of the
-        // protocol's type; `points` lives through the call.
-        unsafe {
-            transmute::<usize, unsafe extern "C" fn(Handle, u64, u64, *const c_void, usize)>(f)(
-                handle,
-                source,
-                destination,
-                points.as_ptr().cast(),
-                points.len(),
-            )
-        }
-    })
+    ext_call::call(
+        &PAYLOAD,
+        domain,
+        cbid::TIME_SYNC_POINT_TABLE,
+        |f, handle| {
+            // SAFETY: the tool's function for this callback id, of the
+            // protocol's type; `points` lives through the call.
+            unsafe {
+                transmute::<usize, unsafe extern "C" fn(Handle, u64, u64, *const c_void, usize)>(f)(
+                    handle,
+                    source,
+                    destination,
+                    points.as_ptr().cast(),
+                    points.len(),
+                )
+            }
+        },
+    )?;
+    Ok(())
 }
 
 /// `nvtxTimestampConversionFactor`: `destination = at_destination + slope
@@ -82,19 +91,25 @@ pub fn conversion_factor(
     at_source: i64,
     at_destination: i64,
 ) -> Result<(), Error> {
-    forward(domain, cbid::TIMESTAMP_CONVERSION_FACTOR, |f, handle| {
-        // SAFETY: the tool's function for this callback id, of the protocol's type.
-        unsafe {
-            transmute::<usize, unsafe extern "C" fn(Handle, u64, u64, f64, i64, i64)>(f)(
-                handle,
-                source,
-                destination,
-                slope,
-                at_source,
-                at_destination,
-            )
-        }
-    })
+    ext_call::call(
+        &PAYLOAD,
+        domain,
+        cbid::TIMESTAMP_CONVERSION_FACTOR,
+        |f, handle| {
+            // SAFETY: the tool's function for this callback id, of the protocol's type.
+            unsafe {
+                transmute::<usize, unsafe extern "C" fn(Handle, u64, u64, f64, i64, i64)>(f)(
+                    handle,
+                    source,
+                    destination,
+                    slope,
+                    at_source,
+                    at_destination,
+                )
+            }
+        },
+    )?;
+    Ok(())
 }
 
 /// `nvtxTimerSource`: the tool may call `read` for the current time of
@@ -110,7 +125,7 @@ pub unsafe fn timer_source(
     flags: u64,
     read: Timer,
 ) -> Result<(), Error> {
-    forward(domain, cbid::TIMER_SOURCE, |f, handle| {
+    ext_call::call(&PAYLOAD, domain, cbid::TIMER_SOURCE, |f, handle| {
         // SAFETY: the tool's function for this callback id, of the protocol's type.
         unsafe {
             transmute::<usize, unsafe extern "C" fn(Handle, u64, u64, *const c_void)>(f)(
@@ -120,7 +135,8 @@ pub unsafe fn timer_source(
                 read as *const c_void,
             )
         }
-    })
+    })?;
+    Ok(())
 }
 
 /// `nvtxTimerSourceWithData`: [`timer_source`] with `data` given to `read`.
@@ -134,18 +150,25 @@ pub unsafe fn timer_source_with_data(
     read: TimerWithData,
     data: *mut c_void,
 ) -> Result<(), Error> {
-    forward(domain, cbid::TIMER_SOURCE_WITH_DATA, |f, handle| {
-        // SAFETY: the tool's function for this callback id, of the protocol's type.
-        unsafe {
-            transmute::<usize, unsafe extern "C" fn(Handle, u64, u64, *const c_void, *const c_void)>(
-                f,
-            )(
-                handle,
-                time_domain,
-                flags,
-                read as *const c_void,
-                data.cast_const(),
-            )
-        }
-    })
+    ext_call::call(
+        &PAYLOAD,
+        domain,
+        cbid::TIMER_SOURCE_WITH_DATA,
+        |f, handle| {
+            // SAFETY: the tool's function for this callback id, of the protocol's type.
+            unsafe {
+                transmute::<
+                    usize,
+                    unsafe extern "C" fn(Handle, u64, u64, *const c_void, *const c_void),
+                >(f)(
+                    handle,
+                    time_domain,
+                    flags,
+                    read as *const c_void,
+                    data.cast_const(),
+                )
+            }
+        },
+    )?;
+    Ok(())
 }
