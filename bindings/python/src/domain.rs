@@ -26,27 +26,16 @@ pub(crate) struct Args<'a, 'py> {
 }
 
 impl<'a, 'py> Args<'a, 'py> {
-    /// Whether any attribute was given (not `None`).
-    fn any(&self) -> bool {
-        [self.message, self.color, self.category, self.payload]
-            .iter()
-            .any(|a| a.is_some_and(|a| !a.is_none()))
-    }
-
-    /// The attributes given (not `None`), by name.
-    fn into_dict(self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        for (name, value) in [
-            ("message", self.message),
-            ("color", self.color),
-            ("category", self.category),
-            ("payload", self.payload),
-        ] {
-            if let Some(v) = value.filter(|v| !v.is_none()) {
-                d.set_item(name, v)?;
-            }
-        }
-        Ok(d)
+    /// The attributes given other than `None` (what an event call given
+    /// attributes too changes in them).
+    fn not_none(self) -> Self {
+        let given = |a: Option<&'a Bound<'py, PyAny>>| a.filter(|a| !a.is_none());
+        Args::new(
+            given(self.message),
+            given(self.color),
+            given(self.category),
+            given(self.payload),
+        )
     }
 
     pub fn new(
@@ -312,38 +301,26 @@ impl Domain {
         })
     }
 
-    /// Changes the attributes `keywords` name (`message`, `color`,
-    /// `category`, `payload`; `None` clears one), in NVIDIA's order.
+    /// Changes the attributes `changes` gives (a `None` value clears one),
+    /// in NVIDIA's order; the others are kept.
     fn assign(
         slf: &Bound<'_, Domain>,
         attributes: &Bound<'_, EventAttributes>,
-        keywords: &Bound<'_, PyDict>,
+        changes: Args,
     ) -> PyResult<()> {
-        const NAMES: [&str; 4] = ["message", "color", "category", "payload"];
-        if let Some(unknown) = keywords
-            .keys()
-            .iter()
-            .find(|k| !NAMES.iter().any(|n| k.eq(*n).unwrap_or(false)))
-        {
-            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                "set_event_attributes() got an unexpected keyword argument {}",
-                unknown.repr()?
-            )));
-        }
-        let given = |name: &str| keywords.get_item(name);
-        if let Some(m) = given("message")? {
-            let (message, text) = Domain::message(slf, Some(&m))?;
+        if let Some(m) = changes.message {
+            let (message, text) = Domain::message(slf, Some(m))?;
             let mut a = attributes.borrow_mut();
             (a.message, a.text) = (message, text);
         }
-        if let Some(c) = given("color")? {
-            attributes.borrow_mut().color = Some(color(Some(&c))?);
+        if let Some(c) = changes.color {
+            attributes.borrow_mut().color = Some(color(Some(c))?);
         }
-        if let Some(c) = given("category")? {
-            attributes.borrow_mut().category = Domain::category_id(slf, Some(&c))?;
+        if let Some(c) = changes.category {
+            attributes.borrow_mut().category = Domain::category_id(slf, Some(c))?;
         }
-        if let Some(p) = given("payload")? {
-            let (payload, extended) = Domain::payload(slf, Some(&p))?;
+        if let Some(p) = changes.payload {
+            let (payload, extended) = Domain::payload(slf, Some(p))?;
             let mut a = attributes.borrow_mut();
             (a.payload, a.extended) = (payload, extended);
         }
@@ -386,9 +363,7 @@ impl Domain {
         let a: &EventAttributes = match attributes {
             Some(a) => {
                 // Keywords beside attributes change them first, as NVIDIA's do.
-                if args.any() {
-                    Domain::assign(slf, a, &args.into_dict(py)?)?;
-                }
+                Domain::assign(slf, a, args.not_none())?;
                 given = a.borrow();
                 &given
             }
@@ -517,10 +492,29 @@ impl Domain {
         attributes: &Bound<'_, EventAttributes>,
         keywords: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<()> {
-        match keywords {
-            Some(k) => Domain::assign(slf, attributes, k),
-            None => Ok(()),
+        let Some(keywords) = keywords else {
+            return Ok(());
+        };
+        const NAMES: [&str; 4] = ["message", "color", "category", "payload"];
+        if let Some(unknown) = keywords
+            .keys()
+            .iter()
+            .find(|k| !NAMES.iter().any(|n| k.eq(*n).unwrap_or(false)))
+        {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "set_event_attributes() got an unexpected keyword argument {}",
+                unknown.repr()?
+            )));
         }
+        let [message, color, category, payload] = NAMES.map(|n| keywords.get_item(n));
+        let (message, color, category, payload) = (message?, color?, category?, payload?);
+        let changes = Args::new(
+            message.as_ref(),
+            color.as_ref(),
+            category.as_ref(),
+            payload.as_ref(),
+        );
+        Domain::assign(slf, attributes, changes)
     }
 
     /// An instantaneous event.
