@@ -161,16 +161,6 @@ impl StaticDomain {
         crate::payloads::register_scope(self.0, path)
     }
 
-    /// Samples of counter `id` taken earlier (see [`counters::batch`]).
-    pub fn counter_batch<T: Copy>(
-        &self,
-        id: u64,
-        values: &[T],
-        timestamps: &[i64],
-    ) -> Result<(), Error> {
-        counters::batch(self.0, id, values, timestamps)
-    }
-
     /// Samples a schema counter `id` of this domain: one value's bytes.
     pub fn counter_sample_bytes(&self, id: u64, value: &[u8]) -> Result<(), Error> {
         counters::sample_bytes(self.0, id, value)

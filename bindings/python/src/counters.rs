@@ -107,34 +107,6 @@ pub(crate) fn _counter_sample_float(domain: &Bound<'_, Domain>, id: u64, value: 
     sample(domain, id, CounterSample::Float64(value))
 }
 
-/// Samples of an int64 counter taken earlier: `values[i]` at `timestamps[i]`.
-#[pyfunction]
-pub(crate) fn _counter_batch_int(
-    domain: &Bound<'_, Domain>,
-    id: u64,
-    values: Vec<i64>,
-    timestamps: Vec<i64>,
-) {
-    if crate::active() {
-        let sent = domain.get().inner.counter_batch(id, &values, &timestamps);
-        checked(domain.py(), sent, ());
-    }
-}
-
-/// Samples of a float counter taken earlier: `values[i]` at `timestamps[i]`.
-#[pyfunction]
-pub(crate) fn _counter_batch_float(
-    domain: &Bound<'_, Domain>,
-    id: u64,
-    values: Vec<f64>,
-    timestamps: Vec<i64>,
-) {
-    if crate::active() {
-        let sent = domain.get().inner.counter_batch(id, &values, &timestamps);
-        checked(domain.py(), sent, ());
-    }
-}
-
 /// Records a sample with no value, for `reason` (0 zero, 1 unchanged, 2 unavailable).
 #[pyfunction]
 pub(crate) fn _counter_sample_no_value(domain: &Bound<'_, Domain>, id: u64, reason: u8) {

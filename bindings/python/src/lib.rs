@@ -15,9 +15,8 @@ mod values;
 
 use annotation::{_call, _end, _pop, _push, _start, annotate};
 use counters::{
-    _counter_batch_bytes, _counter_batch_float, _counter_batch_int, _counter_register,
-    _counter_sample_bytes, _counter_sample_float, _counter_sample_int, _counter_sample_no_value,
-    _scope_register,
+    _counter_batch_bytes, _counter_register, _counter_sample_bytes, _counter_sample_float,
+    _counter_sample_int, _counter_sample_no_value, _scope_register,
 };
 use domain::{get_domain, Domain, EventAttributes, RegisteredString};
 use functions::{
@@ -93,11 +92,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_text_pop, m)?)?;
     m.add_function(wrap_pyfunction!(_text_end, m)?)?;
     m.add_function(wrap_pyfunction!(_counter_register, m)?)?;
-    m.add_function(wrap_pyfunction!(_counter_batch_int, m)?)?;
     m.add_function(wrap_pyfunction!(_counter_batch_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(_counter_sample_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(_scope_register, m)?)?;
-    m.add_function(wrap_pyfunction!(_counter_batch_float, m)?)?;
     m.add_function(wrap_pyfunction!(_counter_sample_int, m)?)?;
     m.add_function(wrap_pyfunction!(_counter_sample_float, m)?)?;
     m.add_function(wrap_pyfunction!(_counter_sample_no_value, m)?)?;

@@ -18,6 +18,7 @@ clock) reach the tool as NVIDIA's package sends them. With no tool
 attached, counters are made as usual and sampling does nothing.
 """
 
+import array
 import dataclasses
 import warnings
 from typing import Optional, Union
@@ -81,7 +82,21 @@ class Counter:
         """Records values taken earlier: ``values[i]`` at ``timestamps[i]``
         (readings of ``Domain.get_timestamp()``, the tool's clock). Lengths
         that differ are warned about and nothing is sent."""
-        self._batch(self.domain, self._id, [v for v in values], [int(t) for t in timestamps])
+        samples, count = self._samples(values)
+        stamps = [int(t) for t in timestamps]
+        if count != len(stamps):
+            warnings.warn(
+                f"nvtxr: counter {self.name!r}: {count} values and {len(stamps)} timestamps; nothing sent",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+            return
+        _native._counter_batch_bytes(self.domain, self._id, samples, stamps)
+
+    def _samples(self, values):
+        """``values`` in the counter's layout, one after another, and how many."""
+        packed = array.array(self._typecode, values)
+        return packed.tobytes(), len(packed)
 
     def sample_no_value(self, reason: CounterNoValueReason):
         """Records that there is no value now, and why."""
@@ -96,7 +111,7 @@ class Int64Counter(Counter):
 
     __slots__ = ()
 
-    _batch = staticmethod(_native._counter_batch_int)
+    _typecode = "q"
 
     def sample(self, value: int):
         """Records one integer value now."""
@@ -109,7 +124,7 @@ class Float64Counter(Counter):
     __slots__ = ()
     _float = True
 
-    _batch = staticmethod(_native._counter_batch_float)
+    _typecode = "d"
 
     def sample(self, value: float):
         """Records one floating-point value now."""
@@ -139,19 +154,9 @@ class ExtCounter(Counter):
             raise ValueError(f"sample() takes one value of dtype {self.dtype}, not {payload.size}")
         _native._counter_sample_bytes(self.domain, self._id, payload.tobytes())
 
-    def batch_submit(self, values, timestamps):
-        """Records values taken earlier, one per timestamp (see
-        :meth:`Counter.batch_submit`)."""
-        payload = self._np.ascontiguousarray(values, self.dtype).reshape(-1)
-        stamps = [int(t) for t in timestamps]
-        if payload.size != len(stamps):
-            warnings.warn(
-                f"nvtxr: counter {self.name!r}: {payload.size} values and {len(stamps)} timestamps; nothing sent",
-                RuntimeWarning,
-                stacklevel=2,
-            )
-            return
-        _native._counter_batch_bytes(self.domain, self._id, payload.tobytes(), stamps)
+    def _samples(self, values):
+        packed = self._np.ascontiguousarray(values, self.dtype).reshape(-1)
+        return packed.tobytes(), packed.size
 
 
 _made = {}
