@@ -4,7 +4,7 @@
 //!
 //! The tool's build script says where its source is; a second cargo builds
 //! it there, released and stripped, into this build's own directory. Source
-//! unpacked from a registry is copied first (cargo writes a lock file beside
+//! outside this workspace (a registry's) is copied first (cargo writes a lock file beside
 //! the manifest it builds).
 
 use std::env;
@@ -16,7 +16,7 @@ fn main() {
         env::var("DEP_NVTXR_RECORD_TOOL_SOURCE").expect("the tool's build script says"),
     );
     let out = PathBuf::from(env::var("OUT_DIR").expect("set by cargo"));
-    let manifest = if source.join(".cargo_vcs_info.json").exists() || !in_workspace(&source) {
+    let manifest = if !in_workspace(&source) {
         let copy = out.join("tool-source");
         let _ = std::fs::remove_dir_all(&copy);
         copy_dir(&source, &copy);
