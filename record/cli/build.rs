@@ -4,8 +4,8 @@
 //!
 //! The tool's build script says where its source is; a second cargo builds
 //! it there, released and stripped, into this build's own directory. Source
-//! outside this workspace (a registry's) is copied first (cargo writes a lock file beside
-//! the manifest it builds).
+//! outside this workspace (a registry's) is copied first (cargo writes a
+//! lock file beside the manifest it builds).
 
 use std::env;
 use std::path::{Path, PathBuf};
