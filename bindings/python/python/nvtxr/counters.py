@@ -110,7 +110,6 @@ class Int64Counter(Counter):
     """A counter of signed 64-bit integers."""
 
     __slots__ = ()
-
     _typecode = "q"
 
     def sample(self, value: int):
@@ -123,7 +122,6 @@ class Float64Counter(Counter):
 
     __slots__ = ()
     _float = True
-
     _typecode = "d"
 
     def sample(self, value: float):
@@ -161,6 +159,8 @@ class ExtCounter(Counter):
 
 _made = {}
 _scopes = {}
+
+
 def _scope_id(domain, scope):
     """A scope as NVIDIA's package passes it: a path registered once per
     domain (``"/node/gpu0"``), a predefined scope's number, or 0."""
