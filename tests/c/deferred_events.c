@@ -14,7 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
+
+#include "time_domains.h"
 
 typedef struct {
     int64_t begin;
@@ -22,27 +23,6 @@ typedef struct {
     const char* name;
     int32_t step;
 } span_t;
-
-typedef struct {
-    int64_t at;
-    int32_t value;
-} sample_t;
-
-static int64_t monotonic_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static void sleep_ms(long ms) {
-    struct timespec ts = {0, ms * 1000000};
-    nanosleep(&ts, NULL);
-}
-
-/* Clocks of the registered time domains: microseconds, and half
-   nanoseconds from an offset. */
-static int64_t micros(void) { return monotonic_ns() / 1000; }
-static int64_t halves(void* offset) { return 2 * monotonic_ns() + *(int64_t*)offset; }
 
 /* A schema for a mark stamped in `time_domain`, named `name`. */
 static uint64_t stamped_in(nvtxDomainHandle_t d, const char* name, uint64_t time_domain) {

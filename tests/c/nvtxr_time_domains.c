@@ -11,26 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <time.h>
 
-typedef struct {
-    int64_t at;
-    int32_t value;
-} sample_t;
-
-static int64_t monotonic_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static void sleep_ms(long ms) {
-    struct timespec ts = {0, ms * 1000000};
-    nanosleep(&ts, NULL);
-}
-
-static int64_t micros(void) { return monotonic_ns() / 1000; }
-static int64_t halves(void *offset) { return 2 * monotonic_ns() + *(int64_t *)offset; }
+#include "time_domains.h"
 
 /* A schema for a mark stamped in `time_domain`, named `name`. */
 static uint64_t stamped_in(nvtxr_domain_t *d, const char *name, uint64_t time_domain) {
