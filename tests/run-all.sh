@@ -52,11 +52,14 @@ else
 fi
 step env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps -q
 # The crates meant for users package (and build from their packages) cleanly.
+# The recorder's (nvtxr-record-format, nvtxr-record-tool, nvtxr-record) are
+# packaged and built by tests/packages.rs, which also records with the
+# command built from them: not twice here.
 # A fresh target directory each time: cargo unpacks the packaged crates into
 # its cache by name, version and that directory, and would reuse a stale copy.
 mkdir -p target
 packages=$(mktemp -d -p target package.XXXXXX)
-step cargo package -q --target-dir "$packages" -p nvtx-protocol -p nvtxr-engine -p nvtxr -p nvtxr-tracing -p nvtxr-record-format -p nvtxr-record-tool -p nvtxr-record
+step cargo package -q --target-dir "$packages" -p nvtx-protocol -p nvtxr-engine -p nvtxr -p nvtxr-tracing
 rm -rf "$packages"
 suite cargo test --workspace --no-fail-fast
 suite bash bindings/haskell/test.sh
