@@ -22,7 +22,7 @@ const TEMPLATE: &str = include_str!("timeline.html");
 
 /// The tooltip text of a range or mark.
 fn tip(d: &Details, when: &str) -> String {
-    let mut lines = vec![d.name.clone(), when.to_string()];
+    let mut lines = vec![d.name.to_string(), when.to_string()];
     lines.extend(about(d));
     lines.join("\n")
 }
@@ -373,7 +373,7 @@ impl Bin {
         match self.names.iter_mut().find(|(n, _, _)| *n == d.name) {
             Some(entry) => entry.1 += covered,
             None => {
-                self.names.push((d.name.clone(), covered, d.color));
+                self.names.push((d.name.to_string(), covered, d.color));
                 if self.names.len() > Self::NAMES {
                     let smallest = (0..self.names.len())
                         .min_by_key(|&i| self.names[i].1)

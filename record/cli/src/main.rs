@@ -566,7 +566,7 @@ pub fn nothing_selected(
     impl model::Sink for Names {
         fn range(&mut self, _: &model::Process, r: &model::Range) -> std::io::Result<()> {
             self.see(&r.details);
-            self.ranges.insert(r.details.name.clone());
+            self.ranges.insert(r.details.name.to_string());
             Ok(())
         }
         fn mark(&mut self, _: &model::Process, m: &model::Mark) -> std::io::Result<()> {

@@ -47,7 +47,7 @@ mod record;
 pub mod time;
 
 pub use chunk::Chunk;
-pub use decode::{decode, Records};
+pub use decode::{decode, skim, Records};
 pub use encode::{encode, encode_simple, max_len};
 pub use layout::*;
 pub use process::{host_name, ProcessHeader};
@@ -238,6 +238,30 @@ mod tests {
         let decoded: Vec<_> = decode(&bytes).collect();
         let expected: Vec<_> = stamped.into_iter().map(|(r, _)| r).collect();
         assert_eq!(decoded, expected);
+    }
+
+    #[test]
+    fn a_skim_leaves_out_events_texts_only() {
+        let name = Record {
+            kind: Kind::RegisterString,
+            ..full(7)
+        };
+        let mark = Record::simple(Kind::Mark, 0, 0, Some("não ASCII".into()));
+        let records = [(full(5), false), (name, false), (mark, true)];
+        let bytes = encode_all(&records);
+        let skimmed: Vec<_> = skim(&bytes).collect();
+        let decoded: Vec<_> = decode(&bytes).collect();
+        assert_eq!(decoded.len(), 3);
+        let without_texts = |r: &Record<Cow<str>>| Record {
+            text: None,
+            fields: None,
+            ..r.clone()
+        };
+        assert_eq!(skimmed[0], without_texts(&decoded[0]));
+        assert_eq!(skimmed[1], decoded[1]);
+        assert_eq!(skimmed[1].text.as_deref(), Some("étape 1"));
+        assert_eq!(skimmed[2], without_texts(&decoded[2]));
+        assert_eq!(decoded[2].text.as_deref(), Some("não ASCII"));
     }
 
     #[test]

@@ -57,6 +57,20 @@ impl Kind {
             _ => return None,
         })
     }
+
+    /// Whether the record names something (its text a name to learn), as
+    /// opposed to an event or a clock reading.
+    pub fn names(self) -> bool {
+        matches!(
+            self,
+            Kind::DomainCreate
+                | Kind::RegisterString
+                | Kind::NameCategory
+                | Kind::NameThread
+                | Kind::OsThreadName
+                | Kind::CounterRegister
+        )
+    }
 }
 
 /// One record. The recording tool encodes records whose text borrows the

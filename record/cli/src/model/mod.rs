@@ -65,7 +65,7 @@ impl Payload {
 /// What ranges and marks carry besides their time.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Details {
-    pub name: String,
+    pub name: compact_str::CompactString,
     /// The domain's name; empty for the default domain.
     pub domain: String,
     pub color: Option<u32>,

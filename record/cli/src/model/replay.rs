@@ -5,6 +5,7 @@ use super::{
     add_fields, parse_fields, Details, Fields, Filter, Mark, Payload, Process, Range, Sample,
     Selection, Sink, Style,
 };
+use compact_str::CompactString;
 use hashbrown::HashMap;
 use nvtxr_record_format::{Kind, Record};
 use std::borrow::Cow;
@@ -250,9 +251,9 @@ impl Resolver<'_> {
         });
         details.name = self
             .find(|n| n.counters.get(&(r.domain, r.value)))
-            .unwrap_or_else(|| format!("(counter {})", r.value));
+            .map_or_else(|| format!("(counter {})", r.value).into(), Into::into);
         let sample = details.payload.map(|value| Sample {
-            counter: details.name.clone(),
+            counter: details.name.to_string(),
             domain: details.domain.clone(),
             value,
             time: r.timestamp,
@@ -262,12 +263,13 @@ impl Resolver<'_> {
     }
 
     fn details(&self, r: &Decoded) -> Details {
+        // Inline, not allocated, up to 24 bytes.
         let name = match (&r.string, &r.text) {
             (Some(id), _) => self
                 .find(|n| n.strings.get(id))
-                .unwrap_or_else(|| format!("(string {id})")),
-            (None, Some(text)) => text.to_string(),
-            (None, None) => "(unnamed)".to_string(),
+                .map_or_else(|| format!("(string {id})").into(), Into::into),
+            (None, Some(text)) => CompactString::from(&**text),
+            (None, None) => CompactString::const_new("(unnamed)"),
         };
         let domain = if r.domain == 0 {
             String::new()

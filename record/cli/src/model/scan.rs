@@ -350,7 +350,8 @@ impl Scan {
                         continue;
                     }
                 };
-                let mut records = chunk.records();
+                // Names, clocks and times: events' texts are not needed here.
+                let mut records = chunk.skim();
                 let mut count = 0;
                 for r in records.by_ref() {
                     count += 1;

@@ -132,9 +132,9 @@ impl Sink for Collector {
     }
 
     fn mark(&mut self, _: &Process, m: &Mark) -> std::io::Result<()> {
-        if self.marks.len() < Self::MARK_NAMES || self.marks.contains_key(&m.details.name) {
+        if self.marks.len() < Self::MARK_NAMES || self.marks.contains_key(m.details.name.as_str()) {
             self.marks
-                .entry(m.details.name.clone())
+                .entry(m.details.name.to_string())
                 .or_insert(m.details.color);
         }
         Ok(())
