@@ -63,9 +63,19 @@ pub struct Converter {
     kind: Clock,
     /// Sorted by ticks.
     anchors: Vec<Anchor>,
-    /// Ns per tick from each anchor on: to the next one, measured; past
-    /// the last, the calibration's rate.
-    rates: Vec<f64>,
+    /// By the anchors' segments: segment i from anchor i - 1 (included, or
+    /// from 0) to anchor i (excluded, or to the end).
+    segments: Vec<Segment>,
+}
+
+/// A stretch of readings converted alike: `base` plus `rate` ns per tick.
+#[derive(Debug, Clone, Copy)]
+struct Segment {
+    /// Its first and last readings (`first > last`: none).
+    first: u64,
+    last: u64,
+    base: Anchor,
+    rate: f64,
 }
 
 impl Converter {
@@ -78,13 +88,34 @@ impl Converter {
             let (base, next) = (w[0], w[1]);
             next.ns.saturating_sub(base.ns).max(1) as f64 / (next.ticks - base.ticks) as f64
         });
-        let rates = measured
+        // Ns per tick from each anchor on: to the next one, measured; past
+        // the last, the calibration's rate.
+        let rates: Vec<f64> = measured
             .chain([1e9 / calibration.ticks_per_second])
+            .collect();
+        let segments = (0..=anchors.len())
+            .map(|i| {
+                // Before the first anchor: extrapolated back at the calibration's rate.
+                let (base, rate) = match i.checked_sub(1) {
+                    Some(b) => (anchors[b], rates[b]),
+                    None => (anchors[0], rates[rates.len() - 1]),
+                };
+                let first = i.checked_sub(1).map_or(0, |b| anchors[b].ticks);
+                let last = anchors
+                    .get(i)
+                    .map_or(Some(u64::MAX), |a| a.ticks.checked_sub(1));
+                Segment {
+                    first: if last.is_some() { first } else { 1 },
+                    last: last.unwrap_or(0),
+                    base,
+                    rate,
+                }
+            })
             .collect();
         Converter {
             kind: calibration.kind,
             anchors,
-            rates,
+            segments,
         }
     }
 
@@ -101,22 +132,15 @@ impl Converter {
         if self.kind == Clock::Monotonic {
             return ticks;
         }
-        // Segment i: from anchor i - 1 (included) to anchor i.
-        let fits = |i: usize| {
-            i.checked_sub(1)
-                .and_then(|b| self.anchors.get(b))
-                .is_none_or(|a| a.ticks <= ticks)
-                && self.anchors.get(i).is_none_or(|a| ticks < a.ticks)
+        let fits = |s: &Segment| s.first <= ticks && ticks <= s.last;
+        let s = match self.segments.get(*segment) {
+            Some(s) if fits(s) => s,
+            _ => {
+                *segment = self.anchors.partition_point(|a| a.ticks <= ticks);
+                &self.segments[*segment]
+            }
         };
-        if !fits(*segment) {
-            *segment = self.anchors.partition_point(|a| a.ticks <= ticks);
-        }
-        let i = *segment;
-        // Before the first anchor: extrapolated back at the calibration's rate.
-        let (base, rate) = match i.checked_sub(1) {
-            Some(b) => (self.anchors[b], self.rates[b]),
-            None => (self.anchors[0], self.rates[self.rates.len() - 1]),
-        };
+        let (base, rate) = (s.base, s.rate);
         // Signed (the first segment reaches back), in i64's range at any
         // reading a recording holds, and converted to and from f64 as
         // signed integers: one instruction each, where u64's take several.
