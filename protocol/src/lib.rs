@@ -81,6 +81,7 @@ const _: () = assert!(std::mem::size_of::<VersionInfo>() == 24);
 
 pub mod ext;
 pub mod mem;
+pub mod nvtxw;
 pub mod payload;
 
 /// Callback modules: ids and sizes (a module's table has `size + 1` entries).

@@ -3,9 +3,7 @@
 use crate::threads::name_thread_once;
 use crate::values::{color, payload, warn};
 use crate::{c_string, checked};
-use nvtx_protocol::payload::{
-    schema_field, PayloadData, SchemaAttr, SchemaEntry, SemanticsCounter, SemanticsHeader,
-};
+use nvtx_protocol::payload::PayloadData;
 use nvtx_protocol::NO_PUSH_POP_TRACKING as NO_TRACKING;
 use nvtxr_engine::attributes::Payload;
 use nvtxr_engine::statics::{Attributes, Family, StaticDomain, StaticString, Text};
@@ -393,69 +391,14 @@ impl Domain {
         flags: u64,
         semantics: Vec<Option<crate::values::Semantics>>,
     ) -> u64 {
-        let names: Vec<Option<CString>> = entries
-            .iter()
-            .map(|e| e.2.as_deref().map(c_string))
-            .collect();
-        let units: Vec<Option<CString>> = semantics
-            .iter()
-            .map(|s| {
-                s.as_ref()
-                    .and_then(|s| s.1.as_deref().map(crate::values::c_bytes))
-            })
-            .collect();
-        // Each entry's semantic, kept alive through the registration.
-        let links: Vec<Option<SemanticsCounter>> = semantics
-            .iter()
-            .zip(&units)
-            .map(|(s, unit)| {
-                s.as_ref()
-                    .map(|s| crate::values::semantics(s, unit).to_nvtx())
-            })
-            .collect();
-        let entries: Vec<SchemaEntry> = entries
-            .iter()
-            .zip(&names)
-            .enumerate()
-            .map(
-                |(i, (&(flags, type_, _, length, offset), name))| SchemaEntry {
-                    flags,
-                    type_,
-                    name: name.as_ref().map_or(std::ptr::null(), |n| n.as_ptr()),
-                    description: std::ptr::null(),
-                    array_or_union_detail: length,
-                    offset,
-                    semantics: links
-                        .get(i)
-                        .and_then(Option::as_ref)
-                        .map_or(std::ptr::null(), |l| {
-                            (&l.header as *const SemanticsHeader).cast()
-                        }),
-                    reserved: std::ptr::null(),
-                },
-            )
-            .collect();
-        let attributes = SchemaAttr {
-            field_mask: schema_field::TYPE
-                | schema_field::ENTRIES
-                | schema_field::NUM_ENTRIES
-                | if static_size > 0 {
-                    schema_field::STATIC_SIZE
-                } else {
-                    0
-                }
-                | if flags != 0 { schema_field::FLAGS } else { 0 },
-            name: std::ptr::null(),
-            type_: kind,
+        crate::values::with_schema(
+            kind,
+            static_size,
+            &entries,
             flags,
-            entries: entries.as_ptr(),
-            num_entries: entries.len(),
-            payload_static_size: static_size,
-            pack_align: 0,
-            schema_id: 0,
-            extension: std::ptr::null(),
-        };
-        checked(slf.py(), slf.get().inner.register_schema(&attributes), 0)
+            &semantics,
+            |attributes| checked(slf.py(), slf.get().inner.register_schema(attributes), 0),
+        )
     }
 
     /// Registers `string` in this domain on first use; returns its handle.

@@ -12,6 +12,7 @@ mod functions;
 mod tasks;
 mod threads;
 mod values;
+mod writer;
 
 use annotation::{_call, _end, _pop, _push, _start, annotate};
 use counters::{
@@ -28,6 +29,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::ffi::CString;
 use threads::{_forked, name_current_thread, name_threads};
+use writer::{_nvtxw_color, _nvtxw_load, Backend as NvtxwBackend};
 
 /// An engine result at the Python door, which never raises for an NVTX
 /// call: the value, or, when the engine refused the call, a
@@ -98,5 +100,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_counter_sample_int, m)?)?;
     m.add_function(wrap_pyfunction!(_counter_sample_float, m)?)?;
     m.add_function(wrap_pyfunction!(_counter_sample_no_value, m)?)?;
+    m.add_class::<NvtxwBackend>()?;
+    m.add_function(wrap_pyfunction!(_nvtxw_load, m)?)?;
+    m.add_function(wrap_pyfunction!(_nvtxw_color, m)?)?;
     Ok(())
 }

@@ -1,6 +1,9 @@
 //! Colors, payloads and counter semantics as NVIDIA's package takes them;
 //! bad colors and payloads warn.
 
+use nvtx_protocol::payload::{
+    schema_field, SchemaAttr, SchemaEntry, SemanticsCounter, SemanticsHeader,
+};
 use nvtxr_engine::attributes::Payload;
 use nvtxr_engine::counters::CounterSemantics;
 use pyo3::prelude::*;
@@ -145,4 +148,76 @@ pub(crate) fn semantics<'a>(s: &Semantics, unit: &'a Option<CString>) -> Counter
 pub(crate) fn c_bytes(bytes: &[u8]) -> CString {
     let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
     CString::new(&bytes[..end]).expect("no NUL before end")
+}
+
+/// A payload schema's registration, as `nvtxr._payloads` describes it:
+/// `kind` (1 static, 2 dynamic), its size (0: none given), its entries as
+/// `(flags, type, name, length, offset)`, its flags
+/// (`NVTX_PAYLOAD_SCHEMA_FLAG_*`, 0: none) and each entry's counter semantic
+/// (none if shorter), handed to `register` while its parts are alive.
+pub(crate) fn with_schema<R>(
+    kind: u64,
+    static_size: usize,
+    entries: &[(u64, u64, Option<String>, u64, u64)],
+    flags: u64,
+    entry_semantics: &[Option<Semantics>],
+    register: impl FnOnce(&SchemaAttr) -> R,
+) -> R {
+    let names: Vec<Option<CString>> = entries
+        .iter()
+        .map(|e| e.2.as_deref().map(crate::c_string))
+        .collect();
+    let units: Vec<Option<CString>> = entry_semantics
+        .iter()
+        .map(|s| s.as_ref().and_then(|s| s.1.as_deref().map(c_bytes)))
+        .collect();
+    // Each entry's semantic, kept alive through the registration.
+    let links: Vec<Option<SemanticsCounter>> = entry_semantics
+        .iter()
+        .zip(&units)
+        .map(|(s, unit)| s.as_ref().map(|s| semantics(s, unit).to_nvtx()))
+        .collect();
+    let entries: Vec<SchemaEntry> = entries
+        .iter()
+        .zip(&names)
+        .enumerate()
+        .map(
+            |(i, (&(flags, type_, _, length, offset), name))| SchemaEntry {
+                flags,
+                type_,
+                name: name.as_ref().map_or(std::ptr::null(), |n| n.as_ptr()),
+                description: std::ptr::null(),
+                array_or_union_detail: length,
+                offset,
+                semantics: links
+                    .get(i)
+                    .and_then(Option::as_ref)
+                    .map_or(std::ptr::null(), |l| {
+                        (&l.header as *const SemanticsHeader).cast()
+                    }),
+                reserved: std::ptr::null(),
+            },
+        )
+        .collect();
+    let attributes = SchemaAttr {
+        field_mask: schema_field::TYPE
+            | schema_field::ENTRIES
+            | schema_field::NUM_ENTRIES
+            | if static_size > 0 {
+                schema_field::STATIC_SIZE
+            } else {
+                0
+            }
+            | if flags != 0 { schema_field::FLAGS } else { 0 },
+        name: std::ptr::null(),
+        type_: kind,
+        flags,
+        entries: entries.as_ptr(),
+        num_entries: entries.len(),
+        payload_static_size: static_size,
+        pack_align: 0,
+        schema_id: 0,
+        extension: std::ptr::null(),
+    };
+    register(&attributes)
 }

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Union
 
 import nvtxr
+import nvtxr.writer
 
 
 def _module(name, **attributes):
@@ -38,6 +39,7 @@ def _nvidias_colors():
 
 
 sys.modules["nvtx"] = nvtxr
+sys.modules["nvtx.writer"] = nvtxr.writer
 _module("nvtx.colors", _NVTX_COLORS=_nvidias_colors()._NVTX_COLORS)
 _module(
     "nvtx.nvtx",

@@ -140,8 +140,7 @@ def counter_semantics(s):
         flags |= _LIMIT_MIN
     if s.max is not None:
         flags |= _LIMIT_MAX
-    unit = s.unit.encode() if isinstance(s.unit, str) else s.unit
-    return (flags, unit, s.unit_scale_numerator, s.unit_scale_denominator, limit_type, bits(s.min), bits(s.max))
+    return (flags, s.unit, s.unit_scale_numerator, s.unit_scale_denominator, limit_type, bits(s.min), bits(s.max))
 
 _UINT64, _BYTE, _UTF32 = 18, 32, 78
 
@@ -216,10 +215,17 @@ class _Schemas:
         return self._register(_STATIC, dt.itemsize, entries)
 
     def counter_group(self, dt):
-        """A structured dtype as NVIDIA's counter groups are: flat (built-in
-        fields typed directly, sub-arrays as fixed arrays), each field a
-        counter, the schema flagged as a counter group."""
-        key = ("counter group", _key(dt))
+        """A structured dtype as NVIDIA's counter groups are: flat, each
+        field a counter (but its timestamp), the schema flagged as a counter
+        group."""
+        return self.flat(dt, _COUNTER_GROUP, counters=True)
+
+    def flat(self, dt, flags, counters=False):
+        """A structured dtype as NVIDIA's counter groups and writer event
+        schemas (``flags``: their ``NVTX_PAYLOAD_SCHEMA_FLAG_*``) are: flat
+        (built-in fields typed directly, sub-arrays as fixed arrays), each
+        field a counter when ``counters``."""
+        key = ("flat", flags, counters, _key(dt))
         schema = self._dtypes.get(key)
         if schema is None:
             entries, semantics = [], []
@@ -228,17 +234,17 @@ class _Schemas:
                 md = _metadata(field)
                 if field.subdtype and field.subdtype[0].type in _ENTRY_TYPES:
                     entry_type = _ENTRY_TYPES[field.subdtype[0].type]
-                    flags, length = _FIXED_SIZE, int(np.prod(field.subdtype[1]))
+                    entry_flags, length = _FIXED_SIZE, int(np.prod(field.subdtype[1]))
                 elif field.type in _ENTRY_TYPES:
-                    entry_type, flags, length = self._entry(field)
+                    entry_type, entry_flags, length = self._entry(field)
                 else:
-                    entry_type, flags, length = self.dtype(field), 0, 0
+                    entry_type, entry_flags, length = self.dtype(field), 0, 0
                 # Every field is a counter, but its timestamp.
-                if not flags & _TIMESTAMP:
-                    flags |= _COUNTER
-                entries.append((flags, entry_type, name, length, offset))
+                if counters and not entry_flags & _TIMESTAMP:
+                    entry_flags |= _COUNTER
+                entries.append((entry_flags, entry_type, name, length, offset))
                 semantics.append(counter_semantics(getattr(md, "counter_semantics", None)))
-            schema = self._register(_STATIC, dt.itemsize, entries, _COUNTER_GROUP, semantics)
+            schema = self._register(_STATIC, dt.itemsize, entries, flags, semantics)
             self._dtypes[key] = schema
         return schema
 

@@ -32,6 +32,9 @@ from nvtxr._enums import (
 )
 
 
+_UINT64_MAX = (1 << 64) - 1
+
+
 @dataclasses.dataclass(frozen=True)
 class CounterSemantics:
     """How a counter's values should be read (``nvtxSemanticsCounter_t``)."""
@@ -43,6 +46,37 @@ class CounterSemantics:
     max: Optional[Union[int, float]] = None
     unit_scale_numerator: int = 1
     unit_scale_denominator: int = 1
+
+    def __post_init__(self):
+        """Checks the fields as NVIDIA's package does; a ``str`` unit is
+        kept encoded, as bytes (NVIDIA's too)."""
+        if self.unit is not None and not isinstance(self.unit, (str, bytes)):
+            raise TypeError("Counter semantic unit must be str, bytes, or None.")
+        if not isinstance(self.value_type, CounterValueType):
+            raise TypeError("Counter semantic value_type must be a CounterValueType.")
+        if not isinstance(self.interpolation, CounterInterpolation):
+            raise TypeError("Counter semantic interpolation must be a CounterInterpolation.")
+        for name in ("unit_scale_numerator", "unit_scale_denominator"):
+            value = getattr(self, name)
+            if not isinstance(value, int):
+                raise TypeError(f"Counter semantic {name} must be an int.")
+            if value <= 0 or value > _UINT64_MAX:
+                raise ValueError(f"Counter semantic {name} must be in range [1, 2**64 - 1].")
+        if isinstance(self.unit, str):
+            object.__setattr__(self, "unit", self.unit.encode())
+        limits = [v for v in (self.min, self.max) if v is not None]
+        if any(not isinstance(v, (int, float)) for v in limits):
+            raise TypeError("Counter semantic limits must be int, float, or None.")
+        if any(isinstance(v, float) for v in limits) and any(isinstance(v, int) for v in limits):
+            raise ValueError("Counter semantic min and max must have the same type.")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError("Counter semantic min cannot exceed max.")
+        integers = [v for v in limits if isinstance(v, int)]
+        if any(v < 0 for v in integers):
+            if any(v < -(1 << 63) or v >= 1 << 63 for v in integers):
+                raise ValueError("Signed counter semantic limits must fit in int64.")
+        elif any(v > _UINT64_MAX for v in integers):
+            raise ValueError("Unsigned counter semantic limits must fit in uint64.")
 
 
 class Counter:
