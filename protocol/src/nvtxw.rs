@@ -4,7 +4,7 @@
 //! [`GET_INTERFACE`] symbol, asks it for [`INTERFACE_VERSION`]'s function
 //! table ([`Interface`]) and calls through it. Also the layouts of
 //! `nvtxw3_event_helpers.h`'s event payloads, whose schemas
-//! [`event_schemas`] lists entry by entry.
+//! [`EVENT_SCHEMAS`] lists entry by entry.
 
 use crate::payload::{entry_flag, entry_type, schema_type, SchemaEntry};
 use crate::Handle;
