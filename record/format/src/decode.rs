@@ -51,16 +51,7 @@ impl<'a> Reader<'a> {
         self.take(n)
     }
     fn text(&mut self) -> Option<Cow<'a, str>> {
-        // Most texts are short and ASCII: checked a word at a time, where
-        // `from_utf8_lossy` walks them in chunks, several times slower.
-        self.bytes().map(|b| {
-            if b.is_ascii() {
-                // SAFETY: ASCII is UTF-8.
-                Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(b) })
-            } else {
-                String::from_utf8_lossy(b)
-            }
-        })
+        self.bytes().map(text)
     }
     /// A text that is skipped: read past, `None`.
     fn skipped(&mut self) -> Option<Option<Cow<'a, str>>> {
@@ -122,6 +113,18 @@ impl<'a> Reader<'a> {
             text,
             fields,
         })
+    }
+}
+
+/// `bytes` as text, invalid UTF-8 replaced. Most texts are short and ASCII:
+/// checked a word at a time, where `from_utf8` and `from_utf8_lossy` walk
+/// them byte by byte or in chunks, several times slower.
+pub fn text(bytes: &[u8]) -> Cow<'_, str> {
+    if bytes.is_ascii() {
+        // SAFETY: ASCII is UTF-8.
+        Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(bytes) })
+    } else {
+        String::from_utf8_lossy(bytes)
     }
 }
 

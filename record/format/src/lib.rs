@@ -47,7 +47,7 @@ mod record;
 pub mod time;
 
 pub use chunk::Chunk;
-pub use decode::{decode, skim, Records};
+pub use decode::{decode, skim, text, Records};
 pub use encode::{encode, encode_simple, max_len};
 pub use layout::*;
 pub use process::{host_name, ProcessHeader};

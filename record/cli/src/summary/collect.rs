@@ -58,6 +58,8 @@ pub struct Collector {
     /// memory is made once: new memory is slow to fault in.)
     table: HashTable<u32>,
     entries: Vec<(Key, Group)>,
+    /// A spill's order of `entries` (hash, index), kept between spills.
+    order: Vec<(u64, u32)>,
     /// The same in every run of one process.
     hasher: DefaultHashBuilder,
     /// The groups' bytes in memory, about.
@@ -182,11 +184,24 @@ impl Collector {
     /// Writes the groups held, sorted, as a run: per group its key, color,
     /// count and sorted durations.
     fn spill(&mut self) -> std::io::Result<()> {
-        // By hash first: most comparisons never read the names.
-        self.entries
-            .sort_unstable_by(|a, b| (a.1.hash, &a.0).cmp(&(b.1.hash, &b.0)));
+        // By hash first: most comparisons never read the names. What is
+        // sorted is each group's hash and place, not the groups, which are
+        // several times bigger to move.
+        let entries = &self.entries;
+        self.order.clear();
+        self.order.extend(
+            entries
+                .iter()
+                .enumerate()
+                .map(|(i, (_, g))| (g.hash, i as u32)),
+        );
+        self.order.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| entries[a.1 as usize].0.cmp(&entries[b.1 as usize].0))
+        });
         let mut run = RunWriter::new()?;
-        for (key, group) in &mut self.entries {
+        for &(_, i) in &self.order {
+            let (key, group) = &mut self.entries[i as usize];
             group.durations.sort_unstable();
             run.u64(group.hash)?;
             run.u8(key.style as u8)?;
@@ -230,8 +245,14 @@ impl Collector {
                 next.push(Reverse((head.order, i)));
             }
         }
+        // Reused from group to group (most groups, one per distinct name,
+        // are in one run only, with one duration).
+        let mut parts = Vec::new();
+        let mut left: Vec<u64> = Vec::new();
+        let mut smallest: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
         while let Some(Reverse((key, first))) = next.pop() {
-            let mut parts = vec![first];
+            parts.clear();
+            parts.push(first);
             while next.peek().is_some_and(|Reverse((k, _))| *k == key) {
                 parts.push(next.pop().expect("peeked").0 .1);
             }
@@ -239,20 +260,27 @@ impl Collector {
             // The earliest run's color: the first in replay order.
             let color = parts.iter().find_map(|&i| heads[i].0);
             let mut stats = Stats::new(parts.iter().map(|&i| heads[i].1).sum());
-            // Merges the parts' sorted durations.
-            let mut left: Vec<u64> = parts.iter().map(|&i| heads[i].1).collect();
-            let mut smallest: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
-            for (p, &i) in parts.iter().enumerate() {
-                if left[p] > 0 {
-                    left[p] -= 1;
-                    smallest.push(Reverse((readers[i].u64()?, p)));
+            if let [only] = parts[..] {
+                // Already in order.
+                for _ in 0..heads[only].1 {
+                    stats.push(readers[only].u64()?);
                 }
-            }
-            while let Some(Reverse((d, p))) = smallest.pop() {
-                stats.push(d);
-                if left[p] > 0 {
-                    left[p] -= 1;
-                    smallest.push(Reverse((readers[parts[p]].u64()?, p)));
+            } else {
+                // Merges the parts' sorted durations.
+                left.clear();
+                left.extend(parts.iter().map(|&i| heads[i].1));
+                for (p, &i) in parts.iter().enumerate() {
+                    if left[p] > 0 {
+                        left[p] -= 1;
+                        smallest.push(Reverse((readers[i].u64()?, p)));
+                    }
+                }
+                while let Some(Reverse((d, p))) = smallest.pop() {
+                    stats.push(d);
+                    if left[p] > 0 {
+                        left[p] -= 1;
+                        smallest.push(Reverse((readers[parts[p]].u64()?, p)));
+                    }
                 }
             }
             rows.offer(stats.total, || stats.row(&key.1, color, self.grand))?;

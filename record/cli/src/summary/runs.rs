@@ -56,8 +56,12 @@ impl RunWriter {
 pub struct RunReader<'a> {
     file: &'a File,
     offset: u64,
+    /// Bytes read ahead: `buf[at..end]` not consumed yet. Made once (and
+    /// grown for a longer text), never cleared: refilling it moves what is
+    /// left to its front and reads after it.
     buf: Vec<u8>,
     at: usize,
+    end: usize,
 }
 
 impl<'a> RunReader<'a> {
@@ -67,39 +71,39 @@ impl<'a> RunReader<'a> {
             offset: 0,
             buf: Vec::new(),
             at: 0,
+            end: 0,
         }
     }
 
     /// Whether the run is read to its end.
     pub fn done(&mut self) -> std::io::Result<bool> {
-        Ok(self.at == self.buf.len() && !self.fill(1)?)
+        Ok(self.at == self.end && !self.fill(1)?)
     }
 
     /// Makes `n` bytes available; false at the end of the run.
+    #[cold]
+    #[inline(never)]
     fn fill(&mut self, n: usize) -> std::io::Result<bool> {
-        if self.buf.len() - self.at >= n {
-            return Ok(true);
-        }
-        self.buf.drain(..self.at);
+        self.buf.copy_within(self.at..self.end, 0);
+        self.end -= self.at;
         self.at = 0;
-        let want = n.max(1 << 16);
-        let have = self.buf.len();
-        self.buf.resize(have + want, 0);
-        let mut got = have;
-        while got < have + want {
-            let read = self.file.read_at(&mut self.buf[got..], self.offset)?;
+        if self.buf.len() < n.max(1 << 16) {
+            self.buf.resize(n.max(1 << 16), 0);
+        }
+        while self.end < self.buf.len() {
+            let read = self.file.read_at(&mut self.buf[self.end..], self.offset)?;
             if read == 0 {
                 break;
             }
-            got += read;
+            self.end += read;
             self.offset += read as u64;
         }
-        self.buf.truncate(got);
-        Ok(got >= n)
+        Ok(self.end >= n)
     }
 
+    #[inline]
     fn bytes(&mut self, n: usize) -> std::io::Result<&[u8]> {
-        if !self.fill(n)? {
+        if self.end - self.at < n && !self.fill(n)? {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::UnexpectedEof,
                 "a summary run ended early",
@@ -124,7 +128,7 @@ impl<'a> RunReader<'a> {
 
     pub fn text(&mut self) -> std::io::Result<String> {
         let n = self.u64()? as usize;
-        Ok(String::from_utf8_lossy(self.bytes(n)?).into_owned())
+        Ok(nvtxr_record_format::text(self.bytes(n)?).into_owned())
     }
 
     pub fn color(&mut self) -> std::io::Result<Option<u32>> {
