@@ -12,7 +12,12 @@ from pathlib import Path
 from conftest import artifact
 
 SUITE = Path(__file__).resolve().parent.parent / "nvidia-tests"
-FILES = ["tests/test_basic.py", "tests/test_payloads.py", "tests/test_writer_scopes.py"]
+FILES = [
+    "tests/test_basic.py",
+    "tests/test_payloads.py",
+    "tests/test_counters.py",
+    "tests/test_writer_scopes.py",
+]
 
 
 def test_nvidias_python_tests_pass_against_nvtxr(tmp_path):
@@ -36,6 +41,6 @@ def test_nvidias_python_tests_pass_against_nvtxr(tmp_path):
     assert process.returncode == 0, output[-5000:]
     summary = output.strip().splitlines()[-1]
     assert re.fullmatch(r"\d+ passed in [\d.]+s", summary), summary
-    # 3,645 parametrized cases of test_basic.py, 26 of test_payloads.py and
-    # 2 of test_writer_scopes.py.
-    assert int(summary.split()[0]) == 3673, summary
+    # 3,645 parametrized cases of test_basic.py, 26 of test_payloads.py,
+    # 793 of test_counters.py and 2 of test_writer_scopes.py.
+    assert int(summary.split()[0]) == 4466, summary

@@ -1,15 +1,18 @@
 """nvtxr's glue for NVIDIA's Python tests (not NVIDIA's file).
 
-NVIDIA's tests say `import nvtx`; here that is nvtxr. NVIDIA's conftest and
-tests also import three private names of NVIDIA's package; each is mapped
-to what it stands for:
+NVIDIA's tests say `import nvtx` (and `nvtx.writer`); here that is nvtxr
+(and `nvtxr.writer`). NVIDIA's conftest and tests also import five private
+names of NVIDIA's package; each is mapped to what it stands for:
 - `nvtx.colors._NVTX_COLORS`: NVIDIA's own color table, loaded from
   NVIDIA's installed package ($NVIDIA_PYTHON_NVTX), so nvtxr's colors are
   checked against NVIDIA's values;
 - `nvtx.nvtx.PayloadTypeAlias`: a type alias used in annotations only;
-- `nvtx.nvtx.dummy_domain`: what NVIDIA's package returns as a domain with
-  no tool; the tests compare it only when run without the injection, and
-  they run with it (`--enable-injection`).
+- `nvtx.nvtx.dummy_domain` and `nvtx._lib.counters.dummy_counter`: what
+  NVIDIA's package returns as a domain and a counter with no tool; the tests
+  compare them only when run without the injection, and they run with it
+  (`--enable-injection`);
+- `nvtx.nvtx.NVTX_DTYPE_METADATA_KEY_NAME`: the key under which NVTX
+  metadata sits on a NumPy dtype, the same in both packages.
 """
 
 import importlib.util
@@ -45,4 +48,7 @@ _module(
     "nvtx.nvtx",
     PayloadTypeAlias=Union[int, float, list, tuple, range, bytes, "np.ndarray"],
     dummy_domain=object(),
+    NVTX_DTYPE_METADATA_KEY_NAME=nvtxr._payloads.METADATA_KEY,
 )
+_module("nvtx._lib")
+_module("nvtx._lib.counters", dummy_counter=object())

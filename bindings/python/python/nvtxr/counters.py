@@ -208,6 +208,42 @@ def _scope_id(domain, scope):
     return int(_payloads.enum_value(scope))
 
 
+def counter_dtype(dtype):
+    """A counter's dtype as NVIDIA's package keeps it: a NumPy dtype (``int``
+    as int64) when NumPy is there. A counter group is flat: a nested group,
+    an array of groups or an array field is a TypeError, as NVIDIA's."""
+    try:
+        import numpy as np
+    except ImportError:
+        np = None
+    if np is None:
+        if dtype is int or dtype is float:
+            return dtype
+        raise RuntimeError("Install numpy to use dtype-based NVTX counters.")
+    try:
+        dtype = np.dtype(np.int64 if dtype is int else dtype)
+    except TypeError as e:
+        raise TypeError("Counter dtype must be int, float, or NumPy dtype-like.") from e
+    if dtype.subdtype is not None and dtype.subdtype[0].fields is not None:
+        raise TypeError(
+            "Nested counter groups are not supported. "
+            "Counter dtype must not be a fixed-size array of a structured dtype."
+        )
+    for name in dtype.names or ():
+        field = dtype.fields[name][0]
+        if field.subdtype:
+            raise TypeError(
+                "Counter group array fields are not supported. "
+                f"Field {name!r} must be a scalar dtype."
+            )
+        if field.fields is not None:
+            raise TypeError(
+                "Nested counter groups are not supported. "
+                f"Field {name!r} must not have a structured dtype."
+            )
+    return dtype
+
+
 def _counter_class(dtype):
     """The class and normalized dtype for ``dtype``, as NVIDIA's: ``int``
     and int64 give an :class:`Int64Counter`, ``float`` and float64 a
@@ -235,6 +271,16 @@ def get_counter(domain, name, dtype, description=None, scope=None, semantics=Non
     """``Domain.get_counter``: the counter, made on first use and cached."""
     if time_domain is None:
         time_domain = TimestampType.TOOL_PROVIDED  # NVIDIA's default: the tool's clock
+    if not (dtype is int or dtype is float):
+        # A counter group NVIDIA refuses is the same TypeError here; a
+        # dtype that is not one at all (or no NumPy) is warned about below.
+        try:
+            counter_dtype(dtype)
+        except RuntimeError:
+            pass
+        except TypeError as e:
+            if e.__cause__ is None:
+                raise
     cls, dtype = _counter_class(dtype)
     if cls is None:
         # Never raise for an annotation: say what is wrong, and record floats.
@@ -244,7 +290,10 @@ def get_counter(domain, name, dtype, description=None, scope=None, semantics=Non
             stacklevel=3,
         )
         cls = Float64Counter
-    key = (id(domain), name, cls, dtype if cls is ExtCounter else None)
+    # One counter per name and everything it is registered with, as
+    # NVIDIA's (the same name with other semantics is another counter).
+    layout = _payloads._key(dtype) if cls is ExtCounter else None
+    key = (id(domain), name, cls, layout, description, scope, semantics, _payloads.enum_value(time_domain))
     counter = _made.get(key)
     if counter is None:
         counter = _made[key] = cls(domain, name, dtype, description, scope, semantics, time_domain)

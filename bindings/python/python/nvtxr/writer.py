@@ -34,7 +34,7 @@ from nvtxr._enums import (
     PredefinedScope,
     TimestampType,
 )
-from nvtxr.counters import CounterNoValueReason
+from nvtxr.counters import CounterNoValueReason, counter_dtype
 
 __all__ = [
     "Backend",
@@ -585,7 +585,7 @@ class Domain:
         """The counter ``name`` of this domain, registered once: ``int``,
         ``float`` or a NumPy dtype (a structured one: a counter group, at
         most one field ``EntryKind.COUNTER_TIMESTAMP``)."""
-        dtype = _normalize_counter_dtype(dtype)
+        dtype = counter_dtype(dtype)
         with self._session._lock:
             self._ensure_valid()
             scope_id = _resolve_scope_id(self, scope)
@@ -622,37 +622,6 @@ class Domain:
         return Counter(
             self, name, dtype, description, semantics, scope_id, counter_id, schema_id, timestamp_field
         )
-
-
-def _normalize_counter_dtype(dtype):
-    """A counter's dtype as NVIDIA's package keeps it: a NumPy dtype (``int``
-    as int64) when NumPy is there, flat."""
-    if np is None:
-        if dtype is int or dtype is float:
-            return dtype
-        raise RuntimeError("Install numpy to use dtype-based NVTX counters.")
-    try:
-        dtype = np.dtype(np.int64 if dtype is int else dtype)
-    except TypeError as e:
-        raise TypeError("Counter dtype must be int, float, or NumPy dtype-like.") from e
-    if dtype.subdtype is not None and dtype.subdtype[0].fields is not None:
-        raise TypeError(
-            "Nested counter groups are not supported. "
-            "Counter dtype must not be a fixed-size array of a structured dtype."
-        )
-    for name in dtype.names or ():
-        field = dtype.fields[name][0]
-        if field.subdtype:
-            raise TypeError(
-                "Counter group array fields are not supported. "
-                f"Field {name!r} must be a scalar dtype."
-            )
-        if field.fields is not None:
-            raise TypeError(
-                "Nested counter groups are not supported. "
-                f"Field {name!r} must not have a structured dtype."
-            )
-    return dtype
 
 
 def _resolve_scope_id(domain, scope):

@@ -22,10 +22,12 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
-#include <vector>
 #include <deque>
 #include <nvtx3/nvToolsExt.h>
 #include <nvtx3/nvToolsExtPayload.h>
+#include <nvtx3/nvToolsExtCounters.h>
+#include <nvtx3/nvToolsExtSemanticsCounters.h>
+#include <nvtx3/nvToolsExtSemanticsTime.h>
 #include <Python.h>
 
 #ifdef _WIN32
@@ -37,6 +39,9 @@
 namespace
 {
 constexpr char DefaultDomain[] = "Default";
+constexpr size_t EventBufferSize = 256;
+constexpr size_t SchemaEntryBufferCount = 16;
+constexpr size_t TimestampBufferCount = 16;
 
 enum class EventKind : uint32_t
 {
@@ -49,6 +54,14 @@ enum class EventKind : uint32_t
     RangeStart = 7,
     RangeEnd = 8,
     PayloadSchemaRegister = 9,
+    CounterRegister = 10,
+    CounterSample = 11,
+    CounterSampleInt64 = 12,
+    CounterSampleFloat64 = 13,
+    CounterSampleNoValue = 14,
+    CounterBatchSubmit = 15,
+    TimestampGet = 16,
+    ScopeRegister = 17,
 };
 
 struct AttributeRecord
@@ -67,15 +80,79 @@ struct PayloadRecord
     double f64{0.0};
     uint64_t ext_schema_id{0};
     uint64_t ext_size{0};
-    uint8_t ext_data[256]{};
+    uint64_t schema_type{0};
+    uint64_t schema_flags{0};
+    uint64_t schema_num_entries{0};
+    uint64_t schema_static_size{0};
+    uint64_t schema_entry_types[SchemaEntryBufferCount]{};
+    uint8_t ext_data[EventBufferSize]{};
+};
+
+struct CounterSemanticsRecord
+{
+    uint8_t has_semantics{0};
+    uint8_t has_time_semantics{0};
+    uint64_t time_domain_id{0};
+    uint64_t flags{0};
+    char unit[EventBufferSize]{};
+    uint64_t unit_scale_numerator{0};
+    uint64_t unit_scale_denominator{0};
+    int64_t limit_type{0};
+    int64_t min_i64{0};
+    uint64_t min_u64{0};
+    double min_f64{0.0};
+    int64_t max_i64{0};
+    uint64_t max_u64{0};
+    double max_f64{0.0};
+};
+
+struct CounterRegistrationRecord
+{
+    uint64_t schema_id{0};
+    char name[EventBufferSize]{};
+    char description[EventBufferSize]{};
+    uint64_t scope_id{0};
+    CounterSemanticsRecord semantics;
+};
+
+struct CounterSampleRecord
+{
+    int64_t i64{0};
+    double f64{0.0};
+    uint8_t no_value_reason{0};
+    uint64_t data_size{0};
+    uint8_t data[EventBufferSize]{};
+    uint64_t timestamps_size{0};
+    int64_t timestamps[TimestampBufferCount]{};
+};
+
+struct CounterRecord
+{
+    uint64_t id{0};
+    CounterRegistrationRecord registration;
+    CounterSampleRecord sample;
+};
+
+struct TimestampRecord
+{
+    int64_t value{0};
+};
+
+struct ScopeRecord
+{
+    uint64_t id{0};
+    char path[EventBufferSize]{};
 };
 
 struct EventRecord
 {
-    uint32_t kind;
+    uint32_t kind{0};
     const char* domain{nullptr};
     AttributeRecord attributes;
     PayloadRecord payload;
+    CounterRecord counter;
+    TimestampRecord timestamp;
+    ScopeRecord scope;
 };
 
 // Queue of the recorded events. Consumed by `read_event()` (called by Python tests).
@@ -84,15 +161,114 @@ std::deque<EventRecord> g_events;
 // Atomic counter for the range IDs.
 std::atomic<uint64_t> g_rangeId{1};
 
-// Registered domains. nvtxDomainHandle_t is the index in the vector
+// Registered domains. nvtxDomainHandle_t is the index in the deque
 // (1-based because 0 is reserved for the default domain)
-std::vector<std::string> g_registeredDomains;
+std::deque<std::string> g_registeredDomains;
 
 // Registered strings.
-std::vector<std::string> g_registeredStrings;
+std::deque<std::string> g_registeredStrings;
 
 // Atomic counter for assigning unique schema IDs (starting at 1).
 std::atomic<uint64_t> g_schemaId{1};
+
+// Atomic counter for assigning unique counter IDs (starting in the dynamic ID range).
+std::atomic<uint64_t> g_counterId{NVTX_COUNTER_ID_DYNAMIC_START};
+
+// Atomic counter for assigning unique scope IDs (starting in the dynamic ID range).
+std::atomic<uint64_t> g_scopeId{NVTX_SCOPE_ID_DYNAMIC_START};
+
+// Monotonic counter returned by intercepted nvtxTimestampGet calls.
+std::atomic<int64_t> g_nextTimestamp{1000000};
+
+bool CopyCString(char (&dst)[EventBufferSize], const char* src, std::string fieldName)
+{
+    size_t length = std::strlen(src);
+    if (length >= EventBufferSize)
+    {
+        std::string error_message = fieldName +
+            " exceeds fixed test buffer size " + std::to_string(EventBufferSize);
+        PyErr_SetString(PyExc_RuntimeError, error_message.c_str());
+        return false;
+    }
+    std::memcpy(dst, src, length + 1);
+    return true;
+}
+
+bool ValidateCounterSemanticsFlags(const nvtxSemanticsCounter_t* semantics)
+{
+    constexpr uint64_t CounterValueTypeMask = NVTX_COUNTER_FLAG_VALUETYPE_DELTA_SINCE_START;
+    constexpr uint64_t CounterInterpolationMask =
+        NVTX_COUNTER_FLAG_INTERPOLATION_POINT |
+        NVTX_COUNTER_FLAG_INTERPOLATION_SINCE_LAST |
+        NVTX_COUNTER_FLAG_INTERPOLATION_UNTIL_NEXT |
+        NVTX_COUNTER_FLAG_INTERPOLATION_LINEAR;
+    constexpr uint64_t SupportedCounterFlags =
+        NVTX_COUNTER_FLAG_NORMALIZE |
+        NVTX_COUNTER_FLAG_LIMITS |
+        CounterValueTypeMask |
+        CounterInterpolationMask;
+
+    uint64_t flags = semantics->flags;
+    if ((flags & ~SupportedCounterFlags) != 0)
+    {
+        std::string error_message = "Unsupported counter semantics flags: " +
+            std::to_string(flags);
+        PyErr_SetString(PyExc_RuntimeError, error_message.c_str());
+        return false;
+    }
+
+    uint64_t valueType = flags & CounterValueTypeMask;
+    switch (valueType)
+    {
+        case NVTX_COUNTER_FLAG_VALUETYPE_ABSOLUTE:
+        case NVTX_COUNTER_FLAG_VALUETYPE_DELTA:
+        case NVTX_COUNTER_FLAG_VALUETYPE_DELTA_SINCE_START:
+            break;
+        default:
+        {
+            std::string error_message = "Invalid counter value type flags: " +
+                std::to_string(valueType);
+            PyErr_SetString(PyExc_RuntimeError, error_message.c_str());
+            return false;
+        }
+    }
+
+    uint64_t interpolation = flags & CounterInterpolationMask;
+    switch (interpolation)
+    {
+        case NVTX_COUNTER_FLAG_INTERPOLATION_POINT:
+        case NVTX_COUNTER_FLAG_INTERPOLATION_SINCE_LAST:
+        case NVTX_COUNTER_FLAG_INTERPOLATION_UNTIL_NEXT:
+        case NVTX_COUNTER_FLAG_INTERPOLATION_LINEAR:
+            break;
+        default:
+        {
+            std::string error_message = "Invalid counter interpolation flags: " +
+                std::to_string(interpolation);
+            PyErr_SetString(PyExc_RuntimeError, error_message.c_str());
+            return false;
+        }
+    }
+
+    if ((flags & NVTX_COUNTER_FLAG_LIMITS) != 0)
+    {
+        switch (semantics->limitType)
+        {
+            case NVTX_COUNTER_LIMIT_I64:
+            case NVTX_COUNTER_LIMIT_U64:
+            case NVTX_COUNTER_LIMIT_F64:
+                break;
+            default:
+            {
+                std::string error_message = "Counter limit flags require a valid limit type: " +
+                    std::to_string(semantics->limitType);
+                PyErr_SetString(PyExc_RuntimeError, error_message.c_str());
+                return false;
+            }
+        }
+    }
+    return true;
+}
 
 uint8_t DomainIsEnabled(nvtxDomainHandle_t /*domain*/)
 {
@@ -120,15 +296,275 @@ const char* ResolveDomain(nvtxDomainHandle_t domain)
 }
 
 uint64_t PayloadSchemaRegister(nvtxDomainHandle_t domain,
-    const nvtxPayloadSchemaAttr_t* /*attr*/)
+    const nvtxPayloadSchemaAttr_t* attr)
 {
     uint64_t schemaId = g_schemaId.fetch_add(1, std::memory_order_relaxed);
+    if (attr == nullptr)
+    {
+        return schemaId;
+    }
     EventRecord record{};
     record.kind = static_cast<uint32_t>(EventKind::PayloadSchemaRegister);
     record.domain = ResolveDomain(domain);
     record.payload.ext_schema_id = schemaId;
+    record.payload.schema_type =
+        (attr->fieldMask & NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_TYPE) ? attr->type : 0;
+    record.payload.schema_flags =
+        (attr->fieldMask & NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_FLAGS) ? attr->flags : 0;
+    record.payload.schema_num_entries =
+        (attr->fieldMask & NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_NUM_ENTRIES) ? attr->numEntries : 0;
+    record.payload.schema_static_size =
+        (attr->fieldMask & NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_STATIC_SIZE)
+            ? attr->payloadStaticSize
+            : 0;
+    if (attr->fieldMask & NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_ENTRIES)
+    {
+        if (attr->entries == nullptr && attr->numEntries > 0)
+        {
+            PyErr_SetString(PyExc_RuntimeError, "Invalid payload schema entries");
+            return 0;
+        }
+        if (attr->numEntries > SchemaEntryBufferCount)
+        {
+            std::string error_message = "Payload schema has " +
+                std::to_string(attr->numEntries) +
+                " entries, but the test event buffer only stores " +
+                std::to_string(SchemaEntryBufferCount) + ".";
+            PyErr_SetString(PyExc_RuntimeError, error_message.c_str());
+            return 0;
+        }
+        for (size_t i = 0; i < attr->numEntries; ++i)
+        {
+            record.payload.schema_entry_types[i] = attr->entries[i].type;
+        }
+    }
     g_events.push_back(record);
     return schemaId;
+}
+
+bool RecordCounterSemantics(
+    CounterSemanticsRecord& record, const nvtxSemanticsCounter_t* semantics)
+{
+    record.has_semantics = 1;
+    if (!ValidateCounterSemanticsFlags(semantics))
+    {
+        return false;
+    }
+    record.flags = semantics->flags;
+    if (semantics->unit != nullptr &&
+        !CopyCString(record.unit, semantics->unit, "Counter semantics unit"))
+    {
+        return false;
+    }
+    record.unit_scale_numerator = semantics->unitScaleNumerator;
+    record.unit_scale_denominator = semantics->unitScaleDenominator;
+    record.limit_type = semantics->limitType;
+
+    switch (semantics->limitType)
+    {
+        case NVTX_COUNTER_LIMIT_I64:
+            record.min_i64 = semantics->min.i64;
+            record.max_i64 = semantics->max.i64;
+            break;
+        case NVTX_COUNTER_LIMIT_U64:
+            record.min_u64 = semantics->min.u64;
+            record.max_u64 = semantics->max.u64;
+            break;
+        case NVTX_COUNTER_LIMIT_F64:
+            record.min_f64 = semantics->min.f64;
+            record.max_f64 = semantics->max.f64;
+            break;
+        default:
+            break;
+    }
+    return true;
+}
+
+bool RecordSemanticsChain(
+    CounterRegistrationRecord& record, const nvtxSemanticsHeader_t* semantics)
+{
+    for (auto* header = semantics; header != nullptr; header = header->next)
+    {
+        if (header->semanticId == NVTX_SEMANTIC_ID_COUNTERS_V1)
+        {
+            if (!RecordCounterSemantics(
+                    record.semantics, reinterpret_cast<const nvtxSemanticsCounter_t*>(header)))
+            {
+                return false;
+            }
+        }
+        else if (header->semanticId == NVTX_SEMANTIC_ID_TIME_V1)
+        {
+            auto* timeSemantics = reinterpret_cast<const nvtxSemanticsTime_t*>(header);
+            record.semantics.has_time_semantics = 1;
+            record.semantics.time_domain_id = timeSemantics->timeDomainId;
+        }
+        else
+        {
+            std::string error_message = "Unsupported counter semantics ID: " +
+                std::to_string(header->semanticId);
+            PyErr_SetString(PyExc_RuntimeError, error_message.c_str());
+            return false;
+        }
+    }
+    return true;
+}
+
+uint64_t ScopeRegister(nvtxDomainHandle_t domain, const nvtxScopeAttr_t* attr)
+{
+    if (attr == nullptr || attr->path == nullptr)
+    {
+        PyErr_SetString(PyExc_RuntimeError, "Invalid scope attributes");
+        return NVTX_SCOPE_NONE;
+    }
+
+    EventRecord record{};
+    record.kind = static_cast<uint32_t>(EventKind::ScopeRegister);
+    record.domain = ResolveDomain(domain);
+    if (!CopyCString(record.scope.path, attr->path, "Scope path"))
+    {
+        return NVTX_SCOPE_NONE;
+    }
+    uint64_t scopeId = g_scopeId.fetch_add(1, std::memory_order_relaxed);
+    record.scope.id = scopeId;
+    g_events.push_back(record);
+    return scopeId;
+}
+
+int64_t TimestampGet()
+{
+    int64_t value = g_nextTimestamp.fetch_add(1, std::memory_order_relaxed);
+    EventRecord record{};
+    record.kind = static_cast<uint32_t>(EventKind::TimestampGet);
+    record.domain = DefaultDomain;
+    record.timestamp.value = value;
+    g_events.push_back(record);
+    return value;
+}
+
+uint64_t CounterRegister(nvtxDomainHandle_t domain, const nvtxCounterAttr_t* attr)
+{
+    if (attr == nullptr)
+    {
+        PyErr_SetString(PyExc_RuntimeError, "Invalid counter attributes");
+        return NVTX_COUNTER_ID_NONE;
+    }
+
+    if (attr->name == nullptr)
+    {
+        PyErr_SetString(PyExc_RuntimeError, "Invalid counter name");
+        return NVTX_COUNTER_ID_NONE;
+    }
+
+    EventRecord record{};
+    record.kind = static_cast<uint32_t>(EventKind::CounterRegister);
+    record.domain = ResolveDomain(domain);
+    record.counter.registration.schema_id = attr->schemaId;
+    if (!CopyCString(record.counter.registration.name, attr->name, "Counter name"))
+    {
+        return NVTX_COUNTER_ID_NONE;
+    }
+    if (attr->description != nullptr &&
+        !CopyCString(
+            record.counter.registration.description, attr->description, "Counter description"))
+    {
+        return NVTX_COUNTER_ID_NONE;
+    }
+    uint64_t counterId = g_counterId.fetch_add(1, std::memory_order_relaxed);
+    record.counter.id = counterId;
+    record.counter.registration.scope_id = attr->scopeId;
+    if (!RecordSemanticsChain(record.counter.registration, attr->semantics))
+    {
+        return NVTX_COUNTER_ID_NONE;
+    }
+    g_events.push_back(record);
+    return counterId;
+}
+
+void CounterSampleInt64(nvtxDomainHandle_t domain, uint64_t counterId, int64_t value)
+{
+    EventRecord record{};
+    record.kind = static_cast<uint32_t>(EventKind::CounterSampleInt64);
+    record.domain = ResolveDomain(domain);
+    record.counter.id = counterId;
+    record.counter.sample.i64 = value;
+    g_events.push_back(record);
+}
+
+void CounterSampleFloat64(nvtxDomainHandle_t domain, uint64_t counterId, double value)
+{
+    EventRecord record{};
+    record.kind = static_cast<uint32_t>(EventKind::CounterSampleFloat64);
+    record.domain = ResolveDomain(domain);
+    record.counter.id = counterId;
+    record.counter.sample.f64 = value;
+    g_events.push_back(record);
+}
+
+void CounterSample(nvtxDomainHandle_t domain, uint64_t counterId,
+                   const void* value, size_t size)
+{
+    EventRecord record{};
+    record.kind = static_cast<uint32_t>(EventKind::CounterSample);
+    record.domain = ResolveDomain(domain);
+    record.counter.id = counterId;
+    if (size > sizeof(record.counter.sample.data))
+    {
+        PyErr_SetString(PyExc_RuntimeError, "Counter sample exceeds fixed test buffer.");
+        return;
+    }
+    record.counter.sample.data_size = size;
+    if (size != 0 && value != nullptr)
+    {
+        memcpy(record.counter.sample.data, value, size);
+    }
+    g_events.push_back(record);
+}
+
+void CounterSampleNoValue(nvtxDomainHandle_t domain, uint64_t counterId, uint8_t reason)
+{
+    EventRecord record{};
+    record.kind = static_cast<uint32_t>(EventKind::CounterSampleNoValue);
+    record.domain = ResolveDomain(domain);
+    record.counter.id = counterId;
+    record.counter.sample.no_value_reason = reason;
+    g_events.push_back(record);
+}
+
+void CounterBatchSubmit(nvtxDomainHandle_t domain, const nvtxCounterBatch_t* counterData)
+{
+    if (counterData == nullptr)
+    {
+        PyErr_SetString(PyExc_RuntimeError, "Invalid counter batch");
+        return;
+    }
+
+    EventRecord record{};
+    record.kind = static_cast<uint32_t>(EventKind::CounterBatchSubmit);
+    record.domain = ResolveDomain(domain);
+    record.counter.id = counterData->counterId;
+    if (counterData->countersSize > sizeof(record.counter.sample.data))
+    {
+        PyErr_SetString(PyExc_RuntimeError, "Counter batch exceeds fixed test buffer.");
+        return;
+    }
+    record.counter.sample.data_size = counterData->countersSize;
+    if (counterData->countersSize != 0 && counterData->counters != nullptr)
+    {
+        memcpy(record.counter.sample.data, counterData->counters, counterData->countersSize);
+    }
+    if (counterData->timestampsSize > sizeof(record.counter.sample.timestamps))
+    {
+        PyErr_SetString(PyExc_RuntimeError, "Counter timestamps exceed fixed test buffer.");
+        return;
+    }
+    record.counter.sample.timestamps_size = counterData->timestampsSize;
+    if (counterData->timestampsSize != 0 && counterData->timestamps != nullptr)
+    {
+        memcpy(record.counter.sample.timestamps, counterData->timestamps,
+               counterData->timestampsSize);
+    }
+    g_events.push_back(record);
 }
 
 const char* ResolveString(nvtxStringHandle_t string)
@@ -407,6 +843,51 @@ EXPORT_SYMBOL int InitializeInjectionNvtxExtension(nvtxExtModuleInfo_t* moduleIn
         {
             seg.functionSlots[NVTX3EXT_CBID_nvtxDomainIsEnabled] =
                 reinterpret_cast<intptr_t>(DomainIsEnabled);
+        }
+        if (seg.slotCount > NVTX3EXT_CBID_nvtxTimestampGet)
+        {
+            seg.functionSlots[NVTX3EXT_CBID_nvtxTimestampGet] =
+                reinterpret_cast<intptr_t>(TimestampGet);
+        }
+        if (seg.slotCount > NVTX3EXT_CBID_nvtxScopeRegister)
+        {
+            seg.functionSlots[NVTX3EXT_CBID_nvtxScopeRegister] =
+                reinterpret_cast<intptr_t>(ScopeRegister);
+        }
+    }
+
+    if (moduleInfo->moduleId == NVTX_EXT_COUNTERS_MODULEID)
+    {
+        auto& seg = moduleInfo->segments[0];
+        if (seg.slotCount > NVTX3EXT_CBID_nvtxCounterRegister)
+        {
+            seg.functionSlots[NVTX3EXT_CBID_nvtxCounterRegister] =
+                reinterpret_cast<intptr_t>(CounterRegister);
+        }
+        if (seg.slotCount > NVTX3EXT_CBID_nvtxCounterSampleInt64)
+        {
+            seg.functionSlots[NVTX3EXT_CBID_nvtxCounterSampleInt64] =
+                reinterpret_cast<intptr_t>(CounterSampleInt64);
+        }
+        if (seg.slotCount > NVTX3EXT_CBID_nvtxCounterSampleFloat64)
+        {
+            seg.functionSlots[NVTX3EXT_CBID_nvtxCounterSampleFloat64] =
+                reinterpret_cast<intptr_t>(CounterSampleFloat64);
+        }
+        if (seg.slotCount > NVTX3EXT_CBID_nvtxCounterSample)
+        {
+            seg.functionSlots[NVTX3EXT_CBID_nvtxCounterSample] =
+                reinterpret_cast<intptr_t>(CounterSample);
+        }
+        if (seg.slotCount > NVTX3EXT_CBID_nvtxCounterSampleNoValue)
+        {
+            seg.functionSlots[NVTX3EXT_CBID_nvtxCounterSampleNoValue] =
+                reinterpret_cast<intptr_t>(CounterSampleNoValue);
+        }
+        if (seg.slotCount > NVTX3EXT_CBID_nvtxCounterBatchSubmit)
+        {
+            seg.functionSlots[NVTX3EXT_CBID_nvtxCounterBatchSubmit] =
+                reinterpret_cast<intptr_t>(CounterBatchSubmit);
         }
     }
 
