@@ -311,23 +311,19 @@ impl Packets<'_> {
             p.uint(packet::SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
             let mut name_iid = None;
             let mut args = Vec::new();
-            // Nothing to intern for an event with neither (a slice's end).
-            if name.is_some() || details.is_some() {
-                p.message_if_any(packet::INTERNED_DATA, |i| {
-                    name_iid =
-                        name.map(|name| intern(&mut s.names, name, i, interned::EVENT_NAMES));
-                    if let Some(d) = details {
-                        args = annotations(d, |text| {
-                            intern(
-                                &mut s.strings,
-                                text,
-                                i,
-                                interned::DEBUG_ANNOTATION_STRING_VALUES,
-                            )
-                        });
-                    }
-                });
-            }
+            p.message_if_any(packet::INTERNED_DATA, |i| {
+                name_iid = name.map(|name| intern(&mut s.names, name, i, interned::EVENT_NAMES));
+                if let Some(d) = details {
+                    args = annotations(d, |text| {
+                        intern(
+                            &mut s.strings,
+                            text,
+                            i,
+                            interned::DEBUG_ANNOTATION_STRING_VALUES,
+                        )
+                    });
+                }
+            });
             p.message(packet::TRACK_EVENT, |t| event.encode(t, name_iid, &args));
         })
     }
