@@ -6,7 +6,7 @@
 //! `nvtxw3_event_helpers.h`'s event payloads, whose schemas
 //! [`EVENT_SCHEMAS`] lists entry by entry.
 
-use crate::payload::{entry_flag, entry_type, schema_type, SchemaEntry};
+use crate::payload::{entry_flag, entry_type, schema_flag, schema_type, SchemaEntry};
 use crate::Handle;
 use std::ffi::{c_char, c_void};
 
@@ -155,26 +155,6 @@ pub struct Interface {
     pub counter_no_value_write: unsafe extern "C" fn(Object, i64, u64, u8) -> R,
     /// `CounterBatchWrite`.
     pub counter_batch_write: unsafe extern "C" fn(Object, *const crate::ext::CounterBatch) -> R,
-}
-
-/// `NVTX_PAYLOAD_SCHEMA_FLAG_*`: what a schema's payload is.
-pub mod schema_flag {
-    /// A counter group's layout.
-    pub const COUNTER_GROUP: u64 = 1 << 3;
-    /// A complete push/pop range.
-    pub const RANGE_PUSHPOP: u64 = 2 << 3;
-    /// A complete start/end range.
-    pub const RANGE_STARTEND: u64 = 3 << 3;
-    /// A mark.
-    pub const MARK: u64 = 4 << 3;
-    /// A push/pop range's push.
-    pub const RANGE_PUSH: u64 = 5 << 3;
-    /// A push/pop range's pop.
-    pub const RANGE_POP: u64 = 6 << 3;
-    /// A start/end range's start.
-    pub const RANGE_START: u64 = 7 << 3;
-    /// A start/end range's end.
-    pub const RANGE_END: u64 = 8 << 3;
 }
 
 /// One of `nvtxw3_event_helpers.h`'s event schemas.

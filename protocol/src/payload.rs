@@ -53,7 +53,7 @@ pub struct SchemaAttr {
     pub name: *const c_char,
     /// A [`schema_type`].
     pub type_: u64,
-    /// `NVTX_PAYLOAD_SCHEMA_FLAG_*`.
+    /// [`schema_flag`]s.
     pub flags: u64,
     /// Its fields.
     pub entries: *const SchemaEntry,
@@ -120,6 +120,26 @@ pub mod schema_field {
     pub const ALIGNMENT: u64 = 1 << 7;
     /// `NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_SCHEMA_ID`.
     pub const SCHEMA_ID: u64 = 1 << 8;
+}
+
+/// `NVTX_PAYLOAD_SCHEMA_FLAG_*`: what a schema's payload is.
+pub mod schema_flag {
+    /// A counter group's layout.
+    pub const COUNTER_GROUP: u64 = 1 << 3;
+    /// A complete push/pop range.
+    pub const RANGE_PUSHPOP: u64 = 2 << 3;
+    /// A complete start/end range.
+    pub const RANGE_STARTEND: u64 = 3 << 3;
+    /// A mark.
+    pub const MARK: u64 = 4 << 3;
+    /// A push/pop range's push.
+    pub const RANGE_PUSH: u64 = 5 << 3;
+    /// A push/pop range's pop.
+    pub const RANGE_POP: u64 = 6 << 3;
+    /// A start/end range's start.
+    pub const RANGE_START: u64 = 7 << 3;
+    /// A start/end range's end.
+    pub const RANGE_END: u64 = 8 << 3;
 }
 
 /// `NVTX_PAYLOAD_ENUM_ATTR_FIELD_*`.
