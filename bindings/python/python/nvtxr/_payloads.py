@@ -142,21 +142,21 @@ def counter_semantics(s):
         flags |= _LIMIT_MAX
     return (flags, s.unit, s.unit_scale_numerator, s.unit_scale_denominator, limit_type, bits(s.min), bits(s.max))
 
-_UINT64, _BYTE, _UTF32 = 18, 32, 78
+_INT64, _UINT64, _FLOAT64, _BYTE, _UTF32 = 17, 18, 44, 32, 78
 
 if np is not None:
     _ENTRY_TYPES = {
         np.int8: 11,
         np.int16: 13,
         np.int32: 15,
-        np.int64: 17,
+        np.int64: _INT64,
         np.uint8: 12,
         np.uint16: 14,
         np.uint32: 16,
         np.uint64: _UINT64,
         np.float16: 42,
         np.float32: 43,
-        np.float64: 44,
+        np.float64: _FLOAT64,
         np.str_: _UTF32,
         np.bytes_: _BYTE,
     }

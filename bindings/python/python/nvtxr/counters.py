@@ -224,6 +224,13 @@ def counter_dtype(dtype):
         dtype = np.dtype(np.int64 if dtype is int else dtype)
     except TypeError as e:
         raise TypeError("Counter dtype must be int, float, or NumPy dtype-like.") from e
+    _refuse_nested(dtype)
+    return dtype
+
+
+def _refuse_nested(dtype):
+    """A counter group is flat: NVIDIA's TypeError for a nested group, an
+    array of groups or an array field."""
     if dtype.subdtype is not None and dtype.subdtype[0].fields is not None:
         raise TypeError(
             "Nested counter groups are not supported. "
@@ -241,7 +248,6 @@ def counter_dtype(dtype):
                 "Nested counter groups are not supported. "
                 f"Field {name!r} must not have a structured dtype."
             )
-    return dtype
 
 
 def _counter_class(dtype):
@@ -271,17 +277,9 @@ def get_counter(domain, name, dtype, description=None, scope=None, semantics=Non
     """``Domain.get_counter``: the counter, made on first use and cached."""
     if time_domain is None:
         time_domain = TimestampType.TOOL_PROVIDED  # NVIDIA's default: the tool's clock
-    if not (dtype is int or dtype is float):
-        # A counter group NVIDIA refuses is the same TypeError here; a
-        # dtype that is not one at all (or no NumPy) is warned about below.
-        try:
-            counter_dtype(dtype)
-        except RuntimeError:
-            pass
-        except TypeError as e:
-            if e.__cause__ is None:
-                raise
     cls, dtype = _counter_class(dtype)
+    if cls is ExtCounter:
+        _refuse_nested(dtype)  # as NVIDIA's; anything else unsupported is warned about below
     if cls is None:
         # Never raise for an annotation: say what is wrong, and record floats.
         warnings.warn(

@@ -64,7 +64,7 @@ except ImportError:
     pd = None
 
 # NVTXW's numbers (nvtxw3.h), and NVTX's it uses.
-_SUCCESS, _FAILED, _SYMBOL_MISSING = 0, 1, 5
+_SUCCESS, _SYMBOL_MISSING = 0, 5
 _RESULT_MESSAGES = {
     0: "success",
     1: "failed",
@@ -75,9 +75,7 @@ _RESULT_MESSAGES = {
     6: "interface version not supported",
     7: "not supported by this backend",
 }
-_SCOPE_NONE, _SCOPE_ROOT = 0, 1
 _SCOPE_STATIC_START, _SCOPE_DYNAMIC_START = 1 << 24, 1 << 32
-_INT64, _FLOAT64 = 17, 44
 _EVENT_SCHEMAS = (
     "mark_utf8",
     "mark_reg",
@@ -530,7 +528,7 @@ class Domain:
         a Scope of this domain, or PredefinedScope NONE, ROOT,
         CURRENT_HW_MACHINE or CURRENT_VM), registered once."""
         if parent is None:
-            parent_id = _SCOPE_ROOT
+            parent_id = PredefinedScope.ROOT.value
         elif isinstance(parent, PredefinedScope):
             if parent not in (
                 PredefinedScope.NONE,
@@ -602,10 +600,10 @@ class Domain:
         timestamp_field = _validate_counter_layout(dtype)
         if dtype is int or (dtype is not float and dtype.fields is None and dtype.subdtype is None
                             and dtype.kind == "i" and dtype.itemsize == 8):
-            schema_id = _INT64
+            schema_id = _payloads._INT64
         elif dtype is float or (dtype.fields is None and dtype.subdtype is None
                                 and dtype.kind == "f" and dtype.itemsize == 8):
-            schema_id = _FLOAT64
+            schema_id = _payloads._FLOAT64
         elif dtype.fields is not None:
             schema_id = self._registrar.counter_group(dtype)
         else:
@@ -626,7 +624,7 @@ class Domain:
 
 def _resolve_scope_id(domain, scope):
     if scope is None:
-        return _SCOPE_NONE
+        return PredefinedScope.NONE.value
     if isinstance(scope, PredefinedScope):
         return scope.value
     if isinstance(scope, Scope):
@@ -971,9 +969,9 @@ class Stream:
                 "embeds an EntryKind.COUNTER_TIMESTAMP field; use "
                 "write_counter_batch instead"
             )
-        if counter._schema_id == _INT64:
+        if counter._schema_id == _payloads._INT64:
             data = struct.pack("=q", value)
-        elif counter._schema_id == _FLOAT64:
+        elif counter._schema_id == _payloads._FLOAT64:
             data = struct.pack("=d", value)
         else:
             payload = np.ascontiguousarray(value, counter._dtype)
