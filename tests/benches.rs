@@ -8,6 +8,11 @@ use std::process::Command;
 
 /// The table rows of a benchmark's `--quick` run, cells split.
 fn rows(bin: &str) -> Vec<Vec<String>> {
+    table(&quick_run(bin))
+}
+
+/// What a benchmark's `--quick` run prints.
+fn quick_run(bin: &str) -> String {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let out = Command::new(cargo)
         .current_dir(root())
@@ -25,12 +30,17 @@ fn rows(bin: &str) -> Vec<Vec<String>> {
         .args(["--", "--quick"])
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
         "{bin}: {stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    stdout
+}
+
+/// The table rows of a benchmark's output, cells split.
+fn table(stdout: &str) -> Vec<Vec<String>> {
     stdout
         .lines()
         .filter(|l| l.starts_with('|') && !l.starts_with("|---"))
@@ -98,8 +108,32 @@ fn the_call_benchmark_prints_every_figure_and_the_drop_in_costs_interops_instruc
 
 #[test]
 fn the_recording_benchmark_prints_every_figure() {
-    let all = rows("bench_record");
-    let (rows, tails) = all.split_at(4);
+    let stdout = quick_run("bench_record");
+    if have_tool("valgrind") {
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with("instructions per event"))
+            .unwrap_or_else(|| panic!("{stdout}"));
+        let counts: Vec<f64> = ["do-nothing tool ", "ring tool ", "recording "]
+            .iter()
+            .map(|name| {
+                let at = line.find(name).unwrap_or_else(|| panic!("{line}")) + name.len();
+                let digits: String = line[at..]
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect();
+                digits.parse().unwrap_or_else(|_| panic!("{line}"))
+            })
+            .collect();
+        // Each tool does more than the one before it.
+        assert!(
+            counts[0] > 0.0 && counts[0] < counts[1] && counts[1] < counts[2],
+            "{line}"
+        );
+    }
+    let all = table(&stdout);
+    let (rows, rest) = all.split_at(4);
+    let (cpu, tails) = rest.split_at(4);
     // Every call timed: p50 / p99.99 / max, and the calls over 100 µs.
     assert_eq!(tails.len(), 4, "a header and 1, 2 and 4 threads: {all:?}");
     for row in &tails[1..] {
@@ -111,13 +145,24 @@ fn the_recording_benchmark_prints_every_figure() {
             cell.parse::<u64>().unwrap_or_else(|_| panic!("{row:?}"));
         }
     }
-    assert_eq!(rows[0].len(), 5, "{:?}", rows[0]);
+    // ns per event by tool, and the recorder's ratio to the ring tool.
+    assert_eq!(rows[0].len(), 7, "{:?}", rows[0]);
     for (row, threads) in rows[1..].iter().zip(["1", "2", "4"]) {
         assert_eq!(row[0], threads);
-        assert_eq!(row.len(), 5, "{row:?}");
+        assert_eq!(row.len(), 7, "{row:?}");
         for cell in &row[1..] {
             let ns: f64 = cell.parse().unwrap_or_else(|_| panic!("{row:?}"));
             assert!(ns.is_finite() && ns > 0.0, "{row:?}");
+        }
+    }
+    // User and system CPU per event (0 in a run this short, at the clock's
+    // granularity).
+    assert_eq!(cpu[0].len(), 3, "{:?}", cpu[0]);
+    for (row, threads) in cpu[1..].iter().zip(["1", "2", "4"]) {
+        assert_eq!(row[0], threads);
+        for cell in &row[1..] {
+            let ns: Vec<f64> = cell.split(" / ").map(|n| n.parse().unwrap()).collect();
+            assert!(ns.len() == 2 && ns.iter().all(|v| *v >= 0.0), "{row:?}");
         }
     }
 }

@@ -1,6 +1,8 @@
 /* Cost per NVTX event through nvtxr: `record_bench THREADS EVENTS_PER_THREAD`.
  * Each thread makes push/pop pairs; prints the mean over threads of each
- * thread's ns per event. Run with no tool and with `nvtxr record`'s tool.
+ * thread's ns per event, then the process's user and system CPU time per
+ * event (every thread's, a tool's own included). Run with no tool and with
+ * `nvtxr record`'s tool.
  * `record_bench clock N` prints the ns per clock_gettime(CLOCK_MONOTONIC)
  * and per rdtsc instead: the floor under a recorded event's cost.
  * `record_bench tails THREADS EVENTS_PER_THREAD` times every call instead
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 static long events;
@@ -105,6 +108,11 @@ int main(int argc, char **argv) {
     for (int i = 0; i < threads; i++) pthread_create(&t[i], NULL, work, &ns[i]);
     double sum = 0;
     for (int i = 0; i < threads; i++) { pthread_join(t[i], NULL); sum += ns[i]; }
-    printf("%.2f\n", sum / threads);
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    double all = (double)events * threads;
+    printf("%.2f %.2f %.2f\n", sum / threads,
+           (usage.ru_utime.tv_sec * 1e9 + usage.ru_utime.tv_usec * 1e3) / all,
+           (usage.ru_stime.tv_sec * 1e9 + usage.ru_stime.tv_usec * 1e3) / all);
     return 0;
 }

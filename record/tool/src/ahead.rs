@@ -1,8 +1,11 @@
 //! Chunk files made ahead and retired off the program's threads: a helper
 //! thread creates, reserves and faults in the chunks threads will need
-//! next, and unmaps the chunks threads are done with, so that a recorded
-//! event never waits for `fallocate`, page faults on a fresh chunk or
-//! `munmap` (each up to milliseconds for a 4 MiB chunk).
+//! next, and unmaps the chunks threads are done with, so that, while a CPU
+//! is free for it, a recorded event never waits for `fallocate`, page
+//! faults on a fresh chunk or `munmap` (each up to milliseconds for a 4 MiB
+//! chunk). When it has fallen behind, a thread makes its next chunk itself
+//! and takes its page faults one by one as it writes (see
+//! `Writer::next_chunk`).
 //!
 //! Chunks come in size classes, a thread's first chunk ([`FIRST_CHUNK`])
 //! doubling up to [`MAX_CHUNK`]. The helper keeps one first chunk ready (for
@@ -191,7 +194,7 @@ fn fill_wanted() -> Result<(), recording::Errno> {
         }
         for slot in slots(class) {
             if slot.load(Ordering::Acquire).is_null() {
-                let m = recording::make_chunk(FIRST_CHUNK << class)?;
+                let m = recording::make_chunk(FIRST_CHUNK << class, recording::Faults::Now)?;
                 slot.store(m.base, Ordering::Release);
             }
         }

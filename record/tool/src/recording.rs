@@ -122,7 +122,7 @@ pub fn start_image(calibration: Calibration) -> Result<(), String> {
         wall: clock::wall_pair(),
         command: std::fs::read("/proc/self/cmdline").unwrap_or_default(),
     };
-    let mapping = create_mapped(&dir, "process", PROCESS_SIZE)
+    let mapping = create_mapped(&dir, "process", PROCESS_SIZE, Faults::Now)
         .map_err(|e| format!("cannot create {}/process: {e}", dir.to_string_lossy()))?;
     // SAFETY: a fresh private mapping of PROCESS_SIZE bytes.
     unsafe { ptr::copy_nonoverlapping(header.encode().as_ptr(), mapping, PROCESS_SIZE) };
@@ -172,22 +172,36 @@ pub struct Mapping {
     pub size: usize,
 }
 
+/// When a new mapping's pages are faulted in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Faults {
+    /// All of them now (`MADV_POPULATE_WRITE`, Linux 5.14+; older kernels
+    /// fault them one by one as they are written): for the helper thread,
+    /// so that the thread writing events later takes no page fault.
+    Now,
+    /// Each on its first write: for a program thread making its own chunk,
+    /// which then never stalls longer than creating the file takes (a 4 MiB
+    /// chunk's pages cost milliseconds together, microseconds each).
+    OnWrite,
+}
+
 /// Creates, reserves and maps the next chunk file for thread `tid`, `size`
-/// bytes with the header written.
+/// bytes with the header written, on the thread itself: its pages fault
+/// in as it writes them ([`Faults::OnWrite`]).
 pub fn map_chunk(tid: u32, size: usize) -> Result<Mapping, Errno> {
-    let m = make_chunk(size)?;
+    let m = make_chunk(size, Faults::OnWrite)?;
     claim_chunk(&m, tid);
     Ok(m)
 }
 
 /// Creates, reserves and maps the image's next chunk file, `size` bytes of
 /// zeros (a chunk no thread claimed: the reader skips it).
-pub fn make_chunk(size: usize) -> Result<Mapping, Errno> {
+pub fn make_chunk(size: usize, faults: Faults) -> Result<Mapping, Errno> {
     let image = image().ok_or(Errno(libc::ENOENT))?;
     let n = image.next_chunk.fetch_add(1, Ordering::Relaxed);
     let mut name = StackPath::new();
     let _ = write!(name, "{n}.events");
-    let base = create_mapped(&image.dir, name.as_str(), size)?;
+    let base = create_mapped(&image.dir, name.as_str(), size, faults)?;
     Ok(Mapping { base, size })
 }
 
@@ -238,7 +252,7 @@ fn errno() -> Errno {
 /// `dir/name`, created exclusively (never following a symlink), reserved on
 /// disk and mapped shared. The descriptor is closed before returning.
 /// Allocates nothing, so it is usable from a signal handler.
-fn create_mapped(dir: &CStr, name: &str, size: usize) -> Result<*mut u8, Errno> {
+fn create_mapped(dir: &CStr, name: &str, size: usize, faults: Faults) -> Result<*mut u8, Errno> {
     let mut limit = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
@@ -288,10 +302,10 @@ fn create_mapped(dir: &CStr, name: &str, size: usize) -> Result<*mut u8, Errno> 
     if base == libc::MAP_FAILED {
         return fail(errno());
     }
-    // Fault the pages in writable now (Linux 5.14+; older kernels fault
-    // them one by one as events are written).
-    // SAFETY: advice on our own mapping.
-    unsafe { libc::madvise(base, size, libc::MADV_POPULATE_WRITE) };
+    if faults == Faults::Now {
+        // SAFETY: advice on our own mapping.
+        unsafe { libc::madvise(base, size, libc::MADV_POPULATE_WRITE) };
+    }
     // SAFETY: our descriptor; the mapping keeps the file.
     unsafe { libc::close(fd) };
     Ok(base.cast())

@@ -2,16 +2,20 @@
 //!
 //! Runs `tests/c/record_bench.c` (push/pop pairs through nvtxr on 1, 2 and
 //! 4 threads) with no tool, under a do-nothing tool (the event-log tool's
-//! `null` mode: the round trip into a tool and back) and under `nvtxr
+//! `null` mode: the round trip into a tool and back), under the reference,
+//! a minimal tool keeping each thread's events in a ring in memory
+//! (`tests/c/ring_tool.c`: the floor for a recorder), and under `nvtxr
 //! record`'s tool (with the time-stamp counter and with CLOCK_MONOTONIC), in
 //! one run, beside the bare cost of each clock read, and prints ns per event
-//! (each thread's own time per event, averaged over the threads). The bare
-//! counter read plus the do-nothing tool is the floor under a recorded
-//! event. Then every call timed, recording and with no tool: the p50,
-//! p99.99 and maximum, and the calls over 100 µs. The machine has 2 cores:
-//! 4 threads share them. Pass `--quick` for a short smoke run.
+//! (each thread's own time per event, averaged over the threads), the
+//! recorder's ratio to the ring, the process's user and system CPU time per
+//! event, and instructions per event (callgrind, one thread). Then every
+//! call timed, recording and with no tool: the p50, p99.99 and maximum, and
+//! the calls over 100 µs. The machine has 2 cores: 4 threads share them.
+//! Pass `--quick` for a short smoke run.
 
-use nvtxr_harness::{artifacts, compile_c, work_dir, Producer};
+use nvtxr_harness::{artifacts, compile_c, have_tool, work_dir, Producer};
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Events per thread, and runs of which the best is kept: (full, `--quick`).
@@ -24,27 +28,50 @@ enum Mode {
     NoTool,
     /// A tool that does nothing with the events.
     NullTool,
+    /// The reference: a minimal tool keeping events in a ring in memory.
+    Ring,
     /// Recording with the time-stamp counter (the default where it is invariant).
     Record,
     /// Recording with CLOCK_MONOTONIC (the fallback).
     RecordMonotonic,
 }
 
-/// The bench program's output in `mode` (`args` after the program).
-fn run(exe: &std::path::Path, args: &[&str], mode: Mode) -> String {
-    let mut cmd = Command::new(exe);
-    cmd.args(args).env_remove(nvtxr_harness::INJECTION_PATH_VAR);
-    let dir = work_dir().join(format!("bench-record-{}", std::process::id()));
-    if mode == Mode::NullTool {
-        cmd.env(nvtxr_harness::INJECTION_PATH_VAR, &artifacts().event_log)
-            .env("NVTXR_EVENT_LOG_MODE", "null");
-    } else if mode != Mode::NoTool {
-        cmd.env(nvtxr_harness::INJECTION_PATH_VAR, &artifacts().record_tool)
-            .env("NVTXR_RECORD_DIR", &dir);
+/// The programs: the bench program and the ring tool.
+struct Programs {
+    bench: PathBuf,
+    ring: PathBuf,
+}
+
+/// `command` set to run `programs.bench` in `mode`; the recording goes to `dir`.
+fn in_mode(command: &mut Command, programs: &Programs, mode: Mode, dir: &Path) {
+    command.env_remove(nvtxr_harness::INJECTION_PATH_VAR);
+    match mode {
+        Mode::NoTool => {}
+        Mode::NullTool => {
+            command
+                .env(nvtxr_harness::INJECTION_PATH_VAR, &artifacts().event_log)
+                .env("NVTXR_EVENT_LOG_MODE", "null");
+        }
+        Mode::Ring => {
+            command.env(nvtxr_harness::INJECTION_PATH_VAR, &programs.ring);
+        }
+        Mode::Record | Mode::RecordMonotonic => {
+            command
+                .env(nvtxr_harness::INJECTION_PATH_VAR, &artifacts().record_tool)
+                .env("NVTXR_RECORD_DIR", dir);
+        }
     }
     if mode == Mode::RecordMonotonic {
-        cmd.env("NVTXR_RECORD_CLOCK", "monotonic");
+        command.env("NVTXR_RECORD_CLOCK", "monotonic");
     }
+}
+
+/// The bench program's output in `mode` (`args` after the program).
+fn run(programs: &Programs, args: &[&str], mode: Mode) -> String {
+    let mut cmd = Command::new(&programs.bench);
+    cmd.args(args);
+    let dir = work_dir().join(format!("bench-record-{}", std::process::id()));
+    in_mode(&mut cmd, programs, mode, &dir);
     let out = cmd.output().unwrap();
     assert!(
         out.status.success(),
@@ -55,15 +82,65 @@ fn run(exe: &std::path::Path, args: &[&str], mode: Mode) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
-fn ns_per_event(exe: &std::path::Path, threads: usize, events: &str, mode: Mode) -> f64 {
-    run(exe, &[threads.to_string().as_str(), events], mode)
-        .parse()
-        .unwrap()
+/// One run's figures per event, in ns: the threads' mean time, and the
+/// process's user and system CPU time.
+#[derive(Clone, Copy)]
+struct PerEvent {
+    time: f64,
+    user: f64,
+    system: f64,
+}
+
+fn per_event(programs: &Programs, threads: usize, events: &str, mode: Mode) -> PerEvent {
+    let out = run(programs, &[threads.to_string().as_str(), events], mode);
+    let f: Vec<f64> = out.split_whitespace().map(|v| v.parse().unwrap()).collect();
+    PerEvent {
+        time: f[0],
+        user: f[1],
+        system: f[2],
+    }
+}
+
+/// Instructions per event on one thread in `mode` (callgrind, counting the
+/// bench loop only: the difference between two runs' counts, so that
+/// setup and warm-up cancel).
+fn instructions(programs: &Programs, mode: Mode) -> f64 {
+    let dir = work_dir().join(format!("bench-record-cg-{}", std::process::id()));
+    let count = |events: u64| -> f64 {
+        let out = dir.join(format!("cg-{events}"));
+        let mut cmd = Command::new("valgrind");
+        cmd.args(["--tool=callgrind", "-q", "--toggle-collect=work"])
+            .arg(format!("--callgrind-out-file={}", out.display()))
+            .arg(&programs.bench)
+            .args(["1", &events.to_string()]);
+        in_mode(&mut cmd, programs, mode, &dir.join("recording"));
+        let status = cmd.output().unwrap().status;
+        assert!(status.success(), "callgrind: {status}");
+        let text = std::fs::read_to_string(&out).unwrap();
+        let total = text
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix("summary: ")
+                    .or_else(|| l.strip_prefix("totals: "))
+            })
+            .expect("a callgrind total");
+        total.split_whitespace().next().unwrap().parse().unwrap()
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (small, large) = (20_000, 120_000);
+    let per_event = (count(large) - count(small)) / (large - small) as f64;
+    let _ = std::fs::remove_dir_all(&dir);
+    per_event
 }
 
 /// Every call timed: "p50 / p99.99 / max" in ns, and how many took over 100 µs.
-fn tails(exe: &std::path::Path, threads: usize, events: &str, mode: Mode) -> (String, String) {
-    let out = run(exe, &["tails", threads.to_string().as_str(), events], mode);
+fn tails(programs: &Programs, threads: usize, events: &str, mode: Mode) -> (String, String) {
+    let out = run(
+        programs,
+        &["tails", threads.to_string().as_str(), events],
+        mode,
+    );
     let f: Vec<&str> = out.split_whitespace().collect();
     (format!("{} / {} / {}", f[0], f[1], f[2]), f[3].to_string())
 }
@@ -75,37 +152,74 @@ fn main() {
     } else {
         (EVENTS.0, RUNS.0, "10000000")
     };
-    let exe = compile_c("record_bench.c", Producer::NvtxrShared, &[]);
-    let clocks = Command::new(&exe)
+    let programs = Programs {
+        bench: compile_c("record_bench.c", Producer::NvtxrShared, &[]),
+        ring: compile_c("ring_tool.c", Producer::NvidiaHeader, &["-shared", "-fPIC"]),
+    };
+    let clocks = Command::new(&programs.bench)
         .args(["clock", clock_reads])
         .output()
         .unwrap();
     let clocks = String::from_utf8_lossy(&clocks.stdout).into_owned();
     let (gettime, rdtsc) = clocks.trim().split_once(' ').expect("two figures");
     println!("bare clock reads: clock_gettime(CLOCK_MONOTONIC) {gettime} ns, rdtsc {rdtsc} ns\n");
-    println!("| threads | no tool (ns/event) | do-nothing tool (ns/event) | recording, TSC (ns/event) | recording, CLOCK_MONOTONIC (ns/event) |");
-    println!("|---|---|---|---|---|");
+    println!("| threads | no tool (ns/event) | do-nothing tool (ns/event) | ring tool, the reference (ns/event) | recording, TSC (ns/event) | recording / ring | recording, CLOCK_MONOTONIC (ns/event) |");
+    println!("|---|---|---|---|---|---|---|");
+    let mut cpu = Vec::new();
     for threads in [1, 2, 4] {
         let best = |mode: Mode| {
             (0..runs)
-                .map(|_| ns_per_event(&exe, threads, events, mode))
-                .fold(f64::INFINITY, f64::min)
+                .map(|_| per_event(&programs, threads, events, mode))
+                .min_by(|a, b| a.time.total_cmp(&b.time))
+                .unwrap()
         };
-        let (plain, null, tsc, monotonic) = (
+        let (plain, null, ring, tsc, monotonic) = (
             best(Mode::NoTool),
             best(Mode::NullTool),
+            best(Mode::Ring),
             best(Mode::Record),
             best(Mode::RecordMonotonic),
         );
-        println!("| {threads} | {plain:.2} | {null:.2} | {tsc:.2} | {monotonic:.2} |");
+        println!(
+            "| {threads} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} |",
+            plain.time,
+            null.time,
+            ring.time,
+            tsc.time,
+            tsc.time / ring.time,
+            monotonic.time
+        );
+        cpu.push((threads, ring, tsc));
+    }
+    // Where the time goes: the program's own code (user) or the kernel
+    // (system: a recorder's page faults and file work).
+    println!();
+    println!("| threads | ring tool: user / system CPU (ns/event) | recording, TSC: user / system CPU (ns/event) |");
+    println!("|---|---|---|");
+    for (threads, ring, tsc) in cpu {
+        println!(
+            "| {threads} | {:.2} / {:.2} | {:.2} / {:.2} |",
+            ring.user, ring.system, tsc.user, tsc.system
+        );
+    }
+    if have_tool("valgrind") {
+        let [null, ring, record] =
+            [Mode::NullTool, Mode::Ring, Mode::Record].map(|m| instructions(&programs, m));
+        println!(
+            "\ninstructions per event, one thread (callgrind, the loop's own included): \
+             do-nothing tool {null:.0}, ring tool {ring:.0}, recording {record:.0} ({:.2}x the ring)",
+            record / ring
+        );
+    } else {
+        println!("\ninstructions per event: not counted (no valgrind)");
     }
     // Each call timed (which adds two clock reads to each): the tail.
     println!();
     println!("| threads | recording, TSC: p50 / p99.99 / max (ns) | calls over 100 µs | no tool: p50 / p99.99 / max (ns) | calls over 100 µs |");
     println!("|---|---|---|---|---|");
     for threads in [1, 2, 4] {
-        let (recorded, recorded_over) = tails(&exe, threads, events, Mode::Record);
-        let (plain, plain_over) = tails(&exe, threads, events, Mode::NoTool);
+        let (recorded, recorded_over) = tails(&programs, threads, events, Mode::Record);
+        let (plain, plain_over) = tails(&programs, threads, events, Mode::NoTool);
         println!("| {threads} | {recorded} | {recorded_over} | {plain} | {plain_over} |");
     }
 }
