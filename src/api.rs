@@ -318,6 +318,12 @@ impl Domain {
         }
     }
 
+    /// Ends the start/end range `id` of this domain, from
+    /// [`Range::into_id`], on any thread.
+    pub fn end_range(&self, id: u64) {
+        events::end(self.state, id, Family::Default).ok();
+    }
+
     /// Opens a range on this thread, closed when the guard drops.
     ///
     /// A push nvtxr refuses (a registered string of another domain, say) is
@@ -415,6 +421,15 @@ impl Range<'_> {
 
     /// Ends the range now.
     pub fn end(self) {}
+
+    /// Gives the guard up without ending the range: its id, for
+    /// [`Domain::end_range`] to end later (kept in a table, say, where a
+    /// guard cannot go).
+    pub fn into_id(self) -> u64 {
+        let id = self.id;
+        std::mem::forget(self);
+        id
+    }
 }
 
 impl Drop for Range<'_> {

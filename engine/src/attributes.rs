@@ -209,6 +209,22 @@ impl Event {
         }
     }
 
+    /// The registered string when it is the event's only attribute: then
+    /// the string's prebuilt NVTX attributes are this event's.
+    #[inline(always)]
+    pub fn registered_alone(&self) -> Option<&'static StringState> {
+        match self.message {
+            RawMessage::Registered(s)
+                if self.color.is_none()
+                    && self.category == 0
+                    && self.payload.kind == attr::PAYLOAD_NONE =>
+            {
+                Some(s)
+            }
+            _ => None,
+        }
+    }
+
     /// NVTX's attribute struct for this event, in the domain `entered`.
     pub fn nvtx_attributes(&self, entered: &Entered) -> Result<EventAttributes, Error> {
         self.nvtx_attributes_with(|s| s.tool_handle(entered))

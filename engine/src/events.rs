@@ -71,8 +71,28 @@ fn target(domain: &'static DomainState, event: &Event, family: Family) -> Result
 }
 
 /// Forwards `event` to the tool's slot for its kind; `none` if the slot is empty.
-#[inline]
+#[inline(always)]
 fn emit<R: Copy>(
+    kind: &Slots3<R>,
+    domain: &'static DomainState,
+    event: &Event,
+    family: Family,
+    none: R,
+) -> Result<R, Error> {
+    // A registered string alone, which the tool knows: its prebuilt
+    // attributes, no struct built (every door's commonest domain event).
+    if let Some(s) = event.registered_alone() {
+        let named = (!domain.is_default()).then_some(domain);
+        if let Some(r) = slots::get(kind.domain_ex).and_then(|f| emit_registered(f, named, s)) {
+            return Ok(r);
+        }
+    }
+    emit_built(kind, domain, event, family, none)
+}
+
+/// [`emit`] with NVTX's attribute struct built for the event.
+#[inline]
+fn emit_built<R: Copy>(
     kind: &Slots3<R>,
     domain: &'static DomainState,
     event: &Event,

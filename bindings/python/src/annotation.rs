@@ -117,10 +117,18 @@ impl annotate {
         Ok(slf)
     }
 
-    #[pyo3(signature = (*exc))]
-    fn __exit__(&self, exc: &Bound<'_, pyo3::types::PyTuple>) -> PyResult<bool> {
+    /// Closes the range. The exception, if any, is not looked at: the
+    /// arguments are named (not `*args`, which would build a tuple per
+    /// call) and optional, as `__exit__()` may be called by hand.
+    #[pyo3(signature = (_kind=None, _value=None, _traceback=None))]
+    fn __exit__(
+        &self,
+        py: Python<'_>,
+        _kind: Option<&Bound<'_, PyAny>>,
+        _value: Option<&Bound<'_, PyAny>>,
+        _traceback: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<bool> {
         if let Some(a) = &self.attributes {
-            let py = exc.py();
             let domain = a.borrow(py).domain();
             match tasks::in_event_loop(py)?
                 .then(|| tasks::pop(py))

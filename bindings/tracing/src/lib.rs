@@ -16,8 +16,9 @@
 //! Span and event names are registered strings, registered once per
 //! callsite (callsite metadata is `'static`) in a lock-free table: with a
 //! tool attached, no lock and no allocation per span entry or event. Live
-//! spans' metadata is kept by id in another lock-free table, so entering a
-//! span needs no registry lookup. With no
+//! spans' metadata, name and life's range id are kept by id in another
+//! lock-free table, so creating, entering and closing a span need no
+//! registry lookup and no allocation. With no
 //! tool, every callback returns after one check. OS threads are named after
 //! their Rust thread names the first time they record.
 //!
@@ -65,7 +66,7 @@ thread_local! {
 }
 
 /// A span's start/end range, kept in its extensions until it closes (then
-/// dropping it ends the range).
+/// dropping it ends the range) when the span table had no entry for it.
 struct Life {
     _range: Range<'static>,
 }
@@ -147,11 +148,11 @@ impl NvtxLayer {
         }
     }
 
-    /// The callsite's registered name, if it has one.
-    fn name(&self, metadata: &'static Metadata<'static>) -> Option<&RegisteredString<'static>> {
+    /// The slot of the callsite's registered name, if it has one.
+    fn name_slot(&self, metadata: &'static Metadata<'static>) -> Option<usize> {
         for (key, slot) in self.probe(metadata) {
             match self.names[slot].get() {
-                Some((k, s)) if *k == key => return Some(s),
+                Some((k, _)) if *k == key => return Some(slot),
                 Some(_) => continue,
                 None => return None,
             }
@@ -159,16 +160,22 @@ impl NvtxLayer {
         None
     }
 
-    fn attributes(&self, metadata: &'static Metadata<'static>) -> EventAttributes<'_> {
-        let name = self.name(metadata).or_else(|| {
+    /// What the span table keeps of a span of this callsite.
+    fn span(&self, metadata: &'static Metadata<'static>) -> spans::Span {
+        let name = self.name_slot(metadata).or_else(|| {
             // Another thread may be registering it right now: wait for that.
             self.register(metadata);
-            self.name(metadata)
+            self.name_slot(metadata)
         });
-        match name {
-            Some(s) => EventAttributes::new(s),
-            // The table is full: the name as text.
-            None => EventAttributes::new(metadata.name()),
+        spans::Span { metadata, name }
+    }
+
+    /// A span's or event's attributes: its registered name, or (the table
+    /// of names full) its name as text.
+    fn attributes(&self, span: spans::Span) -> EventAttributes<'_> {
+        match span.name.and_then(|slot| self.names[slot].get()) {
+            Some((_, s)) => EventAttributes::new(s),
+            None => EventAttributes::new(span.metadata.name()),
         }
     }
 }
@@ -181,7 +188,8 @@ impl Default for NvtxLayer {
 
 /// Names this OS thread after its Rust thread name, the first time it records.
 fn name_thread_once() {
-    if !NAMED.with(|n| n.replace(true)) {
+    if !NAMED.get() {
+        NAMED.set(true);
         if let Some(name) = std::thread::current().name() {
             nvtxr::name_current_thread(name);
         }
@@ -205,7 +213,7 @@ where
             return;
         }
         name_thread_once();
-        self.spans.insert(id, attrs.metadata());
+        let span = self.span(attrs.metadata());
         let range = if self.fields && !attrs.fields().is_empty() {
             // A span with fields: its life's range shows them (its entries
             // keep the registered name).
@@ -218,22 +226,32 @@ where
                 None => attributes,
             })
         } else {
-            self.domain.start(self.attributes(attrs.metadata()))
+            self.domain.start(self.attributes(span))
         };
-        if let Some(span) = ctx.span(id) {
-            span.extensions_mut().insert(Life { _range: range });
+        // The range's id in the span table; where its entry is taken, the
+        // range in the registry's extensions of the span.
+        if !self.spans.insert(id, span, range.id()) {
+            if let Some(span) = ctx.span(id) {
+                span.extensions_mut().insert(Life { _range: range });
+            }
+            return;
         }
+        let _ = range.into_id();
     }
 
     fn on_enter(&self, id: &Id, ctx: Context<'_, S>) {
         if !nvtxr::is_tool_attached() {
             return;
         }
-        let Some(metadata) = self.spans.get(id).or_else(|| ctx.metadata(id)) else {
+        let Some(span) = self
+            .spans
+            .get(id)
+            .or_else(|| ctx.metadata(id).map(|m| self.span(m)))
+        else {
             return;
         };
         name_thread_once();
-        let guard = self.domain.push(self.attributes(metadata));
+        let guard = self.domain.push(self.attributes(span));
         ENTERED.with(|e| e.borrow_mut().push((id.clone(), guard)));
     }
 
@@ -241,17 +259,23 @@ where
         // Spans exit innermost first; the guard pops this thread's range.
         let _ = ENTERED.try_with(|e| {
             let mut entered = e.borrow_mut();
-            if let Some(i) = entered.iter().rposition(|(entered, _)| entered == id) {
+            if entered.last().is_some_and(|(last, _)| last == id) {
+                entered.pop(); // the usual case, checked first
+            } else if let Some(i) = entered.iter().rposition(|(entered, _)| entered == id) {
                 entered.truncate(i);
             }
         });
     }
 
     fn on_close(&self, id: Id, ctx: Context<'_, S>) {
-        self.spans.remove(&id);
-        if let Some(span) = ctx.span(&id) {
-            // Dropping the range ends it, on whatever thread closes the span.
-            drop(span.extensions_mut().remove::<Life>());
+        // The span's life ends, on whatever thread closes it.
+        match self.spans.remove(&id) {
+            Some(range) => self.domain.end_range(range),
+            None => {
+                if let Some(span) = ctx.span(&id) {
+                    drop(span.extensions_mut().remove::<Life>());
+                }
+            }
         }
     }
 
@@ -263,7 +287,8 @@ where
         if self.fields {
             self.mark_fields(event);
         } else {
-            self.domain.mark(self.attributes(event.metadata()));
+            self.domain
+                .mark(self.attributes(self.span(event.metadata())));
         }
     }
 }

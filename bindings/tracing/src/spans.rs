@@ -1,15 +1,18 @@
-//! Live spans' metadata by id, so that entering a span (each poll of an
-//! instrumented future) needs no registry lookup.
+//! Live spans by id: their metadata and registered name, so that entering
+//! a span (each poll of an instrumented future) needs no registry lookup
+//! and no name lookup, and their life's start/end range, so that a span's
+//! creation and close need no registry lookup or allocation either.
 //!
-//! A direct-mapped table of `(id, metadata)` entries. A writer claims an
-//! entry by swapping its id for [`BUSY`], writes the metadata, then
-//! publishes the new id; a reader takes the metadata only if it read the
-//! same id before and after it (a seqlock). Ids are unique for as long as a
-//! span lives, so an entry never answers for another span. A span whose
-//! entry was taken by another span with the same hash, or was being written,
-//! is not found: the caller asks the registry instead.
+//! A direct-mapped table of `(id, metadata, name, range)` entries. A new
+//! span claims an empty entry by swapping its id for [`BUSY`], writes the
+//! rest, then publishes its id; a reader takes the metadata and name only
+//! if it read the same id before and after them (a seqlock). An entry is
+//! never taken from a live span (its range would be lost): a span whose
+//! entry is taken is not in the table, and the caller keeps it in the
+//! registry instead. Ids are unique for as long as a span lives, so an
+//! entry never answers for another span.
 
-use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use tracing::span::Id;
 use tracing::Metadata;
 
@@ -19,10 +22,24 @@ const ENTRIES: usize = 4096;
 const BUSY: u64 = u64::MAX;
 /// An empty entry.
 const EMPTY: u64 = 0;
+/// A span whose name is not registered.
+const NO_NAME: usize = usize::MAX;
 
 struct Entry {
     id: AtomicU64,
     metadata: AtomicPtr<Metadata<'static>>,
+    /// The layer's slot holding the span's registered name, or [`NO_NAME`].
+    name: AtomicUsize,
+    /// The id of the span's life's start/end range.
+    range: AtomicU64,
+}
+
+/// What the table knows of a live span.
+#[derive(Clone, Copy)]
+pub struct Span {
+    pub metadata: &'static Metadata<'static>,
+    /// The layer's slot holding its registered name, if it has one.
+    pub name: Option<usize>,
 }
 
 /// The table. See the module documentation.
@@ -37,6 +54,8 @@ impl Spans {
                 .map(|_| Entry {
                     id: AtomicU64::new(EMPTY),
                     metadata: AtomicPtr::new(std::ptr::null_mut()),
+                    name: AtomicUsize::new(NO_NAME),
+                    range: AtomicU64::new(0),
                 })
                 .collect(),
         }
@@ -47,47 +66,58 @@ impl Spans {
         &self.entries[hash as usize % ENTRIES]
     }
 
-    /// Remembers a new span's metadata (unless another writer holds its entry).
-    pub fn insert(&self, id: &Id, metadata: &'static Metadata<'static>) {
+    /// Remembers a new span and its life's range; `false` when its entry
+    /// is taken (by a live span, or a writer right now).
+    pub fn insert(&self, id: &Id, span: Span, range: u64) -> bool {
         let entry = self.entry(id.into_u64());
-        let current = entry.id.load(Ordering::Relaxed);
-        if current == BUSY
-            || entry
-                .id
-                .compare_exchange(current, BUSY, Ordering::Acquire, Ordering::Relaxed)
-                .is_err()
+        if entry
+            .id
+            .compare_exchange(EMPTY, BUSY, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
         {
-            return;
+            return false;
         }
         entry
             .metadata
-            .store(metadata as *const _ as *mut _, Ordering::Release);
+            .store(span.metadata as *const _ as *mut _, Ordering::Release);
+        entry
+            .name
+            .store(span.name.unwrap_or(NO_NAME), Ordering::Release);
+        entry.range.store(range, Ordering::Relaxed);
         entry.id.store(id.into_u64(), Ordering::Release);
+        true
     }
 
-    /// The metadata of live span `id`, if its entry still holds it.
-    pub fn get(&self, id: &Id) -> Option<&'static Metadata<'static>> {
+    /// Live span `id`, if its entry still holds it.
+    pub fn get(&self, id: &Id) -> Option<Span> {
         let entry = self.entry(id.into_u64());
         if entry.id.load(Ordering::Acquire) != id.into_u64() {
             return None;
         }
         let metadata = entry.metadata.load(Ordering::Acquire);
+        let name = entry.name.load(Ordering::Acquire);
         std::sync::atomic::fence(Ordering::Acquire);
         if entry.id.load(Ordering::Relaxed) != id.into_u64() {
             return None;
         }
-        // SAFETY: only `insert` writes the pointer, from a `&'static Metadata`.
-        Some(unsafe { &*metadata })
+        Some(Span {
+            // SAFETY: only `insert` writes the pointer, from a `&'static Metadata`.
+            metadata: unsafe { &*metadata },
+            name: (name != NO_NAME).then_some(name),
+        })
     }
 
-    /// Forgets a closed span (its id may be given to a new span later).
-    pub fn remove(&self, id: &Id) {
-        let _ = self.entry(id.into_u64()).id.compare_exchange(
-            id.into_u64(),
-            EMPTY,
-            Ordering::Release,
-            Ordering::Relaxed,
-        );
+    /// Forgets a closed span (its id may be given to a new span later);
+    /// returns its life's range, if the table held it.
+    pub fn remove(&self, id: &Id) -> Option<u64> {
+        let entry = self.entry(id.into_u64());
+        entry
+            .id
+            .compare_exchange(id.into_u64(), BUSY, Ordering::Acquire, Ordering::Relaxed)
+            .ok()?;
+        let range = entry.range.load(Ordering::Relaxed);
+        entry.id.store(EMPTY, Ordering::Release);
+        Some(range)
     }
 }
 
@@ -96,28 +126,52 @@ mod tests {
     use super::*;
 
     #[test]
-    fn found_while_live_and_not_after_close_or_eviction() {
+    fn found_while_live_never_taken_from_a_live_span_and_gone_after_close() {
         let spans = Spans::new();
         let metadata = tracing::subscriber::with_default(tracing_subscriber::registry(), || {
             tracing::info_span!("span").metadata().unwrap()
         });
+        let span = Span {
+            metadata,
+            name: Some(3),
+        };
         let a = Id::from_u64(7);
         assert!(spans.get(&a).is_none());
-        spans.insert(&a, metadata);
-        assert!(std::ptr::eq(spans.get(&a).unwrap(), metadata));
-        spans.remove(&a);
+        assert!(spans.insert(&a, span, 41));
+        let found = spans.get(&a).unwrap();
+        assert!(std::ptr::eq(found.metadata, metadata));
+        assert_eq!(found.name, Some(3));
+        assert_eq!(spans.remove(&a), Some(41));
         assert!(spans.get(&a).is_none());
-        // A span that lands on a taken entry takes it; the other is not found.
-        spans.insert(&a, metadata);
+        assert_eq!(spans.remove(&a), None);
+        // A span whose entry a live span holds is not taken in.
+        assert!(spans.insert(&a, span, 42));
         let b = (1..u64::MAX)
             .map(Id::from_u64)
             .find(|b| *b != a && std::ptr::eq(spans.entry(b.into_u64()), spans.entry(7)))
             .unwrap();
-        spans.insert(&b, metadata);
-        assert!(spans.get(&a).is_none());
-        assert!(spans.get(&b).is_some());
-        // Removing a span that no longer holds the entry leaves it alone.
-        spans.remove(&a);
-        assert!(spans.get(&b).is_some());
+        assert!(!spans.insert(
+            &b,
+            Span {
+                metadata,
+                name: None
+            },
+            43
+        ));
+        assert!(spans.get(&b).is_none());
+        assert_eq!(spans.remove(&b), None);
+        assert_eq!(spans.get(&a).unwrap().name, Some(3));
+        // Once the first closes, the entry is free again.
+        assert_eq!(spans.remove(&a), Some(42));
+        assert!(spans.insert(
+            &b,
+            Span {
+                metadata,
+                name: None
+            },
+            43
+        ));
+        assert_eq!(spans.get(&b).unwrap().name, None);
+        assert_eq!(spans.remove(&b), Some(43));
     }
 }

@@ -104,6 +104,39 @@ fn async_spans_are_one_range_each_and_polls_balance_per_thread() {
 }
 
 #[test]
+fn every_span_life_ends_once_when_more_live_than_the_span_table_holds() {
+    // 5,000 spans alive at once: more than the layer's table of live spans
+    // (4,096 entries, some lost to collisions sooner), so some lives are
+    // kept in the registry instead. Each is entered once, then all close.
+    let calls = recorded(
+        "every_span_life_ends_once_when_more_live_than_the_span_table_holds",
+        true,
+        || {
+            let spans: Vec<_> = (0..5000).map(|_| tracing::info_span!("many")).collect();
+            for span in &spans {
+                drop(span.enter());
+            }
+        },
+    );
+    let mut ids: HashMap<&str, (usize, usize)> = HashMap::new();
+    for c in &calls {
+        if c.starts_with("DomainRangeStartEx default {msg=reg:\"many\"}") {
+            ids.entry(c.rsplit(" -> ").next().unwrap()).or_default().0 += 1;
+        } else if let Some(id) = c.strip_prefix("RangeEnd ") {
+            ids.entry(id).or_default().1 += 1;
+        }
+    }
+    assert_eq!(ids.len(), 5000, "{:?}", &calls[..20]);
+    assert!(ids.values().all(|&n| n == (1, 1)));
+    let pushes = calls
+        .iter()
+        .filter(|c| c.starts_with("DomainRangePushEx default {msg=reg:\"many\"}"))
+        .count();
+    let pops = calls.iter().filter(|c| c.starts_with("RangePop")).count();
+    assert_eq!((pushes, pops), (5000, 5000));
+}
+
+#[test]
 fn synchronous_spans_nest() {
     let calls = recorded("synchronous_spans_nest", true, || {
         let outer = tracing::info_span!("outer");

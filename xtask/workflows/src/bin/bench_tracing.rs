@@ -2,59 +2,175 @@
 //! the same measurements of NVIDIA's `nvtx` crate's layer
 //! (`bindings/tracing/compare`, built when libclang is installed), each with
 //! no tool and with a do-nothing tool (the event-log tool in `null` mode), in
-//! one run, and prints a Markdown table of ns per operation.
+//! one run, and prints a Markdown table of ns per operation and, with the
+//! tool, instructions per operation (callgrind, where valgrind is installed).
 
-use nvtxr_harness::{artifacts, root};
+use nvtxr_harness::{artifacts, have_tool, root, work_dir};
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// `cargo run --release -q ARGS` with or without the do-nothing tool; `None` if it fails.
-fn run(args: &[&str], tool: bool) -> Option<BTreeMap<String, String>> {
-    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-    cmd.current_dir(root())
-        .args(["run", "--release", "-q"])
-        .args(args)
-        .env_remove(nvtxr_harness::INJECTION_PATH_VAR);
+/// Calls per operation under callgrind.
+const COUNTED_CALLS: u32 = 20_000;
+
+/// One benchmark program: how cargo builds it and where the binary lands.
+struct Program {
+    cargo: Vec<String>,
+    binary: PathBuf,
+    /// Its crate's name, as callgrind names its `timing::time`.
+    krate: &'static str,
+}
+
+/// `cmd` with or without the do-nothing tool.
+fn with_tool(cmd: &mut Command, tool: bool) {
+    cmd.env_remove(nvtxr_harness::INJECTION_PATH_VAR);
     if tool {
         cmd.env(nvtxr_harness::INJECTION_PATH_VAR, &artifacts().event_log)
             .env("NVTXR_EVENT_LOG_MODE", "null");
     }
-    let out = cmd.output().unwrap();
+}
+
+/// Builds `program`; `false` if it does not build.
+fn build(program: &Program) -> bool {
+    let out = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+        .current_dir(root())
+        .args(["build", "--release", "-q"])
+        .args(&program.cargo)
+        .output()
+        .unwrap();
     if !out.status.success() {
         eprintln!("{}", String::from_utf8_lossy(&out.stderr));
-        return None;
     }
-    Some(
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| l.rsplit_once(' '))
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-    )
+    out.status.success()
+}
+
+/// `name -> ns` from one timed run.
+fn timings(program: &Program, tool: bool) -> BTreeMap<String, String> {
+    let mut cmd = Command::new(&program.binary);
+    with_tool(&mut cmd, tool);
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.rsplit_once(' '))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// `name -> instructions per call` with the tool: callgrind dumps its
+/// counts after each `timing::time`, which prints the operation's name.
+fn instructions(program: &Program) -> BTreeMap<String, f64> {
+    let dir = work_dir().join(format!("bench-tracing-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let time = format!("{}::timing::time", program.krate);
+    let mut cmd = Command::new("valgrind");
+    cmd.args(["--tool=callgrind", "-q", "--collect-atstart=no"])
+        .arg(format!("--toggle-collect={time}"))
+        .arg(format!("--dump-after={time}"))
+        .arg(format!("--callgrind-out-file={}", dir.join("cg").display()))
+        .arg(&program.binary)
+        .env("BENCH_CALLS", COUNTED_CALLS.to_string());
+    with_tool(&mut cmd, true);
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let names: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.rsplit_once(' '))
+        .map(|(k, _)| k.to_string())
+        .collect();
+    // cg.1, cg.2, ...: one dump per operation, in order.
+    let counts = (1..=names.len()).map(|i| dump_total(&dir.join(format!("cg.{i}"))));
+    let figures = names
+        .iter()
+        .cloned()
+        .zip(counts.map(|n| n / f64::from(COUNTED_CALLS + 1)))
+        .collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    figures
+}
+
+/// A callgrind dump's instruction total.
+fn dump_total(path: &Path) -> f64 {
+    let text = std::fs::read_to_string(path).unwrap();
+    let total = text
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("summary: ")
+                .or_else(|| l.strip_prefix("totals: "))
+        })
+        .expect("a callgrind total");
+    total.split_whitespace().next().unwrap().parse().unwrap()
 }
 
 fn main() {
-    let ours = ["-p", "nvtxr-tracing", "--example", "bench"];
-    let (none, null) = (run(&ours, false).unwrap(), run(&ours, true).unwrap());
-    let target = root().join("target/compare");
-    let target = target.to_str().unwrap();
-    let theirs = [
-        "--manifest-path",
-        "bindings/tracing/compare/Cargo.toml",
-        "--target-dir",
-        target,
-    ];
-    let nvidia = run(&theirs, false).zip(run(&theirs, true));
+    let target = |dir: &str| root().join(dir);
+    let ours = Program {
+        cargo: ["-p", "nvtxr-tracing", "--example", "bench", "--target-dir"]
+            .map(String::from)
+            .into_iter()
+            .chain([target("target").display().to_string()])
+            .collect(),
+        binary: target("target/release/examples/bench"),
+        krate: "bench",
+    };
+    let theirs = Program {
+        cargo: [
+            "--manifest-path",
+            "bindings/tracing/compare/Cargo.toml",
+            "--target-dir",
+        ]
+        .map(String::from)
+        .into_iter()
+        .chain([target("target/compare").display().to_string()])
+        .collect(),
+        binary: target("target/compare/release/nvtx-layer-bench"),
+        krate: "nvtx_layer_bench",
+    };
+    assert!(build(&ours), "nvtxr-tracing's bench does not build");
+    let (none, null) = (timings(&ours, false), timings(&ours, true));
+    let nvidia = build(&theirs).then(|| (timings(&theirs, false), timings(&theirs, true)));
     if nvidia.is_none() {
         println!("(NVIDIA's nvtx crate did not build: it needs libclang, `apt-get install libclang-dev`)\n");
     }
-    println!("| operation | nvtxr-tracing, no tool (ns) | nvtxr-tracing, do-nothing tool (ns) | NVIDIA nvtx, no tool (ns) | NVIDIA nvtx, do-nothing tool (ns) |");
-    println!("|---|---|---|---|---|");
+    let counted = have_tool("valgrind");
+    let counts = counted.then(|| {
+        (
+            instructions(&ours),
+            nvidia.as_ref().map(|_| instructions(&theirs)),
+        )
+    });
+    if !counted {
+        println!("(instructions not counted: no valgrind)\n");
+    }
+    println!("| operation | nvtxr-tracing, no tool (ns) | nvtxr-tracing, do-nothing tool (ns) | NVIDIA nvtx, no tool (ns) | NVIDIA nvtx, do-nothing tool (ns) | instructions with the tool: nvtxr-tracing / NVIDIA nvtx |");
+    println!("|---|---|---|---|---|---|");
     for (name, ns) in &none {
         let (a, b) = nvidia
             .as_ref()
             .and_then(|(n, t)| Some((n.get(name)?.as_str(), t.get(name)?.as_str())))
             .unwrap_or(("-", "-"));
-        println!("| {name} | {ns} | {} | {a} | {b} |", null[name]);
+        let instructions = match &counts {
+            None => "-".to_string(),
+            Some((ours, theirs)) => {
+                let o = ours[name];
+                match theirs.as_ref().and_then(|t| t.get(name)) {
+                    Some(t) => format!("{o:.0} / {t:.0} ({:.2}x)", o / t),
+                    None => format!("{o:.0} / -"),
+                }
+            }
+        };
+        println!(
+            "| {name} | {ns} | {} | {a} | {b} | {instructions} |",
+            null[name]
+        );
     }
 }
