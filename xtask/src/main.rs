@@ -33,7 +33,7 @@ enum Workflow {
     /// The C ABI against NVIDIA's header and libnvtx3interop (ns and callgrind instructions);
     /// with --markdown, every benchmark but the scale one, written to docs/performance.md.
     Bench {
-        /// Run every suite (C ABI, recording, Python, tracing) and write their tables to
+        /// Run every suite (C ABI, recording, Python, tracing, Haskell) and write their tables to
         /// docs/performance.md instead of printing the C ABI's.
         #[arg(long)]
         markdown: bool,
@@ -47,6 +47,8 @@ enum Workflow {
     BenchPython,
     /// The `tracing` layer's cost.
     BenchTracing,
+    /// The Haskell binding's cost, beside the raw foreign calls.
+    BenchHaskell,
     /// Build nvtxr and its tools; print where they are, as shell assignments.
     Artifacts,
     /// Build the Python wheel carrying the `nvtxr` command and its recording tool
@@ -93,7 +95,7 @@ fn install(prefix: PathBuf, destdir: Option<PathBuf>) -> ExitCode {
 }
 
 /// The suites of docs/performance.md: title, what it compares, its binary.
-const SUITES: [(&str, &str, &str); 4] = [
+const SUITES: [(&str, &str, &str); 5] = [
     (
         "The C ABI",
         "Each operation through nvtxr (shared and static), NVIDIA's header-only NVTX3, \
@@ -118,6 +120,13 @@ const SUITES: [(&str, &str, &str); 4] = [
         "tracing",
         "The `tracing` layer against NVIDIA's `nvtx` crate's layer.",
         "bench_tracing",
+    ),
+    (
+        "Haskell",
+        "The Haskell binding (`import NVTX`) against the raw foreign calls to nvtxr, and the floor \
+         under `withRange`: the raw push and pop inside the masking that keeps a range balanced \
+         under asynchronous exceptions. ns and bytes allocated per call, best of 5.",
+        "bench_haskell",
     ),
 ];
 
@@ -181,6 +190,7 @@ fn main() -> ExitCode {
         Workflow::BenchScale => workflow("bench_scale", true),
         Workflow::BenchPython => workflow("bench_python", true),
         Workflow::BenchTracing => workflow("bench_tracing", true),
+        Workflow::BenchHaskell => workflow("bench_haskell", true),
         Workflow::Artifacts => cargo_run("nvtxr-harness", "artifacts", true),
         Workflow::Wheel { out } => {
             println!("{}", xtask::wheel::wheel(&root().join(out)).display());

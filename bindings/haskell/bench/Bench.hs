@@ -1,11 +1,17 @@
 -- | Cost per call of the Haskell API next to the raw foreign call, in one
--- run. Run it with no tool and with a do-nothing tool:
+-- run, and the floor under 'withRange': the raw push and pop with what
+-- keeps a range balanced under asynchronous exceptions (the thread's
+-- boundness checked, 'mask', the body restored inside 'onException'). Run
+-- it with no tool and with a do-nothing tool (@cargo xtask bench-haskell@
+-- runs both):
 --
 -- > cabal bench
 -- > NVTX_INJECTION64_PATH=.../libnvtxr_event_log.so NVTXR_EVENT_LOG_MODE=null cabal bench
 module Main (main) where
 
-import Control.Monad (forM_)
+import Control.Concurrent (isCurrentThreadBound)
+import Control.Exception (mask, onException)
+import Control.Monad (forM_, when)
 import Data.Int (Int32)
 import Data.Word (Word64)
 import Foreign.C.String (CString, withCString)
@@ -38,6 +44,15 @@ measure action = minimum <$> mapM (const once) [1 :: Int .. 5]
     loop 0 = pure ()
     loop n = action >> loop (n - 1 :: Int)
 
+-- | The raw push and pop as 'withRange' must wrap them on a bound thread.
+maskedPushPop :: CString -> IO ()
+maskedPushPop raw = do
+  bound <- isCurrentThreadBound
+  when bound $ mask $ \restore -> do
+    _ <- c_push nullPtr raw
+    restore (pure ()) `onException` c_pop nullPtr
+    () <$ c_pop nullPtr
+
 -- | A message computed at run time (not a literal): found by identity.
 computed :: String
 computed = "step " ++ show (length "xyz")
@@ -55,6 +70,7 @@ main = do
           , ("mark (String literal)", mark "string message")
           , ("markString (registered)", markString s)
           , ("raw foreign calls: push+pop", c_push nullPtr raw >> () <$ c_pop nullPtr)
+          , ("floor: raw push+pop, masked", maskedPushPop raw)
           , ("withRange (String literal)", withRange "string message" (pure ()))
           , ("withRange (String variable)", withRange computed (pure ()))
           , ("withRangeString (registered)", withRangeString s (pure ()))

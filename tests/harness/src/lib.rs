@@ -413,6 +413,38 @@ pub fn have_tool(program: &str) -> bool {
     found
 }
 
+/// Whether GHC, cabal and pkg-config, which the Haskell package needs, are
+/// installed (`bash bindings/haskell/test.sh` installs them). For the demo
+/// and the benchmarks, which go on without Haskell.
+pub fn have_haskell() -> bool {
+    ["ghc", "cabal", "pkg-config"].iter().all(|p| {
+        Command::new("sh")
+            .args(["-c", &format!("command -v {p}")])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
+}
+
+/// Runs `cabal --offline -v0 ARGS` in the Haskell package against the
+/// in-tree nvtxr (its pkg-config file and the project's cabal config, which
+/// names no remote repository); `Err` with what cabal said.
+pub fn cabal(args: &[&str]) -> Result<std::process::Output, String> {
+    let dir = root().join("bindings/haskell");
+    let out = Command::new("cabal")
+        .args(["--offline", "-v0"])
+        .args(args)
+        .current_dir(&dir)
+        .env("CABAL_CONFIG", dir.join("cabal.config"))
+        .env("PKG_CONFIG_PATH", artifacts().lib_dir.join("pkgconfig"))
+        .output()
+        .map_err(|e| e.to_string())?;
+    if out.status.success() {
+        Ok(out)
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+    }
+}
+
 /// Headless Chromium without the background services a closed network refuses.
 pub const CHROMIUM_FLAGS: &[&str] = &[
     "--headless",

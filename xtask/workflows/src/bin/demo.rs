@@ -4,40 +4,17 @@
 //! example) under `nvtxr record`, and prints the summary and where the trace
 //! and the HTML timeline are.
 
-use nvtxr_harness::{artifacts, compile_c, root, work_dir, Producer};
+use nvtxr_harness::{artifacts, cabal, compile_c, have_haskell, work_dir, Producer};
 use std::path::PathBuf;
 use std::process::Command;
 
 /// Builds the Haskell training example against the in-tree nvtxr, if GHC and
 /// cabal are installed; says why not otherwise.
 fn haskell_example() -> Option<PathBuf> {
-    let have = |p: &str| {
-        Command::new("sh")
-            .args(["-c", &format!("command -v {p}")])
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    if !(have("ghc") && have("cabal") && have("pkg-config")) {
+    if !have_haskell() {
         println!("(GHC, cabal or pkg-config not installed: the Haskell example is skipped; `bash bindings/haskell/test.sh` installs them)");
         return None;
     }
-    let dir = root().join("bindings/haskell");
-    let pkgconfig = artifacts().lib_dir.join("pkgconfig");
-    let cabal = |args: &[&str]| {
-        let out = Command::new("cabal")
-            .args(["--offline", "-v0"])
-            .args(args)
-            .current_dir(&dir)
-            .env("CABAL_CONFIG", dir.join("cabal.config"))
-            .env("PKG_CONFIG_PATH", &pkgconfig)
-            .output()
-            .map_err(|e| e.to_string())?;
-        if out.status.success() {
-            Ok(out)
-        } else {
-            Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
-        }
-    };
     println!("building the Haskell example (cabal build nvtxr-training)...");
     // The example alone: not the test suites and benchmarks the project
     // enables, whose dependencies a fresh machine may not have.

@@ -1,0 +1,66 @@
+//! The Haskell binding's cost: `cargo xtask bench-haskell`. Builds and runs
+//! `bindings/haskell/bench/Bench.hs` (cabal's `overhead` benchmark) with no
+//! tool and with a do-nothing tool (the event-log tool in `null` mode), in
+//! one run, and prints a Markdown table of ns and bytes allocated per call,
+//! beside the raw foreign calls and the floor under `withRange` (the raw
+//! push and pop inside the masking that keeps a range balanced). Says so
+//! and prints no table when GHC or cabal is missing.
+
+use nvtxr_harness::{artifacts, cabal, have_haskell};
+use std::process::Command;
+
+/// `(operation, ns, bytes)` per line of one run.
+fn run(bench: &str, tool: bool) -> Vec<(String, f64, f64)> {
+    let mut cmd = Command::new(bench);
+    cmd.env_remove(nvtxr_harness::INJECTION_PATH_VAR);
+    if tool {
+        cmd.env(nvtxr_harness::INJECTION_PATH_VAR, &artifacts().event_log)
+            .env("NVTXR_EVENT_LOG_MODE", "null");
+    }
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // "  name    12.34 ns    16.0 B"
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let l = l.strip_suffix(" B")?;
+            let (rest, bytes) = l.rsplit_once(' ')?;
+            let (name, ns) = rest.trim_end().strip_suffix(" ns")?.rsplit_once(' ')?;
+            Some((
+                name.trim().to_string(),
+                ns.parse().ok()?,
+                bytes.parse().ok()?,
+            ))
+        })
+        .collect()
+}
+
+fn main() {
+    if !have_haskell() {
+        println!("(GHC, cabal or pkg-config not installed: no Haskell figures; `bash bindings/haskell/test.sh` installs them)");
+        return;
+    }
+    let built = cabal(&["build", "overhead"]).and_then(|_| cabal(&["list-bin", "overhead"]));
+    let bench = match built {
+        Ok(out) => String::from_utf8_lossy(&out.stdout).trim().to_string(),
+        Err(why) => panic!("the Haskell benchmark does not build: {why}"),
+    };
+    let (none, null) = (run(&bench, false), run(&bench, true));
+    let raw = null
+        .iter()
+        .find(|(name, ..)| name == "raw foreign calls: push+pop")
+        .map(|&(_, ns, _)| ns)
+        .expect("the raw push+pop row");
+    println!("| operation | no tool: ns (bytes) | do-nothing tool: ns (bytes) | with the tool / raw push+pop |");
+    println!("|---|---|---|---|");
+    for ((name, ns, bytes), (_, tool_ns, tool_bytes)) in none.iter().zip(&null) {
+        println!(
+            "| {name} | {ns:.2} ({bytes:.0}) | {tool_ns:.2} ({tool_bytes:.0}) | {:.2}x |",
+            tool_ns / raw
+        );
+    }
+}
