@@ -519,9 +519,17 @@ pub enum Family {
 pub unsafe fn is_domain(p: *const c_void) -> Option<bool> {
     const LOWEST: usize = 64 << 10;
     const PAST_USER_SPACE: usize = 1 << 57;
-    let align = std::mem::align_of::<DomainState>().min(std::mem::align_of::<StringState>());
-    let addr = p as usize;
-    if !(LOWEST..PAST_USER_SPACE).contains(&addr) || addr % align != 0 {
+    const ALIGN: usize = 8;
+    const _: () = assert!(
+        std::mem::align_of::<DomainState>() >= ALIGN
+            && std::mem::align_of::<StringState>() >= ALIGN
+    );
+    // One comparison for both checks: rotated right by 3, an address off
+    // 8-byte alignment has one of its top 3 bits set, and one below LOWEST
+    // (wrapped around by the subtraction) its top bit, so either compares
+    // above every aligned address in range.
+    let offset = (p as usize).wrapping_sub(LOWEST);
+    if offset.rotate_right(ALIGN.trailing_zeros()) >= (PAST_USER_SPACE - LOWEST) / ALIGN {
         return None;
     }
     // SAFETY: the caller upholds this function's `# Safety` contract.

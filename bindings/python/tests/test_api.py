@@ -108,6 +108,33 @@ def test_an_exception_inside_annotate_closes_the_range():
     ]
 
 
+def test_annotate_entered_and_exited_by_hand_with_or_without_exception_arguments():
+    process, calls = run(
+        """
+        import nvtxr as nvtx
+        nvtx.name_threads(False)
+
+        a = nvtx.annotate("by hand")
+        a.__enter__()
+        print(a.__exit__())
+        a.__enter__()
+        print(a.__exit__(ValueError, ValueError("x"), None))
+        try:
+            a.__exit__(1, 2, 3, 4)
+        except TypeError:
+            print("four arguments refused")
+        """
+    )
+    check(process)
+    assert process.stdout == "False\nFalse\nfour arguments refused\n"
+    assert [c.split(" {")[0] for c in calls if "Range" in c] == [
+        "DomainRangePushEx default",
+        "DomainRangePop default -> 0",
+        "DomainRangePushEx default",
+        "DomainRangePop default -> 0",
+    ]
+
+
 def test_each_python_thread_names_its_os_thread_once():
     process, calls = run(
         """

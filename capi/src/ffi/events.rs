@@ -53,38 +53,61 @@ unsafe fn ex_fast<R>(
     }
 }
 
+/// What an exported event call returns for the tool's result `R`: the
+/// result itself (a depth, a range id), or `NVTXR_OK` for a mark.
+trait Done<R> {
+    fn done(result: R) -> Self;
+}
+
+impl Done<()> for nvtxr_status_t {
+    fn done((): ()) -> Self {
+        NVTXR_OK
+    }
+}
+
+impl Done<i32> for i32 {
+    fn done(depth: i32) -> Self {
+        depth
+    }
+}
+
+impl Done<u64> for u64 {
+    fn done(id: u64) -> Self {
+        id
+    }
+}
+
 /// A `*_string` call once a tool is known: the fast path, else `slow`. Out
 /// of line, so that the exported function's no-tool path needs no stack
-/// frame.
+/// frame; `extern "C"`, as the exported functions are, so that they reach
+/// it by a jump rather than a call.
 #[inline(never)]
-unsafe fn string_call<R, T>(
+unsafe extern "C" fn string_call<R, T: Done<R>>(
     domain: *const nvtxr_domain_t,
     string: *const nvtxr_string_t,
     f: events::DomainExFn<R>,
-    done: impl FnOnce(R) -> T,
     slow: unsafe extern "C" fn(*const nvtxr_domain_t, Arg) -> T,
 ) -> T {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
         boundary(|| registered_fast(domain, string, f))
-            .map_or_else(|| slow(domain, Arg::string(string)), done)
+            .map_or_else(|| slow(domain, Arg::string(string)), T::done)
     }
 }
 
 /// A `*_ex` call once a tool is known: the fast path, else `slow`. Out of
 /// line, as [`string_call`].
 #[inline(never)]
-unsafe fn ex_call<R, T>(
+unsafe fn ex_call<R, T: Done<R>>(
     kind: &events::Slots3<R>,
     domain: *const nvtxr_domain_t,
     event: *const nvtxr_event_t,
-    done: impl FnOnce(R) -> T,
     slow: unsafe extern "C" fn(*const nvtxr_domain_t, Arg) -> T,
 ) -> T {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
         boundary(|| ex_fast(kind, domain, event))
-            .map_or_else(|| slow(domain, Arg::event(event)), done)
+            .map_or_else(|| slow(domain, Arg::event(event)), T::done)
     }
 }
 
@@ -200,7 +223,7 @@ pub unsafe extern "C" fn nvtxr_mark_string(
     unsafe {
         match slots::get(slot::DOMAIN_MARK_EX) {
             None => NVTXR_OK,
-            Some(f) => string_call(domain, string, f, |()| NVTXR_OK, mark_with),
+            Some(f) => string_call(domain, string, f, mark_with),
         }
     }
 }
@@ -218,7 +241,7 @@ pub unsafe extern "C" fn nvtxr_mark_ex(
     unsafe {
         match slots::get(slot::MARK_EX) {
             None => NVTXR_OK,
-            Some(_) => ex_call(&events::MARK, domain, event, |()| NVTXR_OK, mark_with),
+            Some(_) => ex_call(&events::MARK, domain, event, mark_with),
         }
     }
 }
@@ -252,7 +275,7 @@ pub unsafe extern "C" fn nvtxr_range_push_string(
     unsafe {
         match slots::get(slot::DOMAIN_RANGE_PUSH_EX) {
             None => NVTXR_NO_PUSH_POP_TRACKING,
-            Some(f) => string_call(domain, string, f, |r| r, push_with),
+            Some(f) => string_call(domain, string, f, push_with),
         }
     }
 }
@@ -267,7 +290,7 @@ pub unsafe extern "C" fn nvtxr_range_push_ex(
     unsafe {
         match slots::get(slot::RANGE_PUSH_EX) {
             None => NVTXR_NO_PUSH_POP_TRACKING,
-            Some(_) => ex_call(&events::PUSH, domain, event, |r| r, push_with),
+            Some(_) => ex_call(&events::PUSH, domain, event, push_with),
         }
     }
 }
@@ -335,7 +358,7 @@ pub unsafe extern "C" fn nvtxr_range_start_string(
     unsafe {
         match slots::get(slot::DOMAIN_RANGE_START_EX) {
             None => 0,
-            Some(f) => string_call(domain, string, f, |r| r, start_with),
+            Some(f) => string_call(domain, string, f, start_with),
         }
     }
 }
@@ -350,7 +373,7 @@ pub unsafe extern "C" fn nvtxr_range_start_ex(
     unsafe {
         match slots::get(slot::RANGE_START_EX) {
             None => 0,
-            Some(_) => ex_call(&events::START, domain, event, |r| r, start_with),
+            Some(_) => ex_call(&events::START, domain, event, start_with),
         }
     }
 }
