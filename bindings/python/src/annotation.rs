@@ -195,9 +195,8 @@ pub(crate) fn callable_name<'py>(func: &Bound<'py, PyAny>) -> PyResult<Bound<'py
     Ok(func.get_type().qualname()?.into_any())
 }
 
-/// `nvtxr._decorate`'s primitives: the event calls on resolved attributes.
-#[pyfunction]
-pub(crate) fn _push(py: Python<'_>, a: &Bound<'_, EventAttributes>) -> PyResult<i32> {
+/// Pushes a range of resolved attributes (`_push`, and the profiler's calls).
+pub(crate) fn push_attributes(py: Python<'_>, a: &Bound<'_, EventAttributes>) -> PyResult<i32> {
     name_thread_once(py);
     refresh(a)?;
     let a = a.borrow();
@@ -208,10 +207,22 @@ pub(crate) fn _push(py: Python<'_>, a: &Bound<'_, EventAttributes>) -> PyResult<
     ))
 }
 
+/// Pops the range of `a`'s domain (`_pop`, and the profiler's returns,
+/// which follow a push that named the thread).
+pub(crate) fn pop_attributes(a: &Bound<'_, EventAttributes>) -> i32 {
+    checked(a.py(), a.borrow().domain().pop(Family::Domain), NO_TRACKING)
+}
+
+/// `nvtxr._decorate`'s primitives: the event calls on resolved attributes.
+#[pyfunction]
+pub(crate) fn _push(py: Python<'_>, a: &Bound<'_, EventAttributes>) -> PyResult<i32> {
+    push_attributes(py, a)
+}
+
 #[pyfunction]
 pub(crate) fn _pop(a: &Bound<'_, EventAttributes>) -> i32 {
     name_thread_once(a.py());
-    checked(a.py(), a.borrow().domain().pop(Family::Domain), NO_TRACKING)
+    pop_attributes(a)
 }
 
 #[pyfunction]

@@ -29,6 +29,7 @@ import sys
 import threading
 
 from nvtxr._native import _pop, _push, get_domain, tool_attached
+from nvtxr._native import _SetProfile as _SetProfileNative
 
 __all__ = ["start", "stop"]
 
@@ -159,45 +160,22 @@ if sys.version_info >= (3, 12):
 else:
 
     class _SetProfile(_Profiler):
+        """Before 3.12: a profile function in C (``nvtxr._native._SetProfile``),
+        on this thread and, through ``threading.setprofile``, on each thread
+        started after; it asks :meth:`attributes_for` once per code object."""
+
         def __init__(self, include, **naming):
             super().__init__(include, **naming)
-            known = self.attributes
-            lookup = self.attributes_for
-            open_ranges = self.open
-            ident = threading.get_ident
-
-            def profile(frame, event, arg):
-                if event == "call" and not self.stopping:
-                    code = frame.f_code
-                    attrs = known.get(code, False)
-                    if attrs is False:
-                        attrs = lookup(code, frame.f_globals.get("__name__"))
-                    if attrs is not None:
-                        try:
-                            open_ranges[ident()].append(code)
-                        except KeyError:
-                            open_ranges[ident()] = [code]
-                        _push(attrs)
-                elif event == "return":
-                    stack = open_ranges.get(ident())
-                    if stack and stack[-1] is frame.f_code:
-                        stack.pop()
-                        _pop(known[frame.f_code])
-                    if self.stopping and not stack:
-                        sys.setprofile(None)
-
-            self.profile = profile
+            self.native = _SetProfileNative(self.attributes_for)
 
         def start(self):
-            threading.setprofile(self.profile)
-            sys.setprofile(self.profile)
+            threading.setprofile(self.native)
+            self.native.install()
 
         def stop(self):
             # Threads keep closing their open ranges, then stop profiling.
-            self.stopping = True
             threading.setprofile(None)
-            if not self.open.get(threading.get_ident()):
-                sys.setprofile(None)
+            self.native.stop()
 
     _Implementation = _SetProfile
 
