@@ -73,7 +73,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RegisteredString>()?;
     m.add_class::<EventAttributes>()?;
     m.add_class::<annotate>()?;
-    m.add_class::<profile::SetProfile>()?;
+    m.add_class::<profile::Profiler>()?;
     m.add_function(wrap_pyfunction!(get_domain, m)?)?;
     m.add_function(wrap_pyfunction!(mark, m)?)?;
     m.add_function(wrap_pyfunction!(push_range, m)?)?;

@@ -1,12 +1,15 @@
-//! `nvtxr.profile`'s hot path before Python 3.12: a profile function in C
-//! (`PyEval_SetProfile`), so that a profiled call costs no Python-level
-//! call of its own. (From 3.12, `nvtxr.profile` uses `sys.monitoring`.)
+//! `nvtxr.profile`'s hot path, in native code so that a profiled call costs
+//! no Python-level call of its own: before Python 3.12 a profile function in
+//! C (`PyEval_SetProfile`), from 3.12 `sys.monitoring` callbacks that are
+//! native methods. `nvtxr/profile.py` chooses the tool id, registers the
+//! callbacks and describes what the ranges are; this module keeps them.
 //!
-//! What it does is what `nvtxr/profile.py` describes: each call of a code
-//! object the Python side's `attributes_for` wants is a push/pop range, a
-//! return pops only when the same code's push is the thread's innermost open
-//! one, and after `stop` returns keep closing the open ranges, then each
-//! thread's profiling ends. The Python side is asked once per code object.
+//! Each start of a code object the Python side's `attributes_for` wants is
+//! a push/pop range; an end pops only when the same code's push is the
+//! thread's innermost open range; after `stop` no range opens, ends keep
+//! closing the open ones, and profiling ends once none is left (on each
+//! thread before 3.12; with the last one on any thread from 3.12). The
+//! Python side is asked once per code object.
 
 use crate::annotation::{pop_attributes, push_attributes};
 use crate::domain::EventAttributes;
@@ -15,7 +18,7 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use std::cell::RefCell;
 use std::ffi::c_int;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// CPython's profile function type and events (`cpython/pystate.h`,
@@ -51,64 +54,140 @@ thread_local! {
 /// range's attributes, or `None` when it is not profiled.
 type Known = (Py<PyAny>, Option<Py<EventAttributes>>);
 
-/// One `nvtxr.profile.start()`'s profile function.
-#[pyclass(module = "nvtxr._native", name = "_SetProfile", frozen)]
-pub struct SetProfile {
+/// One `nvtxr.profile.start()`'s ranges.
+#[pyclass(module = "nvtxr._native", name = "_Profiler", frozen)]
+pub struct Profiler {
     /// `attributes_for(code, module)`: an `EventAttributes`, or `None`.
     lookup: Py<PyAny>,
+    /// From 3.12: called once the last open range closes after `stop`.
+    release: Option<Py<PyAny>>,
+    /// `sys.monitoring.DISABLE` (from 3.12): switches a callback off where it is.
+    disable: Option<Py<PyAny>>,
     known: Mutex<HashMap<usize, Known>>,
     stopping: AtomicBool,
+    /// Ranges open on every thread.
+    open: AtomicUsize,
     number: u64,
 }
 
 #[pymethods]
-impl SetProfile {
+impl Profiler {
     #[new]
-    fn new(lookup: Py<PyAny>) -> Self {
-        SetProfile {
+    #[pyo3(signature = (lookup, release=None, disable=None))]
+    fn new(lookup: Py<PyAny>, release: Option<Py<PyAny>>, disable: Option<Py<PyAny>>) -> Self {
+        Profiler {
             lookup,
+            release,
+            disable,
             known: Mutex::new(HashMap::new()),
             stopping: AtomicBool::new(false),
+            open: AtomicUsize::new(0),
             number: PROFILERS.fetch_add(1, Ordering::Relaxed) + 1,
         }
     }
 
-    /// Profiles the calling thread.
+    /// Before 3.12: profiles the calling thread with the profile function in C.
     fn install(slf: &Bound<'_, Self>) {
         // SAFETY: the GIL is held; CPython keeps its own reference to the argument.
         unsafe { PyEval_SetProfile(Some(profile), slf.as_ptr()) };
     }
 
-    /// No new ranges from now on; the calling thread stops profiling at once
-    /// if it has no range open (others at their next return with none open).
-    fn stop(&self) {
+    /// No new ranges from now on; returns whether any is still open. Before
+    /// 3.12 the calling thread stops profiling at once if it has none open
+    /// (others at their next return with none open).
+    fn stop(&self) -> bool {
         self.stopping.store(true, Ordering::Relaxed);
-        if !self.has_open() {
+        if self.release.is_none() && !self.has_open() {
             // SAFETY: the GIL is held.
             unsafe { PyEval_SetProfile(None, std::ptr::null_mut()) };
         }
+        self.open.load(Ordering::Relaxed) > 0
     }
 
-    /// As a `threading.setprofile` hook: a new thread's first event installs
-    /// the profile function in C on that thread, then is handled as it would.
+    /// Before 3.12, as a `threading.setprofile` hook: a new thread's first
+    /// event installs the profile function in C on that thread, then is
+    /// handled as it would.
     fn __call__(
         slf: &Bound<'_, Self>,
         frame: &Bound<'_, PyAny>,
         event: &str,
         _arg: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
-        SetProfile::install(slf);
-        let what = match event {
-            "call" => TRACE_CALL,
-            "return" => TRACE_RETURN,
-            _ => return Ok(()),
+        Profiler::install(slf);
+        match event {
+            "call" => drop(
+                slf.get()
+                    .start(slf.py(), &frame.getattr("f_code")?, frame)?,
+            ),
+            "return" => slf.get().end(slf.py(), &frame.getattr("f_code")?)?,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `sys.monitoring`'s PY_START and PY_RESUME: `DISABLE` for code not profiled.
+    fn enter(
+        &self,
+        py: Python<'_>,
+        code: &Bound<'_, PyAny>,
+        _offset: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyAny>> {
+        // SAFETY: the GIL is held; the frame that is starting (borrowed), or NULL.
+        let frame = unsafe { ffi::PyEval_GetFrame() };
+        let frame = if frame.is_null() {
+            py.None().into_bound(py)
+        } else {
+            // SAFETY: a live frame object, borrowed for this call.
+            unsafe { Bound::from_borrowed_ptr(py, frame.cast()) }
         };
-        slf.get().event(slf.py(), frame, what)
+        Ok(match self.start(py, code, &frame)? {
+            Some(()) => py.None(),
+            None => self.disabled(py),
+        })
+    }
+
+    /// `sys.monitoring`'s PY_THROW (which cannot be switched off): as `enter`.
+    fn thrown(
+        &self,
+        py: Python<'_>,
+        code: &Bound<'_, PyAny>,
+        offset: &Bound<'_, PyAny>,
+        _exception: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        self.enter(py, code, offset).map(drop)
+    }
+
+    /// `sys.monitoring`'s PY_RETURN and PY_YIELD: `DISABLE` for code known
+    /// not to be profiled (a function running since before `start` is not
+    /// known yet, and keeps its callback).
+    fn leave(
+        &self,
+        py: Python<'_>,
+        code: &Bound<'_, PyAny>,
+        _offset: &Bound<'_, PyAny>,
+        _value: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyAny>> {
+        if matches!(self.lock().get(&(code.as_ptr() as usize)), Some((_, None))) {
+            return Ok(self.disabled(py));
+        }
+        self.end(py, code)?;
+        Ok(py.None())
+    }
+
+    /// `sys.monitoring`'s PY_UNWIND (which cannot be switched off).
+    fn unwind(
+        &self,
+        py: Python<'_>,
+        code: &Bound<'_, PyAny>,
+        _offset: &Bound<'_, PyAny>,
+        _exception: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        self.end(py, code)
     }
 }
 
-/// The profile function CPython calls (with the GIL held) for each event
-/// of the thread, `profiler` the `SetProfile` given at install.
+/// The profile function CPython calls before 3.12 (with the GIL held) for
+/// each event of the thread, `profiler` the `Profiler` given at install.
 unsafe extern "C" fn profile(
     profiler: *mut ffi::PyObject,
     frame: *mut ffi::PyObject,
@@ -122,7 +201,7 @@ unsafe extern "C" fn profile(
     // with an exception in the program. A panic or error is dropped.
     let _ = std::panic::catch_unwind(|| {
         // SAFETY: CPython calls profile functions with the GIL held, with the
-        // argument given at install (a `SetProfile`) and the frame, both live.
+        // argument given at install (a `Profiler`) and the frame, both live.
         let py = unsafe { Python::assume_attached() };
         let (profiler, frame) = unsafe {
             (
@@ -130,72 +209,111 @@ unsafe extern "C" fn profile(
                 Bound::from_borrowed_ptr(py, frame),
             )
         };
-        if let Ok(profiler) = profiler.cast::<SetProfile>() {
-            if let Err(e) = profiler.get().event(py, &frame, what) {
-                e.write_unraisable(py, Some(profiler.as_any()));
-            }
+        let Ok(profiler) = profiler.cast::<Profiler>() else {
+            return;
+        };
+        // SAFETY: a frame object, live for the call; a new reference comes back.
+        let code = unsafe { ffi::PyFrame_GetCode(frame.as_ptr().cast()) };
+        // SAFETY: PyFrame_GetCode never returns NULL.
+        let code = unsafe { Bound::from_owned_ptr(py, code.cast()) };
+        let done = match what {
+            TRACE_CALL => profiler.get().start(py, &code, &frame).map(drop),
+            _ => profiler.get().end(py, &code),
+        };
+        if let Err(e) = done {
+            e.write_unraisable(py, Some(profiler.as_any()));
         }
     });
     0
 }
 
-impl SetProfile {
-    /// A call (a push, if the code is profiled) or a return (a pop, if the
-    /// code's push is this thread's innermost open range).
-    fn event(&self, py: Python<'_>, frame: &Bound<'_, PyAny>, what: c_int) -> PyResult<()> {
-        // SAFETY: a frame object, live for the call; a new reference comes back.
-        let code = unsafe { ffi::PyFrame_GetCode(frame.as_ptr().cast()) };
-        // SAFETY: PyFrame_GetCode never returns NULL.
-        let code = unsafe { Bound::from_owned_ptr(py, code.cast()) };
-        let key = code.as_ptr() as usize;
-        if what == TRACE_CALL {
-            if self.stopping.load(Ordering::Relaxed) {
-                return Ok(());
-            }
-            if let Some(attributes) = self.attributes(py, frame, code, key)? {
-                self.with_open(|open| open.push((key, attributes.as_ptr())));
-                push_attributes(py, attributes.cast()?)?;
-            }
-            return Ok(());
+impl Profiler {
+    /// A start of `code` (running in `frame`): a push if it is profiled.
+    /// `None` when it is not (nothing to do for it, ever).
+    fn start(
+        &self,
+        py: Python<'_>,
+        code: &Bound<'_, PyAny>,
+        frame: &Bound<'_, PyAny>,
+    ) -> PyResult<Option<()>> {
+        if self.stopping.load(Ordering::Relaxed) {
+            return Ok(Some(()));
         }
+        let key = code.as_ptr() as usize;
+        let Some(attributes) = self.attributes(py, code, frame, key)? else {
+            return Ok(None);
+        };
+        self.with_open(|open| open.push((key, attributes.as_ptr())));
+        self.open.fetch_add(1, Ordering::Relaxed);
+        push_attributes(py, attributes.cast()?)?;
+        Ok(Some(()))
+    }
+
+    /// An end of `code`: a pop if its push is this thread's innermost open
+    /// range; after `stop`, profiling ends once no range is left open.
+    fn end(&self, py: Python<'_>, code: &Bound<'_, PyAny>) -> PyResult<()> {
+        let key = code.as_ptr() as usize;
         let closed = self.with_open(|open| match open.last() {
             Some((top, _)) if *top == key => open.pop().map(|(_, a)| a),
             _ => None,
         });
         if let Some(attributes) = closed {
+            self.open.fetch_sub(1, Ordering::Relaxed);
             // SAFETY: held by this profiler's table of code objects.
             let attributes = unsafe { Bound::from_borrowed_ptr(py, attributes) };
             pop_attributes(attributes.cast()?);
         }
-        if self.stopping.load(Ordering::Relaxed) && !self.has_open() {
-            // SAFETY: the GIL is held; this thread's profiling ends.
-            unsafe { PyEval_SetProfile(None, std::ptr::null_mut()) };
+        if self.stopping.load(Ordering::Relaxed) {
+            match &self.release {
+                // From 3.12: the tool is released with the last range.
+                Some(release) if closed.is_some() && self.open.load(Ordering::Relaxed) == 0 => {
+                    release.call0(py)?;
+                }
+                Some(_) => {}
+                // Before 3.12: each thread stops once it has none open.
+                // SAFETY: the GIL is held.
+                None if !self.has_open() => unsafe {
+                    PyEval_SetProfile(None, std::ptr::null_mut())
+                },
+                None => {}
+            }
         }
         Ok(())
     }
 
     /// The code's range attributes (`None`: not profiled), asked of the
-    /// Python side the first time; held by the table of code objects.
+    /// Python side the first time, with the name of `frame`'s module; held
+    /// by the table of code objects.
     fn attributes<'py>(
         &self,
         py: Python<'py>,
+        code: &Bound<'py, PyAny>,
         frame: &Bound<'py, PyAny>,
-        code: Bound<'py, PyAny>,
         key: usize,
     ) -> PyResult<Option<Bound<'py, PyAny>>> {
         if let Some((_, found)) = self.lock().get(&key) {
             return Ok(found.as_ref().map(|a| a.bind(py).clone().into_any()));
         }
-        let module = frame.getattr("f_globals")?.get_item("__name__").ok();
-        let attributes = self.lookup.bind(py).call1((&code, module))?;
+        let module = if frame.is_none() {
+            None
+        } else {
+            frame.getattr("f_globals")?.get_item("__name__").ok()
+        };
+        let attributes = self.lookup.bind(py).call1((code, module))?;
         let attributes = if attributes.is_none() {
             None
         } else {
             Some(attributes.cast_into::<EventAttributes>()?.unbind())
         };
         let found = attributes.as_ref().map(|a| a.bind(py).clone().into_any());
-        self.lock().insert(key, (code.unbind(), attributes));
+        self.lock().insert(key, (code.clone().unbind(), attributes));
         Ok(found)
+    }
+
+    fn disabled(&self, py: Python<'_>) -> Py<PyAny> {
+        self.disable
+            .as_ref()
+            .map_or_else(|| py.None(), |d| d.clone_ref(py))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<usize, Known>> {

@@ -20,6 +20,11 @@ push is the thread's innermost open one, so functions already running when
 cancelled tasks never pop what they did not push. After ``stop()``, returns
 keep closing the ranges still open, each on its own thread, until none is
 left; a later ``start()`` begins afresh.
+
+The per-call work is native (``nvtxr._native._Profiler``): before 3.12 a
+profile function in C, from 3.12 ``sys.monitoring`` callbacks that are its
+methods. This module picks the tool id, registers them, and decides once
+per code object whether and how its calls are named.
 """
 
 import argparse
@@ -28,8 +33,8 @@ import runpy
 import sys
 import threading
 
-from nvtxr._native import _pop, _push, get_domain, tool_attached
-from nvtxr._native import _SetProfile as _SetProfileNative
+from nvtxr._native import get_domain, tool_attached
+from nvtxr._native import _Profiler as _NativeProfiler
 
 __all__ = ["start", "stop"]
 
@@ -45,9 +50,6 @@ class _Profiler:
         self.name = name
         # code object -> EventAttributes, or None when excluded.
         self.attributes = {}
-        # thread id -> the code objects of its open ranges, innermost last.
-        self.open = {}
-        self.stopping = False
 
     def attributes_for(self, code, module):
         try:
@@ -71,60 +73,26 @@ if sys.version_info >= (3, 12):
     _E = _monitoring.events
 
     class _Monitor(_Profiler):
+        """From 3.12: ``sys.monitoring``, every thread; the callbacks are
+        the native profiler's methods (``nvtxr._native._Profiler``), which
+        ask :meth:`attributes_for` once per code object."""
+
         def __init__(self, include, **naming):
             super().__init__(include, **naming)
             self.tool = next(
                 i for i in range(6) if _monitoring.get_tool(i) is None
             )
-            DISABLE = _monitoring.DISABLE
-            known = self.attributes
-            lookup = self.attributes_for
-            getframe = sys._getframe
-            open_ranges = self.open
-            ident = threading.get_ident
-
-            def enter(code, offset):
-                attrs = known.get(code, False)
-                if attrs is False:
-                    attrs = lookup(code, getframe(1).f_globals.get("__name__"))
-                if attrs is None:
-                    return DISABLE
-                try:
-                    open_ranges[ident()].append(code)
-                except KeyError:
-                    open_ranges[ident()] = [code]
-                _push(attrs)
-
-            def thrown(code, offset, exc):
-                enter(code, offset)  # PY_THROW cannot be switched off
-
-            def close(code):
-                stack = open_ranges.get(ident())
-                if stack and stack[-1] is code:
-                    stack.pop()
-                    _pop(known[code])
-                    if self.stopping and not stack and not any(open_ranges.values()):
-                        self.release()
-
-            def leave(code, offset, value):
-                # Only code known to be excluded is switched off here: a
-                # function running since before start() is not known yet.
-                if known.get(code, False) is None:
-                    return DISABLE
-                close(code)
-
-            def unwind(code, offset, exc):
-                close(code)
-
+            native = _NativeProfiler(self.attributes_for, self.release, _monitoring.DISABLE)
+            self.native = native
             self.starts = {
-                _E.PY_START: enter,
-                _E.PY_RESUME: enter,
-                _E.PY_THROW: thrown,
+                _E.PY_START: native.enter,
+                _E.PY_RESUME: native.enter,
+                _E.PY_THROW: native.thrown,
             }
             self.ends = {
-                _E.PY_RETURN: leave,
-                _E.PY_YIELD: leave,
-                _E.PY_UNWIND: unwind,
+                _E.PY_RETURN: native.leave,
+                _E.PY_YIELD: native.leave,
+                _E.PY_UNWIND: native.unwind,
             }
 
         def start(self):
@@ -138,9 +106,8 @@ if sys.version_info >= (3, 12):
             _monitoring.set_events(self.tool, events)
 
         def stop(self):
-            self.stopping = True
-            if any(self.open.values()):
-                # No new ranges; returns close the open ones, then release.
+            if self.native.stop():
+                # No new ranges; ends close the open ones, then release.
                 ends = 0
                 for event in self.ends:
                     ends |= event
@@ -160,13 +127,13 @@ if sys.version_info >= (3, 12):
 else:
 
     class _SetProfile(_Profiler):
-        """Before 3.12: a profile function in C (``nvtxr._native._SetProfile``),
+        """Before 3.12: a profile function in C (``nvtxr._native._Profiler``),
         on this thread and, through ``threading.setprofile``, on each thread
         started after; it asks :meth:`attributes_for` once per code object."""
 
         def __init__(self, include, **naming):
             super().__init__(include, **naming)
-            self.native = _SetProfileNative(self.attributes_for)
+            self.native = _NativeProfiler(self.attributes_for)
 
         def start(self):
             threading.setprofile(self.native)
