@@ -168,6 +168,51 @@ fn the_recording_benchmark_prints_every_figure() {
 }
 
 #[test]
+fn the_tracing_benchmark_prints_every_figure() {
+    let stdout = quick_run("bench_tracing");
+    let rows = table(&stdout);
+    assert_eq!(rows[0][0], "operation", "{stdout}");
+    let ops: Vec<&str> = rows[1..].iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(
+        ops,
+        [
+            "event",
+            "event with a changing field",
+            "event with a field",
+            "nvtxr push+pop (reference)",
+            "span enter+exit",
+            "span new+close"
+        ]
+    );
+    // NVIDIA's layer is there where its crate builds (it needs libclang).
+    let nvidia = !stdout.contains("NVIDIA's nvtx crate did not build");
+    let counted = have_tool("valgrind");
+    for row in &rows[1..] {
+        assert_eq!(row.len(), 6, "{row:?}");
+        for cell in &row[1..3] {
+            assert!(cell.parse::<f64>().is_ok_and(|ns| ns > 0.0), "{row:?}");
+        }
+        let reference = row[0] == "nvtxr push+pop (reference)";
+        for cell in &row[3..5] {
+            assert!(
+                cell.parse::<f64>().is_ok_and(|ns| ns > 0.0) == (nvidia && !reference),
+                "{row:?}"
+            );
+        }
+        // "ours / theirs (ratio)", "ours / -" without NVIDIA's layer, "-" uncounted.
+        if !counted {
+            assert_eq!(row[5], "-", "{row:?}");
+            continue;
+        }
+        let (ours, theirs) = row[5]
+            .split_once(" / ")
+            .unwrap_or_else(|| panic!("{row:?}"));
+        assert!(ours.parse::<f64>().is_ok_and(|n| n > 0.0), "{row:?}");
+        assert_eq!(theirs.ends_with("x)"), nvidia && !reference, "{row:?}");
+    }
+}
+
+#[test]
 fn the_scale_benchmark_prints_every_figure() {
     let rows = rows("bench_scale");
     let recording: Vec<&Vec<String>> = rows.iter().filter(|r| r.len() == 4).collect();

@@ -76,6 +76,15 @@ readme_snippets portable
 echo "== Haskell: native again in the same build directory"
 quiet_cabal build all
 
+echo "== Haskell: the benchmark prints every figure (cargo xtask bench-haskell --quick)"
+bench=$(cd ../.. && cargo run -q -p nvtxr-workflows --bin bench_haskell -- --quick)
+echo "$bench"
+rows=$(printf '%s\n' "$bench" | awk -F'|' '/^\| / && !/operation/ && $3 ~ /[0-9]/ && $4 ~ /[0-9]/ && $5 ~ /[0-9]x/ { n++ } END { print n + 0 }')
+if [ "$rows" -ne 9 ]; then
+    echo "the Haskell benchmark printed $rows complete rows, not 9" >&2
+    exit 1
+fi
+
 echo "== Haskell: a dependent project against an installed prefix"
 (cd ../.. && cargo xtask install --prefix "$work/prefix")
 mkdir -p "$work/app"

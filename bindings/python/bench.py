@@ -5,7 +5,8 @@ ns per operation (best of 5 runs of N operations each, in fresh interpreters)
 and, where valgrind is installed, instructions per operation (callgrind: the
 difference between loops of two lengths in one interpreter, less the empty
 loop's own instructions, so that start-up and the loop cancel). A benchmark,
-not a test: timings are noisy, instruction counts are not; compare ratios."""
+not a test: timings are noisy, instruction counts are not; compare ratios.
+``--quick``: a short smoke run (2,000 operations, no instruction counts)."""
 
 import os
 import shutil
@@ -13,7 +14,8 @@ import subprocess
 import sys
 import tempfile
 
-N = 200_000
+QUICK = "--quick" in sys.argv[1:]
+N = 2_000 if QUICK else 200_000
 
 SETUP = {
     "nvtx": "import nvtx\n",
@@ -144,7 +146,7 @@ def counted(package, setup, body, tool, loop):
 
 
 def main():
-    count = shutil.which("valgrind") is not None
+    count = not QUICK and shutil.which("valgrind") is not None
     print("| operation | tool | NVIDIA nvtx (ns) | nvtxr (ns) | nvtxr / nvtx | NVIDIA nvtx (instructions) | nvtxr (instructions) | nvtxr / nvtx (instructions) |")
     print("|---|---|---|---|---|---|---|---|")
     for tool in (False, True):
@@ -155,7 +157,7 @@ def main():
                 p: measure(p, TIMER.format(setup=SETUP[p] + setup, body=body, n=N), tool)
                 for p in ("nvtx", "nvtxr")
             }
-            cells = "| | |"
+            cells = "| - | - | - |"
             if count:
                 ir = {p: counted(p, setup, body, tool, loop) for p in ("nvtx", "nvtxr")}
                 cells = f"| {ir['nvtx']:.0f} | {ir['nvtxr']:.0f} | {ir['nvtxr'] / ir['nvtx']:.2f} |"
@@ -165,7 +167,7 @@ def main():
             )
         name, setup, body = BASELINE
         base = measure("nvtxr", TIMER.format(setup=SETUP["nvtxr"] + setup, body=body, n=N), tool)
-        base_ir = f"{counted('nvtxr', setup, body, tool, loop):.0f}" if count else ""
+        base_ir = f"{counted('nvtxr', setup, body, tool, loop):.0f}" if count else "-"
         print(f"| {name} | {label} | | {base:.0f} | | | {base_ir} | |")
     times, ir = {}, {}
     for p, (start, stop) in PROFILERS.items():
@@ -176,7 +178,7 @@ def main():
             leaf = "def leaf():\n    pass\n"
             plain = instructions(p, leaf, "leaf()", True)
             ir[p] = instructions(p, leaf, "leaf()", True, start=start) - plain
-    cells = f"| {ir['nvtx']:.0f} | {ir['nvtxr']:.0f} | {ir['nvtxr'] / ir['nvtx']:.2f} |" if count else "| | |"
+    cells = f"| {ir['nvtx']:.0f} | {ir['nvtxr']:.0f} | {ir['nvtxr'] / ir['nvtx']:.2f} |" if count else "| - | - | - |"
     print(
         f"| profiler, per Python call | do-nothing | {times['nvtx']:.0f} | {times['nvtxr']:.0f} "
         f"| {times['nvtxr'] / times['nvtx']:.2f} {cells}"

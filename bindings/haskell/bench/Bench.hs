@@ -7,6 +7,8 @@
 --
 -- > cabal bench
 -- > NVTX_INJECTION64_PATH=.../libnvtxr_event_log.so NVTXR_EVENT_LOG_MODE=null cabal bench
+--
+-- Its argument, if any, is the number of calls per operation (1,000,000).
 module Main (main) where
 
 import Control.Concurrent (isCurrentThreadBound)
@@ -18,6 +20,7 @@ import Foreign.C.String (CString, withCString)
 import Foreign.Ptr (Ptr, nullPtr)
 import GHC.Clock (getMonotonicTimeNSec)
 import System.Mem (getAllocationCounter)
+import System.Environment (getArgs)
 import Text.Printf (printf)
 
 import NVTX
@@ -26,12 +29,9 @@ foreign import ccall unsafe "nvtxr_mark" c_mark :: Ptr () -> CString -> IO Int32
 foreign import ccall unsafe "nvtxr_range_push" c_push :: Ptr () -> CString -> IO Int32
 foreign import ccall unsafe "nvtxr_range_pop" c_pop :: Ptr () -> IO Int32
 
-iterations :: Int
-iterations = 1000000
-
--- | Best of 5 runs: ns per call, and bytes allocated per call.
-measure :: IO () -> IO (Double, Double)
-measure action = minimum <$> mapM (const once) [1 :: Int .. 5]
+-- | Best of 5 runs of @iterations@ calls: ns per call, and bytes allocated per call.
+measure :: Int -> IO () -> IO (Double, Double)
+measure iterations action = minimum <$> mapM (const once) [1 :: Int .. 5]
   where
     once = do
       a0 <- getAllocationCounter
@@ -60,6 +60,10 @@ computed = "step " ++ show (length "xyz")
 
 main :: IO ()
 main = do
+  args <- getArgs
+  let iterations = case args of
+        [n] -> read n
+        _ -> 1000000 :: Int
   attached <- isToolAttached
   printf "tool attached: %s; best of 5 x %d calls: ns per call, bytes allocated per call\n" (show attached) iterations
   s <- registerString defaultDomain "registered"
@@ -76,5 +80,5 @@ main = do
           , ("withRangeString (registered)", withRangeString s (pure ()))
           ]
     forM_ rows $ \(name, action) -> do
-      (ns, bytes) <- measure action
+      (ns, bytes) <- measure iterations action
       printf "  %-32s %8.2f ns %8.1f B\n" (name :: String) ns bytes

@@ -4,14 +4,16 @@
 //! one run, and prints a Markdown table of ns and bytes allocated per call,
 //! beside the raw foreign calls and the floor under `withRange` (the raw
 //! push and pop inside the masking that keeps a range balanced). Says so
-//! and prints no table when GHC or cabal is missing.
+//! and prints no table when GHC or cabal is missing. Pass `--quick` for a
+//! short smoke run (10,000 calls per operation).
 
 use nvtxr_harness::{artifacts, cabal, have_haskell};
 use std::process::Command;
 
-/// `(operation, ns, bytes)` per line of one run.
-fn run(bench: &str, tool: bool) -> Vec<(String, f64, f64)> {
+/// `(operation, ns, bytes)` per line of one run of `calls` calls per operation.
+fn run(bench: &str, tool: bool, calls: &str) -> Vec<(String, f64, f64)> {
     let mut cmd = Command::new(bench);
+    cmd.arg(calls);
     cmd.env_remove(nvtxr_harness::INJECTION_PATH_VAR);
     if tool {
         cmd.env(nvtxr_harness::INJECTION_PATH_VAR, &artifacts().event_log)
@@ -40,6 +42,11 @@ fn run(bench: &str, tool: bool) -> Vec<(String, f64, f64)> {
 }
 
 fn main() {
+    let calls = if std::env::args().any(|a| a == "--quick") {
+        "10000"
+    } else {
+        "1000000"
+    };
     if !have_haskell() {
         println!("(GHC, cabal or pkg-config not installed: no Haskell figures; `bash bindings/haskell/test.sh` installs them)");
         return;
@@ -49,7 +56,7 @@ fn main() {
         Ok(out) => String::from_utf8_lossy(&out.stdout).trim().to_string(),
         Err(why) => panic!("the Haskell benchmark does not build: {why}"),
     };
-    let (none, null) = (run(&bench, false), run(&bench, true));
+    let (none, null) = (run(&bench, false, calls), run(&bench, true, calls));
     let raw = null
         .iter()
         .find(|(name, ..)| name == "raw foreign calls: push+pop")

@@ -4,6 +4,7 @@
 //! no tool and with a do-nothing tool (the event-log tool in `null` mode), in
 //! one run, and prints a Markdown table of ns per operation and, with the
 //! tool, instructions per operation (callgrind, where valgrind is installed).
+//! Pass `--quick` for a short smoke run (20,000 calls per operation, once).
 
 use nvtxr_harness::{artifacts, have_tool, root, work_dir};
 use std::collections::BTreeMap;
@@ -44,10 +45,13 @@ fn build(program: &Program) -> bool {
     out.status.success()
 }
 
-/// `name -> ns` from one timed run.
-fn timings(program: &Program, tool: bool) -> BTreeMap<String, String> {
+/// `name -> ns` from one timed run (short with `quick`).
+fn timings(program: &Program, tool: bool, quick: bool) -> BTreeMap<String, String> {
     let mut cmd = Command::new(&program.binary);
     with_tool(&mut cmd, tool);
+    if quick {
+        cmd.env("BENCH_CALLS", COUNTED_CALLS.to_string());
+    }
     let out = cmd.output().unwrap();
     assert!(
         out.status.success(),
@@ -112,6 +116,7 @@ fn dump_total(path: &Path) -> f64 {
 }
 
 fn main() {
+    let quick = std::env::args().any(|a| a == "--quick");
     let target = |dir: &str| root().join(dir);
     let ours = Program {
         cargo: ["-p", "nvtxr-tracing", "--example", "bench", "--target-dir"]
@@ -136,8 +141,13 @@ fn main() {
         krate: "nvtx_layer_bench",
     };
     assert!(build(&ours), "nvtxr-tracing's bench does not build");
-    let (none, null) = (timings(&ours, false), timings(&ours, true));
-    let nvidia = build(&theirs).then(|| (timings(&theirs, false), timings(&theirs, true)));
+    let (none, null) = (timings(&ours, false, quick), timings(&ours, true, quick));
+    let nvidia = build(&theirs).then(|| {
+        (
+            timings(&theirs, false, quick),
+            timings(&theirs, true, quick),
+        )
+    });
     if nvidia.is_none() {
         println!("(NVIDIA's nvtx crate did not build: it needs libclang, `apt-get install libclang-dev`)\n");
     }
