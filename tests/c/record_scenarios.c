@@ -278,7 +278,8 @@ static void async_ids(void) {
 }
 
 /* Ranges on 4 threads until SIGTERM; the handler reports how many each
-   completed, then the process dies by the signal. */
+   completed, then the process dies by the signal. "ready" once each thread
+   has completed over 1000 (however the machine schedules them). */
 static volatile long completed[4];
 static void report_and_die(int sig) {
     char line[128];
@@ -303,6 +304,8 @@ static void until_sigterm(void) {
     signal(SIGTERM, report_and_die);
     pthread_t t[4];
     for (int i = 0; i < 4; i++) pthread_create(&t[i], NULL, count_ranges, (void *)(intptr_t)i);
+    for (int i = 0; i < 4; i++)
+        while (completed[i] <= 1000) usleep(1000);
     printf("ready\n");
     fflush(stdout);
     pause();
