@@ -445,6 +445,19 @@ pub fn cabal(args: &[&str]) -> Result<std::process::Output, String> {
     }
 }
 
+/// The instruction total of a callgrind output file (or one of its dumps).
+pub fn callgrind_total(path: &Path) -> f64 {
+    let text = std::fs::read_to_string(path).unwrap();
+    let total = text
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("summary: ")
+                .or_else(|| l.strip_prefix("totals: "))
+        })
+        .expect("a callgrind total");
+    total.split_whitespace().next().unwrap().parse().unwrap()
+}
+
 /// Headless Chromium without the background services a closed network refuses.
 pub const CHROMIUM_FLAGS: &[&str] = &[
     "--headless",

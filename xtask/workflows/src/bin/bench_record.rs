@@ -14,7 +14,7 @@
 //! the calls over 100 µs. The machine has 2 cores: 4 threads share them.
 //! Pass `--quick` for a short smoke run.
 
-use nvtxr_harness::{artifacts, compile_c, have_tool, work_dir, Producer};
+use nvtxr_harness::{artifacts, callgrind_total, compile_c, have_tool, work_dir, Producer};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -116,15 +116,7 @@ fn instructions(programs: &Programs, mode: Mode) -> f64 {
         in_mode(&mut cmd, programs, mode, &dir.join("recording"));
         let status = cmd.output().unwrap().status;
         assert!(status.success(), "callgrind: {status}");
-        let text = std::fs::read_to_string(&out).unwrap();
-        let total = text
-            .lines()
-            .find_map(|l| {
-                l.strip_prefix("summary: ")
-                    .or_else(|| l.strip_prefix("totals: "))
-            })
-            .expect("a callgrind total");
-        total.split_whitespace().next().unwrap().parse().unwrap()
+        callgrind_total(&out)
     };
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();

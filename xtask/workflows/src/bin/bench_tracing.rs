@@ -6,9 +6,9 @@
 //! tool, instructions per operation (callgrind, where valgrind is installed).
 //! Pass `--quick` for a short smoke run (20,000 calls per operation, once).
 
-use nvtxr_harness::{artifacts, have_tool, root, work_dir};
+use nvtxr_harness::{artifacts, callgrind_total, have_tool, root, work_dir};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 /// Calls per operation under callgrind.
@@ -92,7 +92,7 @@ fn instructions(program: &Program) -> BTreeMap<String, f64> {
         .map(|(k, _)| k.to_string())
         .collect();
     // cg.1, cg.2, ...: one dump per operation, in order.
-    let counts = (1..=names.len()).map(|i| dump_total(&dir.join(format!("cg.{i}"))));
+    let counts = (1..=names.len()).map(|i| callgrind_total(&dir.join(format!("cg.{i}"))));
     let figures = names
         .iter()
         .cloned()
@@ -100,19 +100,6 @@ fn instructions(program: &Program) -> BTreeMap<String, f64> {
         .collect();
     let _ = std::fs::remove_dir_all(&dir);
     figures
-}
-
-/// A callgrind dump's instruction total.
-fn dump_total(path: &Path) -> f64 {
-    let text = std::fs::read_to_string(path).unwrap();
-    let total = text
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("summary: ")
-                .or_else(|| l.strip_prefix("totals: "))
-        })
-        .expect("a callgrind total");
-    total.split_whitespace().next().unwrap().parse().unwrap()
 }
 
 fn main() {
