@@ -445,6 +445,17 @@ pub fn cabal(args: &[&str]) -> Result<std::process::Output, String> {
     }
 }
 
+/// `command` with the do-nothing tool (the event-log tool in `null` mode)
+/// when `tool`, else with no tool: the benchmarks' two settings.
+pub fn with_do_nothing_tool(command: &mut Command, tool: bool) {
+    command.env_remove(INJECTION_PATH_VAR);
+    if tool {
+        command
+            .env(INJECTION_PATH_VAR, &artifacts().event_log)
+            .env("NVTXR_EVENT_LOG_MODE", "null");
+    }
+}
+
 /// The instruction total of a callgrind output file (or one of its dumps).
 pub fn callgrind_total(path: &Path) -> f64 {
     let text = std::fs::read_to_string(path).unwrap();

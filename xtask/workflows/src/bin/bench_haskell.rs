@@ -7,18 +7,14 @@
 //! and prints no table when GHC or cabal is missing. Pass `--quick` for a
 //! short smoke run (10,000 calls per operation).
 
-use nvtxr_harness::{artifacts, cabal, have_haskell};
+use nvtxr_harness::{cabal, have_haskell, with_do_nothing_tool};
 use std::process::Command;
 
 /// `(operation, ns, bytes)` per line of one run of `calls` calls per operation.
 fn run(bench: &str, tool: bool, calls: &str) -> Vec<(String, f64, f64)> {
     let mut cmd = Command::new(bench);
     cmd.arg(calls);
-    cmd.env_remove(nvtxr_harness::INJECTION_PATH_VAR);
-    if tool {
-        cmd.env(nvtxr_harness::INJECTION_PATH_VAR, &artifacts().event_log)
-            .env("NVTXR_EVENT_LOG_MODE", "null");
-    }
+    with_do_nothing_tool(&mut cmd, tool);
     let out = cmd.output().unwrap();
     assert!(
         out.status.success(),

@@ -44,14 +44,9 @@ struct Programs {
 
 /// `command` set to run `programs.bench` in `mode`; the recording goes to `dir`.
 fn in_mode(command: &mut Command, programs: &Programs, mode: Mode, dir: &Path) {
-    command.env_remove(nvtxr_harness::INJECTION_PATH_VAR);
+    nvtxr_harness::with_do_nothing_tool(command, mode == Mode::NullTool);
     match mode {
-        Mode::NoTool => {}
-        Mode::NullTool => {
-            command
-                .env(nvtxr_harness::INJECTION_PATH_VAR, &artifacts().event_log)
-                .env("NVTXR_EVENT_LOG_MODE", "null");
-        }
+        Mode::NoTool | Mode::NullTool => {}
         Mode::Ring => {
             command.env(nvtxr_harness::INJECTION_PATH_VAR, &programs.ring);
         }

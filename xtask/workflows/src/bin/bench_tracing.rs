@@ -6,7 +6,7 @@
 //! tool, instructions per operation (callgrind, where valgrind is installed).
 //! Pass `--quick` for a short smoke run (20,000 calls per operation, once).
 
-use nvtxr_harness::{artifacts, callgrind_total, have_tool, root, work_dir};
+use nvtxr_harness::{callgrind_total, have_tool, root, with_do_nothing_tool, work_dir};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Command;
@@ -20,15 +20,6 @@ struct Program {
     binary: PathBuf,
     /// Its crate's name, as callgrind names its `timing::time`.
     krate: &'static str,
-}
-
-/// `cmd` with or without the do-nothing tool.
-fn with_tool(cmd: &mut Command, tool: bool) {
-    cmd.env_remove(nvtxr_harness::INJECTION_PATH_VAR);
-    if tool {
-        cmd.env(nvtxr_harness::INJECTION_PATH_VAR, &artifacts().event_log)
-            .env("NVTXR_EVENT_LOG_MODE", "null");
-    }
 }
 
 /// Builds `program`; `false` if it does not build.
@@ -48,7 +39,7 @@ fn build(program: &Program) -> bool {
 /// `name -> ns` from one timed run (short with `quick`).
 fn timings(program: &Program, tool: bool, quick: bool) -> BTreeMap<String, String> {
     let mut cmd = Command::new(&program.binary);
-    with_tool(&mut cmd, tool);
+    with_do_nothing_tool(&mut cmd, tool);
     if quick {
         cmd.env("BENCH_CALLS", COUNTED_CALLS.to_string());
     }
@@ -79,7 +70,7 @@ fn instructions(program: &Program) -> BTreeMap<String, f64> {
         .arg(format!("--callgrind-out-file={}", dir.join("cg").display()))
         .arg(&program.binary)
         .env("BENCH_CALLS", COUNTED_CALLS.to_string());
-    with_tool(&mut cmd, true);
+    with_do_nothing_tool(&mut cmd, true);
     let out = cmd.output().unwrap();
     assert!(
         out.status.success(),
