@@ -90,19 +90,20 @@ pub fn python() -> String {
 }
 
 /// `target/harness/<name>`, filled by `fill` unless `complete` already exists
-/// in it. `fill` works in a private folder that is then renamed into place, so
-/// processes racing to fill it never see a half-filled one.
+/// in it. Processes (test binaries run side by side) take turns under a lock
+/// file, so none fills, replaces or reads a folder another is filling; `fill`
+/// works in a private folder that is renamed into place once complete.
 fn filled_once(name: &str, complete: &str, fill: impl FnOnce(&Path)) -> PathBuf {
     let dir = work_dir().join(name);
+    let lock = std::fs::File::create(work_dir().join(format!("{name}.lock"))).unwrap();
+    lock.lock().unwrap();
     if !dir.join(complete).exists() {
         let tmp = work_dir().join(format!("{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&tmp);
         std::fs::create_dir_all(&tmp).unwrap();
         fill(&tmp);
         let _ = std::fs::remove_dir_all(&dir);
-        // Another process may have won the race; either copy is complete.
-        let _ = std::fs::rename(&tmp, &dir);
-        let _ = std::fs::remove_dir_all(&tmp);
+        std::fs::rename(&tmp, &dir).unwrap();
     }
     dir
 }
