@@ -51,12 +51,13 @@ fn view(args: &[&str]) -> Server {
 }
 
 impl Server {
-    /// GET `path` with `host` as the Host header: the status and the body.
+    /// GET `path` with `host` as the Host header: the status and the body
+    /// (HTTP/1.0: a body of any length comes whole, never chunked).
     fn get_as(&self, host: &str, path: &str) -> (u16, String) {
         let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
         write!(
             stream,
-            "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+            "GET {path} HTTP/1.0\r\nHost: {host}\r\nConnection: close\r\n\r\n"
         )
         .unwrap();
         let mut answer = String::new();
@@ -212,6 +213,47 @@ fn zoomed_in_every_event_zoomed_out_bars_that_count_every_range() {
     let second = server.get(&format!("/find?q=busy%202&after={}", busy[0].start));
     assert_eq!(second["start"].as_i64().unwrap(), busy[1].start);
     assert_eq!(server.get("/find?q=nothing-like-it"), Value::Null);
+}
+
+/// More distinct names than the index remembers while indexing (65,536):
+/// every window still shows each range with its own name, and find finds
+/// names from before and after the index forgot the first ones.
+#[test]
+fn more_distinct_names_than_the_index_remembers() {
+    let dir = scratch("names");
+    let exe = compile_c("scale_loop.c", Producer::NvtxrShared, &[]);
+    // 70,000 "step N" names and "inner": 70,001 distinct names.
+    let (rec, events) = recorded(&dir, &[exe.to_str().unwrap(), "70000"]);
+    let server = view(&["-q", rec.to_str().unwrap()]);
+    let meta = server.get("/meta");
+    assert_eq!(meta["count"].as_u64().unwrap() as usize, events.len());
+    let mut ranges: Vec<&Event> = events.iter().filter(|e| e.ph == "X").collect();
+    ranges.sort_by_key(|e| (e.start, -e.end));
+    assert_eq!(ranges.len(), 140_000);
+    // Zoomed into windows at the start, the middle and the end: every range
+    // with its name.
+    for at in [0, 70_000, 139_990] {
+        let (t0, t1) = (ranges[at].start as u64, ranges[at + 8].end as u64);
+        let window = server.get(&format!("/window?t0={t0}&t1={t1}&w=1000"));
+        let mut expected: Vec<(u64, u64, String, Option<u64>)> = ranges
+            .iter()
+            .filter(|e| e.end as u64 >= t0 && e.start as u64 <= t1)
+            .map(|e| (e.start as u64, e.end as u64, e.name.clone(), None))
+            .collect();
+        expected.sort();
+        let mut got = lanes(&window, 0);
+        got.sort();
+        assert_eq!(got, expected, "at range {at}");
+    }
+    for name in ["step 3", "step 69999", "inner"] {
+        let found = server.get(&format!("/find?q={}", name.replace(' ', "+")));
+        let first = ranges.iter().find(|e| e.name.contains(name)).unwrap();
+        assert_eq!(found["start"].as_i64().unwrap(), first.start, "{name}");
+    }
+    // After the last "inner": the first again.
+    let last_inner = ranges.iter().rev().find(|e| e.name == "inner").unwrap();
+    let again = server.get(&format!("/find?q=inner&after={}", last_inner.start));
+    assert_eq!(again["start"].as_i64().unwrap(), ranges[1].start);
 }
 
 #[test]

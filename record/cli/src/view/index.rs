@@ -6,7 +6,10 @@
 //! own), so the ranges a window holds are two binary searches away.
 //!
 //! Names and looks (kind, tooltip lines, color) are interned: an event
-//! costs 24 bytes (start, end, name, look), a distinct name its text.
+//! costs 24 bytes (start, end, name and look), a distinct name its text and
+//! 8 bytes. Those are kept in a temporary file ([`store`]), not in memory: a
+//! name seen among the last [`RECENT_NAMES`] distinct ones is found again,
+//! one seen before those gets a new number (and its text is kept again).
 //!
 //! A window with more events on a lane than it has pixels is answered with
 //! bars instead: per pixel bin, the exact number of ranges it holds (found
@@ -14,15 +17,21 @@
 //! name that covers most of it (exact up to [`SAMPLES`] ranges in the bin,
 //! else weighed on that many spread evenly across it).
 
+use super::store::{Column, Store, TextAt};
 use crate::html;
 use crate::model::{Details, Mark, Process, Range, Sink, Style, Thread};
 use crate::summary;
+use hashbrown::HashMap as Names;
 use indexmap::IndexSet;
 use serde::Serialize;
 use std::collections::HashMap;
 
 /// Ranges weighed per bin to find the name that dominates it.
 pub const SAMPLES: usize = 16;
+
+/// Distinct names remembered while indexing, to give a name that comes
+/// again the number it has: past this many, the oldest are forgotten.
+pub const RECENT_NAMES: usize = 1 << 16;
 
 /// How an event looks besides its name: what it is ("push/pop",
 /// "start/end, never ended", "mark"...), the tooltip's further lines, and
@@ -52,20 +61,41 @@ struct Shown {
     look: u32,
 }
 
-/// A nesting level's ranges, sorted by start (and, as they never
-/// overlap, by end).
-#[derive(Default)]
-struct Lane {
-    start: Vec<u64>,
-    end: Vec<u64>,
-    shown: Vec<Shown>,
+impl Shown {
+    fn bits(self) -> u64 {
+        u64::from(self.name) << 32 | u64::from(self.look)
+    }
+
+    fn from_bits(bits: u64) -> Shown {
+        Shown {
+            name: (bits >> 32) as u32,
+            look: bits as u32,
+        }
+    }
 }
 
-/// A row's marks, sorted by time.
+/// A nesting level's ranges, sorted by start (and, as they never
+/// overlap, by end) once its row is complete.
+#[derive(Default)]
+struct Lane {
+    start: Column,
+    end: Column,
+    /// [`Shown::bits`].
+    shown: Column,
+    /// The last range's start; whether a range started before the one
+    /// pushed before it.
+    last: u64,
+    unsorted: bool,
+}
+
+/// A row's marks, sorted by time once its row is complete.
 #[derive(Default)]
 struct Marks {
-    time: Vec<u64>,
-    shown: Vec<Shown>,
+    time: Column,
+    /// [`Shown::bits`].
+    shown: Column,
+    last: u64,
+    unsorted: bool,
 }
 
 /// A timeline row as the page lists it.
@@ -121,9 +151,7 @@ impl<'a> WindowAnswer<'a> {
     /// `shown`'s entry: its name and look, noted for the answer.
     fn entry(&mut self, index: &'a Index, shown: Shown) -> [u64; 2] {
         let (name, look) = (shown.name, shown.look);
-        self.names
-            .entry(name)
-            .or_insert_with(|| &index.names[name as usize]);
+        self.names.entry(name).or_insert_with(|| index.name(name));
         self.looks.entry(look).or_insert_with(|| {
             let l = &index.looks[look as usize];
             LookAnswer {
@@ -151,7 +179,11 @@ pub struct Index {
     pub end: u64,
     /// Ranges and marks.
     pub items: u64,
-    names: IndexSet<Box<str>>,
+    store: Store,
+    /// Each name's [`TextAt::bits`], by its number.
+    names: Column,
+    /// The last [`RECENT_NAMES`] distinct names' numbers.
+    recent: Names<Box<str>, u32>,
     looks: IndexSet<Look>,
     rows: Vec<Row>,
     /// Built along: the summary.
@@ -162,17 +194,29 @@ pub struct Index {
 
 impl Index {
     /// An empty index for a trace starting at `origin` and ending at `end`.
-    pub fn new(origin: u64, end: u64) -> Index {
-        Index {
+    pub fn new(origin: u64, end: u64) -> std::io::Result<Index> {
+        Ok(Index {
             origin,
             end: end.saturating_sub(origin),
             items: 0,
-            names: IndexSet::new(),
+            store: Store::new()?,
+            names: Column::default(),
+            recent: Names::new(),
             looks: IndexSet::new(),
             rows: Vec::new(),
             summary: summary::Collector::default(),
             asynchronous: Vec::new(),
-        }
+        })
+    }
+
+    /// Ends the indexing: from here on the index answers.
+    pub fn finish(&mut self) -> std::io::Result<()> {
+        self.store.finish()
+    }
+
+    fn name(&self, name: u32) -> &str {
+        let at = self.store.get(&self.names, name as usize);
+        self.store.text(TextAt::from_bits(at))
     }
 
     /// The rows, as the page lists them.
@@ -181,20 +225,29 @@ impl Index {
     }
 
     /// How an event with these details and `kind` is shown.
-    fn shown(&mut self, d: &Details, kind: &'static str) -> Shown {
-        let name = match self.names.get_index_of(d.name.as_str()) {
-            Some(i) => i,
-            None => self.names.insert_full(d.name.as_str().into()).0,
+    fn shown(&mut self, d: &Details, kind: &'static str) -> std::io::Result<Shown> {
+        let name = match self.recent.get(d.name.as_str()) {
+            Some(&n) => n,
+            None => {
+                if self.recent.len() == RECENT_NAMES {
+                    self.recent.clear();
+                }
+                let n = self.names.len() as u32;
+                let at = self.store.put_text(&d.name)?;
+                self.store.push(&mut self.names, at.bits())?;
+                self.recent.insert(d.name.as_str().into(), n);
+                n
+            }
         };
         let look = Look {
             kind,
             about: html::about(d).join("\n").into(),
             color: d.color,
         };
-        Shown {
-            name: name as u32,
+        Ok(Shown {
+            name,
             look: self.looks.insert_full(look).0 as u32,
-        }
+        })
     }
 
     fn row(&mut self, p: &Process, label: String, is_async: bool) -> &mut Row {
@@ -214,8 +267,14 @@ impl Index {
     }
 
     /// Puts a range on its row's lane.
-    fn place(&mut self, row: usize, lane: usize, r: &Range, kind: &'static str) {
-        let shown = self.shown(&r.details, kind);
+    fn place(
+        &mut self,
+        row: usize,
+        lane: usize,
+        r: &Range,
+        kind: &'static str,
+    ) -> std::io::Result<()> {
+        let shown = self.shown(&r.details, kind)?;
         let (start, end) = (r.start - self.origin, r.end - self.origin);
         let row = &mut self.rows[row];
         if row.lanes.len() <= lane {
@@ -223,9 +282,39 @@ impl Index {
             row.info.depth = lane;
         }
         let lane = &mut row.lanes[lane];
-        lane.start.push(start);
-        lane.end.push(end);
-        lane.shown.push(shown);
+        lane.unsorted |= lane.start.len() > 0 && lane.last > start;
+        lane.last = start;
+        let s = &mut self.store;
+        s.push(&mut lane.start, start)?;
+        s.push(&mut lane.end, end)?;
+        s.push(&mut lane.shown, shown.bits())
+    }
+
+    /// Sorts the last row's lanes and marks and writes them out.
+    fn complete_row(&mut self) -> std::io::Result<()> {
+        let Some(row) = self.rows.last_mut() else {
+            return Ok(());
+        };
+        let s = &mut self.store;
+        for lane in &mut row.lanes {
+            if lane.unsorted {
+                let order = s.read_all(&lane.start)?;
+                let mut columns = [&mut lane.start, &mut lane.end, &mut lane.shown];
+                sort_by(s, &order, &mut columns)?;
+                lane.unsorted = false;
+            }
+            for c in [&mut lane.start, &mut lane.end, &mut lane.shown] {
+                s.seal(c)?;
+            }
+        }
+        let marks = &mut row.marks;
+        if marks.unsorted {
+            let order = s.read_all(&marks.time)?;
+            sort_by(s, &order, &mut [&mut marks.time, &mut marks.shown])?;
+            marks.unsorted = false;
+        }
+        s.seal(&mut marks.time)?;
+        s.seal(&mut marks.shown)
     }
 
     /// Every row's events in `window`: each range and mark where a lane has
@@ -253,16 +342,19 @@ impl Index {
         bins: u64,
         answer: &mut WindowAnswer<'a>,
     ) -> Entries {
-        let lo = lane.end.partition_point(|&e| e < t0);
-        let hi = lane.start.partition_point(|&s| s <= t1);
+        let s = &self.store;
+        let (start, end) = (|i| s.get(&lane.start, i), |i| s.get(&lane.end, i));
+        let shown = |i| Shown::from_bits(s.get(&lane.shown, i));
+        let lo = s.partition_point(&lane.end, 0..lane.end.len(), |e| e < t0);
+        let hi = s.partition_point(&lane.start, 0..lane.start.len(), |b| b <= t1);
         let mut out = Entries::new();
         if hi <= lo {
             return out;
         }
         if (hi - lo) as u64 <= bins {
             for i in lo..hi {
-                let [name, look] = answer.entry(self, lane.shown[i]);
-                out.push(vec![lane.start[i], lane.end[i], name, look]);
+                let [name, look] = answer.entry(self, shown(i));
+                out.push(vec![start(i), end(i), name, look]);
             }
             return out;
         }
@@ -275,23 +367,23 @@ impl Index {
             if a > t1 {
                 break;
             }
-            i += lane.end[i..hi].partition_point(|&e| e < a);
-            let j = i + lane.start[i..hi].partition_point(|&s| s < z);
+            i = s.partition_point(&lane.end, i..hi, |e| e < a);
+            let j = s.partition_point(&lane.start, i..hi, |b| b < z);
             if j == i {
                 continue;
             }
-            let shown = dominant(lane, i, j, (a, z));
+            let dominant = self.dominant(lane, i, j, (a, z));
             // The bar covers the bin where ranges are.
-            let (from, to) = (a.max(lane.start[i]), z.min(lane.end[j - 1]));
+            let (from, to) = (a.max(start(i)), z.min(end(j - 1)));
             let new = (j - counted.max(i)) as u64;
             counted = counted.max(j);
             match out.last_mut() {
-                Some(bar) if last.wrapping_add(1) == b && bar[2] == u64::from(shown.name) => {
+                Some(bar) if last.wrapping_add(1) == b && self.same_name(bar[2], dominant) => {
                     bar[1] = to;
                     bar[4] += new;
                 }
                 _ => {
-                    let [name, look] = answer.entry(self, shown);
+                    let [name, look] = answer.entry(self, dominant);
                     out.push(vec![from, to, name, look, (j - i) as u64]);
                 }
             }
@@ -307,20 +399,24 @@ impl Index {
         bins: u64,
         answer: &mut WindowAnswer<'a>,
     ) -> Entries {
-        let lo = marks.time.partition_point(|&t| t < t0);
-        let hi = marks.time.partition_point(|&t| t <= t1);
+        let s = &self.store;
+        let time = |i| s.get(&marks.time, i);
+        let all = 0..marks.time.len();
+        let lo = s.partition_point(&marks.time, all.clone(), |t| t < t0);
+        let hi = s.partition_point(&marks.time, all, |t| t <= t1);
         let exact = ((hi.max(lo) - lo) as u64) <= bins;
         let width = (t1 - t0).div_ceil(bins).max(1);
         let mut out = Entries::new();
         let mut i = lo;
         while i < hi {
-            let [name, look] = answer.entry(self, marks.shown[i]);
-            let mut entry = vec![marks.time[i], name, look];
+            let shown = Shown::from_bits(s.get(&marks.shown, i));
+            let [name, look] = answer.entry(self, shown);
+            let mut entry = vec![time(i), name, look];
             let j = if exact {
                 i + 1
             } else {
-                let z = t0 + ((marks.time[i] - t0) / width + 1) * width;
-                let j = i + marks.time[i..hi].partition_point(|&t| t < z);
+                let z = t0 + ((time(i) - t0) / width + 1) * width;
+                let j = s.partition_point(&marks.time, i..hi, |t| t < z);
                 entry.push((j - i) as u64);
                 j
             };
@@ -337,25 +433,25 @@ impl Index {
         if query.is_empty() {
             return None;
         }
-        let wanted: Vec<bool> = self
-            .names
-            .iter()
-            .map(|n| n.to_lowercase().contains(&query))
+        let wanted: Vec<bool> = (0..self.names.len() as u32)
+            .map(|n| self.name(n).to_lowercase().contains(&query))
             .collect();
+        let s = &self.store;
         let first_from = |from: u64| {
             let mut best: Option<Found> = None;
             for (row, r) in self.rows.iter().enumerate() {
                 for lane in &r.lanes {
-                    let lo = lane.start.partition_point(|&s| s < from);
+                    let all = 0..lane.start.len();
+                    let lo = s.partition_point(&lane.start, all.clone(), |b| b < from);
                     let limit = best.as_ref().map_or(u64::MAX, |b| b.start);
-                    if let Some(i) = (lo..lane.start.len())
-                        .take_while(|&i| lane.start[i] < limit)
-                        .find(|&i| wanted[lane.shown[i].name as usize])
+                    if let Some(i) = (lo..all.end)
+                        .take_while(|&i| s.get(&lane.start, i) < limit)
+                        .find(|&i| wanted[Shown::from_bits(s.get(&lane.shown, i)).name as usize])
                     {
                         best = Some(Found {
                             row,
-                            start: lane.start[i],
-                            end: lane.end[i],
+                            start: s.get(&lane.start, i),
+                            end: s.get(&lane.end, i),
                         });
                     }
                 }
@@ -364,30 +460,42 @@ impl Index {
         };
         first_from(from).or_else(|| first_from(0))
     }
-}
 
-/// What the name covering most of `bin` among ranges `i..j` shows: all of
-/// them up to [`SAMPLES`], else that many spread evenly.
-fn dominant(lane: &Lane, i: usize, j: usize, (a, z): (u64, u64)) -> Shown {
-    let n = j - i;
-    let picks = n.min(SAMPLES);
-    let mut weights: Vec<(Shown, u64)> = Vec::with_capacity(picks);
-    for p in 0..picks {
-        let at = i + p * n / picks;
-        let shown = lane.shown[at];
-        let covered = lane.end[at]
-            .min(z)
-            .saturating_sub(lane.start[at].max(a))
-            .max(1);
-        match weights.iter_mut().find(|(s, _)| s.name == shown.name) {
-            Some(w) => w.1 += covered,
-            None => weights.push((shown, covered)),
-        }
+    /// Whether name number `name` has `shown`'s name (a name the index
+    /// forgot has more than one number).
+    fn same_name(&self, name: u64, shown: Shown) -> bool {
+        name == u64::from(shown.name) || self.name(name as u32) == self.name(shown.name)
     }
-    weights
-        .iter()
-        .max_by_key(|(_, w)| *w)
-        .map_or(lane.shown[i], |w| w.0)
+
+    /// What the name covering most of `bin` among ranges `i..j` of `lane`
+    /// shows: all of them up to [`SAMPLES`], else that many spread evenly.
+    fn dominant(&self, lane: &Lane, i: usize, j: usize, (a, z): (u64, u64)) -> Shown {
+        let s = &self.store;
+        let shown = |at| Shown::from_bits(s.get(&lane.shown, at));
+        let n = j - i;
+        let picks = n.min(SAMPLES);
+        let mut weights: Vec<(Shown, u64)> = Vec::with_capacity(picks);
+        for p in 0..picks {
+            let at = i + p * n / picks;
+            let covered = s
+                .get(&lane.end, at)
+                .min(z)
+                .saturating_sub(s.get(&lane.start, at).max(a))
+                .max(1);
+            let shown = shown(at);
+            match weights
+                .iter_mut()
+                .find(|(s, _)| self.same_name(s.name.into(), shown))
+            {
+                Some(w) => w.1 += covered,
+                None => weights.push((shown, covered)),
+            }
+        }
+        weights
+            .iter()
+            .max_by_key(|(_, w)| *w)
+            .map_or(shown(i), |w| w.0)
+    }
 }
 
 impl Sink for Index {
@@ -407,27 +515,23 @@ impl Sink for Index {
             true => "push/pop, never popped",
             false => "push/pop",
         };
-        self.place(self.rows.len() - 1, r.depth as usize, r, kind);
-        Ok(())
+        self.place(self.rows.len() - 1, r.depth as usize, r, kind)
     }
 
     fn mark(&mut self, p: &Process, m: &Mark) -> std::io::Result<()> {
         self.items += 1;
         self.summary.mark(p, m)?;
-        let shown = self.shown(&m.details, "mark");
+        let shown = self.shown(&m.details, "mark")?;
+        let time = m.time - self.origin;
         let marks = &mut self.rows.last_mut().expect("a thread's row").marks;
-        marks.time.push(m.time - self.origin);
-        marks.shown.push(shown);
-        Ok(())
+        marks.unsorted |= marks.time.len() > 0 && marks.last > time;
+        marks.last = time;
+        self.store.push(&mut marks.time, time)?;
+        self.store.push(&mut marks.shown, shown.bits())
     }
 
     fn thread_end(&mut self, _: &Process, _: u32) -> std::io::Result<()> {
-        let row = self.rows.last_mut().expect("a thread's row");
-        for lane in &mut row.lanes {
-            sort_lane(lane);
-        }
-        sort_marks(&mut row.marks);
-        Ok(())
+        self.complete_row()
     }
 
     fn process_end(&mut self, p: &Process) -> std::io::Result<()> {
@@ -447,30 +551,25 @@ impl Sink for Index {
                 true => "start/end, never ended",
                 false => "start/end",
             };
-            self.place(row, lane, r, kind);
+            self.place(row, lane, r, kind)?;
         }
-        Ok(())
+        self.complete_row()
     }
 }
 
-/// Sorts a lane by start, if the replay's order left it unsorted.
-fn sort_lane(lane: &mut Lane) {
-    if lane.start.is_sorted() {
-        return;
+/// Puts each of `columns` in the order that sorts `keys` (the first
+/// column's values), as new columns in the store (what the replay's order
+/// left unsorted: rare, and held in memory to be sorted).
+fn sort_by(store: &mut Store, keys: &[u64], columns: &mut [&mut Column]) -> std::io::Result<()> {
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_by_key(|&i| keys[i]);
+    for column in columns.iter_mut() {
+        let values = store.read_all(column)?;
+        let mut sorted = Column::default();
+        for &i in &order {
+            store.push(&mut sorted, values[i])?;
+        }
+        **column = sorted;
     }
-    let mut order: Vec<usize> = (0..lane.start.len()).collect();
-    order.sort_by_key(|&i| lane.start[i]);
-    lane.start = order.iter().map(|&i| lane.start[i]).collect();
-    lane.end = order.iter().map(|&i| lane.end[i]).collect();
-    lane.shown = order.iter().map(|&i| lane.shown[i]).collect();
-}
-
-fn sort_marks(marks: &mut Marks) {
-    if marks.time.is_sorted() {
-        return;
-    }
-    let mut order: Vec<usize> = (0..marks.time.len()).collect();
-    order.sort_by_key(|&i| marks.time[i]);
-    marks.time = order.iter().map(|&i| marks.time[i]).collect();
-    marks.shown = order.iter().map(|&i| marks.shown[i]).collect();
+    Ok(())
 }

@@ -13,6 +13,7 @@
 //! page the user visits can reach the server through its own host name.
 
 pub mod index;
+mod store;
 
 use crate::model::{Filter, Selection};
 use crate::{html, progress, summary};
@@ -62,9 +63,13 @@ pub fn run(dirs: &[PathBuf], options: &Options) -> Result<(), String> {
         progress::enable();
     }
     let started = Instant::now();
-    let mut index = Index::new(scan.origin, scan.end);
+    let failed = |e: std::io::Error| store::store_error(&e).unwrap_or_else(|| unreadable(e));
+    let mut index = Index::new(scan.origin, scan.end).map_err(failed)?;
     progress::begin("indexing".into(), scan.records);
-    let replayed = scan.replay(&filter, &mut index).map_err(&unreadable);
+    let replayed = scan
+        .replay(&filter, &mut index)
+        .and_then(|n| index.finish().map(|()| n))
+        .map_err(failed);
     progress::end();
     if replayed? == 0 {
         return Err(crate::nothing_selected(&scan, &options.selection).map_err(&unreadable)?);

@@ -1,0 +1,268 @@
+//! Where the index keeps what grows with the recording: columns of numbers
+//! and the names' texts, in an anonymous temporary file
+//! (`tempfile::tempfile`: unlinked from the start, gone when `nvtxr` exits,
+//! whatever ends it), so that indexing holds the same memory at 10^8 events
+//! as at 10^4. Written once, in one pass; then mapped and read in place.
+//!
+//! A column is filled in memory [`SEGMENT`] values at a time; each full
+//! segment is appended to the file. [`Store::seal`] writes a column's last
+//! (short) segment when nothing more will be pushed to it, so that only the
+//! columns being filled (one timeline row's) are in memory at once.
+
+use memmap2::Mmap;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::ops::Range;
+use std::os::unix::fs::FileExt;
+
+/// Values per segment (32 KB of them).
+pub const SEGMENT: usize = 4096;
+
+/// A column of `u64`s: full segments in the file, the rest in memory.
+#[derive(Default)]
+pub struct Column {
+    /// Each segment's byte offset in the file; all but the last are full.
+    segments: Vec<u64>,
+    /// The values after the segments (empty once sealed).
+    tail: Vec<u64>,
+    len: usize,
+}
+
+impl Column {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+}
+
+/// Where a text is in the file: its offset and length in one number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextAt(u64);
+
+/// Bits of a [`TextAt`] holding the length (texts are at most 64 KiB).
+const TEXT_LEN_BITS: u32 = 24;
+
+impl TextAt {
+    pub fn bits(self) -> u64 {
+        self.0
+    }
+
+    pub fn from_bits(bits: u64) -> TextAt {
+        TextAt(bits)
+    }
+}
+
+/// A failure of the store's file (a full disk, most likely), told apart
+/// from the recording's own errors.
+#[derive(Debug)]
+pub struct StoreError(std::io::Error);
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(
+            f,
+            "cannot keep the index in a temporary file in {} (TMPDIR): {}",
+            std::env::temp_dir().display(),
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+fn failed(e: std::io::Error) -> std::io::Error {
+    std::io::Error::other(StoreError(e))
+}
+
+/// What `e` says, when it is the store's.
+pub fn store_error(e: &std::io::Error) -> Option<String> {
+    e.get_ref()?
+        .downcast_ref::<StoreError>()
+        .map(|e| e.to_string())
+}
+
+/// The file, being written, then mapped.
+pub struct Store {
+    out: BufWriter<File>,
+    /// Bytes written so far (the next value's offset).
+    written: u64,
+    map: Option<Mmap>,
+}
+
+impl Store {
+    pub fn new() -> std::io::Result<Store> {
+        Ok(Store {
+            out: BufWriter::with_capacity(1 << 16, tempfile::tempfile().map_err(failed)?),
+            written: 0,
+            map: None,
+        })
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<u64> {
+        assert!(self.map.is_none(), "the store is written before it is read");
+        let at = self.written;
+        self.out.write_all(bytes).map_err(failed)?;
+        self.written += bytes.len() as u64;
+        Ok(at)
+    }
+
+    /// Appends `v` to `column`.
+    pub fn push(&mut self, column: &mut Column, v: u64) -> std::io::Result<()> {
+        column.tail.push(v);
+        column.len += 1;
+        if column.tail.len() == SEGMENT {
+            self.spill(column)?;
+        }
+        Ok(())
+    }
+
+    fn spill(&mut self, column: &mut Column) -> std::io::Result<()> {
+        assert!(
+            column.len == column.segments.len() * SEGMENT + column.tail.len(),
+            "no value is pushed to a sealed column"
+        );
+        let bytes: Vec<u8> = column.tail.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let at = self.write(&bytes)?;
+        column.segments.push(at);
+        column.tail.clear();
+        Ok(())
+    }
+
+    /// Writes out what `column` holds in memory; nothing may be pushed to
+    /// it afterwards.
+    pub fn seal(&mut self, column: &mut Column) -> std::io::Result<()> {
+        if !column.tail.is_empty() {
+            self.spill(column)?;
+        }
+        column.tail = Vec::new();
+        Ok(())
+    }
+
+    /// Stores a text (at most 16 MiB), to be read with [`Store::text`].
+    pub fn put_text(&mut self, text: &str) -> std::io::Result<TextAt> {
+        assert!(text.len() < 1 << TEXT_LEN_BITS);
+        let at = self.write(text.as_bytes())?;
+        Ok(TextAt(at << TEXT_LEN_BITS | text.len() as u64))
+    }
+
+    /// Every value of `column`, read back while the store is being written
+    /// (to reorder a column).
+    pub fn read_all(&mut self, column: &Column) -> std::io::Result<Vec<u64>> {
+        self.out.flush().map_err(failed)?;
+        let mut values = Vec::with_capacity(column.len);
+        let mut buf = vec![0u8; SEGMENT * 8];
+        let in_file = column.len - column.tail.len();
+        for (s, &at) in column.segments.iter().enumerate() {
+            let n = (in_file - s * SEGMENT).min(SEGMENT);
+            self.out
+                .get_ref()
+                .read_exact_at(&mut buf[..n * 8], at)
+                .map_err(failed)?;
+            values.extend(buf[..n * 8].chunks_exact(8).map(le_u64));
+        }
+        values.extend_from_slice(&column.tail);
+        Ok(values)
+    }
+
+    /// Ends the writing: from here on the store is read, in place.
+    pub fn finish(&mut self) -> std::io::Result<()> {
+        self.out.flush().map_err(failed)?;
+        // SAFETY: the file is this process's own, unlinked from its
+        // creation: nothing else can change it while it is mapped.
+        self.map = Some(unsafe { Mmap::map(self.out.get_ref()).map_err(failed)? });
+        Ok(())
+    }
+
+    fn mapped(&self) -> &[u8] {
+        self.map
+            .as_deref()
+            .expect("the store is read once finished")
+    }
+
+    /// `column`'s value at `i`.
+    pub fn get(&self, column: &Column, i: usize) -> u64 {
+        let (s, k) = (i / SEGMENT, i % SEGMENT);
+        match column.segments.get(s) {
+            Some(&at) => {
+                let at = at as usize + k * 8;
+                le_u64(&self.mapped()[at..at + 8])
+            }
+            None => column.tail[k],
+        }
+    }
+
+    /// The first index in `range` where `pred` is false, `pred` being true
+    /// then false along it (as `slice::partition_point`).
+    pub fn partition_point(
+        &self,
+        column: &Column,
+        range: Range<usize>,
+        pred: impl Fn(u64) -> bool,
+    ) -> usize {
+        let (mut lo, mut hi) = (range.start, range.end);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if pred(self.get(column, mid)) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    /// A text stored with [`Store::put_text`].
+    pub fn text(&self, at: TextAt) -> &str {
+        let (offset, len) = (
+            (at.0 >> TEXT_LEN_BITS) as usize,
+            (at.0 & ((1 << TEXT_LEN_BITS) - 1)) as usize,
+        );
+        // Written from a `&str`: valid UTF-8.
+        std::str::from_utf8(&self.mapped()[offset..offset + len]).unwrap_or("")
+    }
+}
+
+fn le_u64(b: &[u8]) -> u64 {
+    u64::from_le_bytes(b.try_into().expect("8 bytes"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_read_back_across_segments_sealed_or_not() {
+        let mut store = Store::new().unwrap();
+        let (mut a, mut b, mut sealed) = (Column::default(), Column::default(), Column::default());
+        let n = 3 * SEGMENT + 17;
+        // Interleaved, as a row's lanes are filled.
+        for i in 0..n as u64 {
+            store.push(&mut a, i * 3).unwrap();
+            store.push(&mut b, u64::MAX - i).unwrap();
+            if i < 5 {
+                store.push(&mut sealed, i).unwrap();
+            }
+        }
+        store.seal(&mut sealed).unwrap();
+        let hello = store.put_text("héllo").unwrap();
+        let empty = store.put_text("").unwrap();
+        assert_eq!(
+            store.read_all(&a).unwrap(),
+            (0..n as u64).map(|i| i * 3).collect::<Vec<_>>()
+        );
+        store.seal(&mut a).unwrap();
+        store.finish().unwrap();
+        for i in [0, 1, SEGMENT - 1, SEGMENT, 2 * SEGMENT + 5, n - 1] {
+            assert_eq!(store.get(&a, i), i as u64 * 3);
+            assert_eq!(store.get(&b, i), u64::MAX - i as u64);
+        }
+        assert_eq!(
+            (0..5).map(|i| store.get(&sealed, i)).collect::<Vec<_>>(),
+            [0, 1, 2, 3, 4]
+        );
+        assert_eq!(store.partition_point(&a, 0..n, |v| v < 3 * 5000), 5000);
+        assert_eq!(store.partition_point(&a, 6000..n, |v| v < 3 * 5000), 6000);
+        assert_eq!(store.partition_point(&a, 0..n, |_| true), n);
+        assert_eq!(store.text(hello), "héllo");
+        assert_eq!(store.text(TextAt::from_bits(empty.bits())), "");
+    }
+}
