@@ -3,6 +3,8 @@
 use crate::decode::{decode, skim, Records};
 use crate::layout::*;
 use crate::process::{le_u32, le_u64};
+use crate::record::Record;
+use std::borrow::Cow;
 
 /// One chunk of a thread's events, borrowed from the file's bytes.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -42,8 +44,14 @@ impl<'a> Chunk<'a> {
         decode(self.body)
     }
 
-    /// Its records as [`skim`] gives them: events without their texts.
-    pub fn skim(&self) -> Records<'a> {
-        skim(self.body)
+    /// Its committed records as [`skim`] reads them (`time` gets every
+    /// record's timestamp, `other` every record but events); returns the
+    /// records read and the committed bytes not read (see [`Chunk::records`]).
+    pub fn skim(
+        &self,
+        time: impl FnMut(u64),
+        other: impl FnMut(Record<Cow<'a, str>>),
+    ) -> (usize, usize) {
+        skim(self.body, time, other)
     }
 }

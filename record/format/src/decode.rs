@@ -11,8 +11,13 @@ struct Reader<'a> {
     at: usize,
     /// The previous relative record's timestamp.
     previous: u64,
-    /// Whether events' texts and fields are decoded (else skipped: see [`skim`]).
-    event_texts: bool,
+}
+
+/// What a record starts with.
+struct Head {
+    kind: Kind,
+    flags: u8,
+    timestamp: u64,
 }
 
 impl<'a> Reader<'a> {
@@ -53,9 +58,36 @@ impl<'a> Reader<'a> {
     fn text(&mut self) -> Option<Cow<'a, str>> {
         self.bytes().map(text)
     }
-    /// A text that is skipped: read past, `None`.
-    fn skipped(&mut self) -> Option<Option<Cow<'a, str>>> {
-        self.bytes().map(|_| None)
+    /// Reads past the fields `flags` says a record has.
+    #[inline(always)]
+    fn skip_fields(&mut self, flags: u8) -> Option<()> {
+        // Most events: a text at most.
+        if flags & !HAS_TEXT == 0 {
+            if flags != 0 {
+                self.bytes()?;
+            }
+            return Some(());
+        }
+        let sizes = [(HAS_COLOR, 4), (HAS_CATEGORY, 0), (HAS_PAYLOAD, 9)];
+        for (bit, size) in sizes {
+            if flags & bit != 0 {
+                match size {
+                    0 => drop(self.varint()?),
+                    n => drop(self.take(n)?),
+                }
+            }
+        }
+        for bit in [HAS_DOMAIN, HAS_VALUE, HAS_STRING] {
+            if flags & bit != 0 {
+                self.varint()?;
+            }
+        }
+        for bit in [HAS_TEXT, HAS_FIELDS] {
+            if flags & bit != 0 {
+                self.bytes()?;
+            }
+        }
+        Some(())
     }
     #[inline(always)]
     fn when<T>(
@@ -70,10 +102,12 @@ impl<'a> Reader<'a> {
             Some(None)
         }
     }
-    fn record(&mut self) -> Option<Record<Cow<'a, str>>> {
-        let kind_byte = self.u8()?;
+    #[inline(always)]
+    fn head(&mut self) -> Option<Head> {
+        let &[kind_byte, flags] = self.take(2)? else {
+            unreachable!("two bytes taken")
+        };
         let kind = Kind::from_u8(kind_byte & !ABSOLUTE)?;
-        let flags = self.u8()?;
         let timestamp = if kind_byte & ABSOLUTE != 0 {
             self.u64()?
         } else {
@@ -82,6 +116,21 @@ impl<'a> Reader<'a> {
             self.previous = self.previous.wrapping_add(delta as u64);
             self.previous
         };
+        Some(Head {
+            kind,
+            flags,
+            timestamp,
+        })
+    }
+
+    /// The rest of the record `head` starts.
+    #[inline(always)]
+    fn body(&mut self, head: Head) -> Option<Record<Cow<'a, str>>> {
+        let Head {
+            kind,
+            flags,
+            timestamp,
+        } = head;
         let color = self.when(flags, HAS_COLOR, Self::u32)?;
         let category = self.when(flags, HAS_CATEGORY, Self::varint)?.unwrap_or(0);
         let payload = self
@@ -90,17 +139,8 @@ impl<'a> Reader<'a> {
         let domain = self.when(flags, HAS_DOMAIN, Self::varint)?.unwrap_or(0);
         let value = self.when(flags, HAS_VALUE, Self::varint)?.unwrap_or(0);
         let string = self.when(flags, HAS_STRING, Self::varint)?;
-        let (text, fields) = if self.event_texts || kind.names() {
-            (
-                self.when(flags, HAS_TEXT, Self::text)?,
-                self.when(flags, HAS_FIELDS, Self::text)?,
-            )
-        } else {
-            (
-                self.when(flags, HAS_TEXT, Self::skipped)?.flatten(),
-                self.when(flags, HAS_FIELDS, Self::skipped)?.flatten(),
-            )
-        };
+        let text = self.when(flags, HAS_TEXT, Self::text)?;
+        let fields = self.when(flags, HAS_FIELDS, Self::text)?;
         Some(Record {
             kind,
             timestamp,
@@ -132,26 +172,49 @@ pub fn text(bytes: &[u8]) -> Cow<'_, str> {
 /// at a truncated or unknown record (a process killed mid-write), after
 /// what came before it.
 pub fn decode(bytes: &[u8]) -> Records<'_> {
-    records(bytes, true)
-}
-
-/// As [`decode`], but events (marks, ranges, counter samples) come without
-/// their text and fields, which are skipped unread: for a pass that needs
-/// only names, clocks and times.
-pub fn skim(bytes: &[u8]) -> Records<'_> {
-    records(bytes, false)
-}
-
-fn records(bytes: &[u8], event_texts: bool) -> Records<'_> {
     Records {
         reader: Reader {
             bytes,
             at: 0,
             previous: 0,
-            event_texts,
         },
         whole: 0,
     }
+}
+
+/// The records as [`decode`] reads them, for a pass that needs only names,
+/// clocks and times: `time` gets every record's timestamp, `other` every
+/// record but events (marks, range starts and ends, counter samples),
+/// decoded; the rest of an event is skipped unread. Returns the number of
+/// records read and the bytes not read (as [`Records::unread`]).
+pub fn skim<'a>(
+    bytes: &'a [u8],
+    mut time: impl FnMut(u64),
+    mut other: impl FnMut(Record<Cow<'a, str>>),
+) -> (usize, usize) {
+    let mut reader = Reader {
+        bytes,
+        at: 0,
+        previous: 0,
+    };
+    let (mut records, mut whole) = (0, 0);
+    while let Some(head) = reader.head() {
+        let timestamp = head.timestamp;
+        if head.kind.is_event() {
+            if reader.skip_fields(head.flags).is_none() {
+                break;
+            }
+        } else {
+            match reader.body(head) {
+                Some(r) => other(r),
+                None => break,
+            }
+        }
+        time(timestamp);
+        records += 1;
+        whole = reader.at;
+    }
+    (records, bytes.len() - whole)
 }
 
 /// The iterator of [`decode`].
@@ -174,7 +237,8 @@ impl<'a> Iterator for Records<'a> {
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        let r = self.reader.record()?;
+        let head = self.reader.head()?;
+        let r = self.reader.body(head)?;
         self.whole = self.reader.at;
         Some(r)
     }

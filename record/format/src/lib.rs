@@ -241,7 +241,7 @@ mod tests {
     }
 
     #[test]
-    fn a_skim_leaves_out_events_texts_only() {
+    fn a_skim_decodes_what_is_not_an_event_and_every_time() {
         let name = Record {
             kind: Kind::RegisterString,
             ..full(7)
@@ -249,19 +249,23 @@ mod tests {
         let mark = Record::simple(Kind::Mark, 0, 0, Some("não ASCII".into()));
         let records = [(full(5), false), (name, false), (mark, true)];
         let bytes = encode_all(&records);
-        let skimmed: Vec<_> = skim(&bytes).collect();
         let decoded: Vec<_> = decode(&bytes).collect();
         assert_eq!(decoded.len(), 3);
-        let without_texts = |r: &Record<Cow<str>>| Record {
-            text: None,
-            fields: None,
-            ..r.clone()
-        };
-        assert_eq!(skimmed[0], without_texts(&decoded[0]));
-        assert_eq!(skimmed[1], decoded[1]);
-        assert_eq!(skimmed[1].text.as_deref(), Some("étape 1"));
-        assert_eq!(skimmed[2], without_texts(&decoded[2]));
-        assert_eq!(decoded[2].text.as_deref(), Some("não ASCII"));
+        assert!(decoded[0].kind.is_event() && decoded[2].kind.is_event());
+        let (mut times, mut others) = (Vec::new(), Vec::new());
+        let (count, unread) = skim(&bytes, |t| times.push(t), |r| others.push(r));
+        assert_eq!((count, unread), (3, 0));
+        let all_times: Vec<u64> = decoded.iter().map(|r| r.timestamp).collect();
+        assert_eq!(times, all_times);
+        assert_eq!(others, [decoded[1].clone()]);
+        assert_eq!(others[0].text.as_deref(), Some("étape 1"));
+        // Cut anywhere: as many records as decode reads, the same bytes left.
+        for cut in 0..bytes.len() {
+            let mut decoded = decode(&bytes[..cut]);
+            let whole = decoded.by_ref().count();
+            let skimmed = skim(&bytes[..cut], |_| {}, |_| {});
+            assert_eq!(skimmed, (whole, decoded.unread()), "cut at {cut}");
+        }
     }
 
     #[test]

@@ -58,6 +58,15 @@ impl Kind {
         })
     }
 
+    /// Whether the record is an event (a mark, a range's start or end, a
+    /// counter's sample), as opposed to a name or a clock reading.
+    pub fn is_event(self) -> bool {
+        matches!(
+            self,
+            Kind::Mark | Kind::Push | Kind::Pop | Kind::Start | Kind::End | Kind::CounterSample
+        )
+    }
+
     /// Whether the record names something (its text a name to learn), as
     /// opposed to an event or a clock reading.
     pub fn names(self) -> bool {

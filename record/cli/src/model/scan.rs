@@ -351,10 +351,11 @@ impl Scan {
                     }
                 };
                 // Names, clocks and times: events' texts are not needed here.
-                let mut records = chunk.skim();
-                let mut count = 0;
-                for r in records.by_ref() {
-                    count += 1;
+                let time = |t: u64| {
+                    first = first.min(t);
+                    last = last.max(t);
+                };
+                let other = |r: Record<Cow<str>>| {
                     names.learn(&r, u64::from(n) << 48);
                     match r.kind {
                         Kind::Anchor => anchors.add(Anchor {
@@ -364,11 +365,10 @@ impl Scan {
                         Kind::WallClock => readings.push((r.timestamp, r.value)),
                         _ => {}
                     }
-                    first = first.min(r.timestamp);
-                    last = last.max(r.timestamp);
-                }
-                self.records += count;
-                let unread = records.unread() as u64 + chunk.missing;
+                };
+                let (count, unread) = chunk.skim(time, other);
+                self.records += count as u64;
+                let unread = unread as u64 + chunk.missing;
                 if unread > 0 {
                     self.skipped.push(format!(
                         "{}: {unread} bytes of recorded events cannot be read (a damaged or truncated file); the {count} events before them are kept",
