@@ -131,6 +131,14 @@ impl<'a> Reader<'a> {
             flags,
             timestamp,
         } = head;
+        // Most records: a text at most.
+        if flags & !HAS_TEXT == 0 {
+            let text = self.when(flags, HAS_TEXT, Self::text)?;
+            return Some(Record {
+                timestamp,
+                ..Record::simple(kind, 0, 0, text)
+            });
+        }
         let color = self.when(flags, HAS_COLOR, Self::u32)?;
         let category = self.when(flags, HAS_CATEGORY, Self::varint)?.unwrap_or(0);
         let payload = self

@@ -311,19 +311,22 @@ impl Packets<'_> {
             p.uint(packet::SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
             let mut name_iid = None;
             let mut args = Vec::new();
-            p.message_if_any(packet::INTERNED_DATA, |i| {
-                name_iid = name.map(|name| intern(&mut s.names, name, i, interned::EVENT_NAMES));
-                if let Some(d) = details {
-                    args = annotations(d, |text| {
-                        intern(
-                            &mut s.strings,
-                            text,
-                            i,
-                            interned::DEBUG_ANNOTATION_STRING_VALUES,
-                        )
-                    });
-                }
-            });
+            if name.is_some() || details.is_some() {
+                p.message_if_any(packet::INTERNED_DATA, |i| {
+                    name_iid =
+                        name.map(|name| intern(&mut s.names, name, i, interned::EVENT_NAMES));
+                    if let Some(d) = details {
+                        args = annotations(d, |text| {
+                            intern(
+                                &mut s.strings,
+                                text,
+                                i,
+                                interned::DEBUG_ANNOTATION_STRING_VALUES,
+                            )
+                        });
+                    }
+                });
+            }
             p.message(packet::TRACK_EVENT, |t| event.encode(t, name_iid, &args));
         })
     }
@@ -383,10 +386,15 @@ impl<'a> Writer<'a> {
     /// The track of `domain`'s push/pop ranges on thread `tid`, described
     /// the first time: `None` for the default domain (the thread's own track,
     /// its sequence's default), else a child track of the thread.
+    #[inline(always)]
     fn range_track(&mut self, tid: u32, domain: &str) -> std::io::Result<Option<u64>> {
         if domain.is_empty() {
             return Ok(None);
         }
+        self.domain_track(tid, domain).map(Some)
+    }
+
+    fn domain_track(&mut self, tid: u32, domain: &str) -> std::io::Result<u64> {
         let tracks = self.tracks();
         let thread = tracks.threads[&tid];
         let track = uuid(&[DOMAIN_TRACK, thread, hash_str(domain)]);
@@ -400,7 +408,7 @@ impl<'a> Writer<'a> {
             let (packets, s) = self.on_process();
             packets.descriptor(s, descriptor)?;
         }
-        Ok(Some(track))
+        Ok(track)
     }
 
     /// The track of a counter: under its process, named after the counter

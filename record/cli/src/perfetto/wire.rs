@@ -56,6 +56,7 @@ const VARINT: u32 = 0;
 const FIXED64: u32 = 1;
 const LENGTH_DELIMITED: u32 = 2;
 
+#[inline(always)]
 fn varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
@@ -68,12 +69,14 @@ fn varint(out: &mut Vec<u8>, mut v: u64) {
 pub struct Fields<'a>(pub &'a mut Vec<u8>);
 
 impl Fields<'_> {
+    #[inline(always)]
     fn key(&mut self, field: u32, wire_type: u32) {
         varint(self.0, u64::from(field << 3 | wire_type));
     }
 
     /// A `uint32`/`uint64`/`bool` field (and `int32`/`int64`, as their two's
     /// complement, which is how protobuf encodes them).
+    #[inline(always)]
     pub fn uint(&mut self, field: u32, v: u64) {
         self.key(field, VARINT);
         varint(self.0, v);
@@ -86,6 +89,7 @@ impl Fields<'_> {
     }
 
     /// A `bytes` or `string` field.
+    #[inline(always)]
     pub fn bytes(&mut self, field: u32, b: &[u8]) {
         self.key(field, LENGTH_DELIMITED);
         varint(self.0, b.len() as u64);
@@ -93,6 +97,7 @@ impl Fields<'_> {
     }
 
     /// A message field whose fields `body` appends. Returns the body's length.
+    #[inline(always)]
     pub fn message(&mut self, field: u32, body: impl FnOnce(&mut Fields)) -> usize {
         self.key(field, LENGTH_DELIMITED);
         // One byte for the length, widened afterwards if the body is longer.
@@ -111,6 +116,7 @@ impl Fields<'_> {
     }
 
     /// A message field left out when `body` appends nothing.
+    #[inline(always)]
     pub fn message_if_any(&mut self, field: u32, body: impl FnOnce(&mut Fields)) {
         let start = self.0.len();
         if self.message(field, body) == 0 {
@@ -124,6 +130,7 @@ impl Fields<'_> {
     }
 
     /// An `InternedData` entry: `iid` stands for `text`.
+    #[inline(always)]
     pub fn interned(&mut self, field: u32, iid: u64, text: &[u8]) {
         self.message(field, |e| {
             e.uint(interned::IID, iid);
