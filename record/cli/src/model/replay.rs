@@ -101,8 +101,7 @@ impl Scan {
             let mut marks = 0;
             for ((tid, chunks), thread) in threads.iter().zip(&process.threads) {
                 sink.thread_start(process, thread)?;
-                // Per domain: the open ranges, their start and details resolved at the push.
-                let mut stacks: HashMap<u64, Vec<(u64, Details)>> = HashMap::new();
+                let mut stacks = Stacks::default();
                 let mut depth = 0;
                 for file in chunks {
                     let Some(chunk) = read_chunk(&file.path, &mut buffer)? else {
@@ -120,12 +119,12 @@ impl Scan {
                                 if wants_begin && filter.keeps(&details, r.timestamp) {
                                     sink.begin(process, *tid, &details, r.timestamp)?;
                                 }
-                                let stack = stacks.entry(r.domain).or_default();
+                                let stack = stacks.of(r.domain);
                                 depth = depth.max(stack.len() as u32);
                                 stack.push((r.timestamp, details));
                             }
                             Kind::Pop => {
-                                let stack = stacks.entry(r.domain).or_default();
+                                let stack = stacks.of(r.domain);
                                 if let Some(mut open) = stack.pop() {
                                     add_fields(
                                         &mut open.1.fields,
@@ -193,7 +192,7 @@ impl Scan {
                     crate::progress::advance(count);
                 }
                 // Never popped: closed at the process's last event.
-                for stack in stacks.into_values() {
+                for stack in stacks.into_open() {
                     for (d, open) in stack.into_iter().enumerate() {
                         emit_range(sink, push_pop(open, last, d, *tid, true))?;
                     }
@@ -291,6 +290,31 @@ impl Resolver<'_> {
             payload: Payload::decode(r.payload.0, r.payload.1),
             fields: r.fields.as_deref().map(parse_fields),
         }
+    }
+}
+
+/// A thread's open push/pop ranges, per domain: their start and details
+/// resolved at the push. The default domain's (most ranges) apart.
+#[derive(Default)]
+struct Stacks {
+    default: Vec<(u64, Details)>,
+    domains: HashMap<u64, Vec<(u64, Details)>>,
+}
+
+impl Stacks {
+    #[inline(always)]
+    fn of(&mut self, domain: u64) -> &mut Vec<(u64, Details)> {
+        match domain {
+            0 => &mut self.default,
+            _ => self.domains.entry(domain).or_default(),
+        }
+    }
+
+    /// Every stack, the default domain's first, then by domain id.
+    fn into_open(self) -> impl Iterator<Item = Vec<(u64, Details)>> {
+        let mut domains: Vec<_> = self.domains.into_iter().collect();
+        domains.sort_by_key(|(id, _)| *id);
+        std::iter::once(self.default).chain(domains.into_iter().map(|(_, s)| s))
     }
 }
 

@@ -65,6 +65,11 @@ fn varint(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
+/// The bytes [`varint`] writes for `v`.
+fn varint_len(v: u64) -> usize {
+    (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
+}
+
 /// A message's fields, appended to a buffer.
 pub struct Fields<'a>(pub &'a mut Vec<u8>);
 
@@ -132,10 +137,13 @@ impl Fields<'_> {
     /// An `InternedData` entry: `iid` stands for `text`.
     #[inline(always)]
     pub fn interned(&mut self, field: u32, iid: u64, text: &[u8]) {
-        self.message(field, |e| {
-            e.uint(interned::IID, iid);
-            e.bytes(interned::TEXT, text);
-        });
+        // Its length known up front (one key byte per field): no length to
+        // patch afterwards.
+        let len = 1 + varint_len(iid) + 1 + varint_len(text.len() as u64) + text.len();
+        self.key(field, LENGTH_DELIMITED);
+        varint(self.0, len as u64);
+        self.uint(interned::IID, iid);
+        self.bytes(interned::TEXT, text);
     }
 }
 
@@ -153,6 +161,30 @@ mod tests {
             varint(&mut want, n as u64);
             want.extend_from_slice(&body);
             assert_eq!(out, want, "{n}");
+        }
+    }
+
+    #[test]
+    fn an_interned_entry_is_the_message_it_stands_for() {
+        for (iid, len) in [
+            (1u64, 0usize),
+            (127, 5),
+            (128, 127),
+            (300_000, 128),
+            (u64::MAX, 20000),
+        ] {
+            let text = vec![b'x'; len];
+            let mut direct = Vec::new();
+            Fields(&mut direct).interned(2, iid, &text);
+            let mut nested = Vec::new();
+            Fields(&mut nested).message(2, |e| {
+                e.uint(interned::IID, iid);
+                e.bytes(interned::TEXT, &text);
+            });
+            assert_eq!(direct, nested, "{iid} {len}");
+            let mut v = Vec::new();
+            varint(&mut v, iid);
+            assert_eq!(varint_len(iid), v.len());
         }
     }
 
