@@ -51,10 +51,12 @@ impl<'a> Reader<'a> {
         }
         None
     }
+    #[inline(always)]
     fn bytes(&mut self) -> Option<&'a [u8]> {
         let n = usize::try_from(self.varint()?).ok()?;
         self.take(n)
     }
+    #[inline(always)]
     fn text(&mut self) -> Option<Cow<'a, str>> {
         self.bytes().map(text)
     }
@@ -167,6 +169,7 @@ impl<'a> Reader<'a> {
 /// `bytes` as text, invalid UTF-8 replaced. Most texts are short and ASCII:
 /// checked a word at a time, where `from_utf8` and `from_utf8_lossy` walk
 /// them byte by byte or in chunks, several times slower.
+#[inline]
 pub fn text(bytes: &[u8]) -> Cow<'_, str> {
     if bytes.is_ascii() {
         // SAFETY: ASCII is UTF-8.
