@@ -256,6 +256,39 @@ fn more_distinct_names_than_the_index_remembers() {
     assert_eq!(again["start"].as_i64().unwrap(), ranges[1].start);
 }
 
+/// The index goes to a temporary file: a TMPDIR too small for it is a
+/// clear error, not a crash or a hang.
+#[test]
+fn a_full_tmpdir_is_a_clear_error() {
+    if !can_mount_small_tmpfs() {
+        return;
+    }
+    let dir = scratch("tmp-full");
+    let exe = scenarios();
+    // 80,000 ranges: an index of about 2 MB.
+    let (rec, _) = recorded(&dir, &[exe.to_str().unwrap(), "many"]);
+    let small = dir.join("small");
+    std::fs::create_dir(&small).unwrap();
+    let script = format!(
+        // (`timeout`: a view that serves instead fails the test, not hangs it.)
+        "mount -t tmpfs -o size=256k tmpfs {small} && TMPDIR={small} timeout 60 {nvtxr} view -q {rec}",
+        small = small.display(),
+        nvtxr = artifacts().nvtxr.display(),
+        rec = rec.display(),
+    );
+    let out = Command::new("unshare")
+        .args(["-rm", "sh", "-c", &script])
+        .output()
+        .unwrap();
+    let msg = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{msg}");
+    let expected = format!(
+        "nvtxr: cannot keep the index in a temporary file in {} (TMPDIR): No space left on device",
+        small.display()
+    );
+    assert!(msg.contains(&expected), "{msg}");
+}
+
 #[test]
 fn requests_for_another_host_and_bad_ones_are_refused() {
     let dir = scratch("refused");

@@ -144,6 +144,25 @@ pub fn count(events: &[Event], ph: &str, name: &str) -> usize {
         .count()
 }
 
+/// Whether a small tmpfs can be mounted in a private mount namespace
+/// (`unshare -rm`: needs root or user namespaces), for the tests of a full
+/// disk; when not, says the test is skipped (and fails under
+/// NVTXR_REQUIRE_TOOLS).
+pub fn can_mount_small_tmpfs() -> bool {
+    let probe = Command::new("unshare")
+        .args(["-rm", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"])
+        .output();
+    if probe.as_ref().is_ok_and(|o| o.status.success()) {
+        return true;
+    }
+    assert!(
+        std::env::var_os("NVTXR_REQUIRE_TOOLS").is_none(),
+        "cannot mount a small tmpfs: {probe:?}"
+    );
+    eprintln!("skipped: cannot mount a small tmpfs here ({probe:?})");
+    false
+}
+
 pub fn scenarios() -> PathBuf {
     compile_c("record_scenarios.c", Producer::NvtxrShared, &[])
 }
