@@ -277,6 +277,19 @@ static void async_ids(void) {
     nvtxr_range_end(NULL, nvtxr_range_start(NULL, "parent async"));
 }
 
+/* 5000 start/end ranges, 8 open at once (each ended by the next start in
+   its slot), under 3 names; the last in slot 0 is never ended. */
+static void overlapping(void) {
+    uint64_t open[8] = {0};
+    char name[32];
+    for (int i = 0; i < 5000; i++) {
+        if (open[i % 8]) nvtxr_range_end(NULL, open[i % 8]);
+        snprintf(name, sizeof name, "async %d", i % 3);
+        open[i % 8] = nvtxr_range_start(NULL, name);
+    }
+    for (int k = 1; k < 8; k++) nvtxr_range_end(NULL, open[k]);
+}
+
 /* Ranges on 4 threads until SIGTERM; the handler reports how many each
    completed, then the process dies by the signal. "ready" once each thread
    has completed over 1000 (however the machine schedules them). */
@@ -383,6 +396,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(s, "thread_names")) thread_names();
     else if (!strcmp(s, "dir_mode")) dir_mode();
     else if (!strcmp(s, "async_ids")) async_ids();
+    else if (!strcmp(s, "overlapping")) overlapping();
     else if (!strcmp(s, "until_sigterm")) until_sigterm();
     else if (!strcmp(s, "colors")) colors();
     else if (!strcmp(s, "texts")) texts();

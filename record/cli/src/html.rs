@@ -55,21 +55,21 @@ pub fn about(d: &Details) -> Vec<String> {
     lines
 }
 
-/// Lanes for start/end ranges (sorted by start), which may overlap: each
-/// one's lane, the first whose last range has ended.
-pub fn lanes(ranges: &[Range]) -> Vec<usize> {
+/// Lanes for start/end ranges, given as (start, end) sorted by start, which
+/// may overlap: each one's lane, the first whose last range has ended.
+pub fn lanes(spans: impl IntoIterator<Item = (u64, u64)>) -> Vec<usize> {
     let mut ends: Vec<u64> = Vec::new();
-    ranges
-        .iter()
-        .map(|r| {
+    spans
+        .into_iter()
+        .map(|(start, end)| {
             let lane = ends
                 .iter()
-                .position(|&free| free <= r.start)
+                .position(|&free| free <= start)
                 .unwrap_or_else(|| {
                     ends.push(0);
                     ends.len() - 1
                 });
-            ends[lane] = r.end;
+            ends[lane] = end;
             lane
         })
         .collect()
@@ -330,7 +330,7 @@ impl Sink for Page<'_> {
         }
         ranges.sort_by_key(|r| r.start);
         self.row_start(p, "start/end ranges", true)?;
-        let lanes = lanes(&ranges);
+        let lanes = lanes(ranges.iter().map(|r| (r.start, r.end)));
         let o = self.origin;
         for (r, &lane) in ranges.iter().zip(&lanes) {
             let when = format!(

@@ -289,6 +289,64 @@ fn a_full_tmpdir_is_a_clear_error() {
     assert!(msg.contains(&expected), "{msg}");
 }
 
+/// Start/end ranges that overlap: a row of their own, on lanes where no two
+/// ranges overlap, every range with its name and look, the one never ended
+/// said so.
+#[test]
+fn overlapping_start_end_ranges_on_lanes_of_their_own() {
+    let dir = scratch("overlapping");
+    let exe = scenarios();
+    let (rec, events) = recorded(&dir, &[exe.to_str().unwrap(), "overlapping"]);
+    let server = view(&["-q", rec.to_str().unwrap()]);
+    let meta = server.get("/meta");
+    let rows = meta["rows"].as_array().unwrap();
+    let row = rows
+        .iter()
+        .position(|r| r["async"] == true)
+        .unwrap_or_else(|| panic!("a start/end row: {meta}"));
+    assert!(rows[row]["depth"].as_u64().unwrap() >= 7, "8 open at once");
+    let end = meta["end"].as_u64().unwrap();
+    let window = server.get(&format!("/window?t0=0&t1={end}&w=100000"));
+    let lanes = window["rows"][row]["lanes"].as_array().unwrap();
+    let mut got = Vec::new();
+    for lane in lanes {
+        let mut last_end = 0;
+        for e in lane.as_array().unwrap() {
+            let (start, stop) = (e[0].as_u64().unwrap(), e[1].as_u64().unwrap());
+            assert_eq!(e.as_array().unwrap().len(), 4, "every range, no bars: {e}");
+            assert!(start >= last_end, "ranges on one lane do not overlap");
+            last_end = stop;
+            let name = window["names"][e[2].to_string()].as_str().unwrap();
+            let kind = window["looks"][e[3].to_string()]["k"].as_str().unwrap();
+            got.push((start, stop, name.to_string(), kind.to_string()));
+        }
+    }
+    got.sort();
+    let mut expected: Vec<(u64, u64, String, String)> = events
+        .iter()
+        .filter(|e| e.name.starts_with("async "))
+        .map(|e| {
+            (
+                e.start as u64,
+                e.end as u64,
+                e.name.clone(),
+                "start/end".to_string(),
+            )
+        })
+        .collect();
+    expected.sort();
+    assert_eq!(expected.len(), 5000);
+    let never: Vec<usize> = got
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| g.3 == "start/end, never ended")
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(never.len(), 1, "the one never ended");
+    expected[never[0]].3 = "start/end, never ended".into();
+    assert_eq!(got, expected);
+}
+
 #[test]
 fn requests_for_another_host_and_bad_ones_are_refused() {
     let dir = scratch("refused");

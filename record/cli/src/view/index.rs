@@ -88,6 +88,31 @@ struct Lane {
     unsorted: bool,
 }
 
+impl Lane {
+    fn push(
+        &mut self,
+        store: &mut Store,
+        start: u64,
+        end: u64,
+        shown: Shown,
+    ) -> std::io::Result<()> {
+        self.unsorted |= self.start.len() > 0 && self.last > start;
+        self.last = start;
+        store.push(&mut self.start, start)?;
+        store.push(&mut self.end, end)?;
+        store.push(&mut self.shown, shown.bits())
+    }
+}
+
+/// `row`'s lane `lane`, made (with those before it) if new.
+fn lane_of(row: &mut Row, lane: usize) -> &mut Lane {
+    if row.lanes.len() <= lane {
+        row.lanes.resize_with(lane + 1, Lane::default);
+        row.info.depth = lane;
+    }
+    &mut row.lanes[lane]
+}
+
 /// A row's marks, sorted by time once its row is complete.
 #[derive(Default)]
 struct Marks {
@@ -188,8 +213,9 @@ pub struct Index {
     rows: Vec<Row>,
     /// Built along: the summary.
     pub summary: summary::Collector,
-    /// The current process's start/end ranges.
-    asynchronous: Vec<Range>,
+    /// The current process's start/end ranges, as they come: they may
+    /// overlap, and get lanes once all are known (at the process's end).
+    asynchronous: Lane,
 }
 
 impl Index {
@@ -205,7 +231,7 @@ impl Index {
             looks: IndexSet::new(),
             rows: Vec::new(),
             summary: summary::Collector::default(),
-            asynchronous: Vec::new(),
+            asynchronous: Lane::default(),
         })
     }
 
@@ -276,18 +302,7 @@ impl Index {
     ) -> std::io::Result<()> {
         let shown = self.shown(&r.details, kind)?;
         let (start, end) = (r.start - self.origin, r.end - self.origin);
-        let row = &mut self.rows[row];
-        if row.lanes.len() <= lane {
-            row.lanes.resize_with(lane + 1, Lane::default);
-            row.info.depth = lane;
-        }
-        let lane = &mut row.lanes[lane];
-        lane.unsorted |= lane.start.len() > 0 && lane.last > start;
-        lane.last = start;
-        let s = &mut self.store;
-        s.push(&mut lane.start, start)?;
-        s.push(&mut lane.end, end)?;
-        s.push(&mut lane.shown, shown.bits())
+        lane_of(&mut self.rows[row], lane).push(&mut self.store, start, end, shown)
     }
 
     /// Sorts the last row's lanes and marks and writes them out.
@@ -508,8 +523,13 @@ impl Sink for Index {
         self.items += 1;
         self.summary.range(p, r)?;
         if r.style == Style::StartEnd {
-            self.asynchronous.push(r.clone());
-            return Ok(());
+            let kind = match r.unterminated {
+                true => "start/end, never ended",
+                false => "start/end",
+            };
+            let shown = self.shown(&r.details, kind)?;
+            let (start, end) = (r.start - self.origin, r.end - self.origin);
+            return self.asynchronous.push(&mut self.store, start, end, shown);
         }
         let kind = match r.unterminated {
             true => "push/pop, never popped",
@@ -539,19 +559,24 @@ impl Sink for Index {
             self.row(p, html::NOTHING_RECORDED.into(), false).info.empty = true;
             return Ok(());
         }
-        let mut ranges = std::mem::take(&mut self.asynchronous);
-        if ranges.is_empty() {
+        let pending = std::mem::take(&mut self.asynchronous);
+        if pending.start.len() == 0 {
             return Ok(());
         }
-        ranges.sort_by_key(|r| r.start);
+        // Read back (24 bytes a range), in the order of their starts.
+        let s = &mut self.store;
+        let (start, end) = (s.read_all(&pending.start)?, s.read_all(&pending.end)?);
+        let shown = s.read_all(&pending.shown)?;
+        let mut order: Vec<u32> = (0..start.len() as u32).collect();
+        order.sort_by_key(|&i| start[i as usize]);
+        let spans = order.iter().map(|&i| (start[i as usize], end[i as usize]));
+        let lanes = html::lanes(spans);
         self.row(p, "start/end ranges".into(), true);
-        let row = self.rows.len() - 1;
-        for (r, lane) in ranges.iter().zip(html::lanes(&ranges)) {
-            let kind = match r.unterminated {
-                true => "start/end, never ended",
-                false => "start/end",
-            };
-            self.place(row, lane, r, kind)?;
+        let row = self.rows.last_mut().expect("just made");
+        for (&i, lane) in order.iter().zip(lanes) {
+            let i = i as usize;
+            let shown = Shown::from_bits(shown[i]);
+            lane_of(row, lane).push(&mut self.store, start[i], end[i], shown)?;
         }
         self.complete_row()
     }
