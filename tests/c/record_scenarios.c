@@ -277,6 +277,21 @@ static void async_ids(void) {
     nvtxr_range_end(NULL, nvtxr_range_start(NULL, "parent async"));
 }
 
+/* 1000 ranges, each with its own payload (its number) and one of 3 colors. */
+static void payloads(void) {
+    const uint32_t palette[3] = {0xFFFF0000, 0xFF00FF00, 0xFF0000FF};
+    for (int i = 0; i < 1000; i++) {
+        nvtxr_event_t e = NVTXR_EVENT_INIT;
+        e.message = "with payload";
+        e.color_type = NVTXR_COLOR_ARGB;
+        e.color = palette[i % 3];
+        e.payload_type = NVTXR_PAYLOAD_U64;
+        e.payload.as_u64 = (uint64_t)i;
+        nvtxr_range_push_ex(NULL, &e);
+        nvtxr_range_pop(NULL);
+    }
+}
+
 /* 5000 start/end ranges, 8 open at once (each ended by the next start in
    its slot), under 3 names; the last in slot 0 is never ended. */
 static void overlapping(void) {
@@ -397,6 +412,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(s, "dir_mode")) dir_mode();
     else if (!strcmp(s, "async_ids")) async_ids();
     else if (!strcmp(s, "overlapping")) overlapping();
+    else if (!strcmp(s, "payloads")) payloads();
     else if (!strcmp(s, "until_sigterm")) until_sigterm();
     else if (!strcmp(s, "colors")) colors();
     else if (!strcmp(s, "texts")) texts();

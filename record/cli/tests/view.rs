@@ -347,6 +347,38 @@ fn overlapping_start_end_ranges_on_lanes_of_their_own() {
     assert_eq!(got, expected);
 }
 
+/// Each range's look (its kind, color and tooltip lines), here one per
+/// range: every range has its own payload.
+#[test]
+fn every_range_with_its_own_payload_and_color() {
+    let dir = scratch("payloads");
+    let exe = scenarios();
+    let (rec, events) = recorded(&dir, &[exe.to_str().unwrap(), "payloads"]);
+    let server = view(&["-q", rec.to_str().unwrap()]);
+    let end = server.get("/meta")["end"].as_u64().unwrap();
+    let window = server.get(&format!("/window?t0=0&t1={end}&w=100000"));
+    let mut ranges: Vec<&Event> = events.iter().filter(|e| e.ph == "X").collect();
+    ranges.sort_by_key(|e| e.start);
+    let lane = window["rows"][0]["lanes"][0].as_array().unwrap();
+    assert_eq!(lane.len(), 1000, "every range");
+    for (i, (e, r)) in lane.iter().zip(&ranges).enumerate() {
+        assert_eq!(e[0].as_u64().unwrap(), r.start as u64);
+        let look = &window["looks"][e[3].to_string()];
+        assert_eq!(look["k"], "push/pop");
+        assert_eq!(
+            look["c"],
+            ["#ff0000", "#00ff00", "#0000ff"][i % 3],
+            "{look}"
+        );
+        let about = look["a"].as_str().unwrap();
+        assert!(
+            about.lines().any(|l| l == format!("payload: {i}")),
+            "{about}"
+        );
+        assert_eq!(r.args["payload"], i, "the JSON says the same");
+    }
+}
+
 #[test]
 fn requests_for_another_host_and_bad_ones_are_refused() {
     let dir = scratch("refused");

@@ -5,11 +5,11 @@
 //! never overlap (push/pop ranges nest; start/end ranges get lanes of their
 //! own), so the ranges a window holds are two binary searches away.
 //!
-//! Names and looks (kind, tooltip lines, color) are interned: an event
-//! costs 24 bytes (start, end, name and look), a distinct name its text and
-//! 8 bytes. Those are kept in a temporary file ([`store`]), not in memory: a
-//! name seen among the last [`RECENT_NAMES`] distinct ones is found again,
-//! one seen before those gets a new number (and its text is kept again).
+//! Names and looks (kind, tooltip lines, color) are numbered: an event
+//! costs 24 bytes (start, end, name and look), a distinct name or look its
+//! text and 8 bytes. Those are kept in a temporary file ([`store`]), not in
+//! memory: a name seen among the last [`RECENT`] distinct ones gets its
+//! number again, one seen before those a new number (see [`Texts`]).
 //!
 //! A window with more events on a lane than it has pixels is answered with
 //! bars instead: per pixel bin, the exact number of ranges it holds (found
@@ -17,30 +17,47 @@
 //! name that covers most of it (exact up to [`SAMPLES`] ranges in the bin,
 //! else weighed on that many spread evenly across it).
 
-use super::store::{Column, Store, TextAt};
+use super::store::{Column, Store, Texts};
 use crate::html;
 use crate::model::{Details, Mark, Process, Range, Sink, Style, Thread};
-use crate::summary;
-use hashbrown::HashMap as Names;
-use indexmap::IndexSet;
 use serde::Serialize;
 use std::collections::HashMap;
+use std::fmt::Write;
 
 /// Ranges weighed per bin to find the name that dominates it.
 pub const SAMPLES: usize = 16;
 
-/// Distinct names remembered while indexing, to give a name that comes
-/// again the number it has: past this many, the oldest are forgotten.
-pub const RECENT_NAMES: usize = 1 << 16;
+/// Distinct names (and looks) remembered while indexing, to give one that
+/// comes again the number it has: past this many, the oldest are forgotten.
+pub const RECENT: usize = 1 << 16;
 
-/// How an event looks besides its name: what it is ("push/pop",
-/// "start/end, never ended", "mark"...), the tooltip's further lines, and
-/// its color if the program gave one. Few, whatever the trace's length.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct Look {
-    kind: &'static str,
-    about: Box<str>,
-    color: Option<u32>,
+/// What an event is, as its look says.
+const KINDS: [&str; 5] = [
+    "push/pop",
+    "push/pop, never popped",
+    "start/end",
+    "start/end, never ended",
+    "mark",
+];
+
+/// How an event looks besides its name, as one text (numbered like the
+/// names): its kind's index in [`KINDS`], its color as 8 hex digits or
+/// `-`, then the tooltip's further lines (domain, category, payload...).
+/// Few on most traces; one per event where each has its own payload.
+fn look(out: &mut String, kind: &str, d: &Details) {
+    out.clear();
+    let kind = KINDS.iter().position(|k| *k == kind).expect("a known kind");
+    let _ = write!(out, "{kind}");
+    match d.color {
+        Some(c) => drop(write!(out, "{c:08x}")),
+        None => out.push('-'),
+    }
+    for (i, line) in html::about(d).iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(line);
+    }
 }
 
 /// A look as the page gets it.
@@ -178,11 +195,17 @@ impl<'a> WindowAnswer<'a> {
         let (name, look) = (shown.name, shown.look);
         self.names.entry(name).or_insert_with(|| index.name(name));
         self.looks.entry(look).or_insert_with(|| {
-            let l = &index.looks[look as usize];
+            // As [`look`] wrote it.
+            let text = index.looks.get(&index.store, look);
+            let kind = KINDS[usize::from(text.as_bytes()[0] - b'0')];
+            let (color, about) = match text.as_bytes()[1] {
+                b'-' => (None, &text[2..]),
+                _ => (u32::from_str_radix(&text[1..9], 16).ok(), &text[9..]),
+            };
             LookAnswer {
-                k: l.kind,
-                a: &l.about,
-                c: l.color.map(crate::chrome::css_color),
+                k: kind,
+                a: about,
+                c: color.map(crate::chrome::css_color),
             }
         });
         [u64::from(name), u64::from(look)]
@@ -197,7 +220,7 @@ pub struct Found {
     pub end: u64,
 }
 
-/// The index of one recording (as filtered), with its summary.
+/// The index of one recording (as filtered).
 pub struct Index {
     origin: u64,
     /// The trace's length (ns from its start).
@@ -205,14 +228,12 @@ pub struct Index {
     /// Ranges and marks.
     pub items: u64,
     store: Store,
-    /// Each name's [`TextAt::bits`], by its number.
-    names: Column,
-    /// The last [`RECENT_NAMES`] distinct names' numbers.
-    recent: Names<Box<str>, u32>,
-    looks: IndexSet<Look>,
+    names: Texts,
+    /// As [`look`] writes them.
+    looks: Texts,
+    /// A look being written.
+    scratch: String,
     rows: Vec<Row>,
-    /// Built along: the summary.
-    pub summary: summary::Collector,
     /// The current process's start/end ranges, as they come: they may
     /// overlap, and get lanes once all are known (at the process's end).
     asynchronous: Lane,
@@ -226,11 +247,10 @@ impl Index {
             end: end.saturating_sub(origin),
             items: 0,
             store: Store::new()?,
-            names: Column::default(),
-            recent: Names::new(),
-            looks: IndexSet::new(),
+            names: Texts::new(RECENT),
+            looks: Texts::new(RECENT),
+            scratch: String::new(),
             rows: Vec::new(),
-            summary: summary::Collector::default(),
             asynchronous: Lane::default(),
         })
     }
@@ -241,8 +261,7 @@ impl Index {
     }
 
     fn name(&self, name: u32) -> &str {
-        let at = self.store.get(&self.names, name as usize);
-        self.store.text(TextAt::from_bits(at))
+        self.names.get(&self.store, name)
     }
 
     /// The rows, as the page lists them.
@@ -252,28 +271,10 @@ impl Index {
 
     /// How an event with these details and `kind` is shown.
     fn shown(&mut self, d: &Details, kind: &'static str) -> std::io::Result<Shown> {
-        let name = match self.recent.get(d.name.as_str()) {
-            Some(&n) => n,
-            None => {
-                if self.recent.len() == RECENT_NAMES {
-                    self.recent.clear();
-                }
-                let n = self.names.len() as u32;
-                let at = self.store.put_text(&d.name)?;
-                self.store.push(&mut self.names, at.bits())?;
-                self.recent.insert(d.name.as_str().into(), n);
-                n
-            }
-        };
-        let look = Look {
-            kind,
-            about: html::about(d).join("\n").into(),
-            color: d.color,
-        };
-        Ok(Shown {
-            name,
-            look: self.looks.insert_full(look).0 as u32,
-        })
+        let name = self.names.number(&mut self.store, &d.name)?;
+        look(&mut self.scratch, kind, d);
+        let look = self.looks.number(&mut self.store, &self.scratch)?;
+        Ok(Shown { name, look })
     }
 
     fn row(&mut self, p: &Process, label: String, is_async: bool) -> &mut Row {
@@ -519,9 +520,8 @@ impl Sink for Index {
         Ok(())
     }
 
-    fn range(&mut self, p: &Process, r: &Range) -> std::io::Result<()> {
+    fn range(&mut self, _: &Process, r: &Range) -> std::io::Result<()> {
         self.items += 1;
-        self.summary.range(p, r)?;
         if r.style == Style::StartEnd {
             let kind = match r.unterminated {
                 true => "start/end, never ended",
@@ -538,9 +538,8 @@ impl Sink for Index {
         self.place(self.rows.len() - 1, r.depth as usize, r, kind)
     }
 
-    fn mark(&mut self, p: &Process, m: &Mark) -> std::io::Result<()> {
+    fn mark(&mut self, _: &Process, m: &Mark) -> std::io::Result<()> {
         self.items += 1;
-        self.summary.mark(p, m)?;
         let shown = self.shown(&m.details, "mark")?;
         let time = m.time - self.origin;
         let marks = &mut self.rows.last_mut().expect("a thread's row").marks;

@@ -66,15 +66,26 @@ pub fn run(dirs: &[PathBuf], options: &Options) -> Result<(), String> {
     let failed = |e: std::io::Error| store::store_error(&e).unwrap_or_else(|| unreadable(e));
     let mut index = Index::new(scan.origin, scan.end).map_err(failed)?;
     progress::begin("indexing".into(), scan.records);
-    let replayed = scan
-        .replay(&filter, &mut index)
-        .and_then(|n| index.finish().map(|()| n))
-        .map_err(failed);
+    // The summary is replayed on a core of its own while the index is built.
+    let (replayed, collector) = std::thread::scope(|threads| {
+        let summary = std::thread::Builder::new()
+            .name("nvtxr-summary".into())
+            .spawn_scoped(threads, || {
+                let mut collector = summary::Collector::default();
+                scan.replay(&filter, &mut collector).map(|_| collector)
+            })
+            .expect("a thread for the summary");
+        let replayed = scan
+            .replay(&filter, &mut index)
+            .and_then(|n| index.finish().map(|()| n));
+        let collector = summary.join().expect("the summary's replay does not panic");
+        (replayed, collector)
+    });
     progress::end();
-    if replayed? == 0 {
+    if replayed.map_err(failed)? == 0 {
         return Err(crate::nothing_selected(&scan, &options.selection).map_err(&unreadable)?);
     }
-    let collector = std::mem::take(&mut index.summary);
+    let collector = collector.map_err(&unreadable)?;
     let marks = collector.marks.clone();
     let rows = collector.rows(None).map_err(&unreadable)?;
     let legend = summary::legend(&rows, &marks, LEGEND).map_err(&unreadable)?;

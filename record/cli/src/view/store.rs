@@ -36,20 +36,10 @@ impl Column {
 
 /// Where a text is in the file: its offset and length in one number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TextAt(u64);
+struct TextAt(u64);
 
 /// Bits of a [`TextAt`] holding the length (texts are at most 64 KiB).
 const TEXT_LEN_BITS: u32 = 24;
-
-impl TextAt {
-    pub fn bits(self) -> u64 {
-        self.0
-    }
-
-    pub fn from_bits(bits: u64) -> TextAt {
-        TextAt(bits)
-    }
-}
 
 /// A failure of the store's file (a full disk, most likely), told apart
 /// from the recording's own errors.
@@ -138,7 +128,7 @@ impl Store {
     }
 
     /// Stores a text (at most 16 MiB), to be read with [`Store::text`].
-    pub fn put_text(&mut self, text: &str) -> std::io::Result<TextAt> {
+    fn put_text(&mut self, text: &str) -> std::io::Result<TextAt> {
         assert!(text.len() < 1 << TEXT_LEN_BITS);
         let at = self.write(text.as_bytes())?;
         Ok(TextAt(at << TEXT_LEN_BITS | text.len() as u64))
@@ -211,13 +201,60 @@ impl Store {
     }
 
     /// A text stored with [`Store::put_text`].
-    pub fn text(&self, at: TextAt) -> &str {
+    fn text(&self, at: TextAt) -> &str {
         let (offset, len) = (
             (at.0 >> TEXT_LEN_BITS) as usize,
             (at.0 & ((1 << TEXT_LEN_BITS) - 1)) as usize,
         );
         // Written from a `&str`: valid UTF-8.
         std::str::from_utf8(&self.mapped()[offset..offset + len]).unwrap_or("")
+    }
+}
+
+/// Texts numbered 0, 1, ... in the order they come, kept in a store: a
+/// text among the last `recent` distinct ones keeps its number; one seen
+/// before those gets a new number (and is kept again), so that memory stays
+/// bounded however many distinct texts come.
+pub struct Texts {
+    /// Where each text is (a [`TextAt`]), by its number.
+    at: Column,
+    recent: hashbrown::HashMap<Box<str>, u32>,
+    /// How many distinct texts `recent` holds at most.
+    limit: usize,
+}
+
+impl Texts {
+    pub fn new(limit: usize) -> Texts {
+        Texts {
+            at: Column::default(),
+            recent: hashbrown::HashMap::new(),
+            limit,
+        }
+    }
+
+    /// How many numbers were given.
+    pub fn len(&self) -> usize {
+        self.at.len()
+    }
+
+    /// `text`'s number, kept in `store` when new.
+    pub fn number(&mut self, store: &mut Store, text: &str) -> std::io::Result<u32> {
+        if let Some(&n) = self.recent.get(text) {
+            return Ok(n);
+        }
+        if self.recent.len() == self.limit {
+            self.recent.clear();
+        }
+        let n = self.at.len() as u32;
+        let at = store.put_text(text)?;
+        store.push(&mut self.at, at.0)?;
+        self.recent.insert(text.into(), n);
+        Ok(n)
+    }
+
+    /// The text numbered `n` (once the store is finished).
+    pub fn get<'s>(&self, store: &'s Store, n: u32) -> &'s str {
+        store.text(TextAt(store.get(&self.at, n as usize)))
     }
 }
 
@@ -263,6 +300,25 @@ mod tests {
         assert_eq!(store.partition_point(&a, 6000..n, |v| v < 3 * 5000), 6000);
         assert_eq!(store.partition_point(&a, 0..n, |_| true), n);
         assert_eq!(store.text(hello), "héllo");
-        assert_eq!(store.text(TextAt::from_bits(empty.bits())), "");
+        assert_eq!(store.text(empty), "");
+    }
+
+    #[test]
+    fn a_text_keeps_its_number_while_recent() {
+        let mut store = Store::new().unwrap();
+        let mut texts = Texts::new(3);
+        let n = |t: &mut Texts, s: &mut Store, x: &str| t.number(s, x).unwrap();
+        assert_eq!(n(&mut texts, &mut store, "a"), 0);
+        assert_eq!(n(&mut texts, &mut store, "b"), 1);
+        assert_eq!(n(&mut texts, &mut store, "a"), 0);
+        assert_eq!(n(&mut texts, &mut store, "c"), 2);
+        // Past 3 distinct texts, those before are forgotten: "a" again is new.
+        assert_eq!(n(&mut texts, &mut store, "d"), 3);
+        assert_eq!(n(&mut texts, &mut store, "a"), 4);
+        assert_eq!(n(&mut texts, &mut store, "d"), 3);
+        assert_eq!(texts.len(), 5);
+        store.finish().unwrap();
+        let all: Vec<&str> = (0..5).map(|i| texts.get(&store, i)).collect();
+        assert_eq!(all, ["a", "b", "c", "d", "a"]);
     }
 }
