@@ -98,6 +98,9 @@ enum Command {
     /// Serve the timeline of recording directories to a browser on this
     /// machine: any length opens at once, zoomed out to bars per pixel,
     /// zoomed in to every event.
+    ///
+    /// The index is kept in an unlinked temporary file in TMPDIR (about 17
+    /// bytes per event), gone when nvtxr exits.
     View {
         #[command(flatten)]
         options: view::Options,
