@@ -38,7 +38,8 @@ impl Column {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct TextAt(u64);
 
-/// Bits of a [`TextAt`] holding the length (texts are at most 64 KiB).
+/// Bits of a [`TextAt`] holding the length: a longer text is cut (a name
+/// is at most 64 KiB; a look's tooltip lines, a few such texts).
 const TEXT_LEN_BITS: u32 = 24;
 
 /// A failure of the store's file (a full disk, most likely), told apart
@@ -127,9 +128,14 @@ impl Store {
         Ok(())
     }
 
-    /// Stores a text (at most 16 MiB), to be read with [`Store::text`].
+    /// Stores a text (cut to under 16 MiB, at a character's start), to be
+    /// read with [`Store::text`].
     fn put_text(&mut self, text: &str) -> std::io::Result<TextAt> {
-        assert!(text.len() < 1 << TEXT_LEN_BITS);
+        let mut end = text.len().min((1 << TEXT_LEN_BITS) - 1);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let text = &text[..end];
         let at = self.write(text.as_bytes())?;
         Ok(TextAt(at << TEXT_LEN_BITS | text.len() as u64))
     }
@@ -301,6 +307,17 @@ mod tests {
         assert_eq!(store.partition_point(&a, 0..n, |_| true), n);
         assert_eq!(store.text(hello), "héllo");
         assert_eq!(store.text(empty), "");
+    }
+
+    #[test]
+    fn a_text_past_16_mib_is_cut_at_a_character() {
+        let mut store = Store::new().unwrap();
+        let long = "é".repeat(9 << 20);
+        let at = store.put_text(&long).unwrap();
+        store.finish().unwrap();
+        let kept = store.text(at);
+        assert!(kept.len() < 1 << TEXT_LEN_BITS && kept.len() >= (1 << TEXT_LEN_BITS) - 2);
+        assert!(long.starts_with(kept));
     }
 
     #[test]
