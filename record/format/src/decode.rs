@@ -70,25 +70,15 @@ impl<'a> Reader<'a> {
             }
             return Some(());
         }
-        let sizes = [(HAS_COLOR, 4), (HAS_CATEGORY, 0), (HAS_PAYLOAD, 9)];
-        for (bit, size) in sizes {
-            if flags & bit != 0 {
-                match size {
-                    0 => drop(self.varint()?),
-                    n => drop(self.take(n)?),
-                }
-            }
-        }
-        for bit in [HAS_DOMAIN, HAS_VALUE, HAS_STRING] {
-            if flags & bit != 0 {
-                self.varint()?;
-            }
-        }
-        for bit in [HAS_TEXT, HAS_FIELDS] {
-            if flags & bit != 0 {
-                self.bytes()?;
-            }
-        }
+        // The fields `body` reads, in its order.
+        self.when(flags, HAS_COLOR, Self::u32)?;
+        self.when(flags, HAS_CATEGORY, Self::varint)?;
+        self.when(flags, HAS_PAYLOAD, |r| Some((r.u8()?, r.u64()?)))?;
+        self.when(flags, HAS_DOMAIN, Self::varint)?;
+        self.when(flags, HAS_VALUE, Self::varint)?;
+        self.when(flags, HAS_STRING, Self::varint)?;
+        self.when(flags, HAS_TEXT, Self::bytes)?;
+        self.when(flags, HAS_FIELDS, Self::bytes)?;
         Some(())
     }
     #[inline(always)]

@@ -66,20 +66,6 @@ impl Kind {
             Kind::Mark | Kind::Push | Kind::Pop | Kind::Start | Kind::End | Kind::CounterSample
         )
     }
-
-    /// Whether the record names something (its text a name to learn), as
-    /// opposed to an event or a clock reading.
-    pub fn names(self) -> bool {
-        matches!(
-            self,
-            Kind::DomainCreate
-                | Kind::RegisterString
-                | Kind::NameCategory
-                | Kind::NameThread
-                | Kind::OsThreadName
-                | Kind::CounterRegister
-        )
-    }
 }
 
 /// One record. The recording tool encodes records whose text borrows the
