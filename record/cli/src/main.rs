@@ -398,16 +398,12 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
     let events = std::cell::Cell::new(None);
     let (written, summary) = std::thread::scope(|threads| {
         let summary = outputs.wants_summary().then(|| {
-            // Named, so that a profile tells its cost from the trace's.
-            std::thread::Builder::new()
-                .name("nvtxr-summary".into())
-                .spawn_scoped(threads, || {
-                    let mut collector = summary::Collector::grouped_by(outputs.group_by.clone());
-                    scan.replay(&filter, &mut collector)?;
-                    let marks = std::mem::take(&mut collector.marks);
-                    Ok::<_, std::io::Error>((collector.rows(outputs.rows_kept())?, marks))
-                })
-                .expect("a thread for the summary")
+            summary::beside(threads, || {
+                let mut collector = summary::Collector::grouped_by(outputs.group_by.clone());
+                scan.replay(&filter, &mut collector)?;
+                let marks = std::mem::take(&mut collector.marks);
+                Ok::<_, std::io::Error>((collector.rows(outputs.rows_kept())?, marks))
+            })
         });
         let written = write_output(
             &outputs.trace,

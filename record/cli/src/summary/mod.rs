@@ -7,6 +7,19 @@ mod runs;
 
 pub use collect::{legend, Collector, Rows};
 
+/// Runs `work` (the summary's replay) on a core of its own, beside what the
+/// caller does meanwhile; the thread is named `nvtxr-summary`, so that a
+/// profile (`perf report --sort comm`) tells its cost apart.
+pub fn beside<'scope, T: Send + 'scope>(
+    threads: &'scope std::thread::Scope<'scope, '_>,
+    work: impl FnOnce() -> T + Send + 'scope,
+) -> std::thread::ScopedJoinHandle<'scope, T> {
+    std::thread::Builder::new()
+        .name("nvtxr-summary".into())
+        .spawn_scoped(threads, work)
+        .expect("a thread for the summary")
+}
+
 use crate::model::Style;
 use std::io::Write;
 

@@ -68,13 +68,10 @@ pub fn run(dirs: &[PathBuf], options: &Options) -> Result<(), String> {
     progress::begin("indexing".into(), scan.records);
     // The summary is replayed on a core of its own while the index is built.
     let (replayed, collector) = std::thread::scope(|threads| {
-        let summary = std::thread::Builder::new()
-            .name("nvtxr-summary".into())
-            .spawn_scoped(threads, || {
-                let mut collector = summary::Collector::default();
-                scan.replay(&filter, &mut collector).map(|_| collector)
-            })
-            .expect("a thread for the summary");
+        let summary = summary::beside(threads, || {
+            let mut collector = summary::Collector::default();
+            scan.replay(&filter, &mut collector).map(|_| collector)
+        });
         let replayed = scan
             .replay(&filter, &mut index)
             .and_then(|n| index.finish().map(|()| n));
