@@ -32,22 +32,53 @@ pub const SAMPLES: usize = 16;
 pub const RECENT: usize = 1 << 16;
 
 /// What an event is, as its look says.
-const KINDS: [&str; 5] = [
-    "push/pop",
-    "push/pop, never popped",
-    "start/end",
-    "start/end, never ended",
-    "mark",
-];
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum What {
+    PushPop,
+    NeverPopped,
+    StartEnd,
+    NeverEnded,
+    Mark,
+}
+
+impl What {
+    const ALL: [What; 5] = [
+        What::PushPop,
+        What::NeverPopped,
+        What::StartEnd,
+        What::NeverEnded,
+        What::Mark,
+    ];
+
+    fn of(r: &Range) -> What {
+        match (r.style, r.unterminated) {
+            (Style::PushPop, false) => What::PushPop,
+            (Style::PushPop, true) => What::NeverPopped,
+            (Style::StartEnd, false) => What::StartEnd,
+            (Style::StartEnd, true) => What::NeverEnded,
+        }
+    }
+
+    /// As the page shows it.
+    fn text(self) -> &'static str {
+        match self {
+            What::PushPop => "push/pop",
+            What::NeverPopped => "push/pop, never popped",
+            What::StartEnd => "start/end",
+            What::NeverEnded => "start/end, never ended",
+            What::Mark => "mark",
+        }
+    }
+}
 
 /// How an event looks besides its name, as one text (numbered like the
-/// names): its kind's index in [`KINDS`], its color as 8 hex digits or
-/// `-`, then the tooltip's further lines (domain, category, payload...).
-/// Few on most traces; one per event where each has its own payload.
-fn look(out: &mut String, kind: &str, d: &Details) {
+/// names): its [`What`] as a digit (its index in [`What::ALL`]), its color
+/// as 8 hex digits or `-`, then the tooltip's further lines (domain,
+/// category, payload...). Few on most traces; one per event where each has
+/// its own payload. Read back by [`look_answer`].
+fn look(out: &mut String, what: What, d: &Details) {
     out.clear();
-    let kind = KINDS.iter().position(|k| *k == kind).expect("a known kind");
-    let _ = write!(out, "{kind}");
+    let _ = write!(out, "{}", what as u8);
     match d.color {
         Some(c) => drop(write!(out, "{c:08x}")),
         None => out.push('-'),
@@ -57,6 +88,20 @@ fn look(out: &mut String, kind: &str, d: &Details) {
             out.push('\n');
         }
         out.push_str(line);
+    }
+}
+
+/// A look as [`look`] wrote it, as the page gets it.
+fn look_answer(text: &str) -> LookAnswer<'_> {
+    let what = What::ALL[usize::from(text.as_bytes()[0] - b'0')];
+    let (color, about) = match text.as_bytes()[1] {
+        b'-' => (None, &text[2..]),
+        _ => (u32::from_str_radix(&text[1..9], 16).ok(), &text[9..]),
+    };
+    LookAnswer {
+        k: what.text(),
+        a: about,
+        c: color.map(crate::chrome::css_color),
     }
 }
 
@@ -99,10 +144,7 @@ struct Lane {
     end: Column,
     /// [`Shown::bits`].
     shown: Column,
-    /// The last range's start; whether a range started before the one
-    /// pushed before it.
-    last: u64,
-    unsorted: bool,
+    order: Order,
 }
 
 impl Lane {
@@ -113,11 +155,30 @@ impl Lane {
         end: u64,
         shown: Shown,
     ) -> std::io::Result<()> {
-        self.unsorted |= self.start.len() > 0 && self.last > start;
-        self.last = start;
+        self.order.note(start);
         store.push(&mut self.start, start)?;
         store.push(&mut self.end, end)?;
         store.push(&mut self.shown, shown.bits())
+    }
+
+    /// Sorted by start (if they came out of order) and written out.
+    fn complete(&mut self, store: &mut Store) -> std::io::Result<()> {
+        let columns = &mut [&mut self.start, &mut self.end, &mut self.shown];
+        complete(store, self.order.unsorted, columns)
+    }
+}
+
+/// Whether the values pushed one after another came in order.
+#[derive(Default)]
+struct Order {
+    last: Option<u64>,
+    unsorted: bool,
+}
+
+impl Order {
+    fn note(&mut self, v: u64) {
+        self.unsorted |= self.last.is_some_and(|last| last > v);
+        self.last = Some(v);
     }
 }
 
@@ -136,8 +197,21 @@ struct Marks {
     time: Column,
     /// [`Shown::bits`].
     shown: Column,
-    last: u64,
-    unsorted: bool,
+    order: Order,
+}
+
+impl Marks {
+    fn push(&mut self, store: &mut Store, time: u64, shown: Shown) -> std::io::Result<()> {
+        self.order.note(time);
+        store.push(&mut self.time, time)?;
+        store.push(&mut self.shown, shown.bits())
+    }
+
+    /// Sorted by time (if they came out of order) and written out.
+    fn complete(&mut self, store: &mut Store) -> std::io::Result<()> {
+        let columns = &mut [&mut self.time, &mut self.shown];
+        complete(store, self.order.unsorted, columns)
+    }
 }
 
 /// A timeline row as the page lists it.
@@ -194,20 +268,9 @@ impl<'a> WindowAnswer<'a> {
     fn entry(&mut self, index: &'a Index, shown: Shown) -> [u64; 2] {
         let (name, look) = (shown.name, shown.look);
         self.names.entry(name).or_insert_with(|| index.name(name));
-        self.looks.entry(look).or_insert_with(|| {
-            // As [`look`] wrote it.
-            let text = index.looks.get(&index.store, look);
-            let kind = KINDS[usize::from(text.as_bytes()[0] - b'0')];
-            let (color, about) = match text.as_bytes()[1] {
-                b'-' => (None, &text[2..]),
-                _ => (u32::from_str_radix(&text[1..9], 16).ok(), &text[9..]),
-            };
-            LookAnswer {
-                k: kind,
-                a: about,
-                c: color.map(crate::chrome::css_color),
-            }
-        });
+        self.looks
+            .entry(look)
+            .or_insert_with(|| look_answer(index.looks.get(&index.store, look)));
         [u64::from(name), u64::from(look)]
     }
 }
@@ -269,10 +332,10 @@ impl Index {
         self.rows.iter().map(|r| &r.info)
     }
 
-    /// How an event with these details and `kind` is shown.
-    fn shown(&mut self, d: &Details, kind: &'static str) -> std::io::Result<Shown> {
+    /// How an event with these details is shown.
+    fn shown(&mut self, d: &Details, what: What) -> std::io::Result<Shown> {
         let name = self.names.number(&mut self.store, &d.name)?;
-        look(&mut self.scratch, kind, d);
+        look(&mut self.scratch, what, d);
         let look = self.looks.number(&mut self.store, &self.scratch)?;
         Ok(Shown { name, look })
     }
@@ -293,44 +356,15 @@ impl Index {
         self.rows.last_mut().expect("just pushed")
     }
 
-    /// Puts a range on its row's lane.
-    fn place(
-        &mut self,
-        row: usize,
-        lane: usize,
-        r: &Range,
-        kind: &'static str,
-    ) -> std::io::Result<()> {
-        let shown = self.shown(&r.details, kind)?;
-        let (start, end) = (r.start - self.origin, r.end - self.origin);
-        lane_of(&mut self.rows[row], lane).push(&mut self.store, start, end, shown)
-    }
-
     /// Sorts the last row's lanes and marks and writes them out.
     fn complete_row(&mut self) -> std::io::Result<()> {
         let Some(row) = self.rows.last_mut() else {
             return Ok(());
         };
-        let s = &mut self.store;
         for lane in &mut row.lanes {
-            if lane.unsorted {
-                let order = s.read_all(&lane.start)?;
-                let mut columns = [&mut lane.start, &mut lane.end, &mut lane.shown];
-                sort_by(s, &order, &mut columns)?;
-                lane.unsorted = false;
-            }
-            for c in [&mut lane.start, &mut lane.end, &mut lane.shown] {
-                s.seal(c)?;
-            }
+            lane.complete(&mut self.store)?;
         }
-        let marks = &mut row.marks;
-        if marks.unsorted {
-            let order = s.read_all(&marks.time)?;
-            sort_by(s, &order, &mut [&mut marks.time, &mut marks.shown])?;
-            marks.unsorted = false;
-        }
-        s.seal(&mut marks.time)?;
-        s.seal(&mut marks.shown)
+        row.marks.complete(&mut self.store)
     }
 
     /// Every row's events in `window`: each range and mark where a lane has
@@ -522,31 +556,24 @@ impl Sink for Index {
 
     fn range(&mut self, _: &Process, r: &Range) -> std::io::Result<()> {
         self.items += 1;
-        if r.style == Style::StartEnd {
-            let kind = match r.unterminated {
-                true => "start/end, never ended",
-                false => "start/end",
-            };
-            let shown = self.shown(&r.details, kind)?;
-            let (start, end) = (r.start - self.origin, r.end - self.origin);
-            return self.asynchronous.push(&mut self.store, start, end, shown);
-        }
-        let kind = match r.unterminated {
-            true => "push/pop, never popped",
-            false => "push/pop",
+        let shown = self.shown(&r.details, What::of(r))?;
+        let (start, end) = (r.start - self.origin, r.end - self.origin);
+        let lane = match r.style {
+            // Lanes given at the process's end.
+            Style::StartEnd => &mut self.asynchronous,
+            Style::PushPop => {
+                let row = self.rows.last_mut().expect("a thread's row");
+                lane_of(row, r.depth as usize)
+            }
         };
-        self.place(self.rows.len() - 1, r.depth as usize, r, kind)
+        lane.push(&mut self.store, start, end, shown)
     }
 
     fn mark(&mut self, _: &Process, m: &Mark) -> std::io::Result<()> {
         self.items += 1;
-        let shown = self.shown(&m.details, "mark")?;
-        let time = m.time - self.origin;
+        let shown = self.shown(&m.details, What::Mark)?;
         let marks = &mut self.rows.last_mut().expect("a thread's row").marks;
-        marks.unsorted |= marks.time.len() > 0 && marks.last > time;
-        marks.last = time;
-        self.store.push(&mut marks.time, time)?;
-        self.store.push(&mut marks.shown, shown.bits())
+        marks.push(&mut self.store, m.time - self.origin, shown)
     }
 
     fn thread_end(&mut self, _: &Process, _: u32) -> std::io::Result<()> {
@@ -581,19 +608,25 @@ impl Sink for Index {
     }
 }
 
-/// Puts each of `columns` in the order that sorts `keys` (the first
-/// column's values), as new columns in the store (what the replay's order
-/// left unsorted: rare, and held in memory to be sorted).
-fn sort_by(store: &mut Store, keys: &[u64], columns: &mut [&mut Column]) -> std::io::Result<()> {
-    let mut order: Vec<usize> = (0..keys.len()).collect();
-    order.sort_by_key(|&i| keys[i]);
-    for column in columns.iter_mut() {
-        let values = store.read_all(column)?;
-        let mut sorted = Column::default();
-        for &i in &order {
-            store.push(&mut sorted, values[i])?;
+/// Puts `columns` in the order of the first one's values, if they came out
+/// of order (rare: held in memory to be sorted, then written as new
+/// columns), and writes them out.
+fn complete(store: &mut Store, unsorted: bool, columns: &mut [&mut Column]) -> std::io::Result<()> {
+    if unsorted {
+        let keys = store.read_all(columns[0])?;
+        let mut order: Vec<usize> = (0..keys.len()).collect();
+        order.sort_by_key(|&i| keys[i]);
+        for column in columns.iter_mut() {
+            let values = store.read_all(column)?;
+            let mut sorted = Column::default();
+            for &i in &order {
+                store.push(&mut sorted, values[i])?;
+            }
+            **column = sorted;
         }
-        **column = sorted;
+    }
+    for column in columns.iter_mut() {
+        store.seal(column)?;
     }
     Ok(())
 }
