@@ -81,6 +81,11 @@ def test_a_generator_is_one_range_from_first_next_to_close():
     ]
 
 
+def range_calls(calls):
+    """The tool's range calls, without their attributes."""
+    return [c.split(" {")[0] for c in calls if "Range" in c]
+
+
 def test_an_exception_inside_annotate_closes_the_range():
     process, calls = run(
         """
@@ -100,7 +105,7 @@ def test_an_exception_inside_annotate_closes_the_range():
     )
     check(process)
     assert process.stdout == "caught boom\n"
-    assert [c.split(" {")[0] for c in calls if "Range" in c] == [
+    assert range_calls(calls) == [
         "DomainRangePushEx default",
         "DomainRangePushEx default",
         "DomainRangePop default -> 1",
@@ -127,7 +132,7 @@ def test_annotate_entered_and_exited_by_hand_with_or_without_exception_arguments
     )
     check(process)
     assert process.stdout == "False\nFalse\nfour arguments refused\n"
-    assert [c.split(" {")[0] for c in calls if "Range" in c] == [
+    assert range_calls(calls) == [
         "DomainRangePushEx default",
         "DomainRangePop default -> 0",
         "DomainRangePushEx default",

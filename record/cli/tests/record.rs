@@ -813,24 +813,13 @@ fn python_multiprocessing_workers_lose_nothing_however_they_end() {
 
 #[test]
 fn a_full_disk_fails_loudly_and_keeps_what_was_recorded() {
-    // A 512 KiB tmpfs as TMPDIR.
-    if !can_mount_small_tmpfs() {
-        return;
-    }
     let dir = scratch("disk-full");
-    let small = dir.join("small");
-    std::fs::create_dir(&small).unwrap();
-    let script = format!(
-        "mount -t tmpfs -o size=512k tmpfs {small} && TMPDIR={small} {nvtxr} record -q -o {trace} -- {exe} many",
-        small = small.display(),
-        nvtxr = artifacts().nvtxr.display(),
-        trace = dir.join("trace.json").display(),
-        exe = scenarios().display(),
-    );
-    let out = Command::new("unshare")
-        .args(["-rm", "sh", "-c", &script])
-        .output()
-        .unwrap();
+    let (trace, exe) = (dir.join("trace.json"), scenarios());
+    let args = ["record", "-q", "-o", trace.to_str().unwrap(), "--"];
+    let args = [&args[..], &[exe.to_str().unwrap(), "many"]].concat();
+    let Some((out, _)) = nvtxr_with_small_tmpdir(&dir, "512k", &args) else {
+        return;
+    };
     let msg = text(&out);
     assert_eq!(out.status.code(), Some(1), "{msg}");
     assert!(

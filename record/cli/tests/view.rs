@@ -86,6 +86,15 @@ fn recorded(dir: &Path, command: &[&str]) -> (PathBuf, Vec<Event>) {
     (rec, events(&load(&trace)))
 }
 
+/// `nvtxr view` of a recording of `record_scenarios SCENARIO`, and the JSON
+/// trace's events.
+fn viewed(scenario: &str) -> (Server, Vec<Event>) {
+    let dir = scratch(scenario);
+    let exe = scenarios();
+    let (rec, events) = recorded(&dir, &[exe.to_str().unwrap(), scenario]);
+    (view(&["-q", rec.to_str().unwrap()]), events)
+}
+
 /// The window's lanes of `row` as (start, end, name, ranges: None for an
 /// event, Some(n) for a bar of n ranges).
 fn lanes(answer: &Value, row: usize) -> Vec<(u64, u64, String, Option<u64>)> {
@@ -110,10 +119,7 @@ fn lanes(answer: &Value, row: usize) -> Vec<(u64, u64, String, Option<u64>)> {
 
 #[test]
 fn zoomed_in_every_event_zoomed_out_bars_that_count_every_range() {
-    let dir = scratch("many");
-    let exe = scenarios();
-    let (rec, events) = recorded(&dir, &[exe.to_str().unwrap(), "many"]);
-    let server = view(&["-q", rec.to_str().unwrap()]);
+    let (server, events) = viewed("many");
     let meta = server.get("/meta");
     let rows = meta["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 4, "a row per thread: {meta}");
@@ -260,26 +266,14 @@ fn more_distinct_names_than_the_index_remembers() {
 /// clear error, not a crash or a hang.
 #[test]
 fn a_full_tmpdir_is_a_clear_error() {
-    if !can_mount_small_tmpfs() {
-        return;
-    }
     let dir = scratch("tmp-full");
     let exe = scenarios();
     // 80,000 ranges: an index of about 2 MB.
     let (rec, _) = recorded(&dir, &[exe.to_str().unwrap(), "many"]);
-    let small = dir.join("small");
-    std::fs::create_dir(&small).unwrap();
-    let script = format!(
-        // (`timeout`: a view that serves instead fails the test, not hangs it.)
-        "mount -t tmpfs -o size=256k tmpfs {small} && TMPDIR={small} timeout 60 {nvtxr} view -q {rec}",
-        small = small.display(),
-        nvtxr = artifacts().nvtxr.display(),
-        rec = rec.display(),
-    );
-    let out = Command::new("unshare")
-        .args(["-rm", "sh", "-c", &script])
-        .output()
-        .unwrap();
+    let args = ["view", "-q", rec.to_str().unwrap()];
+    let Some((out, small)) = nvtxr_with_small_tmpdir(&dir, "256k", &args) else {
+        return;
+    };
     let msg = text(&out);
     assert_eq!(out.status.code(), Some(1), "{msg}");
     let expected = format!(
@@ -294,10 +288,7 @@ fn a_full_tmpdir_is_a_clear_error() {
 /// said so.
 #[test]
 fn overlapping_start_end_ranges_on_lanes_of_their_own() {
-    let dir = scratch("overlapping");
-    let exe = scenarios();
-    let (rec, events) = recorded(&dir, &[exe.to_str().unwrap(), "overlapping"]);
-    let server = view(&["-q", rec.to_str().unwrap()]);
+    let (server, events) = viewed("overlapping");
     let meta = server.get("/meta");
     let rows = meta["rows"].as_array().unwrap();
     let row = rows
@@ -351,10 +342,7 @@ fn overlapping_start_end_ranges_on_lanes_of_their_own() {
 /// range: every range has its own payload.
 #[test]
 fn every_range_with_its_own_payload_and_color() {
-    let dir = scratch("payloads");
-    let exe = scenarios();
-    let (rec, events) = recorded(&dir, &[exe.to_str().unwrap(), "payloads"]);
-    let server = view(&["-q", rec.to_str().unwrap()]);
+    let (server, events) = viewed("payloads");
     let end = server.get("/meta")["end"].as_u64().unwrap();
     let window = server.get(&format!("/window?t0=0&t1={end}&w=100000"));
     let mut ranges: Vec<&Event> = events.iter().filter(|e| e.ph == "X").collect();

@@ -144,23 +144,37 @@ pub fn count(events: &[Event], ph: &str, name: &str) -> usize {
         .count()
 }
 
-/// Whether a small tmpfs can be mounted in a private mount namespace
-/// (`unshare -rm`: needs root or user namespaces), for the tests of a full
-/// disk; when not, says the test is skipped (and fails under
+/// `nvtxr ARGS...` with TMPDIR on a tmpfs of `size` (as `mount -o size=`
+/// takes it) mounted at `dir/small` in a private mount namespace (`unshare
+/// -rm`: needs root or user namespaces), stopped after 60 s (a command that
+/// ran on fails its test, not hangs it); with that folder. `None` when no
+/// tmpfs can be mounted here: the test says it is skipped (and fails under
 /// NVTXR_REQUIRE_TOOLS).
-pub fn can_mount_small_tmpfs() -> bool {
+pub fn nvtxr_with_small_tmpdir(dir: &Path, size: &str, args: &[&str]) -> Option<(Output, PathBuf)> {
     let probe = Command::new("unshare")
         .args(["-rm", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"])
         .output();
-    if probe.as_ref().is_ok_and(|o| o.status.success()) {
-        return true;
+    if !probe.as_ref().is_ok_and(|o| o.status.success()) {
+        assert!(
+            std::env::var_os("NVTXR_REQUIRE_TOOLS").is_none(),
+            "cannot mount a small tmpfs: {probe:?}"
+        );
+        eprintln!("skipped: cannot mount a small tmpfs here ({probe:?})");
+        return None;
     }
-    assert!(
-        std::env::var_os("NVTXR_REQUIRE_TOOLS").is_none(),
-        "cannot mount a small tmpfs: {probe:?}"
-    );
-    eprintln!("skipped: cannot mount a small tmpfs here ({probe:?})");
-    false
+    let small = dir.join("small");
+    std::fs::create_dir(&small).unwrap();
+    let out = Command::new("unshare")
+        .args(["-rm", "sh", "-c"])
+        .arg(format!(
+            "mount -t tmpfs -o size={size} tmpfs \"$0\" && TMPDIR=\"$0\" exec timeout 60 \"$@\""
+        ))
+        .arg(&small)
+        .arg(&artifacts().nvtxr)
+        .args(args)
+        .output()
+        .unwrap();
+    Some((out, small))
 }
 
 pub fn scenarios() -> PathBuf {
