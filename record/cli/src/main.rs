@@ -27,6 +27,7 @@ mod record;
 mod signals;
 mod sqlite;
 mod summary;
+mod temporary;
 mod view;
 
 use clap::{Parser, Subcommand};
@@ -329,12 +330,18 @@ fn write_output(
     written
 }
 
-/// How an error reading the recordings in `dirs` is told.
+/// How an error reading the recordings in `dirs` is told (or one of
+/// nvtxr's own temporary files, while it reads them).
 pub fn unreadable(dirs: &[PathBuf]) -> impl Fn(std::io::Error) -> String {
     let shown: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-    move |e: std::io::Error| match e.kind() {
-        std::io::ErrorKind::InvalidData | std::io::ErrorKind::InvalidInput => e.to_string(),
-        _ => format!("cannot read the recording in {}: {e}", shown.join(", ")),
+    move |e: std::io::Error| {
+        if let Some(message) = temporary::message(&e) {
+            return message;
+        }
+        match e.kind() {
+            std::io::ErrorKind::InvalidData | std::io::ErrorKind::InvalidInput => e.to_string(),
+            _ => format!("cannot read the recording in {}: {e}", shown.join(", ")),
+        }
     }
 }
 

@@ -1,11 +1,15 @@
 //! Sorted runs on disk, for a summary larger than its memory budget: an
-//! anonymous temporary file (`tempfile::tempfile`: unlinked from the start,
-//! gone when `nvtxr` exits, whatever ends it) written once, then read back
-//! any number of times, each reader at its own offset.
+//! anonymous temporary file (see `crate::temporary`: unlinked from the
+//! start, gone when `nvtxr` exits, whatever ends it) written once, then read
+//! back any number of times, each reader at its own offset.
 
+use crate::temporary;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::os::unix::fs::FileExt;
+
+/// What the files keep, as their errors say.
+const WHAT: &str = "the summary's sorted runs";
 
 /// Writes one run.
 pub struct RunWriter {
@@ -15,16 +19,20 @@ pub struct RunWriter {
 impl RunWriter {
     pub fn new() -> std::io::Result<RunWriter> {
         Ok(RunWriter {
-            out: BufWriter::with_capacity(1 << 16, tempfile::tempfile()?),
+            out: BufWriter::with_capacity(1 << 16, temporary::file(WHAT)?),
         })
     }
 
+    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.out.write_all(bytes).map_err(temporary::failed(WHAT))
+    }
+
     pub fn u8(&mut self, v: u8) -> std::io::Result<()> {
-        self.out.write_all(&[v])
+        self.put(&[v])
     }
 
     pub fn u64(&mut self, v: u64) -> std::io::Result<()> {
-        self.out.write_all(&v.to_le_bytes())
+        self.put(&v.to_le_bytes())
     }
 
     pub fn f64(&mut self, v: f64) -> std::io::Result<()> {
@@ -33,7 +41,7 @@ impl RunWriter {
 
     pub fn text(&mut self, s: &str) -> std::io::Result<()> {
         self.u64(s.len() as u64)?;
-        self.out.write_all(s.as_bytes())
+        self.put(s.as_bytes())
     }
 
     pub fn color(&mut self, c: Option<u32>) -> std::io::Result<()> {
@@ -48,7 +56,9 @@ impl RunWriter {
 
     /// The run, written.
     pub fn finish(self) -> std::io::Result<File> {
-        self.out.into_inner().map_err(|e| e.into_error())
+        self.out
+            .into_inner()
+            .map_err(|e| temporary::failed(WHAT)(e.into_error()))
     }
 }
 
@@ -91,7 +101,10 @@ impl<'a> RunReader<'a> {
             self.buf.resize(n.max(1 << 16), 0);
         }
         while self.end < self.buf.len() {
-            let read = self.file.read_at(&mut self.buf[self.end..], self.offset)?;
+            let read = self
+                .file
+                .read_at(&mut self.buf[self.end..], self.offset)
+                .map_err(temporary::failed(WHAT))?;
             if read == 0 {
                 break;
             }

@@ -63,8 +63,7 @@ pub fn run(dirs: &[PathBuf], options: &Options) -> Result<(), String> {
         progress::enable();
     }
     let started = Instant::now();
-    let failed = |e: std::io::Error| store::store_error(&e).unwrap_or_else(|| unreadable(e));
-    let mut index = Index::new(scan.origin, scan.end).map_err(failed)?;
+    let mut index = Index::new(scan.origin, scan.end).map_err(&unreadable)?;
     progress::begin("indexing".into(), scan.records);
     // The summary is replayed on a core of its own while the index is built.
     let (replayed, collector) = std::thread::scope(|threads| {
@@ -79,7 +78,7 @@ pub fn run(dirs: &[PathBuf], options: &Options) -> Result<(), String> {
         (replayed, collector)
     });
     progress::end();
-    if replayed.map_err(failed)? == 0 {
+    if replayed.map_err(&unreadable)? == 0 {
         return Err(crate::nothing_selected(&scan, &options.selection).map_err(&unreadable)?);
     }
     let collector = collector.map_err(&unreadable)?;

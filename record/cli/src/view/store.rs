@@ -1,6 +1,6 @@
 //! Where the index keeps what grows with the recording: columns of numbers
-//! and the names' texts, in an anonymous temporary file
-//! (`tempfile::tempfile`: unlinked from the start, gone when `nvtxr` exits,
+//! and the names' texts, in an anonymous temporary file (see
+//! `crate::temporary`: unlinked from the start, gone when `nvtxr` exits,
 //! whatever ends it), so that indexing holds the same memory at 10^8 events
 //! as at 10^4. Written once, in one pass; then mapped and read in place.
 //!
@@ -9,6 +9,7 @@
 //! (short) segment when nothing more will be pushed to it, so that only the
 //! columns being filled (one timeline row's) are in memory at once.
 
+use crate::temporary;
 use memmap2::Mmap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -42,34 +43,8 @@ struct TextAt(u64);
 /// is at most 64 KiB; a look's tooltip lines, a few such texts).
 const TEXT_LEN_BITS: u32 = 24;
 
-/// A failure of the store's file (a full disk, most likely), told apart
-/// from the recording's own errors.
-#[derive(Debug)]
-pub struct StoreError(std::io::Error);
-
-impl std::fmt::Display for StoreError {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        write!(
-            f,
-            "cannot keep the index in a temporary file in {} (TMPDIR): {}",
-            std::env::temp_dir().display(),
-            self.0
-        )
-    }
-}
-
-impl std::error::Error for StoreError {}
-
-fn failed(e: std::io::Error) -> std::io::Error {
-    std::io::Error::other(StoreError(e))
-}
-
-/// What `e` says, when it is the store's.
-pub fn store_error(e: &std::io::Error) -> Option<String> {
-    e.get_ref()?
-        .downcast_ref::<StoreError>()
-        .map(|e| e.to_string())
-}
+/// What the file keeps, as its errors say (see `crate::temporary`).
+const WHAT: &str = "the index";
 
 /// The file, being written, then mapped.
 pub struct Store {
@@ -82,7 +57,7 @@ pub struct Store {
 impl Store {
     pub fn new() -> std::io::Result<Store> {
         Ok(Store {
-            out: BufWriter::with_capacity(1 << 16, tempfile::tempfile().map_err(failed)?),
+            out: BufWriter::with_capacity(1 << 16, temporary::file(WHAT)?),
             written: 0,
             map: None,
         })
@@ -91,7 +66,7 @@ impl Store {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<u64> {
         assert!(self.map.is_none(), "the store is written before it is read");
         let at = self.written;
-        self.out.write_all(bytes).map_err(failed)?;
+        self.out.write_all(bytes).map_err(temporary::failed(WHAT))?;
         self.written += bytes.len() as u64;
         Ok(at)
     }
@@ -143,7 +118,7 @@ impl Store {
     /// Every value of `column`, read back while the store is being written
     /// (to reorder a column).
     pub fn read_all(&mut self, column: &Column) -> std::io::Result<Vec<u64>> {
-        self.out.flush().map_err(failed)?;
+        self.out.flush().map_err(temporary::failed(WHAT))?;
         let mut values = Vec::with_capacity(column.len);
         let mut buf = vec![0u8; SEGMENT * 8];
         let in_file = column.len - column.tail.len();
@@ -152,7 +127,7 @@ impl Store {
             self.out
                 .get_ref()
                 .read_exact_at(&mut buf[..n * 8], at)
-                .map_err(failed)?;
+                .map_err(temporary::failed(WHAT))?;
             values.extend(buf[..n * 8].chunks_exact(8).map(le_u64));
         }
         values.extend_from_slice(&column.tail);
@@ -161,10 +136,10 @@ impl Store {
 
     /// Ends the writing: from here on the store is read, in place.
     pub fn finish(&mut self) -> std::io::Result<()> {
-        self.out.flush().map_err(failed)?;
+        self.out.flush().map_err(temporary::failed(WHAT))?;
         // SAFETY: the file is this process's own, unlinked from its
         // creation: nothing else can change it while it is mapped.
-        self.map = Some(unsafe { Mmap::map(self.out.get_ref()).map_err(failed)? });
+        self.map = Some(unsafe { Mmap::map(self.out.get_ref()).map_err(temporary::failed(WHAT))? });
         Ok(())
     }
 
