@@ -6,7 +6,10 @@
 //! slices (ids `<pid>.<id>`, unique across the trace), marks as instants; domain, category, payload, color and
 //! decoded extended payloads (`fields`) in args.
 
-use crate::model::{Details, Fields, Mark, Payload, Process, Range, Sample, Sink, Style};
+use crate::model::{
+    gpu_label, gpu_pid, Details, Fields, GpuEvent, Launch, Mark, Payload, Process, Range, Sample,
+    Sink, Style,
+};
 use serde::Serialize;
 use std::io::Write;
 
@@ -82,7 +85,8 @@ struct Event<'a> {
     name: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     cat: Option<&'a str>,
-    /// Async slices: `<pid>.<id in hex>`, unique across the trace.
+    /// Async slices: `<pid>.<id in hex>`, unique across the trace; flows:
+    /// `<pid>.c<correlation id>`.
     #[serde(skip_serializing_if = "Option::is_none")]
     id: Option<String>,
     /// Instants: their scope (`t`, the thread).
@@ -95,6 +99,9 @@ struct Event<'a> {
     ts: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     dur: Option<f64>,
+    /// Flow ends: bound to the enclosing slice (`e`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bp: Option<&'static str>,
     args: Value<'a>,
 }
 
@@ -107,6 +114,7 @@ enum Value<'a> {
     SortIndex { sort_index: u32 },
     Labels { labels: &'a str },
     Counter { value: Payload },
+    Json(serde_json::Value),
     Empty {},
 }
 
@@ -123,6 +131,7 @@ impl<'a> Event<'a> {
             tid,
             ts: None,
             dur: None,
+            bp: None,
             args,
         }
     }
@@ -135,6 +144,8 @@ pub struct Writer<'a> {
     first: bool,
     /// The last process whose metadata was written (its key).
     described: Option<u64>,
+    /// The GPU processes (stream `u32::MAX`) and streams named so far.
+    gpus: std::collections::HashSet<(u32, u32)>,
 }
 
 impl<'a> Writer<'a> {
@@ -149,6 +160,7 @@ impl<'a> Writer<'a> {
             origin,
             first: true,
             described: None,
+            gpus: Default::default(),
         })
     }
 
@@ -242,6 +254,7 @@ impl<'a> Event<'a> {
             tid: Some(tid),
             ts: Some(ts),
             dur: None,
+            bp: None,
             args,
         }
     }
@@ -308,12 +321,137 @@ impl Sink for Writer<'_> {
             tid: Some(s.tid),
             ts: Some(micros(s.time, self.origin)),
             dur: None,
+            bp: None,
             args: Value::Counter { value: s.value },
         })
+    }
+
+    /// The API call as a slice on its thread, and a flow's start.
+    fn launch(&mut self, p: &Process, l: &Launch) -> std::io::Result<()> {
+        self.describe(p)?;
+        let ts = micros(l.start, self.origin);
+        let args = serde_json::json!({ "correlation": l.correlation });
+        let api = Event {
+            ph: "X",
+            name: &l.api,
+            cat: Some("cuda_api"),
+            id: None,
+            s: None,
+            pid: p.trace_pid,
+            tid: Some(l.tid),
+            ts: Some(ts),
+            dur: Some(micros(l.end, l.start)),
+            bp: None,
+            args: Value::Json(args),
+        };
+        self.event(&api)?;
+        self.event(&Event {
+            ph: "s",
+            cat: Some("launch"),
+            id: Some(format!("{}.c{}", p.trace_pid, l.correlation)),
+            dur: None,
+            args: Value::Empty {},
+            ..api
+        })
+    }
+
+    /// A kernel, copy, set or synchronization on its GPU's stream, and its
+    /// launch's flow's end.
+    fn gpu(&mut self, p: &Process, g: &GpuEvent) -> std::io::Result<()> {
+        let a = g.activity;
+        let pid = gpu_pid(p, a.device);
+        if self.gpus.insert((pid, a.stream)) {
+            if self.gpus.insert((pid, u32::MAX)) {
+                let label = gpu_label(p, a.device);
+                self.event(&Event::metadata(
+                    "process_name",
+                    pid,
+                    None,
+                    Value::Name { name: &label },
+                ))?;
+            }
+            let name = format!("stream {}", a.stream);
+            self.event(&Event::metadata(
+                "thread_name",
+                pid,
+                Some(a.stream),
+                Value::Name { name: &name },
+            ))?;
+        }
+        let ts = micros(a.start, self.origin);
+        let slice = Event {
+            ph: "X",
+            name: g.name,
+            cat: Some(nvtxr_record_format::gpu::tag_name(a.tag)),
+            id: None,
+            s: None,
+            pid,
+            tid: Some(a.stream),
+            ts: Some(ts),
+            dur: Some(micros(a.end, a.start)),
+            bp: None,
+            args: Value::Json(gpu_args(g)),
+        };
+        self.event(&slice)?;
+        if g.launch.is_some() {
+            self.event(&Event {
+                ph: "f",
+                cat: Some("launch"),
+                id: Some(format!("{}.c{}", p.trace_pid, a.correlation)),
+                dur: None,
+                bp: Some("e"),
+                args: Value::Empty {},
+                ..slice
+            })?;
+        }
+        Ok(())
     }
 
     fn process_end(&mut self, p: &Process) -> std::io::Result<()> {
         // A process with no events still gets its track (and its name).
         self.describe(p)
     }
+}
+
+/// A GPU activity's arguments, as every output shows them: its launch and
+/// range, and the fields of its kind.
+pub fn gpu_args(g: &GpuEvent) -> serde_json::Value {
+    use nvtxr_record_format::gpu::{copy_kind_name, Tag};
+    let a = g.activity;
+    let mut args = serde_json::json!({
+        "device": a.device,
+        "context": a.context,
+        "stream": a.stream,
+        "correlation": a.correlation,
+    });
+    match Tag::from_byte(a.tag) {
+        Some(Tag::Kernel) => {
+            args["grid"] = serde_json::json!(a.grid);
+            args["block"] = serde_json::json!(a.block);
+            args["registers per thread"] = a.registers.into();
+            args["static shared memory"] = a.static_shared.into();
+            args["dynamic shared memory"] = a.dynamic_shared.into();
+            let demangled = crate::demangle::demangle(g.name);
+            if demangled != g.name {
+                args["demangled"] = demangled.into();
+            }
+        }
+        Some(Tag::Memcpy) => {
+            args["bytes"] = a.bytes.into();
+            args["kind"] = copy_kind_name(a.copy_kind).into();
+        }
+        Some(Tag::Memset) => {
+            args["bytes"] = a.bytes.into();
+            args["value"] = a.copy_kind.into();
+        }
+        _ => {}
+    }
+    if let Some(l) = g.launch {
+        args["launched by"] = serde_json::json!({
+            "api": l.api.as_str(),
+            "thread": l.tid,
+            "range": l.range.as_deref(),
+        });
+    }
+    args
 }

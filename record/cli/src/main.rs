@@ -17,6 +17,7 @@
 //! ```
 
 mod chrome;
+mod demangle;
 mod html;
 mod model;
 mod output;
@@ -72,6 +73,13 @@ enum Command {
         /// %h and %p expanded), for `nvtxr report` to merge with others.
         #[arg(long, value_name = "DIR")]
         keep: Option<PathBuf>,
+        /// Record GPU activity through CUPTI (kernels, copies, sets,
+        /// synchronizations, each under the NVTX range that launched it):
+        /// `auto` when the program uses CUDA and libcupti is found (else one
+        /// warning line), `on` to make a missing libcupti an error before the
+        /// program runs, `off` not to.
+        #[arg(long, value_enum, default_value_t = record::Gpu::Auto)]
+        gpu: record::Gpu,
         /// The command to run, after `--` (an unknown option before it is an
         /// error, not the command).
         #[arg(required = true, trailing_var_arg = true)]
@@ -646,10 +654,13 @@ fn main() -> ExitCode {
             wait,
             command,
             keep,
+            gpu,
         } => {
             let keep = keep.as_deref().map(expand).transpose();
             match (outputs.expanded(), keep) {
-                (Ok(outputs), Ok(keep)) => record::run(&command, &outputs, wait, keep.as_deref()),
+                (Ok(outputs), Ok(keep)) => {
+                    record::run(&command, &outputs, wait, keep.as_deref(), gpu)
+                }
                 (Err(e), _) | (_, Err(e)) => failed(&e, 2),
             }
         }
@@ -743,6 +754,7 @@ mod tests {
             wait,
             outputs,
             keep,
+            ..
         } = parse(&[
             "record", "-q", "--wait", "primary", "--keep", "rec", "--", "python", "-m", "x",
             "--html",

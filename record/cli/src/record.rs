@@ -165,7 +165,60 @@ fn anything_recorded(dir: &Path) -> bool {
     std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some())
 }
 
-pub fn run(command: &[OsString], outputs: &Outputs, wait: Wait, keep: Option<&Path>) -> ExitCode {
+/// `nvtxr record --gpu`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Gpu {
+    Auto,
+    On,
+    Off,
+}
+
+impl Gpu {
+    /// As the tool reads it (`NVTXR_GPU`).
+    fn as_str(self) -> &'static str {
+        match self {
+            Gpu::Auto => "auto",
+            Gpu::On => "on",
+            Gpu::Off => "off",
+        }
+    }
+}
+
+/// With `--gpu on`: a libcupti that loads, found as the tool will look for
+/// it (without the folders of the program's own CUDA libraries, unknown
+/// before it runs).
+fn check_cupti() -> Result<(), String> {
+    use nvtxr_record_format::gpu::cupti_candidates;
+    use std::os::unix::ffi::OsStrExt;
+    let candidates = cupti_candidates(&[]);
+    for path in &candidates {
+        let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+            continue;
+        };
+        // SAFETY: a NUL-terminated path; the handle is closed right away
+        // (RTLD_LAZY: nothing of it runs but its initializers).
+        let handle = unsafe { libc::dlopen(c.as_ptr(), libc::RTLD_LAZY | libc::RTLD_LOCAL) };
+        if !handle.is_null() {
+            // SAFETY: the handle just opened.
+            unsafe { libc::dlclose(handle) };
+            return Ok(());
+        }
+    }
+    let tried: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
+    Err(format!(
+        "--gpu on: no libcupti loads (tried {}); set {} to it, or install the CUDA toolkit or `pip install nvidia-cuda-cupti`",
+        tried.join(", "),
+        nvtxr_record_format::gpu::CUPTI_VAR
+    ))
+}
+
+pub fn run(
+    command: &[OsString],
+    outputs: &Outputs,
+    wait: Wait,
+    keep: Option<&Path>,
+    gpu: Gpu,
+) -> ExitCode {
     let shown = command[0].to_string_lossy().into_owned();
     let refuse = |code: u8, e: String| {
         eprintln!("nvtxr: {e}");
@@ -182,6 +235,11 @@ pub fn run(command: &[OsString], outputs: &Outputs, wait: Wait, keep: Option<&Pa
         Ok(t) => t,
         Err(e) => return refuse(2, e),
     };
+    if gpu == Gpu::On {
+        if let Err(e) = check_cupti() {
+            return refuse(2, e);
+        }
+    }
     let raw = match Raw::new(keep) {
         Ok(d) => d,
         Err(e) => return refuse(1, format!("cannot create a recording directory: {e}")),
@@ -191,12 +249,17 @@ pub fn run(command: &[OsString], outputs: &Outputs, wait: Wait, keep: Option<&Pa
     // (a child that outlives its parent is recorded to its end).
     // SAFETY: prctl with integer arguments.
     unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
-    let child = match Command::new(&command[0])
+    let mut child = Command::new(&command[0]);
+    child
         .args(&command[1..])
         .env(nvtx_protocol::INJECTION_PATH_VAR, &tool.path)
         .env(nvtxr_record_format::DIR_VAR, raw.path())
-        .spawn()
-    {
+        .env(nvtxr_record_format::gpu::GPU_VAR, gpu.as_str());
+    // The CUDA driver loads the same library at cuInit (see the tool's `gpu`).
+    if gpu != Gpu::Off {
+        child.env(nvtxr_record_format::gpu::CUDA_INJECTION_VAR, &tool.path);
+    }
+    let child = match child.spawn() {
         Ok(c) => c,
         Err(e) => return refuse(127, format!("cannot run {shown}: {e}")),
     };

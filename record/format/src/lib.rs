@@ -41,6 +41,7 @@
 mod chunk;
 mod decode;
 mod encode;
+pub mod gpu;
 mod layout;
 mod process;
 mod record;

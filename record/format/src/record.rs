@@ -35,6 +35,12 @@ pub enum Kind {
     /// A counter's sample: `domain` and `value` its counter, the payload
     /// its value (i64 or f64).
     CounterSample = 14,
+    /// A CUDA API call that put work on a GPU (a launch, copy, set or
+    /// synchronization), recorded as it returns: `value` its CUPTI
+    /// correlation id, `string` the API's id (named in the image's
+    /// [`GPU_FILE`](crate::gpu::GPU_FILE)), the payload (u64) the
+    /// process-clock reading at its entry.
+    Launch = 15,
 }
 
 impl Kind {
@@ -54,6 +60,7 @@ impl Kind {
             12 => Kind::WallClock,
             13 => Kind::CounterRegister,
             14 => Kind::CounterSample,
+            15 => Kind::Launch,
             _ => return None,
         })
     }

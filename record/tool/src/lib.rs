@@ -16,6 +16,7 @@ mod callbacks;
 mod clock;
 mod counters;
 mod extensions;
+mod gpu;
 mod memory;
 mod payload;
 mod recording;

@@ -362,3 +362,19 @@ impl std::fmt::Write for StackPath {
         Ok(())
     }
 }
+
+/// Creates `name` in this image's folder (exclusively, never through a
+/// symlink, mode 0600) for appending: files other than chunks, written
+/// off the event path.
+pub fn create_file(name: &str) -> Result<std::fs::File, String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let image = image().ok_or("no recording directory")?;
+    let path = Path::new(OsStr::from_bytes(image.dir.to_bytes())).join(name);
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(&path)
+        .map_err(|e| format!("cannot create {}: {e}", path.display()))
+}

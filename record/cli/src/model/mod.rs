@@ -16,10 +16,12 @@
 //! recording holds, then shifted by what `ranks::align_on` estimates.
 
 mod filter;
+mod gpu;
 mod replay;
 mod scan;
 
 pub use filter::{Filter, Selection};
+pub use gpu::{gpu_label, gpu_pid, Gpu, GpuEvent, Launch, Launched, Projection};
 pub use scan::{scan, Scan};
 
 use nvtx_protocol::attr;
@@ -74,6 +76,8 @@ pub struct Details {
     /// Extended payloads (NVTX's payload extension), decoded by the tool:
     /// named values, a pop's or an end's added to its range's.
     pub fields: Option<Box<Fields>>,
+    /// Push/pop ranges: the GPU work launched inside them, projected.
+    pub gpu: Option<Projection>,
 }
 
 /// Decoded extended payloads: names and values, in order.
@@ -210,6 +214,15 @@ pub trait Sink {
     }
     /// After them, with the deepest nesting seen.
     fn thread_end(&mut self, _process: &Process, _depth: u32) -> std::io::Result<()> {
+        Ok(())
+    }
+    /// A traced CUDA API call (a launch, copy, set or synchronization), at
+    /// its place among its thread's events.
+    fn launch(&mut self, _process: &Process, _launch: &Launch) -> std::io::Result<()> {
+        Ok(())
+    }
+    /// The process's GPU activity, in start order, after its threads.
+    fn gpu(&mut self, _process: &Process, _event: &GpuEvent) -> std::io::Result<()> {
         Ok(())
     }
     /// After the process's start/end ranges, which come last.

@@ -1,9 +1,10 @@
 //! The second pass: each range and mark, complete, to a sink.
 
+use super::gpu::project;
 use super::scan::{key, read_chunk, Image, Names, Scan};
 use super::{
-    add_fields, parse_fields, Details, Fields, Filter, Mark, Payload, Process, Range, Sample,
-    Selection, Sink, Style,
+    add_fields, parse_fields, Details, Fields, Filter, GpuEvent, Launch, Launched, Mark, Payload,
+    Process, Range, Sample, Selection, Sink, Style,
 };
 use compact_str::CompactString;
 use hashbrown::HashMap;
@@ -99,6 +100,9 @@ impl Scan {
                 Ok::<(), std::io::Error>(())
             };
             let mut marks = 0;
+            let gpu = self.gpu.get(&process.key);
+            let placement = &self.placements[process.recording];
+            let mut launched: HashMap<u32, Launched> = HashMap::new();
             for ((tid, chunks), thread) in threads.iter().zip(&process.threads) {
                 sink.thread_start(process, thread)?;
                 let mut stacks = Stacks::default();
@@ -178,6 +182,40 @@ impl Scan {
                                     }
                                 }
                             }
+                            Kind::Launch => {
+                                let Some(gpu) = gpu else { continue };
+                                let correlation = r.value as u32;
+                                if launched.contains_key(&correlation) {
+                                    // A driver call inside a runtime call: the same launch.
+                                    continue;
+                                }
+                                let entry = image.clock.ns_near(r.payload.1, &mut segment);
+                                let caused: Vec<_> = gpu
+                                    .caused_by(correlation)
+                                    .iter()
+                                    .map(|&i| placed(&gpu.activities[i], placement))
+                                    .collect();
+                                project(&caused, stacks.open_mut());
+                                let launch = Launch {
+                                    tid: *tid,
+                                    start: placement.place(entry).min(r.timestamp),
+                                    end: r.timestamp,
+                                    correlation,
+                                    api: gpu.api_name(r.string.unwrap_or(0)).into(),
+                                    ranges: stacks.names(),
+                                };
+                                sink.launch(process, &launch)?;
+                                launched.insert(
+                                    correlation,
+                                    Launched {
+                                        tid: *tid,
+                                        start: launch.start,
+                                        end: launch.end,
+                                        api: launch.api.clone(),
+                                        range: launch.ranges.last().cloned(),
+                                    },
+                                );
+                            }
                             // Names were learned by the scan; anchors placed the timestamps.
                             Kind::DomainCreate
                             | Kind::CounterRegister
@@ -205,6 +243,21 @@ impl Scan {
             for (tid, r) in open {
                 emit_range(sink, start_end(&r, tid, None, last, &resolve))?;
             }
+            if let Some(gpu) = gpu {
+                for a in &gpu.activities {
+                    let activity = placed(a, placement);
+                    let name = gpu.name(a);
+                    sink.gpu(
+                        process,
+                        &GpuEvent {
+                            activity: &activity,
+                            name: &name,
+                            launch: launched.get(&a.correlation),
+                        },
+                    )?;
+                }
+                events += gpu.activities.len();
+            }
             events += marks;
             sink.process_end(process)?;
         }
@@ -220,7 +273,9 @@ impl Image {
         r.timestamp = self.clock.ns_near(r.timestamp, segment);
         let tagged = |id: u64| if id == 0 { 0 } else { id | self.tag };
         r.domain = tagged(r.domain);
-        r.string = r.string.map(tagged);
+        if r.kind != Kind::Launch {
+            r.string = r.string.map(tagged);
+        }
         if matches!(r.kind, Kind::Start | Kind::End | Kind::RegisterString) {
             r.value = tagged(r.value);
         }
@@ -289,6 +344,7 @@ impl Resolver<'_> {
             category,
             payload: Payload::decode(r.payload.0, r.payload.1),
             fields: r.fields.as_deref().map(parse_fields),
+            gpu: None,
         }
     }
 }
@@ -310,11 +366,43 @@ impl Stacks {
         }
     }
 
+    /// Every open range, to add GPU work to.
+    fn open_mut(&mut self) -> impl Iterator<Item = &mut Details> {
+        self.default
+            .iter_mut()
+            .chain(self.domains.values_mut().flatten())
+            .map(|(_, d)| d)
+    }
+
+    /// The open ranges' names, outermost first: the default domain's, then
+    /// the others' (by domain id).
+    fn names(&self) -> Vec<CompactString> {
+        let mut domains: Vec<_> = self.domains.iter().collect();
+        domains.sort_by_key(|(id, _)| **id);
+        self.default
+            .iter()
+            .chain(domains.into_iter().flat_map(|(_, s)| s))
+            .map(|(_, d)| d.name.clone())
+            .collect()
+    }
+
     /// Every stack, the default domain's first, then by domain id.
     fn into_open(self) -> impl Iterator<Item = Vec<(u64, Details)>> {
         let mut domains: Vec<_> = self.domains.into_iter().collect();
         domains.sort_by_key(|(id, _)| *id);
         std::iter::once(self.default).chain(domains.into_iter().map(|(_, s)| s))
+    }
+}
+
+/// An activity with its times on the trace's timeline.
+fn placed(
+    a: &nvtxr_record_format::gpu::Activity,
+    placement: &super::scan::Placement,
+) -> nvtxr_record_format::gpu::Activity {
+    nvtxr_record_format::gpu::Activity {
+        start: placement.place(a.start),
+        end: placement.place(a.end),
+        ..*a
     }
 }
 

@@ -1,6 +1,6 @@
 //! The first pass: what a recording holds besides its ranges and marks.
 
-use super::{Process, Thread};
+use super::{Gpu, Process, Thread};
 use hashbrown::HashMap;
 use nvtxr_record_format::time::{Anchor, Anchors, Converter, WallClock, WallPair};
 use nvtxr_record_format::{Chunk, Kind, ProcessHeader, Record};
@@ -111,6 +111,8 @@ pub struct Scan {
     pub warnings: Vec<String>,
     /// Records in every chunk read (a replay's amount of work).
     pub records: u64,
+    /// GPU activity, by process key (processes that recorded some).
+    pub gpu: HashMap<u64, Gpu>,
 }
 
 fn invalid(what: &Path, e: String) -> std::io::Error {
@@ -122,7 +124,7 @@ fn invalid(what: &Path, e: String) -> std::io::Error {
 
 /// Reads a file of a recording into `bytes`: only a regular file, never
 /// through a symlink, never blocking (a FIFO), never more than its size.
-fn read_file(path: &Path, bytes: &mut Vec<u8>) -> std::io::Result<()> {
+pub(super) fn read_file(path: &Path, bytes: &mut Vec<u8>) -> std::io::Result<()> {
     use std::io::Read;
     use std::os::unix::fs::OpenOptionsExt;
     let file = std::fs::OpenOptions::new()
@@ -190,6 +192,7 @@ pub fn scan(dirs: &[PathBuf]) -> std::io::Result<Scan> {
         skipped: Vec::new(),
         warnings: Vec::new(),
         records: 0,
+        gpu: HashMap::new(),
     };
     let mut threads: BTreeMap<u64, Vec<ChunkFile>> = BTreeMap::new();
     for (recording, dir) in dirs.iter().enumerate() {
@@ -237,6 +240,16 @@ pub fn scan(dirs: &[PathBuf]) -> std::io::Result<Scan> {
             })
             .collect();
         scan.chunks.push(grouped);
+    }
+    for (key, gpu) in &mut scan.gpu {
+        gpu.seal();
+        if gpu.dropped > 0 {
+            scan.warnings.push(format!(
+                "process {}: CUPTI dropped {} GPU activity records (they are missing from the GPU rows)",
+                key & 0xffff_ffff,
+                gpu.dropped
+            ));
+        }
     }
     scan.place();
     Ok(scan)
@@ -382,6 +395,18 @@ impl Scan {
                     image,
                 });
             }
+            let gpu = self.gpu.entry(key).or_default();
+            match gpu.read(&folder, &mut buffer) {
+                Ok(Some(unread)) if unread > 0 => self.skipped.push(format!(
+                    "{}: {unread} bytes of GPU activity cannot be read (a damaged or truncated file); the records before them are kept",
+                    folder.join(nvtxr_record_format::gpu::GPU_FILE).display()
+                )),
+                Ok(_) => {}
+                Err(e) => self.skipped.push(format!("{e}: left out")),
+            }
+            if gpu.activities.is_empty() && gpu.apis.is_empty() {
+                self.gpu.remove(&key);
+            }
             let clock = Converter::new(&header.calibration, anchors.into_vec());
             for (ticks, ns) in readings {
                 wall.add(WallPair {
@@ -453,6 +478,13 @@ impl Scan {
                 end = end.max(l);
                 let entry = last.entry(image.key).or_default();
                 *entry = (*entry).max(l);
+            }
+        }
+        for p in &self.processes {
+            if let Some((first, l)) = self.gpu.get(&p.key).and_then(Gpu::span) {
+                let placement = &self.placements[p.recording];
+                origin = origin.min(placement.place(first));
+                end = end.max(placement.place(l));
             }
         }
         self.origin = if origin == u64::MAX { 0 } else { origin };

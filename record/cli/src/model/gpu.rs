@@ -1,0 +1,207 @@
+//! GPU activity in a recording: what each image's `gpu` file holds (read by
+//! the scan, its times placed on the trace's timeline), and how the replay
+//! ties each kernel, copy and set to its launch and to the NVTX ranges open
+//! around that launch.
+
+use super::Details;
+use compact_str::CompactString;
+use hashbrown::HashMap;
+use nvtxr_record_format::gpu::{
+    copy_kind_name, decode_gpu, sync_type_name, Activity, GpuRecord, Tag, GPU_FILE,
+};
+use std::path::Path;
+
+/// One process's GPU activity.
+#[derive(Debug, Default)]
+pub struct Gpu {
+    /// In start order, times CLOCK_MONOTONIC ns (placed by the replay).
+    pub activities: Vec<Activity>,
+    pub kernel_names: HashMap<u32, String>,
+    /// The traced APIs' names, by id.
+    pub apis: HashMap<u64, String>,
+    /// Each CUDA context's device.
+    pub devices: HashMap<u32, u32>,
+    /// Records CUPTI said it dropped.
+    pub dropped: u64,
+    /// The offset placed on CUPTI's own clock, when CUPTI could not read the recording's.
+    pub measured_offset: Option<i64>,
+    /// Activity indexes by correlation id.
+    by_correlation: HashMap<u32, Vec<usize>>,
+}
+
+impl Gpu {
+    /// Reads an image's GPU file, adding to `self`: `None` when the image
+    /// has none, else the bytes left unread after its last whole record (a
+    /// file cut short by a crash).
+    pub(super) fn read(
+        &mut self,
+        folder: &Path,
+        bytes: &mut Vec<u8>,
+    ) -> Result<Option<usize>, String> {
+        let path = folder.join(GPU_FILE);
+        if !path.exists() {
+            return Ok(None);
+        }
+        super::scan::read_file(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut records = decode_gpu(bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        for r in records.by_ref() {
+            match r {
+                GpuRecord::Activity(a) => self.activities.push(a),
+                GpuRecord::KernelName(id, name) => drop(self.kernel_names.insert(id, name.into())),
+                GpuRecord::ApiName(id, name) => drop(self.apis.insert(id, name.into())),
+                GpuRecord::Context { context, device } => {
+                    let _ = self.devices.insert(context, device);
+                }
+                GpuRecord::Dropped(n) => self.dropped += n,
+                GpuRecord::Clock { measured, offset } => {
+                    self.measured_offset = measured.then_some(offset)
+                }
+            }
+        }
+        Ok(Some(records.unread()))
+    }
+
+    /// Sorts the activities by start and indexes them (after every image is read).
+    pub(super) fn seal(&mut self) {
+        for a in &mut self.activities {
+            if a.tag == Tag::Sync as u8 {
+                a.device = self.devices.get(&a.context).copied().unwrap_or(a.device);
+            }
+        }
+        self.activities.sort_by_key(|a| (a.start, a.end));
+        self.by_correlation.clear();
+        for (i, a) in self.activities.iter().enumerate() {
+            self.by_correlation
+                .entry(a.correlation)
+                .or_default()
+                .push(i);
+        }
+    }
+
+    /// The activities a launch with this correlation id caused.
+    pub fn caused_by(&self, correlation: u32) -> &[usize] {
+        self.by_correlation
+            .get(&correlation)
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// The GPU times of the activities, first and last (CLOCK_MONOTONIC ns).
+    pub(super) fn span(&self) -> Option<(u64, u64)> {
+        let first = self.activities.iter().map(|a| a.start).min()?;
+        let last = self.activities.iter().map(|a| a.end).max()?;
+        Some((first, last))
+    }
+
+    /// What an activity is called: a kernel's (mangled) name, a copy's
+    /// direction, a set, a synchronization's kind.
+    pub fn name(&self, a: &Activity) -> String {
+        match Tag::from_byte(a.tag) {
+            Some(Tag::Kernel) => self
+                .kernel_names
+                .get(&a.name)
+                .cloned()
+                .unwrap_or_else(|| format!("(kernel {})", a.name)),
+            Some(Tag::Memcpy) => format!("[CUDA memcpy {}]", copy_kind_name(a.copy_kind)),
+            Some(Tag::Memset) => "[CUDA memset]".to_string(),
+            _ => sync_type_name(a.sync_type).to_string(),
+        }
+    }
+
+    /// A traced API's name without CUPTI's version suffix (`cudaLaunchKernel`).
+    pub fn api_name(&self, id: u64) -> &str {
+        let name = self.apis.get(&id).map_or("(CUDA API)", String::as_str);
+        match name.rfind("_v") {
+            Some(at)
+                if name[at + 2..].chars().all(|c| c.is_ascii_digit()) && at + 2 < name.len() =>
+            {
+                &name[..at]
+            }
+            _ => name,
+        }
+    }
+}
+
+/// A traced CUDA API call, at its place on its thread.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    pub tid: u32,
+    pub start: u64,
+    pub end: u64,
+    pub correlation: u32,
+    /// The API's name (see [`Gpu::api_name`]).
+    pub api: CompactString,
+    /// The names of the NVTX push/pop ranges open around it on its thread,
+    /// outermost first, every domain.
+    pub ranges: Vec<CompactString>,
+}
+
+/// The GPU time of a range: its launches' activities (kernels, copies and
+/// sets) from the first's start to the last's end, as Nsight's
+/// `nvtx_gpu_proj_sum` projects ranges onto the GPU.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Projection {
+    pub start: u64,
+    pub end: u64,
+    /// Time the GPU was busy with them (overlaps counted once).
+    pub busy: u64,
+    pub kernels: u64,
+    pub activities: u64,
+}
+
+impl Projection {
+    /// Adds an activity (in launch order, its times placed).
+    pub fn add(&mut self, a: &Activity) {
+        if self.activities == 0 {
+            (self.start, self.end) = (a.start, a.end);
+            self.busy = a.end - a.start;
+        } else {
+            let from = a.start.max(self.end);
+            self.busy += a.end.saturating_sub(from);
+            self.start = self.start.min(a.start);
+            self.end = self.end.max(a.end);
+        }
+        self.activities += 1;
+        self.kernels += u64::from(a.tag == Tag::Kernel as u8);
+    }
+}
+
+/// Adds a launch's activities to the projection of every range open around it.
+pub(super) fn project<'a>(caused: &[Activity], open: impl Iterator<Item = &'a mut Details>) {
+    for details in open {
+        let p = details.gpu.get_or_insert_with(Default::default);
+        for a in caused.iter().filter(|a| a.tag != Tag::Sync as u8) {
+            p.add(a);
+        }
+    }
+}
+
+/// An activity with what caused it, as sinks get it at the end of its process.
+#[derive(Debug, Clone, Copy)]
+pub struct GpuEvent<'a> {
+    pub activity: &'a Activity,
+    pub name: &'a str,
+    /// Its launch: the thread, the API call's time and name, the innermost range open then.
+    pub launch: Option<&'a Launched>,
+}
+
+/// What the replay kept of a launch, for its activities.
+#[derive(Debug, Clone)]
+pub struct Launched {
+    pub tid: u32,
+    pub start: u64,
+    pub end: u64,
+    pub api: CompactString,
+    pub range: Option<CompactString>,
+}
+
+/// A process's GPU as the trace shows it: a process of its own, 32 bits,
+/// apart from every Linux pid (they stay below 2^22) and from the numbers
+/// given to equal pids of merged recordings (0x4000_0000 up).
+pub fn gpu_pid(p: &super::Process, device: u32) -> u32 {
+    0x6000_0000 | (p.trace_pid & 0xf_ffff) << 8 | (device & 0xff)
+}
+
+/// The label of a process's GPU.
+pub fn gpu_label(p: &super::Process, device: u32) -> String {
+    format!("GPU {device} ({})", p.label())
+}

@@ -1,0 +1,114 @@
+/* A CUDA program as nvtxr's recording tool sees it, with no GPU: it loads
+ * the library CUDA_INJECTION64_PATH names and calls its InitializeInjection,
+ * as the CUDA driver does at cuInit, then annotates with NVIDIA's NVTX
+ * header and scripts the test CUPTI (fake_cupti.c, loaded from NVTXR_CUPTI)
+ * to call the tool back and hand it activity records.
+ *
+ * The script: five kernels, each launched inside one range ("forward",
+ * "backward", "worker" on a second thread, "tail"), on two devices and three
+ * streams; copies both ways and a set; a stream synchronization; buffers
+ * completed out of order, one saying 2 records were dropped, and one left
+ * to the flush at exit, after the last NVTX call. */
+#include <cupti.h>
+#include <dlfcn.h>
+#include <nvtx3/nvToolsExt.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define RUNTIME CUPTI_CB_DOMAIN_RUNTIME_API
+#define DRIVER CUPTI_CB_DOMAIN_DRIVER_API
+#define LAUNCH_KERNEL CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000
+#define MEMCPY_ASYNC CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020
+#define MEMSET_ASYNC CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020
+#define STREAM_SYNC CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020
+#define CU_LAUNCH_KERNEL CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel
+#define HTOD CUPTI_ACTIVITY_MEMCPY_KIND_HTOD
+#define DTOH CUPTI_ACTIVITY_MEMCPY_KIND_DTOH
+
+static void (*api)(int, int, uint32_t, uint64_t);
+static void (*kernel)(int, uint32_t, const char *, uint32_t, uint32_t, uint32_t, uint64_t, uint64_t);
+static void (*copy)(int, uint32_t, uint8_t, uint64_t, uint32_t, uint32_t, uint32_t, uint64_t, uint64_t);
+static void (*set)(int, uint32_t, uint32_t, uint64_t, uint32_t, uint32_t, uint32_t, uint64_t, uint64_t);
+static void (*sync_)(int, uint32_t, uint32_t, uint32_t, uint64_t);
+static void (*context)(int, uint32_t, uint32_t);
+static void (*complete)(int);
+static void (*drop)(size_t);
+
+static void *load(void *library, const char *name) {
+    void *f = dlsym(library, name);
+    if (!f) { fprintf(stderr, "cuda_app: no %s\n", name); exit(3); }
+    return f;
+}
+
+static void *worker(void *arg) {
+    (void)arg;
+    nvtxRangePushA("worker");
+    api(RUNTIME, LAUNCH_KERNEL, 6, 20000);
+    kernel(1, 6, "_Z6reducePKfPfi", 1, 2, 15, 0, 60000);
+    nvtxRangePop();
+    return NULL;
+}
+
+int main(void) {
+    const char *cupti = getenv("NVTXR_CUPTI");
+    void *fake = cupti ? dlopen(cupti, RTLD_NOW | RTLD_GLOBAL) : NULL;
+    if (!fake) { fprintf(stderr, "cuda_app: cannot load the test CUPTI\n"); return 3; }
+    *(void **)&api = load(fake, "fake_api");
+    *(void **)&kernel = load(fake, "fake_kernel");
+    *(void **)&copy = load(fake, "fake_memcpy");
+    *(void **)&set = load(fake, "fake_memset");
+    *(void **)&sync_ = load(fake, "fake_sync");
+    *(void **)&context = load(fake, "fake_context");
+    *(void **)&complete = load(fake, "fake_complete");
+    *(void **)&drop = load(fake, "fake_drop");
+
+    /* cuInit: the driver loads the injection library. */
+    const char *injection = getenv("CUDA_INJECTION64_PATH");
+    if (injection && *injection) {
+        void *tool = dlopen(injection, RTLD_NOW);
+        int (*initialize)(void) = tool ? (int (*)(void))dlsym(tool, "InitializeInjection") : NULL;
+        if (!initialize) { fprintf(stderr, "cuda_app: no InitializeInjection in %s\n", injection); return 3; }
+        initialize();
+    }
+    context(0, 1, 0);
+    context(0, 2, 1);
+
+    nvtxRangePushA("step");
+    nvtxRangePushA("forward");
+    api(RUNTIME, LAUNCH_KERNEL, 1, 20000);
+    kernel(0, 1, "_Z4gemmPKfS0_Pfi", 0, 1, 7, 0, 100000);
+    api(RUNTIME, MEMCPY_ASYNC, 2, 10000);
+    copy(0, 2, HTOD, 1 << 20, 0, 1, 14, 100000, 30000);
+    nvtxRangePop();
+    nvtxRangePushA("backward");
+    api(DRIVER, CU_LAUNCH_KERNEL, 3, 20000);
+    kernel(1, 3, "_Z4gemmPKfS0_Pfi", 1, 2, 13, 0, 80000);
+    api(RUNTIME, LAUNCH_KERNEL, 4, 20000);
+    kernel(1, 4, "_Z4reluPfi", 1, 2, 13, 80000, 20000);
+    api(RUNTIME, MEMCPY_ASYNC, 5, 10000);
+    copy(1, 5, DTOH, 4096, 0, 1, 14, 200000, 5000);
+    api(RUNTIME, MEMSET_ASYNC, 7, 10000);
+    set(1, 7, 0, 65536, 0, 1, 7, 300000, 2000);
+    nvtxRangePop();
+    nvtxRangePop();
+
+    pthread_t t;
+    pthread_create(&t, NULL, worker, NULL);
+    pthread_join(t, NULL);
+    api(RUNTIME, STREAM_SYNC, 8, 50000);
+    sync_(1, 8, 1, 7, 40000);
+
+    /* Out of order: the later records first, saying 2 were dropped. */
+    drop(2);
+    complete(1);
+    complete(0);
+
+    nvtxRangePushA("tail");
+    api(RUNTIME, LAUNCH_KERNEL, 9, 20000);
+    kernel(2, 9, "_Z4gemmPKfS0_Pfi", 0, 1, 7, 0, 50000);
+    nvtxRangePop();
+    /* Queue 2 is completed by the tool's flush at exit. */
+    return 0;
+}

@@ -1,0 +1,258 @@
+/* A test double of libcupti, written from NVIDIA's CUPTI 13 headers: the
+ * entry points nvtxr's recording tool calls, plus `fake_*` functions a test
+ * program calls to script what a CUDA driver and GPU would do (API calls on
+ * the calling thread, activity records in buffers completed when and in the
+ * order the script says).
+ *
+ * Environment: FAKE_CUPTI_BUSY=1 makes cuptiSubscribe fail as when another
+ * profiler holds CUPTI; FAKE_CUPTI_OWN_CLOCK=1 refuses the timestamp
+ * callback (GPU times on CUPTI's own clock, 1 s ahead of CLOCK_MONOTONIC);
+ * FAKE_CUPTI_ENABLE_FAILS=1 makes cuptiActivityEnable fail. */
+#include <cupti.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static CUpti_CallbackFunc subscriber_callback;
+static uint8_t enabled[8][4096];
+static CUpti_BuffersCallbackRequestFunc request_buffer;
+static CUpti_BuffersCallbackCompleteFunc complete_buffer;
+static CUpti_TimestampCallbackFunc timestamp_callback;
+static int subscribed;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Records waiting for a buffer: a few queues the script completes in any order. */
+#define QUEUES 4
+#define QUEUE_BYTES (1 << 16)
+static uint8_t queue[QUEUES][QUEUE_BYTES];
+static size_t queued[QUEUES];
+static size_t dropped_for_next;
+
+static uint64_t monotonic(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* The GPU's clock as CUPTI gives it. */
+static uint64_t gpu_now(void) {
+    return timestamp_callback ? timestamp_callback() : monotonic() + 1000000000ull;
+}
+
+CUptiResult cuptiGetVersion(uint32_t *version) { *version = CUPTI_API_VERSION; return CUPTI_SUCCESS; }
+
+CUptiResult cuptiGetResultString(CUptiResult result, const char **str) {
+    switch (result) {
+    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED: *str = "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED"; break;
+    case CUPTI_ERROR_NOT_INITIALIZED: *str = "CUPTI_ERROR_NOT_INITIALIZED"; break;
+    default: *str = "CUPTI_ERROR_UNKNOWN"; break;
+    }
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata) {
+    (void)userdata;
+    if (getenv("FAKE_CUPTI_BUSY") || subscribed) return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+    subscribed = 1;
+    subscriber_callback = callback;
+    *subscriber = (CUpti_SubscriberHandle)&subscribed;
+    return CUPTI_SUCCESS;
+}
+
+/* The names of the callbacks the scripts use, and some that are not traced. */
+static const char *callback_name(CUpti_CallbackDomain domain, uint32_t cbid) {
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) switch (cbid) {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000: return "cudaLaunchKernel_v7000";
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020: return "cudaMemcpyAsync_v3020";
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020: return "cudaMemsetAsync_v3020";
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020: return "cudaStreamSynchronize_v3020";
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020: return "cudaMalloc_v3020";
+    }
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API) switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel: return "cuLaunchKernel";
+    case CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent: return "cuCtxGetCurrent";
+    }
+    return NULL;
+}
+
+CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char **name) {
+    *name = callback_name(domain, cbid);
+    return *name ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_PARAMETER;
+}
+
+CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle s, CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+    (void)s;
+    if (domain >= 8 || cbid >= 4096) return CUPTI_ERROR_INVALID_PARAMETER;
+    enabled[domain][cbid] = (uint8_t)enable;
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
+    (void)kind;
+    return getenv("FAKE_CUPTI_ENABLE_FAILS") ? CUPTI_ERROR_NOT_INITIALIZED : CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc request, CUpti_BuffersCallbackCompleteFunc complete) {
+    request_buffer = request;
+    complete_buffer = complete;
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc f) {
+    if (getenv("FAKE_CUPTI_OWN_CLOCK")) return CUPTI_ERROR_NOT_SUPPORTED;
+    timestamp_callback = f;
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiGetTimestamp(uint64_t *timestamp) { *timestamp = gpu_now(); return CUPTI_SUCCESS; }
+
+/* Records in a buffer follow each other, each its kind's size. */
+static size_t record_size(const uint8_t *r) {
+    switch (((const CUpti_Activity *)r)->kind) {
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return sizeof(CUpti_ActivityKernel13);
+    case CUPTI_ACTIVITY_KIND_MEMCPY: return sizeof(CUpti_ActivityMemcpy7);
+    case CUPTI_ACTIVITY_KIND_MEMSET: return sizeof(CUpti_ActivityMemset5);
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return sizeof(CUpti_ActivitySynchronization2);
+    case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(CUpti_ActivityContext4);
+    default: return 0;
+    }
+}
+
+CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t valid, CUpti_Activity **record) {
+    uint8_t *next = *record ? (uint8_t *)*record + record_size((uint8_t *)*record) : buffer;
+    if (next >= buffer + valid) return CUPTI_ERROR_MAX_LIMIT_REACHED;
+    *record = (CUpti_Activity *)next;
+    return CUPTI_SUCCESS;
+}
+
+static size_t dropped_now;
+CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext context, uint32_t stream, size_t *dropped) {
+    (void)context; (void)stream;
+    *dropped = dropped_now;
+    return CUPTI_SUCCESS;
+}
+
+/* Hands queue `q`'s records to the tool in one buffer. */
+void fake_complete(int q) {
+    pthread_mutex_lock(&lock);
+    uint8_t *buffer; size_t size, max;
+    request_buffer(&buffer, &size, &max);
+    size_t n = queued[q];
+    if (buffer && size >= n) memcpy(buffer, queue[q], n);
+    queued[q] = 0;
+    dropped_now = dropped_for_next;
+    dropped_for_next = 0;
+    complete_buffer(NULL, 0, buffer, size, n);
+    dropped_now = 0;
+    pthread_mutex_unlock(&lock);
+}
+
+CUptiResult cuptiActivityFlushAll(uint32_t flag) {
+    (void)flag;
+    for (int q = 0; q < QUEUES; q++)
+        if (queued[q]) fake_complete(q);
+    return CUPTI_SUCCESS;
+}
+
+static void enqueue(int q, const void *record, size_t size) {
+    pthread_mutex_lock(&lock);
+    if (queued[q] + size <= QUEUE_BYTES) {
+        memcpy(queue[q] + queued[q], record, size);
+        queued[q] += size;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+/* The next buffer completed says CUPTI dropped `n` records. */
+void fake_drop(size_t n) { dropped_for_next = n; }
+
+/* An API call on the calling thread, `busy_ns` long, with correlation id `correlation`. */
+void fake_api(int domain, int cbid, uint32_t correlation, uint64_t busy_ns) {
+    if (!subscriber_callback || !enabled[domain][cbid]) return;
+    uint64_t correlation_data = 0;
+    CUpti_CallbackData data;
+    memset(&data, 0, sizeof data);
+    data.functionName = callback_name(domain, cbid);
+    data.correlationData = &correlation_data;
+    data.correlationId = correlation;
+    data.callbackSite = CUPTI_API_ENTER;
+    subscriber_callback(NULL, domain, cbid, &data);
+    uint64_t until = monotonic() + busy_ns;
+    while (monotonic() < until) {}
+    data.callbackSite = CUPTI_API_EXIT;
+    subscriber_callback(NULL, domain, cbid, &data);
+}
+
+void fake_context(int q, uint32_t context, uint32_t device) {
+    CUpti_ActivityContext4 r;
+    memset(&r, 0, sizeof r);
+    r.kind = CUPTI_ACTIVITY_KIND_CONTEXT;
+    r.contextId = context;
+    r.deviceId = device;
+    enqueue(q, &r, sizeof r);
+}
+
+/* A kernel that starts `delay_ns` from now on the GPU's clock and runs `ns`. */
+void fake_kernel(int q, uint32_t correlation, const char *name, uint32_t device, uint32_t context,
+                 uint32_t stream, uint64_t delay_ns, uint64_t ns) {
+    CUpti_ActivityKernel13 r;
+    memset(&r, 0, sizeof r);
+    r.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+    r.start = gpu_now() + delay_ns;
+    r.end = r.start + ns;
+    r.deviceId = device; r.contextId = context; r.streamId = stream;
+    r.correlationId = correlation;
+    r.gridX = 128; r.gridY = 2; r.gridZ = 1;
+    r.blockX = 256; r.blockY = 1; r.blockZ = 1;
+    r.registersPerThread = 40;
+    r.staticSharedMemory = 4096;
+    r.dynamicSharedMemory = 512;
+    r.name = name;
+    enqueue(q, &r, sizeof r);
+}
+
+void fake_memcpy(int q, uint32_t correlation, uint8_t kind, uint64_t bytes, uint32_t device,
+                 uint32_t context, uint32_t stream, uint64_t delay_ns, uint64_t ns) {
+    CUpti_ActivityMemcpy7 r;
+    memset(&r, 0, sizeof r);
+    r.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+    r.copyKind = kind;
+    r.srcKind = kind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD ? CUPTI_ACTIVITY_MEMORY_KIND_PINNED : CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+    r.dstKind = kind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH ? CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE : CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+    r.bytes = bytes;
+    r.start = gpu_now() + delay_ns;
+    r.end = r.start + ns;
+    r.deviceId = device; r.contextId = context; r.streamId = stream;
+    r.correlationId = correlation;
+    enqueue(q, &r, sizeof r);
+}
+
+void fake_memset(int q, uint32_t correlation, uint32_t value, uint64_t bytes, uint32_t device,
+                 uint32_t context, uint32_t stream, uint64_t delay_ns, uint64_t ns) {
+    CUpti_ActivityMemset5 r;
+    memset(&r, 0, sizeof r);
+    r.kind = CUPTI_ACTIVITY_KIND_MEMSET;
+    r.value = value;
+    r.bytes = bytes;
+    r.start = gpu_now() + delay_ns;
+    r.end = r.start + ns;
+    r.deviceId = device; r.contextId = context; r.streamId = stream;
+    r.correlationId = correlation;
+    r.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+    enqueue(q, &r, sizeof r);
+}
+
+void fake_sync(int q, uint32_t correlation, uint32_t context, uint32_t stream, uint64_t ns) {
+    CUpti_ActivitySynchronization2 r;
+    memset(&r, 0, sizeof r);
+    r.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+    r.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE;
+    r.start = gpu_now();
+    r.end = r.start + ns;
+    r.correlationId = correlation;
+    r.contextId = context; r.streamId = stream;
+    r.cudaEventId = 0;
+    enqueue(q, &r, sizeof r);
+}

@@ -1,0 +1,490 @@
+//! GPU activity, as the recording tool learns it from CUPTI and writes it to
+//! an image's [`GPU_FILE`].
+//!
+//! The file is [`GPU_MAGIC`] followed by records, each a tag byte ([`Tag`])
+//! and LEB128 varints (strings: a varint length and UTF-8). Every time is
+//! CLOCK_MONOTONIC ns (CUPTI's clock, placed on it by the tool: see
+//! [`Tag::Clock`]); an activity's end is written as its duration. The tool
+//! appends whole CUPTI buffers at a time, so a file cut short by a crash
+//! ends after its last whole record.
+//!
+//! The launch that caused an activity is a [`Kind::Launch`](crate::Kind)
+//! record on the launching thread, carrying the same correlation id: that is
+//! what places GPU work under the thread's open NVTX ranges.
+//!
+//! The numbers kept as they are (copy kinds, memory kinds, synchronization
+//! types) are CUPTI's (`cupti_activity.h`); [`copy_kind_name`] and
+//! [`sync_type_name`] name them as Nsight Systems does.
+
+use std::borrow::Cow;
+
+/// An image's GPU activity file.
+pub const GPU_FILE: &str = "gpu";
+/// First bytes of a [`GPU_FILE`].
+pub const GPU_MAGIC: [u8; 8] = *b"NVTXRGP1";
+/// The variable naming the CUPTI library to load (`nvtxr record` and the tool).
+pub const CUPTI_VAR: &str = "NVTXR_CUPTI";
+/// The variable carrying `nvtxr record --gpu` to the tool (`on`, `off`, `auto`).
+pub const GPU_VAR: &str = "NVTXR_GPU";
+/// The variable the CUDA driver reads to load a profiling library at `cuInit`.
+pub const CUDA_INJECTION_VAR: &str = "CUDA_INJECTION64_PATH";
+
+/// What a record of the GPU file says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Tag {
+    /// A kernel's execution.
+    Kernel = 1,
+    /// A memory copy.
+    Memcpy = 2,
+    /// A memory set.
+    Memset = 3,
+    /// A synchronization (stream, event, context; a stream waiting for an event).
+    Sync = 4,
+    /// A kernel's name: `id`, the mangled text.
+    KernelName = 5,
+    /// A traced API (a launch or copy entry point): `id`, its name.
+    ApiName = 6,
+    /// A CUDA context's device: `context`, `device`.
+    Context = 7,
+    /// CUPTI dropped records: their count.
+    Dropped = 8,
+    /// How GPU times were placed on CLOCK_MONOTONIC: 0 when CUPTI read the
+    /// tool's clock itself (`cuptiActivityRegisterTimestampCallback`), else
+    /// 1 and the offset added to CUPTI's times, measured once.
+    Clock = 9,
+}
+
+impl Tag {
+    /// The tag a record's first byte (or an [`Activity`]'s `tag`) holds.
+    pub fn from_byte(v: u8) -> Option<Tag> {
+        Some(match v {
+            1 => Tag::Kernel,
+            2 => Tag::Memcpy,
+            3 => Tag::Memset,
+            4 => Tag::Sync,
+            5 => Tag::KernelName,
+            6 => Tag::ApiName,
+            7 => Tag::Context,
+            8 => Tag::Dropped,
+            9 => Tag::Clock,
+            _ => return None,
+        })
+    }
+}
+
+/// One kernel, copy, set or synchronization. The fields a kind does not
+/// have are 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Activity {
+    /// [`Tag::Kernel`], [`Tag::Memcpy`], [`Tag::Memset`] or [`Tag::Sync`].
+    pub tag: u8,
+    pub start: u64,
+    pub end: u64,
+    pub device: u32,
+    pub context: u32,
+    pub stream: u32,
+    pub correlation: u32,
+    /// Kernels: the name's id ([`Tag::KernelName`]).
+    pub name: u32,
+    pub grid: [i32; 3],
+    pub block: [i32; 3],
+    pub registers: u16,
+    pub static_shared: i32,
+    pub dynamic_shared: i32,
+    /// Copies and sets.
+    pub bytes: u64,
+    /// Copies: CUPTI's `CUpti_ActivityMemcpyKind`; sets: the value.
+    pub copy_kind: u32,
+    /// Copies: source and destination memory kinds; sets: the memory kind in `src_kind`.
+    pub src_kind: u16,
+    pub dst_kind: u16,
+    /// Synchronizations: CUPTI's `CUpti_ActivitySynchronizationType`, and the event's id.
+    pub sync_type: u32,
+    pub event: u32,
+}
+
+/// A record of the GPU file.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GpuRecord<'a> {
+    Activity(Activity),
+    KernelName(u32, Cow<'a, str>),
+    ApiName(u64, Cow<'a, str>),
+    Context { context: u32, device: u32 },
+    Dropped(u64),
+    Clock { measured: bool, offset: i64 },
+}
+
+fn varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+fn unzigzag(v: u64) -> i64 {
+    (v >> 1) as i64 ^ -((v & 1) as i64)
+}
+
+fn string(out: &mut Vec<u8>, s: &str) {
+    varint(out, s.len() as u64);
+    out.extend_from_slice(s.as_bytes());
+}
+
+impl GpuRecord<'_> {
+    /// Appends the record's bytes to `out`.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        match self {
+            GpuRecord::Activity(a) => {
+                out.push(a.tag);
+                varint(out, a.start);
+                varint(out, a.end.saturating_sub(a.start));
+                for v in [a.device, a.context, a.stream, a.correlation] {
+                    varint(out, v.into());
+                }
+                match Tag::from_byte(a.tag) {
+                    Some(Tag::Kernel) => {
+                        varint(out, a.name.into());
+                        for v in a.grid.iter().chain(&a.block) {
+                            varint(out, zigzag((*v).into()));
+                        }
+                        varint(out, a.registers.into());
+                        varint(out, zigzag(a.static_shared.into()));
+                        varint(out, zigzag(a.dynamic_shared.into()));
+                    }
+                    Some(Tag::Memcpy | Tag::Memset) => {
+                        varint(out, a.bytes);
+                        varint(out, a.copy_kind.into());
+                        varint(out, a.src_kind.into());
+                        varint(out, a.dst_kind.into());
+                    }
+                    _ => {
+                        varint(out, a.sync_type.into());
+                        varint(out, a.event.into());
+                    }
+                }
+            }
+            GpuRecord::KernelName(id, text) => {
+                out.push(Tag::KernelName as u8);
+                varint(out, (*id).into());
+                string(out, text);
+            }
+            GpuRecord::ApiName(id, text) => {
+                out.push(Tag::ApiName as u8);
+                varint(out, *id);
+                string(out, text);
+            }
+            GpuRecord::Context { context, device } => {
+                out.push(Tag::Context as u8);
+                varint(out, (*context).into());
+                varint(out, (*device).into());
+            }
+            GpuRecord::Dropped(n) => {
+                out.push(Tag::Dropped as u8);
+                varint(out, *n);
+            }
+            GpuRecord::Clock { measured, offset } => {
+                out.push(Tag::Clock as u8);
+                varint(out, u64::from(*measured));
+                varint(out, zigzag(*offset));
+            }
+        }
+    }
+}
+
+/// Reads the records of a GPU file's bytes (its magic first); stops at the
+/// first record cut short or unknown. `Err` when the magic is wrong.
+pub fn decode_gpu(bytes: &[u8]) -> Result<GpuRecords<'_>, String> {
+    match bytes.strip_prefix(&GPU_MAGIC[..]) {
+        Some(rest) => Ok(GpuRecords { bytes: rest, at: 0 }),
+        None => Err("not a GPU activity file (bad magic)".into()),
+    }
+}
+
+/// The records of a GPU file, in order.
+pub struct GpuRecords<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> GpuRecords<'a> {
+    /// Bytes after the last whole record (a file cut by a crash, or damage).
+    pub fn unread(&self) -> usize {
+        self.bytes.len() - self.at
+    }
+
+    fn varint(&mut self) -> Option<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = *self.bytes.get(self.at)?;
+            self.at += 1;
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Some(v);
+            }
+        }
+        None
+    }
+    fn u32(&mut self) -> Option<u32> {
+        u32::try_from(self.varint()?).ok()
+    }
+    fn i32(&mut self) -> Option<i32> {
+        i32::try_from(unzigzag(self.varint()?)).ok()
+    }
+    fn text(&mut self) -> Option<Cow<'a, str>> {
+        let n = usize::try_from(self.varint()?).ok()?;
+        let s = self.bytes.get(self.at..self.at.checked_add(n)?)?;
+        self.at += n;
+        Some(String::from_utf8_lossy(s))
+    }
+
+    fn record(&mut self) -> Option<GpuRecord<'a>> {
+        let tag = Tag::from_byte(*self.bytes.get(self.at)?)?;
+        self.at += 1;
+        Some(match tag {
+            Tag::Kernel | Tag::Memcpy | Tag::Memset | Tag::Sync => {
+                let mut a = Activity {
+                    tag: tag as u8,
+                    start: self.varint()?,
+                    ..Activity::default()
+                };
+                a.end = a.start.saturating_add(self.varint()?);
+                a.device = self.u32()?;
+                a.context = self.u32()?;
+                a.stream = self.u32()?;
+                a.correlation = self.u32()?;
+                match tag {
+                    Tag::Kernel => {
+                        a.name = self.u32()?;
+                        for v in a.grid.iter_mut().chain(a.block.iter_mut()) {
+                            *v = self.i32()?;
+                        }
+                        a.registers = u16::try_from(self.varint()?).ok()?;
+                        a.static_shared = self.i32()?;
+                        a.dynamic_shared = self.i32()?;
+                    }
+                    Tag::Memcpy | Tag::Memset => {
+                        a.bytes = self.varint()?;
+                        a.copy_kind = self.u32()?;
+                        a.src_kind = u16::try_from(self.varint()?).ok()?;
+                        a.dst_kind = u16::try_from(self.varint()?).ok()?;
+                    }
+                    _ => {
+                        a.sync_type = self.u32()?;
+                        a.event = self.u32()?;
+                    }
+                }
+                GpuRecord::Activity(a)
+            }
+            Tag::KernelName => GpuRecord::KernelName(self.u32()?, self.text()?),
+            Tag::ApiName => GpuRecord::ApiName(self.varint()?, self.text()?),
+            Tag::Context => GpuRecord::Context {
+                context: self.u32()?,
+                device: self.u32()?,
+            },
+            Tag::Dropped => GpuRecord::Dropped(self.varint()?),
+            Tag::Clock => GpuRecord::Clock {
+                measured: self.varint()? != 0,
+                offset: unzigzag(self.varint()?),
+            },
+        })
+    }
+}
+
+impl<'a> Iterator for GpuRecords<'a> {
+    type Item = GpuRecord<'a>;
+    fn next(&mut self) -> Option<GpuRecord<'a>> {
+        let at = self.at;
+        let r = self.record();
+        if r.is_none() {
+            self.at = at;
+        }
+        r
+    }
+}
+
+/// An activity's kind, as the outputs name it.
+pub fn tag_name(tag: u8) -> &'static str {
+    match Tag::from_byte(tag) {
+        Some(Tag::Kernel) => "kernel",
+        Some(Tag::Memcpy) => "memcpy",
+        Some(Tag::Memset) => "memset",
+        Some(Tag::Sync) => "sync",
+        _ => "gpu",
+    }
+}
+
+/// CUPTI's `CUpti_ActivityMemcpyKind`, named as Nsight Systems shows copies.
+pub fn copy_kind_name(kind: u32) -> &'static str {
+    match kind {
+        1 => "Host-to-Device",
+        2 => "Device-to-Host",
+        3 => "Host-to-Array",
+        4 => "Array-to-Host",
+        5 => "Array-to-Array",
+        6 => "Array-to-Device",
+        7 => "Device-to-Array",
+        8 => "Device-to-Device",
+        9 => "Host-to-Host",
+        10 => "Peer-to-Peer",
+        _ => "Unknown",
+    }
+}
+
+/// CUPTI's `CUpti_ActivitySynchronizationType`, named.
+pub fn sync_type_name(kind: u32) -> &'static str {
+    match kind {
+        1 => "cudaEventSynchronize",
+        2 => "cudaStreamWaitEvent",
+        3 => "cudaStreamSynchronize",
+        4 => "cudaDeviceSynchronize",
+        _ => "Unknown synchronization",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gpu_records_round_trip_and_stop_at_a_cut() {
+        let kernel = Activity {
+            tag: Tag::Kernel as u8,
+            start: 1_000_000_000_123,
+            end: 1_000_000_004_000,
+            device: 1,
+            context: 3,
+            stream: 13,
+            correlation: 77,
+            name: 2,
+            grid: [128, 1, -1],
+            block: [256, 1, 1],
+            registers: 32,
+            static_shared: 1024,
+            dynamic_shared: 0,
+            ..Activity::default()
+        };
+        let copy = Activity {
+            tag: Tag::Memcpy as u8,
+            start: 5,
+            end: 9,
+            bytes: 1 << 40,
+            copy_kind: 1,
+            src_kind: 1,
+            dst_kind: 3,
+            ..Activity::default()
+        };
+        let sync = Activity {
+            tag: Tag::Sync as u8,
+            start: 9,
+            end: 19,
+            sync_type: 3,
+            event: 4,
+            ..Activity::default()
+        };
+        let records = vec![
+            GpuRecord::Clock {
+                measured: true,
+                offset: -42,
+            },
+            GpuRecord::KernelName(2, "_Z6kernelPfi".into()),
+            GpuRecord::ApiName(2 << 32 | 211, "cudaLaunchKernel_v7000".into()),
+            GpuRecord::Context {
+                context: 3,
+                device: 1,
+            },
+            GpuRecord::Activity(kernel),
+            GpuRecord::Activity(copy),
+            GpuRecord::Activity(sync),
+            GpuRecord::Dropped(12),
+        ];
+        let mut bytes = GPU_MAGIC.to_vec();
+        for r in &records {
+            r.encode(&mut bytes);
+        }
+        let decoded: Vec<_> = decode_gpu(&bytes).unwrap().collect();
+        assert_eq!(decoded, records);
+        for cut in GPU_MAGIC.len()..bytes.len() {
+            let mut it = decode_gpu(&bytes[..cut]).unwrap();
+            let n = it.by_ref().count();
+            assert!(n < records.len(), "cut at {cut}");
+            assert_eq!(
+                decode_gpu(&bytes[..cut]).unwrap().collect::<Vec<_>>(),
+                records[..n]
+            );
+        }
+        assert!(decode_gpu(b"NVTXRCK2").is_err());
+    }
+}
+
+/// Where to look for libcupti, in order: `NVTXR_CUPTI` alone when it is
+/// set; else beside the CUDA libraries the program loaded (`loaded`: their
+/// folders; the toolkit's and PyPI's `nvidia-*` layouts); the CUDA toolkit
+/// (`CUDA_HOME`, `CUDA_PATH`, `/usr/local/cuda`); the active virtual
+/// environment's `nvidia-cuda-cupti`; then the loader's own path (bare
+/// names, for `dlopen` to search).
+pub fn cupti_candidates(loaded: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
+    use std::path::PathBuf;
+    if let Some(named) = std::env::var_os(CUPTI_VAR).filter(|v| !v.is_empty()) {
+        return vec![PathBuf::from(named)];
+    }
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for dir in loaded {
+        dirs.push(dir.clone());
+        dirs.push(dir.join("../extras/CUPTI/lib64"));
+        dirs.push(dir.join("../../cuda_cupti/lib"));
+    }
+    let toolkits = ["CUDA_HOME", "CUDA_PATH"]
+        .iter()
+        .filter_map(|v| {
+            std::env::var_os(v)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        })
+        .chain([PathBuf::from("/usr/local/cuda")]);
+    for root in toolkits {
+        for sub in ["extras/CUPTI/lib64", "targets/x86_64-linux/lib", "lib64"] {
+            dirs.push(root.join(sub));
+        }
+    }
+    if let Some(venv) = std::env::var_os("VIRTUAL_ENV") {
+        if let Ok(entries) = std::fs::read_dir(PathBuf::from(venv).join("lib")) {
+            for python in entries.flatten() {
+                let nvidia = python.path().join("site-packages/nvidia");
+                for sub in ["cu13/lib", "cuda_cupti/lib"] {
+                    dirs.push(nvidia.join(sub));
+                }
+            }
+        }
+    }
+    let mut found = Vec::new();
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut here: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("libcupti.so"))
+            })
+            .collect();
+        // The newest version first.
+        here.sort();
+        here.reverse();
+        for p in here {
+            if !found.contains(&p) {
+                found.push(p);
+            }
+        }
+    }
+    found.extend(["libcupti.so.13", "libcupti.so.12", "libcupti.so"].map(PathBuf::from));
+    found
+}

@@ -1,0 +1,244 @@
+//! CUPTI's activity buffers: handed to CUPTI empty, read back filled (on
+//! CUPTI's thread, or at a flush), their records appended to the image's
+//! `gpu` file in the recording format's GPU encoding.
+
+use super::cupti::{self, field, offset, Cupti};
+use crate::recording;
+use nvtxr_record_format::gpu::{Activity, GpuRecord, Tag, GPU_FILE, GPU_MAGIC};
+use std::collections::HashMap;
+use std::ffi::{c_char, c_void, CStr};
+use std::io::Write;
+use std::sync::{Mutex, OnceLock};
+
+/// Bytes in each buffer handed to CUPTI (4 MiB lost no record on the
+/// PyTorch loop of `cupti-notes.md`).
+const BUFFER: usize = 4 << 20;
+/// CUPTI wants buffers 8-byte aligned.
+const ALIGN: usize = 8;
+
+/// The GPU file and the kernel names already written to it.
+struct Output {
+    file: std::fs::File,
+    names: HashMap<String, u32>,
+    /// A write failed: said once, nothing more written.
+    failed: bool,
+}
+
+static OUTPUT: OnceLock<Mutex<Output>> = OnceLock::new();
+static CUPTI: OnceLock<&'static Cupti> = OnceLock::new();
+
+/// Creates the image's GPU file and hands CUPTI the buffer callbacks.
+pub fn open(cupti: &'static Cupti) -> Result<(), String> {
+    let mut file = recording::create_file(GPU_FILE)?;
+    file.write_all(&GPU_MAGIC)
+        .map_err(|e| format!("cannot write the GPU file: {e}"))?;
+    let _ = OUTPUT.set(Mutex::new(Output {
+        file,
+        names: HashMap::new(),
+        failed: false,
+    }));
+    let _ = CUPTI.set(cupti);
+    // SAFETY: CUPTI's documented call; both callbacks live for good.
+    let r = unsafe { (cupti.register_callbacks)(requested, completed) };
+    if r != cupti::SUCCESS {
+        return Err(cupti.error("cuptiActivityRegisterCallbacks", r));
+    }
+    Ok(())
+}
+
+/// Writes records to the GPU file (in one `write`).
+fn write(records: &[GpuRecord]) {
+    let Some(output) = OUTPUT.get() else { return };
+    let mut output = output.lock().unwrap_or_else(|e| e.into_inner());
+    let mut bytes = Vec::new();
+    for r in records {
+        r.encode(&mut bytes);
+    }
+    output.append(&bytes);
+}
+
+impl Output {
+    fn append(&mut self, bytes: &[u8]) {
+        if self.failed {
+            return;
+        }
+        if let Err(e) = self.file.write_all(bytes) {
+            self.failed = true;
+            crate::say(format_args!(
+                "GPU activity not recorded from here on: cannot write the GPU file: {e}"
+            ));
+        }
+    }
+}
+
+/// Says how GPU times were placed on CLOCK_MONOTONIC.
+pub fn clock(record: GpuRecord) {
+    write(&[record]);
+}
+
+/// Names a traced API.
+pub fn name_api(id: u64, name: &str) {
+    write(&[GpuRecord::ApiName(id, name.into())]);
+}
+
+/// CUPTI asks for an empty buffer.
+unsafe extern "C" fn requested(buffer: *mut *mut u8, size: *mut usize, max_records: *mut usize) {
+    let layout = std::alloc::Layout::from_size_align(BUFFER, ALIGN).expect("a valid layout");
+    // SAFETY: a non-zero size.
+    let b = unsafe { std::alloc::alloc(layout) };
+    // SAFETY: CUPTI passes three pointers to fill.
+    unsafe {
+        *buffer = b;
+        *size = if b.is_null() { 0 } else { BUFFER };
+        *max_records = 0;
+    }
+}
+
+/// CUPTI hands a buffer back with `valid` bytes of records.
+unsafe extern "C" fn completed(
+    context: *mut c_void,
+    stream: u32,
+    buffer: *mut u8,
+    _size: usize,
+    valid: usize,
+) {
+    if buffer.is_null() {
+        return;
+    }
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        // SAFETY: a buffer from `requested`, `valid` bytes of it filled by CUPTI.
+        unsafe { read(context, stream, buffer, valid) }
+    }));
+    let layout = std::alloc::Layout::from_size_align(BUFFER, ALIGN).expect("a valid layout");
+    // SAFETY: allocated by `requested` with this layout, no longer CUPTI's.
+    unsafe { std::alloc::dealloc(buffer, layout) };
+}
+
+/// Reads a filled buffer's records and appends them to the GPU file.
+///
+/// # Safety
+/// `buffer` holds `valid` bytes of CUPTI activity records.
+unsafe fn read(context: *mut c_void, stream: u32, buffer: *mut u8, valid: usize) {
+    let (Some(cupti), Some(output)) = (CUPTI.get(), OUTPUT.get()) else {
+        return;
+    };
+    let mut output = output.lock().unwrap_or_else(|e| e.into_inner());
+    let mut bytes = Vec::with_capacity(valid / 4);
+    let mut record: *mut u8 = std::ptr::null_mut();
+    // SAFETY: CUPTI's documented loop over a completed buffer.
+    while unsafe { (cupti.get_next_record)(buffer, valid, &mut record) } == cupti::SUCCESS {
+        // SAFETY: CUPTI returned a record of its buffer.
+        if let Some(r) = unsafe { decode(record, &mut output, &mut bytes) } {
+            r.encode(&mut bytes);
+        }
+    }
+    let mut dropped = 0usize;
+    // SAFETY: CUPTI's documented call, for the buffer's context and stream.
+    if unsafe { (cupti.dropped)(context, stream, &mut dropped) } == cupti::SUCCESS && dropped > 0 {
+        GpuRecord::Dropped(dropped as u64).encode(&mut bytes);
+    }
+    output.append(&bytes);
+}
+
+/// The GPU record of one CUPTI record (`None` for kinds not kept); a
+/// kernel's name is written to `bytes` the first time it is seen.
+///
+/// # Safety
+/// `r` is a CUPTI activity record of the layout its kind has in CUPTI 13
+/// (`cupti::offset`).
+unsafe fn decode(
+    r: *const u8,
+    output: &mut Output,
+    bytes: &mut Vec<u8>,
+) -> Option<GpuRecord<'static>> {
+    use offset::*;
+    // SAFETY: the caller upholds this function's `# Safety` contract: every
+    // offset read is inside the record of that kind.
+    unsafe {
+        let kind: u32 = field(r, 0);
+        let mut a = Activity::default();
+        match kind {
+            cupti::KIND_KERNEL | cupti::KIND_CONCURRENT_KERNEL => {
+                a.tag = Tag::Kernel as u8;
+                a.start = field(r, KERNEL_START);
+                a.end = field(r, KERNEL_END);
+                a.device = field(r, KERNEL_DEVICE);
+                a.context = field(r, KERNEL_CONTEXT);
+                a.stream = field(r, KERNEL_STREAM);
+                a.correlation = field(r, KERNEL_CORRELATION);
+                a.grid = field(r, KERNEL_GRID);
+                a.block = field(r, KERNEL_BLOCK);
+                a.registers = field(r, KERNEL_REGISTERS);
+                a.static_shared = field(r, KERNEL_STATIC_SHARED);
+                a.dynamic_shared = field(r, KERNEL_DYNAMIC_SHARED);
+                let name: *const c_char = field(r, KERNEL_NAME);
+                a.name = output.kernel_name(name, bytes);
+            }
+            cupti::KIND_MEMCPY => {
+                a.tag = Tag::Memcpy as u8;
+                a.copy_kind = u32::from(field::<u8>(r, MEMCPY_COPY_KIND));
+                a.src_kind = u16::from(field::<u8>(r, MEMCPY_SRC_KIND));
+                a.dst_kind = u16::from(field::<u8>(r, MEMCPY_DST_KIND));
+                a.bytes = field(r, MEMCPY_BYTES);
+                a.start = field(r, MEMCPY_START);
+                a.end = field(r, MEMCPY_END);
+                a.device = field(r, MEMCPY_DEVICE);
+                a.context = field(r, MEMCPY_CONTEXT);
+                a.stream = field(r, MEMCPY_STREAM);
+                a.correlation = field(r, MEMCPY_CORRELATION);
+            }
+            cupti::KIND_MEMSET => {
+                a.tag = Tag::Memset as u8;
+                a.copy_kind = field(r, MEMSET_VALUE);
+                a.bytes = field(r, MEMSET_BYTES);
+                a.start = field(r, MEMSET_START);
+                a.end = field(r, MEMSET_END);
+                a.device = field(r, MEMSET_DEVICE);
+                a.context = field(r, MEMSET_CONTEXT);
+                a.stream = field(r, MEMSET_STREAM);
+                a.correlation = field(r, MEMSET_CORRELATION);
+                a.src_kind = field(r, MEMSET_MEMORY_KIND);
+            }
+            cupti::KIND_SYNCHRONIZATION => {
+                a.tag = Tag::Sync as u8;
+                a.sync_type = field(r, SYNC_TYPE);
+                a.start = field(r, SYNC_START);
+                a.end = field(r, SYNC_END);
+                a.correlation = field(r, SYNC_CORRELATION);
+                a.context = field(r, SYNC_CONTEXT);
+                a.stream = field(r, SYNC_STREAM);
+                a.event = field(r, SYNC_EVENT);
+            }
+            cupti::KIND_CONTEXT => {
+                return Some(GpuRecord::Context {
+                    context: field(r, CONTEXT_CONTEXT),
+                    device: field(r, CONTEXT_DEVICE),
+                })
+            }
+            _ => return None,
+        }
+        Some(GpuRecord::Activity(a))
+    }
+}
+
+impl Output {
+    /// The id of a kernel's name, written to `bytes` when new.
+    ///
+    /// # Safety
+    /// `name` is NULL or NUL-terminated.
+    unsafe fn kernel_name(&mut self, name: *const c_char, bytes: &mut Vec<u8>) -> u32 {
+        let text = if name.is_null() {
+            "(unnamed kernel)".into()
+        } else {
+            // SAFETY: the caller upholds this function's `# Safety` contract.
+            unsafe { CStr::from_ptr(name) }.to_string_lossy()
+        };
+        if let Some(id) = self.names.get(&*text) {
+            return *id;
+        }
+        let id = self.names.len() as u32 + 1;
+        GpuRecord::KernelName(id, text.clone()).encode(bytes);
+        self.names.insert(text.into_owned(), id);
+        id
+    }
+}

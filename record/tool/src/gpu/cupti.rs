@@ -1,0 +1,244 @@
+//! CUPTI as the tool uses it: the library loaded at run time (`dlopen`), the
+//! few entry points called, and the numbers and record layouts they take,
+//! written from NVIDIA's `cupti_activity.h`, `cupti_callbacks.h` and
+//! `cupti_result.h` (CUPTI 13; the test `cupti_layout` checks every offset
+//! against those headers).
+
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::path::PathBuf;
+
+pub type CuptiResult = c_int;
+pub const SUCCESS: CuptiResult = 0;
+pub const ERROR_MULTIPLE_SUBSCRIBERS: CuptiResult = 39;
+
+/// `CUpti_CallbackDomain`.
+pub const DOMAIN_DRIVER: u32 = 1;
+pub const DOMAIN_RUNTIME: u32 = 2;
+/// `CUpti_ApiCallbackSite`.
+pub const API_ENTER: u32 = 0;
+
+/// `CUpti_ActivityKind`.
+pub const KIND_MEMCPY: u32 = 1;
+pub const KIND_MEMSET: u32 = 2;
+pub const KIND_KERNEL: u32 = 3;
+pub const KIND_CONTEXT: u32 = 9;
+pub const KIND_CONCURRENT_KERNEL: u32 = 10;
+pub const KIND_SYNCHRONIZATION: u32 = 38;
+/// `CUPTI_ACTIVITY_FLAG_FLUSH_FORCED`.
+pub const FLUSH_FORCED: u32 = 1;
+
+/// Byte offsets of the fields read from activity records. Kernel records
+/// (`CUpti_ActivityKernel4` to `13`) share this prefix; so do the copy
+/// (`Memcpy5` to `7`), set (`Memset4`, `5`), context and synchronization ones.
+pub mod offset {
+    pub const KERNEL_REGISTERS: usize = 6;
+    pub const KERNEL_START: usize = 16;
+    pub const KERNEL_END: usize = 24;
+    pub const KERNEL_DEVICE: usize = 40;
+    pub const KERNEL_CONTEXT: usize = 44;
+    pub const KERNEL_STREAM: usize = 48;
+    pub const KERNEL_GRID: usize = 52;
+    pub const KERNEL_BLOCK: usize = 64;
+    pub const KERNEL_STATIC_SHARED: usize = 76;
+    pub const KERNEL_DYNAMIC_SHARED: usize = 80;
+    pub const KERNEL_CORRELATION: usize = 92;
+    pub const KERNEL_NAME: usize = 104;
+
+    pub const MEMCPY_COPY_KIND: usize = 4;
+    pub const MEMCPY_SRC_KIND: usize = 5;
+    pub const MEMCPY_DST_KIND: usize = 6;
+    pub const MEMCPY_BYTES: usize = 8;
+    pub const MEMCPY_START: usize = 16;
+    pub const MEMCPY_END: usize = 24;
+    pub const MEMCPY_DEVICE: usize = 32;
+    pub const MEMCPY_CONTEXT: usize = 36;
+    pub const MEMCPY_STREAM: usize = 40;
+    pub const MEMCPY_CORRELATION: usize = 44;
+
+    pub const MEMSET_VALUE: usize = 4;
+    pub const MEMSET_BYTES: usize = 8;
+    pub const MEMSET_START: usize = 16;
+    pub const MEMSET_END: usize = 24;
+    pub const MEMSET_DEVICE: usize = 32;
+    pub const MEMSET_CONTEXT: usize = 36;
+    pub const MEMSET_STREAM: usize = 40;
+    pub const MEMSET_CORRELATION: usize = 44;
+    pub const MEMSET_MEMORY_KIND: usize = 50;
+
+    pub const SYNC_TYPE: usize = 4;
+    pub const SYNC_START: usize = 8;
+    pub const SYNC_END: usize = 16;
+    pub const SYNC_CORRELATION: usize = 24;
+    pub const SYNC_CONTEXT: usize = 28;
+    pub const SYNC_STREAM: usize = 32;
+    pub const SYNC_EVENT: usize = 36;
+
+    pub const CONTEXT_CONTEXT: usize = 4;
+    pub const CONTEXT_DEVICE: usize = 8;
+
+    /// `CUpti_CallbackData`.
+    pub const CALLBACK_SITE: usize = 0;
+    pub const CALLBACK_CORRELATION_DATA: usize = 56;
+    pub const CALLBACK_CORRELATION_ID: usize = 64;
+}
+
+/// Reads a `T` at `offset` of a record.
+///
+/// # Safety
+/// `record + offset` holds a `T` (alignment not needed).
+pub unsafe fn field<T: Copy>(record: *const u8, offset: usize) -> T {
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe { record.add(offset).cast::<T>().read_unaligned() }
+}
+
+pub type CallbackFunc = unsafe extern "C" fn(*mut c_void, u32, u32, *const c_void);
+pub type BufferRequested = unsafe extern "C" fn(*mut *mut u8, *mut usize, *mut usize);
+pub type BufferCompleted = unsafe extern "C" fn(*mut c_void, u32, *mut u8, usize, usize);
+pub type TimestampFunc = unsafe extern "C" fn() -> u64;
+
+/// The entry points called, found in the loaded library.
+pub struct Cupti {
+    pub path: PathBuf,
+    pub get_version: unsafe extern "C" fn(*mut u32) -> CuptiResult,
+    pub subscribe: unsafe extern "C" fn(*mut *mut c_void, CallbackFunc, *mut c_void) -> CuptiResult,
+    pub enable_callback: unsafe extern "C" fn(u32, *mut c_void, u32, u32) -> CuptiResult,
+    pub get_callback_name:
+        Option<unsafe extern "C" fn(u32, u32, *mut *const c_char) -> CuptiResult>,
+    pub activity_enable: unsafe extern "C" fn(u32) -> CuptiResult,
+    pub register_callbacks: unsafe extern "C" fn(BufferRequested, BufferCompleted) -> CuptiResult,
+    pub get_next_record: unsafe extern "C" fn(*mut u8, usize, *mut *mut u8) -> CuptiResult,
+    pub dropped: unsafe extern "C" fn(*mut c_void, u32, *mut usize) -> CuptiResult,
+    pub flush_all: unsafe extern "C" fn(u32) -> CuptiResult,
+    pub get_timestamp: unsafe extern "C" fn(*mut u64) -> CuptiResult,
+    pub register_timestamp: Option<unsafe extern "C" fn(TimestampFunc) -> CuptiResult>,
+    pub result_string: Option<unsafe extern "C" fn(CuptiResult, *mut *const c_char) -> CuptiResult>,
+}
+
+impl Cupti {
+    /// The first of `candidates` that loads and has every entry point
+    /// needed; `Err` says what was tried.
+    pub fn load(candidates: &[PathBuf]) -> Result<Cupti, String> {
+        let mut tried = Vec::new();
+        for path in candidates {
+            match Self::load_one(path) {
+                Ok(c) => return Ok(c),
+                Err(e) => tried.push(e),
+            }
+        }
+        Err(format!("no usable libcupti ({})", tried.join("; ")))
+    }
+
+    fn load_one(path: &std::path::Path) -> Result<Cupti, String> {
+        use std::os::unix::ffi::OsStrExt;
+        let shown = path.display();
+        let c_path = CString::new(path.as_os_str().as_bytes()).map_err(|_| "NUL in a path")?;
+        // SAFETY: a NUL-terminated path; the library stays loaded for good.
+        let handle = unsafe { libc::dlopen(c_path.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+        if handle.is_null() {
+            // SAFETY: dlerror returns NULL or a NUL-terminated message.
+            let why = unsafe { libc::dlerror() };
+            let why = if why.is_null() {
+                "cannot be loaded".into()
+            } else {
+                // SAFETY: as above.
+                unsafe { CStr::from_ptr(why) }
+                    .to_string_lossy()
+                    .into_owned()
+            };
+            return Err(format!("{shown}: {why}"));
+        }
+        let symbol = |name: &str| {
+            let c = CString::new(name).expect("a symbol name");
+            // SAFETY: a loaded library's handle and a NUL-terminated name.
+            let f = unsafe { libc::dlsym(handle, c.as_ptr()) };
+            (!f.is_null()).then_some(f)
+        };
+        macro_rules! required {
+            ($name:literal) => {
+                match symbol($name) {
+                    // SAFETY: CUPTI's entry point of that name has the
+                    // signature of the field it fills (cupti_*.h).
+                    Some(f) => unsafe { std::mem::transmute::<*mut c_void, _>(f) },
+                    None => return Err(format!("{shown}: no {}", $name)),
+                }
+            };
+        }
+        macro_rules! optional {
+            ($name:literal) => {
+                // SAFETY: as for `required`.
+                symbol($name).map(|f| unsafe { std::mem::transmute::<*mut c_void, _>(f) })
+            };
+        }
+        Ok(Cupti {
+            path: path.to_path_buf(),
+            get_version: required!("cuptiGetVersion"),
+            subscribe: required!("cuptiSubscribe"),
+            enable_callback: required!("cuptiEnableCallback"),
+            get_callback_name: optional!("cuptiGetCallbackName"),
+            activity_enable: required!("cuptiActivityEnable"),
+            register_callbacks: required!("cuptiActivityRegisterCallbacks"),
+            get_next_record: required!("cuptiActivityGetNextRecord"),
+            dropped: required!("cuptiActivityGetNumDroppedRecords"),
+            flush_all: required!("cuptiActivityFlushAll"),
+            get_timestamp: required!("cuptiGetTimestamp"),
+            register_timestamp: optional!("cuptiActivityRegisterTimestampCallback"),
+            result_string: optional!("cuptiGetResultString"),
+        })
+    }
+
+    /// `what` failed with `result`: a message naming both.
+    pub fn error(&self, what: &str, result: CuptiResult) -> String {
+        let mut text: *const c_char = std::ptr::null();
+        let named = self.result_string.is_some_and(|f| {
+            // SAFETY: CUPTI's documented call, with a pointer to fill.
+            unsafe { f(result, &mut text) == SUCCESS && !text.is_null() }
+        });
+        if named {
+            // SAFETY: CUPTI returned a static, NUL-terminated name.
+            let text = unsafe { CStr::from_ptr(text) }.to_string_lossy();
+            format!("{what}: {text} ({result})")
+        } else {
+            format!("{what}: error {result}")
+        }
+    }
+
+    /// The API's name, for `domain` and `cbid`, if CUPTI knows it.
+    pub fn callback_name(&self, domain: u32, cbid: u32) -> Option<String> {
+        let f = self.get_callback_name?;
+        let mut name: *const c_char = std::ptr::null();
+        // SAFETY: CUPTI's documented call, with a pointer to fill.
+        let ok = unsafe { f(domain, cbid, &mut name) } == SUCCESS && !name.is_null();
+        // SAFETY: CUPTI returned a static, NUL-terminated name.
+        ok.then(|| {
+            unsafe { CStr::from_ptr(name) }
+                .to_string_lossy()
+                .into_owned()
+        })
+    }
+}
+
+/// Whether the API of this name puts work on a GPU (or waits for it): the
+/// calls whose correlation id ties GPU activity to its launch.
+pub fn traced(name: &str) -> bool {
+    const WORK: [&str; 8] = [
+        "cudaLaunch",
+        "cuLaunch",
+        "cudaMemcpy",
+        "cuMemcpy",
+        "cudaMemset",
+        "cuMemset",
+        "cudaGraphLaunch",
+        "cuGraphLaunch",
+    ];
+    const WAITS: [&str; 8] = [
+        "cudaDeviceSynchronize",
+        "cudaStreamSynchronize",
+        "cudaEventSynchronize",
+        "cudaStreamWaitEvent",
+        "cuCtxSynchronize",
+        "cuStreamSynchronize",
+        "cuEventSynchronize",
+        "cuStreamWaitEvent",
+    ];
+    WORK.iter().chain(&WAITS).any(|p| name.starts_with(p))
+}
