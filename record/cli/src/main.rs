@@ -417,7 +417,8 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
                 let mut collector = summary::Collector::grouped_by(outputs.group_by.clone());
                 scan.replay(&filter, &mut collector)?;
                 let marks = std::mem::take(&mut collector.marks);
-                Ok::<_, std::io::Error>((collector.rows(outputs.rows_kept())?, marks))
+                let gpu = std::mem::take(&mut collector.gpu);
+                Ok::<_, std::io::Error>((collector.rows(outputs.rows_kept())?, marks, gpu))
             })
         });
         let written = write_output(
@@ -464,12 +465,13 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
     }
     written?;
     let events = replayed.expect("the trace was written, so replayed");
-    let (rows, marks) = match summary {
+    let (rows, marks, gpu) = match summary {
         Some(summary) => summary.map_err(&unreadable)?,
         None => (
             summary::Collector::default()
                 .rows(None)
                 .map_err(&unreadable)?,
+            Default::default(),
             Default::default(),
         ),
     };
@@ -513,6 +515,9 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
             ),
         );
         summary::table(&rows, &outputs.format(), outputs.rows, &mut term).map_err(&unreadable)?;
+        if !gpu.is_empty() {
+            say(&mut term, gpu.text(&outputs.format(), outputs.rows));
+        }
     }
     if let Some(table) = per_rank {
         say(&mut term, table);

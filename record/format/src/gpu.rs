@@ -3,8 +3,9 @@
 //!
 //! The file is [`GPU_MAGIC`] followed by records, each a tag byte ([`Tag`])
 //! and LEB128 varints (strings: a varint length and UTF-8). Every time is
-//! CLOCK_MONOTONIC ns (CUPTI's clock, placed on it by the tool: see
-//! [`Tag::Clock`]); an activity's end is written as its duration. The tool
+//! CUPTI's: CLOCK_MONOTONIC ns when CUPTI took the tool's clock, else its
+//! own, which a [`Tag::Clock`] record's offset (before the activities)
+//! places on CLOCK_MONOTONIC; an activity's end is written as its duration. The tool
 //! appends whole CUPTI buffers at a time, so a file cut short by a crash
 //! ends after its last whole record.
 //!
@@ -347,6 +348,73 @@ pub fn sync_type_name(kind: u32) -> &'static str {
     }
 }
 
+/// Where to look for libcupti, in order: `NVTXR_CUPTI` alone when it is
+/// set; else beside the CUDA libraries the program loaded (`loaded`: their
+/// folders; the toolkit's and PyPI's `nvidia-*` layouts); the CUDA toolkit
+/// (`CUDA_HOME`, `CUDA_PATH`, `/usr/local/cuda`); the active virtual
+/// environment's `nvidia-cuda-cupti`; then the loader's own path (bare
+/// names, for `dlopen` to search).
+pub fn cupti_candidates(loaded: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
+    use std::path::PathBuf;
+    if let Some(named) = std::env::var_os(CUPTI_VAR).filter(|v| !v.is_empty()) {
+        return vec![PathBuf::from(named)];
+    }
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for dir in loaded {
+        dirs.push(dir.clone());
+        dirs.push(dir.join("../extras/CUPTI/lib64"));
+        dirs.push(dir.join("../../cuda_cupti/lib"));
+    }
+    let toolkits = ["CUDA_HOME", "CUDA_PATH"]
+        .iter()
+        .filter_map(|v| {
+            std::env::var_os(v)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        })
+        .chain([PathBuf::from("/usr/local/cuda")]);
+    for root in toolkits {
+        for sub in ["extras/CUPTI/lib64", "targets/x86_64-linux/lib", "lib64"] {
+            dirs.push(root.join(sub));
+        }
+    }
+    if let Some(venv) = std::env::var_os("VIRTUAL_ENV") {
+        if let Ok(entries) = std::fs::read_dir(PathBuf::from(venv).join("lib")) {
+            for python in entries.flatten() {
+                let nvidia = python.path().join("site-packages/nvidia");
+                for sub in ["cu13/lib", "cuda_cupti/lib"] {
+                    dirs.push(nvidia.join(sub));
+                }
+            }
+        }
+    }
+    let mut found = Vec::new();
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut here: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("libcupti.so"))
+            })
+            .collect();
+        // The newest version first.
+        here.sort();
+        here.reverse();
+        for p in here {
+            if !found.contains(&p) {
+                found.push(p);
+            }
+        }
+    }
+    found.extend(["libcupti.so.13", "libcupti.so.12", "libcupti.so"].map(PathBuf::from));
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -420,71 +488,4 @@ mod tests {
         }
         assert!(decode_gpu(b"NVTXRCK2").is_err());
     }
-}
-
-/// Where to look for libcupti, in order: `NVTXR_CUPTI` alone when it is
-/// set; else beside the CUDA libraries the program loaded (`loaded`: their
-/// folders; the toolkit's and PyPI's `nvidia-*` layouts); the CUDA toolkit
-/// (`CUDA_HOME`, `CUDA_PATH`, `/usr/local/cuda`); the active virtual
-/// environment's `nvidia-cuda-cupti`; then the loader's own path (bare
-/// names, for `dlopen` to search).
-pub fn cupti_candidates(loaded: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
-    use std::path::PathBuf;
-    if let Some(named) = std::env::var_os(CUPTI_VAR).filter(|v| !v.is_empty()) {
-        return vec![PathBuf::from(named)];
-    }
-    let mut dirs: Vec<PathBuf> = Vec::new();
-    for dir in loaded {
-        dirs.push(dir.clone());
-        dirs.push(dir.join("../extras/CUPTI/lib64"));
-        dirs.push(dir.join("../../cuda_cupti/lib"));
-    }
-    let toolkits = ["CUDA_HOME", "CUDA_PATH"]
-        .iter()
-        .filter_map(|v| {
-            std::env::var_os(v)
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-        })
-        .chain([PathBuf::from("/usr/local/cuda")]);
-    for root in toolkits {
-        for sub in ["extras/CUPTI/lib64", "targets/x86_64-linux/lib", "lib64"] {
-            dirs.push(root.join(sub));
-        }
-    }
-    if let Some(venv) = std::env::var_os("VIRTUAL_ENV") {
-        if let Ok(entries) = std::fs::read_dir(PathBuf::from(venv).join("lib")) {
-            for python in entries.flatten() {
-                let nvidia = python.path().join("site-packages/nvidia");
-                for sub in ["cu13/lib", "cuda_cupti/lib"] {
-                    dirs.push(nvidia.join(sub));
-                }
-            }
-        }
-    }
-    let mut found = Vec::new();
-    for dir in dirs {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        let mut here: Vec<PathBuf> = entries
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| {
-                p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with("libcupti.so"))
-            })
-            .collect();
-        // The newest version first.
-        here.sort();
-        here.reverse();
-        for p in here {
-            if !found.contains(&p) {
-                found.push(p);
-            }
-        }
-    }
-    found.extend(["libcupti.so.13", "libcupti.so.12", "libcupti.so"].map(PathBuf::from));
-    found
 }

@@ -146,6 +146,49 @@ pub fn nvidia() -> &'static Nvidia {
     })
 }
 
+/// NVIDIA's CUPTI headers (with the `cuda.h` and `crt/` they include), from
+/// PyPI's `nvidia-cuda-cupti`, `nvidia-cuda-runtime` and `nvidia-cuda-crt`,
+/// unpacked once under `target/harness/cupti`; returns the include folder.
+/// Code against them compiles with no CUDA installed.
+pub fn cupti_include() -> &'static Path {
+    static ONCE: OnceLock<PathBuf> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        let dir = filled_once("cupti", "nvidia/cu13/include/cupti.h", |tmp| {
+            check(
+                "pip download the CUPTI wheels",
+                Command::new(python())
+                    .args(["-m", "pip", "download", "-q", "--no-deps", "-d"])
+                    .arg(tmp)
+                    .args(CUPTI_WHEELS)
+                    .output()
+                    .unwrap(),
+            );
+            for wheel in std::fs::read_dir(tmp).unwrap() {
+                let wheel = wheel.unwrap().path();
+                if wheel.extension().is_some_and(|e| e == "whl") {
+                    check(
+                        "unpack a CUPTI wheel",
+                        Command::new(python())
+                            .args(["-m", "zipfile", "-e"])
+                            .arg(&wheel)
+                            .arg(tmp)
+                            .output()
+                            .unwrap(),
+                    );
+                }
+            }
+        });
+        dir.join("nvidia/cu13/include")
+    })
+}
+
+/// The PyPI packages of NVIDIA's CUPTI headers and the CUDA headers they include.
+pub const CUPTI_WHEELS: [&str; 3] = [
+    "nvidia-cuda-cupti==13.5.25",
+    "nvidia-cuda-runtime==13.5.37",
+    "nvidia-cuda-crt==13.5.37",
+];
+
 /// NVIDIA's Python `nvtx` package, installed once under `target/harness/python`;
 /// returns the folder to put on `PYTHONPATH`.
 pub fn python_nvtx() -> &'static Path {

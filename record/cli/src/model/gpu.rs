@@ -23,7 +23,9 @@ pub struct Gpu {
     pub devices: HashMap<u32, u32>,
     /// Records CUPTI said it dropped.
     pub dropped: u64,
-    /// The offset placed on CUPTI's own clock, when CUPTI could not read the recording's.
+    /// The offset added to CUPTI's own clock's times (CLOCK_MONOTONIC minus
+    /// CUPTI's, measured once by the tool), when CUPTI could not read
+    /// CLOCK_MONOTONIC itself.
     pub measured_offset: Option<i64>,
     /// Activity indexes by correlation id.
     by_correlation: HashMap<u32, Vec<usize>>,
@@ -46,7 +48,13 @@ impl Gpu {
         let mut records = decode_gpu(bytes).map_err(|e| format!("{}: {e}", path.display()))?;
         for r in records.by_ref() {
             match r {
-                GpuRecord::Activity(a) => self.activities.push(a),
+                GpuRecord::Activity(mut a) => {
+                    if let Some(offset) = self.measured_offset {
+                        a.start = a.start.saturating_add_signed(offset);
+                        a.end = a.end.saturating_add_signed(offset);
+                    }
+                    self.activities.push(a)
+                }
                 GpuRecord::KernelName(id, name) => drop(self.kernel_names.insert(id, name.into())),
                 GpuRecord::ApiName(id, name) => drop(self.apis.insert(id, name.into())),
                 GpuRecord::Context { context, device } => {

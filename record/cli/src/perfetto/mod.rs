@@ -17,15 +17,19 @@
 //!   threads that started and ended it.
 //! - Domain (when not the default), category, category name, payload and
 //!   color are debug annotations, named as the JSON's `args`.
+//! - GPU activity: see `gpu`.
 //! - Packets are deflated in blocks of at most [`BLOCK`] bytes
 //!   (`compressed_packets`).
 
+mod gpu;
 mod intern;
 mod proto;
 mod wire;
 
 use crate::chrome::css_color;
-use crate::model::{Details, Mark, Payload, Process, Range, Sample, Sink, Style, Thread};
+use crate::model::{
+    Details, GpuEvent, Launch, Mark, Payload, Process, Range, Sample, Sink, Style, Thread,
+};
 use hashbrown::HashMap;
 use intern::Interner;
 use proto::*;
@@ -701,6 +705,14 @@ impl Sink for Writer<'_> {
         };
         let (packets, s) = self.on_thread();
         packets.event(s, sample.time, event, None, None)
+    }
+
+    fn launch(&mut self, p: &Process, l: &Launch) -> std::io::Result<()> {
+        self.launch_instant(p, l)
+    }
+
+    fn gpu(&mut self, p: &Process, g: &GpuEvent) -> std::io::Result<()> {
+        self.gpu_slice(p, g)
     }
 
     fn process_end(&mut self, p: &Process) -> std::io::Result<()> {

@@ -72,11 +72,21 @@ pub struct Collector {
     budget: usize,
     /// A payload field whose value splits a range's group (`--group-by`).
     group_by: Option<String>,
+    /// The GPU tables' figures.
+    pub gpu: super::GpuSummary,
 }
 
 impl Sink for Collector {
+    fn gpu(&mut self, _: &Process, g: &crate::model::GpuEvent) -> std::io::Result<()> {
+        self.gpu.activity(g);
+        Ok(())
+    }
+
     fn range(&mut self, _: &Process, r: &Range) -> std::io::Result<()> {
         let d = &r.details;
+        if let Some(p) = &d.gpu {
+            self.gpu.range(r, p);
+        }
         let duration = r.end - r.start;
         self.grand = self.grand.saturating_add(duration);
         let split = self.split_name(d);
@@ -652,6 +662,7 @@ mod tests {
                 category: None,
                 payload: None,
                 fields: None,
+                gpu: None,
             },
             style,
             start: 1000,

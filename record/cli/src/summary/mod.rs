@@ -3,9 +3,11 @@
 //! minimum, maximum and standard deviation of the durations (ns).
 
 mod collect;
+mod gpu;
 mod runs;
 
 pub use collect::{legend, Collector, Rows};
+pub use gpu::GpuSummary;
 
 /// Runs `work` (the summary's replay) on a core of its own, beside what the
 /// caller does meanwhile; the thread is named `nvtxr-summary`, so that a
@@ -311,6 +313,7 @@ mod tests {
                 category: None,
                 payload: None,
                 fields: None,
+                gpu: None,
             },
             style: Style::PushPop,
             start,

@@ -1,7 +1,7 @@
 /* A CUDA program as nvtxr's recording tool sees it, with no GPU: it loads
  * the library CUDA_INJECTION64_PATH names and calls its InitializeInjection,
  * as the CUDA driver does at cuInit, then annotates with NVIDIA's NVTX
- * header and scripts the test CUPTI (fake_cupti.c, loaded from NVTXR_CUPTI)
+ * header and scripts the test CUPTI (fake_cupti.c, loaded from FAKE_CUPTI; the tool finds it through NVTXR_CUPTI)
  * to call the tool back and hand it activity records.
  *
  * The script: five kernels, each launched inside one range ("forward",
@@ -52,7 +52,7 @@ static void *worker(void *arg) {
 }
 
 int main(void) {
-    const char *cupti = getenv("NVTXR_CUPTI");
+    const char *cupti = getenv("FAKE_CUPTI");
     void *fake = cupti ? dlopen(cupti, RTLD_NOW | RTLD_GLOBAL) : NULL;
     if (!fake) { fprintf(stderr, "cuda_app: cannot load the test CUPTI\n"); return 3; }
     *(void **)&api = load(fake, "fake_api");

@@ -122,6 +122,9 @@ unsafe fn read(context: *mut c_void, stream: u32, buffer: *mut u8, valid: usize)
     let (Some(cupti), Some(output)) = (CUPTI.get(), OUTPUT.get()) else {
         return;
     };
+    if !super::active() {
+        return;
+    }
     let mut output = output.lock().unwrap_or_else(|e| e.into_inner());
     let mut bytes = Vec::with_capacity(valid / 4);
     let mut record: *mut u8 = std::ptr::null_mut();

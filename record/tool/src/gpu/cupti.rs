@@ -99,7 +99,6 @@ pub type TimestampFunc = unsafe extern "C" fn() -> u64;
 /// The entry points called, found in the loaded library.
 pub struct Cupti {
     pub path: PathBuf,
-    pub get_version: unsafe extern "C" fn(*mut u32) -> CuptiResult,
     pub subscribe: unsafe extern "C" fn(*mut *mut c_void, CallbackFunc, *mut c_void) -> CuptiResult,
     pub enable_callback: unsafe extern "C" fn(u32, *mut c_void, u32, u32) -> CuptiResult,
     pub get_callback_name:
@@ -154,35 +153,67 @@ impl Cupti {
             (!f.is_null()).then_some(f)
         };
         macro_rules! required {
-            ($name:literal) => {
+            ($name:literal, $ty:ty) => {
                 match symbol($name) {
                     // SAFETY: CUPTI's entry point of that name has the
                     // signature of the field it fills (cupti_*.h).
-                    Some(f) => unsafe { std::mem::transmute::<*mut c_void, _>(f) },
+                    Some(f) => unsafe { std::mem::transmute::<*mut c_void, $ty>(f) },
                     None => return Err(format!("{shown}: no {}", $name)),
                 }
             };
         }
         macro_rules! optional {
-            ($name:literal) => {
+            ($name:literal, $ty:ty) => {
                 // SAFETY: as for `required`.
-                symbol($name).map(|f| unsafe { std::mem::transmute::<*mut c_void, _>(f) })
+                symbol($name).map(|f| unsafe { std::mem::transmute::<*mut c_void, $ty>(f) })
             };
         }
         Ok(Cupti {
             path: path.to_path_buf(),
-            get_version: required!("cuptiGetVersion"),
-            subscribe: required!("cuptiSubscribe"),
-            enable_callback: required!("cuptiEnableCallback"),
-            get_callback_name: optional!("cuptiGetCallbackName"),
-            activity_enable: required!("cuptiActivityEnable"),
-            register_callbacks: required!("cuptiActivityRegisterCallbacks"),
-            get_next_record: required!("cuptiActivityGetNextRecord"),
-            dropped: required!("cuptiActivityGetNumDroppedRecords"),
-            flush_all: required!("cuptiActivityFlushAll"),
-            get_timestamp: required!("cuptiGetTimestamp"),
-            register_timestamp: optional!("cuptiActivityRegisterTimestampCallback"),
-            result_string: optional!("cuptiGetResultString"),
+            subscribe: required!(
+                "cuptiSubscribe",
+                unsafe extern "C" fn(*mut *mut c_void, CallbackFunc, *mut c_void) -> CuptiResult
+            ),
+            enable_callback: required!(
+                "cuptiEnableCallback",
+                unsafe extern "C" fn(u32, *mut c_void, u32, u32) -> CuptiResult
+            ),
+            get_callback_name: optional!(
+                "cuptiGetCallbackName",
+                unsafe extern "C" fn(u32, u32, *mut *const c_char) -> CuptiResult
+            ),
+            activity_enable: required!(
+                "cuptiActivityEnable",
+                unsafe extern "C" fn(u32) -> CuptiResult
+            ),
+            register_callbacks: required!(
+                "cuptiActivityRegisterCallbacks",
+                unsafe extern "C" fn(BufferRequested, BufferCompleted) -> CuptiResult
+            ),
+            get_next_record: required!(
+                "cuptiActivityGetNextRecord",
+                unsafe extern "C" fn(*mut u8, usize, *mut *mut u8) -> CuptiResult
+            ),
+            dropped: required!(
+                "cuptiActivityGetNumDroppedRecords",
+                unsafe extern "C" fn(*mut c_void, u32, *mut usize) -> CuptiResult
+            ),
+            flush_all: required!(
+                "cuptiActivityFlushAll",
+                unsafe extern "C" fn(u32) -> CuptiResult
+            ),
+            get_timestamp: required!(
+                "cuptiGetTimestamp",
+                unsafe extern "C" fn(*mut u64) -> CuptiResult
+            ),
+            register_timestamp: optional!(
+                "cuptiActivityRegisterTimestampCallback",
+                unsafe extern "C" fn(TimestampFunc) -> CuptiResult
+            ),
+            result_string: optional!(
+                "cuptiGetResultString",
+                unsafe extern "C" fn(CuptiResult, *mut *const c_char) -> CuptiResult
+            ),
         })
     }
 
@@ -208,8 +239,8 @@ impl Cupti {
         let mut name: *const c_char = std::ptr::null();
         // SAFETY: CUPTI's documented call, with a pointer to fill.
         let ok = unsafe { f(domain, cbid, &mut name) } == SUCCESS && !name.is_null();
-        // SAFETY: CUPTI returned a static, NUL-terminated name.
         ok.then(|| {
+            // SAFETY: CUPTI returned a static, NUL-terminated name.
             unsafe { CStr::from_ptr(name) }
                 .to_string_lossy()
                 .into_owned()

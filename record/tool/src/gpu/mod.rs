@@ -30,10 +30,19 @@ use nvtx_protocol::attr::PAYLOAD_U64;
 use nvtxr_record_format::gpu::{cupti_candidates, GpuRecord, GPU_VAR};
 use nvtxr_record_format::Kind;
 use std::ffi::{c_int, c_void};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 /// The loaded CUPTI, once attached.
 static CUPTI: OnceLock<Cupti> = OnceLock::new();
+/// Set once everything is enabled: before (or after a failure on the way)
+/// callbacks and buffers record nothing, so a warning's "not recorded" holds.
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+
+/// Whether GPU activity is being recorded.
+fn active() -> bool {
+    ACTIVE.load(Ordering::Acquire)
+}
 
 /// Called by the CUDA driver at `cuInit` when `CUDA_INJECTION64_PATH`
 /// names this library. Returns 1 (the driver ignores the value).
@@ -60,9 +69,6 @@ fn attach() -> Result<(), String> {
     }
     let cupti = Cupti::load(&cupti_candidates(&cuda_library_dirs()))?;
     let cupti = CUPTI.get_or_init(|| cupti);
-    let mut version = 0;
-    // SAFETY: CUPTI's documented call, with a value to fill.
-    unsafe { (cupti.get_version)(&mut version) };
     let mut subscriber = std::ptr::null_mut();
     // SAFETY: CUPTI's documented call: our callback lives for good.
     let r = unsafe { (cupti.subscribe)(&mut subscriber, on_api, std::ptr::null_mut()) };
@@ -134,7 +140,7 @@ fn attach() -> Result<(), String> {
     // the CUDA driver tears its contexts down.
     // SAFETY: registers an `extern "C"` handler with no preconditions.
     unsafe { libc::atexit(flush_at_exit) };
-    let _ = version;
+    ACTIVE.store(true, Ordering::Release);
     Ok(())
 }
 
@@ -163,7 +169,7 @@ unsafe extern "C" fn monotonic_ns() -> u64 {
 /// A traced API call, on the calling thread: its entry time kept in the
 /// call's correlation data; at its return, a `Launch` record.
 unsafe extern "C" fn on_api(_: *mut c_void, domain: u32, cbid: u32, data: *const c_void) {
-    if data.is_null() {
+    if data.is_null() || !active() {
         return;
     }
     let data = data.cast::<u8>();

@@ -5,7 +5,8 @@
 //! Guide (the 2024–2025 releases: `NVTX_EVENTS` with 19 columns, ending in
 //! `jsonTextId`, `jsonText`). Written: `StringIds`, `ThreadNames`,
 //! `PROCESSES`, `TARGET_INFO_SESSION_START_TIME`, `NVTX_EVENTS` and the NVTX
-//! rows of `ENUM_NSYS_EVENT_TYPE`, with their names, columns and types;
+//! rows of `ENUM_NSYS_EVENT_TYPE`, with their names, columns and types, and
+//! the CUDA tables of a recording with GPU activity (see `gpu`);
 //! nothing of NVIDIA's tables is changed or added to. What nvtxr knows
 //! besides goes in a table of its own, `NVTXR_PROCESSES` (rank, world size,
 //! host, command line, recording).
@@ -22,7 +23,11 @@
 //!   payload in the 64-bit column of its kind); extended payloads, decoded,
 //!   in `jsonText` as a JSON object (`json_extract(jsonText, '$.bytes')`).
 
-use crate::model::{Details, Filter, Mark, Payload, Process, Range, Scan, Sink, Style, Thread};
+mod gpu;
+
+use crate::model::{
+    Details, Filter, GpuEvent, Launch, Mark, Payload, Process, Range, Scan, Sink, Style, Thread,
+};
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use std::collections::HashMap;
 
@@ -184,6 +189,8 @@ struct Writer<'a> {
     domains: HashMap<(u64, String), i64>,
     /// Categories named so far, by (process, domainId, id).
     categories: std::collections::HashSet<(u64, i64, u32)>,
+    /// GPUs in `TARGET_INFO_GPU`, by (globalPid, device).
+    gpus: std::collections::HashSet<(i64, u32)>,
 }
 
 impl<'a> Writer<'a> {
@@ -191,6 +198,7 @@ impl<'a> Writer<'a> {
     fn new(db: &'a mut Connection, scan: &Scan) -> rusqlite::Result<Self> {
         let tx = db.transaction()?;
         tx.execute_batch(SCHEMA)?;
+        tx.execute_batch(gpu::SCHEMA)?;
         tx.execute(
             "INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (?1, NULL, NULL)",
             params![scan.session_start_utc().map(|ns| ns as i64)],
@@ -201,6 +209,7 @@ impl<'a> Writer<'a> {
             strings: StringIds::new(StringIds::CACHED),
             domains: HashMap::new(),
             categories: Default::default(),
+            gpus: Default::default(),
         })
     }
 
@@ -341,6 +350,14 @@ impl Sink for Writer<'_> {
     fn mark(&mut self, p: &Process, m: &Mark) -> std::io::Result<()> {
         self.event(p, MARK, &m.details, (m.time, None), (m.tid, None), None)
             .map_err(io)
+    }
+
+    fn launch(&mut self, p: &Process, l: &Launch) -> std::io::Result<()> {
+        self.launch_row(p, l)
+    }
+
+    fn gpu(&mut self, p: &Process, g: &GpuEvent) -> std::io::Result<()> {
+        self.gpu_row(p, g)
     }
 
     fn process_end(&mut self, p: &Process) -> std::io::Result<()> {

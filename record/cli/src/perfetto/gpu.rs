@@ -1,0 +1,85 @@
+//! GPU activity in the Perfetto trace: a process track per GPU of each
+//! process (named `GPU n (process)`), a child track per stream, kernels,
+//! copies, sets and synchronizations as slices on it with their arguments
+//! (under `fields`), and a flow from each launch (an instant named after the
+//! API on the launching thread) to what it launched.
+
+use super::proto::{ProcessDescriptor, TrackDescriptor};
+use super::{slice, uuid, Event, Flow, Writer, INSTANT, SLICE_BEGIN, SLICE_END};
+use crate::model::{gpu_label, gpu_pid, Details, GpuEvent, Launch, Process};
+
+const GPU_TRACK: u64 = 6;
+const STREAM_TRACK: u64 = 7;
+const LAUNCH_FLOW: u64 = 8;
+
+/// A launch's flow id: unique per process and correlation id.
+fn flow(p: &Process, correlation: u32) -> u64 {
+    uuid(&[LAUNCH_FLOW, p.key, u64::from(correlation)])
+}
+
+impl Writer<'_> {
+    /// The launch, as an instant starting its flow on its thread.
+    pub(super) fn launch_instant(&mut self, p: &Process, l: &Launch) -> std::io::Result<()> {
+        let event = Event {
+            flow: Some(Flow::Starts(flow(p, l.correlation))),
+            ..slice(INSTANT, None)
+        };
+        let (packets, s) = self.on_thread();
+        packets.event(s, l.start, event, Some(&l.api), None)
+    }
+
+    /// An activity as a slice on its GPU's stream track, ending its launch's flow.
+    pub(super) fn gpu_slice(&mut self, p: &Process, g: &GpuEvent) -> std::io::Result<()> {
+        self.describe_process(p)?;
+        let a = g.activity;
+        let gpu = uuid(&[GPU_TRACK, p.key, u64::from(a.device)]);
+        let stream = uuid(&[
+            STREAM_TRACK,
+            p.key,
+            u64::from(a.device),
+            u64::from(a.stream),
+        ]);
+        let new_gpu = self.tracks().described.insert(gpu);
+        let new_stream = self.tracks().described.insert(stream);
+        let (packets, s) = self.on_process();
+        if new_gpu {
+            packets.descriptor(
+                s,
+                TrackDescriptor {
+                    uuid: Some(gpu),
+                    process: Some(ProcessDescriptor {
+                        pid: Some(gpu_pid(p, a.device) as i32),
+                        process_name: Some(gpu_label(p, a.device)),
+                        process_labels: Vec::new(),
+                    }),
+                    ..Default::default()
+                },
+            )?;
+        }
+        if new_stream {
+            packets.descriptor(
+                s,
+                TrackDescriptor {
+                    uuid: Some(stream),
+                    parent_uuid: Some(gpu),
+                    name: Some(format!("stream {}", a.stream)),
+                    ..Default::default()
+                },
+            )?;
+        }
+        let fields = match crate::chrome::gpu_args(g) {
+            serde_json::Value::Object(map) => Some(Box::new(map)),
+            _ => None,
+        };
+        let details = Details {
+            fields,
+            ..Details::default()
+        };
+        let begin = Event {
+            flow: g.launch.map(|_| Flow::Ends(flow(p, a.correlation))),
+            ..slice(SLICE_BEGIN, Some(stream))
+        };
+        packets.event(s, a.start, begin, Some(g.name), Some(&details))?;
+        packets.event(s, a.end, slice(SLICE_END, Some(stream)), None, None)
+    }
+}

@@ -1,0 +1,167 @@
+//! The summary's GPU tables, under the NVTX table when the recording has
+//! GPU activity: the kernels by total time (Nsight's `cuda_gpu_kern_sum`),
+//! the ranges projected onto the GPU (`nvtx_gpu_proj_sum`: per range, from
+//! its first launched activity's start to its last's end), and the kernels
+//! grouped by the innermost range open at their launch (`nvtx_kern_sum`).
+
+use super::{grid, Format};
+use crate::model::{GpuEvent, Projection, Range};
+use nvtxr_record_format::gpu::Tag;
+use std::collections::BTreeMap;
+
+/// Count, total, min and max of durations (ns).
+#[derive(Debug, Clone, Copy, Default)]
+struct Stats {
+    count: u64,
+    total: u64,
+    min: u64,
+    max: u64,
+}
+
+impl Stats {
+    fn add(&mut self, ns: u64) {
+        self.min = if self.count == 0 {
+            ns
+        } else {
+            self.min.min(ns)
+        };
+        self.max = self.max.max(ns);
+        self.count += 1;
+        self.total += ns;
+    }
+}
+
+/// A range name's GPU projection, over its instances.
+#[derive(Debug, Clone, Copy, Default)]
+struct Projected {
+    instances: u64,
+    range_time: u64,
+    projected: u64,
+    busy: u64,
+    kernels: u64,
+    activities: u64,
+}
+
+#[derive(Debug, Default)]
+pub struct GpuSummary {
+    kernels: BTreeMap<String, Stats>,
+    ranges: BTreeMap<String, Projected>,
+    by_range: BTreeMap<(String, String), Stats>,
+}
+
+impl GpuSummary {
+    /// A push/pop range that launched GPU work.
+    pub fn range(&mut self, r: &Range, p: &Projection) {
+        let name = if r.details.domain.is_empty() {
+            format!(":{}", r.details.name)
+        } else {
+            format!("{}:{}", r.details.domain, r.details.name)
+        };
+        let e = self.ranges.entry(name).or_default();
+        e.instances += 1;
+        e.range_time += r.end - r.start;
+        e.projected += p.end - p.start;
+        e.busy += p.busy;
+        e.kernels += p.kernels;
+        e.activities += p.activities;
+    }
+
+    /// A kernel (other activities are not in these tables).
+    pub fn activity(&mut self, g: &GpuEvent) {
+        let a = g.activity;
+        if a.tag != Tag::Kernel as u8 {
+            return;
+        }
+        let name = crate::demangle::demangle(g.name);
+        let ns = a.end - a.start;
+        if let Some(range) = g.launch.and_then(|l| l.range.as_deref()) {
+            self.by_range
+                .entry((range.to_string(), name.clone()))
+                .or_default()
+                .add(ns);
+        }
+        self.kernels.entry(name).or_default().add(ns);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.kernels.is_empty() && self.ranges.is_empty()
+    }
+
+    /// The tables as text, each at most `limit` rows (0: every one).
+    pub fn text(&self, f: &Format, limit: usize) -> String {
+        let take = |n: usize| if limit == 0 { n } else { n.min(limit) };
+        let stat = |s: &Stats| {
+            [
+                s.count.to_string(),
+                f.time(s.total),
+                f.time(s.total / s.count.max(1)),
+                f.time(s.min),
+                f.time(s.max),
+            ]
+        };
+        let unit = f.unit.label();
+        let mut out = String::new();
+        let mut kernels: Vec<_> = self.kernels.iter().collect();
+        kernels.sort_by(|a, b| b.1.total.cmp(&a.1.total).then(a.0.cmp(b.0)));
+        let mut lines = vec![vec![
+            "Instances".to_string(),
+            format!("Total Time ({unit})"),
+            format!("Avg ({unit})"),
+            format!("Min ({unit})"),
+            format!("Max ({unit})"),
+            "Kernel".to_string(),
+        ]];
+        for (name, s) in kernels.iter().take(take(kernels.len())) {
+            let mut l = stat(s).to_vec();
+            l.push(name.to_string());
+            lines.push(l);
+        }
+        out += "\nGPU kernel summary (by total time):\n\n";
+        out += &grid(&lines, &[5]);
+
+        let mut ranges: Vec<_> = self.ranges.iter().collect();
+        ranges.sort_by(|a, b| b.1.projected.cmp(&a.1.projected).then(a.0.cmp(b.0)));
+        let mut lines = vec![vec![
+            "Range".to_string(),
+            "Instances".to_string(),
+            format!("Range Time ({unit})"),
+            format!("Projected Time ({unit})"),
+            format!("GPU Busy ({unit})"),
+            "Kernels".to_string(),
+            "GPU Ops".to_string(),
+        ]];
+        for (name, p) in ranges.iter().take(take(ranges.len())) {
+            lines.push(vec![
+                name.to_string(),
+                p.instances.to_string(),
+                f.time(p.range_time),
+                f.time(p.projected),
+                f.time(p.busy),
+                p.kernels.to_string(),
+                p.activities.to_string(),
+            ]);
+        }
+        out += "\nNVTX ranges projected onto the GPU (the work each launched, nested ranges included):\n\n";
+        out += &grid(&lines, &[0]);
+
+        let mut pairs: Vec<_> = self.by_range.iter().collect();
+        pairs.sort_by(|a, b| a.0 .0.cmp(&b.0 .0).then(b.1.total.cmp(&a.1.total)));
+        let mut lines = vec![vec![
+            "Range".to_string(),
+            "Kernel".to_string(),
+            "Instances".to_string(),
+            format!("Total Time ({unit})"),
+            format!("Avg ({unit})"),
+            format!("Min ({unit})"),
+            format!("Max ({unit})"),
+        ]];
+        for ((range, kernel), s) in pairs.iter().take(take(pairs.len())) {
+            let mut l = vec![range.clone(), kernel.clone()];
+            l.extend(stat(s));
+            lines.push(l);
+        }
+        out += "\nGPU kernels by the NVTX range that launched them (the innermost):\n\n";
+        out += &grid(&lines, &[0, 1]);
+        out
+    }
+}

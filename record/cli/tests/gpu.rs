@@ -1,0 +1,357 @@
+//! `nvtxr record` with GPU activity, without a GPU: a test CUPTI written
+//! from NVIDIA's CUPTI 13 headers (`tests/gpu/fake_cupti.c`, loaded through
+//! `NVTXR_CUPTI`) and a program that loads the tool as the CUDA driver does
+//! (`tests/gpu/cuda_app.c`) script launches and activity buffers: five
+//! kernels on two devices and three streams, copies both ways, a set, a
+//! synchronization, buffers out of order, 2 dropped records, a kernel
+//! launched from another thread, a buffer flushed at exit.
+
+mod common;
+
+use common::{load, record, scratch_in, text};
+use nvtxr_harness::{check, compile_c, cupti_include, Producer};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+fn source(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/gpu")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// The test CUPTI library and the program, built once.
+fn built() -> &'static (PathBuf, PathBuf) {
+    static ONCE: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        let include = cupti_include();
+        let dir = nvtxr_harness::work_dir().join(format!("gpu-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let cupti = dir.join("libfakecupti.so");
+        check(
+            "compiling the test CUPTI",
+            Command::new("gcc")
+                .args([
+                    "-shared", "-fPIC", "-Wall", "-Wextra", "-Werror", "-pthread", "-I",
+                ])
+                .arg(include)
+                .arg(source("fake_cupti.c"))
+                .arg("-o")
+                .arg(&cupti)
+                .output()
+                .unwrap(),
+        );
+        let include_flag = format!("-I{}", include.display());
+        let app = compile_c(
+            &source("cuda_app.c"),
+            Producer::NvidiaHeader,
+            &[&include_flag, "-ldl"],
+        );
+        (cupti, app)
+    })
+}
+
+fn run(name: &str, extra: &[&str], env: &[(&str, &str)]) -> (PathBuf, std::process::Output) {
+    let (cupti, app) = built();
+    let dir = scratch_in("gpu", name);
+    let cupti = cupti.display().to_string();
+    let mut env = env.to_vec();
+    env.push(("NVTXR_CUPTI", &cupti));
+    env.push(("FAKE_CUPTI", &cupti));
+    let mut args = vec!["--sqlite"];
+    let sqlite = dir.join("trace.sqlite").display().to_string();
+    args.push(&sqlite);
+    args.extend(extra);
+    let out = record(&dir, &args, &[app.to_str().unwrap()], &env);
+    (dir, out)
+}
+
+/// Every kernel: (name, launching range, device, stream), from the JSON trace.
+fn kernels(trace: &serde_json::Value) -> Vec<(String, String, u64, u64)> {
+    let mut out: Vec<_> = trace["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["cat"] == "kernel" && e["ph"] == "X")
+        .map(|e| {
+            let a = &e["args"];
+            (
+                a["demangled"].as_str().unwrap().to_string(),
+                a["launched by"]["range"].as_str().unwrap_or("").to_string(),
+                a["device"].as_u64().unwrap(),
+                a["stream"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn every_kernel_copy_and_sync_is_under_the_range_that_launched_it() {
+    let (dir, out) = run("all", &[], &[]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("CUPTI dropped 2 GPU activity records"),
+        "{said}"
+    );
+    let trace = load(&dir.join("trace.json"));
+    let gemm = "gemm(float const*, float const*, float*, int)";
+    let k = |name: &str, range: &str, device, stream| {
+        (name.to_string(), range.to_string(), device, stream)
+    };
+    assert_eq!(
+        kernels(&trace),
+        [
+            k(gemm, "backward", 1, 13),
+            k(gemm, "forward", 0, 7),
+            k(gemm, "tail", 0, 7),
+            k("reduce(float const*, float*, int)", "worker", 1, 15),
+            k("relu(float*, int)", "backward", 1, 13),
+        ]
+    );
+    let events = trace["traceEvents"].as_array().unwrap();
+    // Each kernel starts after its launch, inside the range's thread; every
+    // activity has its flow from its launch.
+    let starts: Vec<_> = events.iter().filter(|e| e["ph"] == "s").collect();
+    let ends: Vec<_> = events.iter().filter(|e| e["ph"] == "f").collect();
+    assert_eq!((starts.len(), ends.len()), (9, 9));
+    for end in &ends {
+        let start = starts
+            .iter()
+            .find(|s| s["id"] == end["id"])
+            .expect("its launch");
+        assert!(start["ts"].as_f64() <= end["ts"].as_f64(), "{start} {end}");
+    }
+    let worker_launch = events
+        .iter()
+        .find(|e| e["cat"] == "cuda_api" && e["args"]["correlation"] == 6)
+        .unwrap();
+    let main_launch = events
+        .iter()
+        .find(|e| e["cat"] == "cuda_api" && e["args"]["correlation"] == 1)
+        .unwrap();
+    assert_ne!(
+        worker_launch["tid"], main_launch["tid"],
+        "launched on its own thread"
+    );
+    let copies: Vec<_> = events
+        .iter()
+        .filter(|e| e["cat"] == "memcpy" && e["ph"] == "X")
+        .map(|e| {
+            (
+                e["args"]["kind"].as_str().unwrap(),
+                e["args"]["launched by"]["range"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        copies,
+        [
+            ("Host-to-Device", "forward"),
+            ("Device-to-Host", "backward")
+        ]
+    );
+    let names: Vec<_> = events
+        .iter()
+        .filter(|e| e["ph"] == "M" && e["name"] == "process_name")
+        .map(|e| {
+            e["args"]["name"]
+                .as_str()
+                .unwrap()
+                .split(' ')
+                .take(2)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    assert!(
+        names.contains(&"GPU 0".to_string()) && names.contains(&"GPU 1".to_string()),
+        "{names:?}"
+    );
+
+    // Nsight's tables: SQL written for them joins kernels to their launches
+    // and the launches to the NVTX ranges around them.
+    let db = rusqlite::Connection::open(dir.join("trace.sqlite")).unwrap();
+    let mut q = db
+        .prepare(
+            "SELECT s.value, (SELECT t.value FROM NVTX_EVENTS n JOIN StringIds t ON t.id = n.textId
+                     WHERE n.globalTid = r.globalTid AND n.start <= r.start AND n.end >= r.end
+                     ORDER BY n.start DESC LIMIT 1)
+             FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName
+             JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId
+             ORDER BY k.start",
+        )
+        .unwrap();
+    let rows: Vec<(String, String)> = q
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let rows: Vec<(&str, &str)> = rows.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    assert_eq!(
+        rows,
+        [
+            ("gemm", "forward"),
+            ("gemm", "backward"),
+            ("relu", "backward"),
+            ("reduce", "worker"),
+            ("gemm", "tail")
+        ]
+    );
+    let count = |table: &str| -> i64 {
+        db.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+            .unwrap()
+    };
+    assert_eq!(count("CUPTI_ACTIVITY_KIND_MEMCPY"), 2);
+    assert_eq!(count("CUPTI_ACTIVITY_KIND_MEMSET"), 1);
+    assert_eq!(count("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"), 1);
+    assert_eq!(count("CUPTI_ACTIVITY_KIND_RUNTIME"), 9);
+    assert_eq!(count("TARGET_INFO_GPU"), 2);
+
+    // The summary's GPU tables.
+    for line in [
+        "GPU kernel summary",
+        "NVTX ranges projected onto the GPU",
+        "GPU kernels by the NVTX range that launched them",
+    ] {
+        assert!(said.contains(line), "{said}");
+    }
+    let row = |range: &str| {
+        said.lines()
+            .find(|l| l.starts_with(range) && l.split_whitespace().count() == 7)
+            .unwrap_or_else(|| panic!("{range} in {said}"))
+            .split_whitespace()
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    // :step holds forward's and backward's work: 3 kernels, 6 activities.
+    assert_eq!(row(":step")[5..], ["3", "6"]);
+    assert_eq!(row(":backward")[5..], ["2", "4"]);
+    assert_eq!(row(":worker")[5..], ["1", "1"]);
+}
+
+#[test]
+fn the_perfetto_trace_has_a_track_per_stream_and_flows() {
+    let (cupti, app) = built();
+    let dir = scratch_in("gpu", "perfetto");
+    let trace = dir.join("t.pftrace");
+    let out = Command::new(&nvtxr_harness::artifacts().nvtxr)
+        .arg("record")
+        .arg("-q")
+        .arg("-o")
+        .arg(&trace)
+        .arg("--")
+        .arg(app)
+        .env("NVTXR_CUPTI", cupti)
+        .env("FAKE_CUPTI", cupti)
+        .env_remove(nvtxr_harness::INJECTION_PATH_VAR)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/perfetto_check.py");
+    let check = Command::new(nvtxr_harness::python())
+        .arg(&script)
+        .arg(&trace)
+        .env("PYTHONPATH", nvtxr_harness::perfetto_protos())
+        .output()
+        .unwrap();
+    assert!(check.status.success(), "{}", text(&check));
+    let report = String::from_utf8_lossy(&check.stdout);
+    let kernels = report
+        .lines()
+        .filter(|l| l.contains("_Z4gemmPKfS0_Pfi"))
+        .count();
+    assert!(kernels >= 3, "the three gemm launches in {report}");
+}
+
+#[test]
+fn without_cupti_the_nvtx_recording_is_unchanged_and_one_line_says_why() {
+    for (name, env, why) in [
+        (
+            "missing",
+            vec![("NVTXR_CUPTI", "/nonexistent/libcupti.so")],
+            "no usable libcupti",
+        ),
+        ("busy", vec![("FAKE_CUPTI_BUSY", "1")], "another profiler"),
+        (
+            "failing",
+            vec![("FAKE_CUPTI_ENABLE_FAILS", "1")],
+            "cuptiActivityEnable",
+        ),
+    ] {
+        let (cupti, app) = built();
+        let dir = scratch_in("gpu", name);
+        let cupti = cupti.display().to_string();
+        let mut all = vec![
+            ("NVTXR_CUPTI", cupti.as_str()),
+            ("FAKE_CUPTI", cupti.as_str()),
+        ];
+        all.extend(env.iter().copied());
+        // A later NVTXR_CUPTI wins (the missing one).
+        let out = record(&dir, &[], &[app.to_str().unwrap()], &all);
+        let said = text(&out);
+        assert!(out.status.success(), "{name}: {said}");
+        let warnings: Vec<_> = said
+            .lines()
+            .filter(|l| l.contains("GPU activity not recorded"))
+            .collect();
+        assert_eq!(warnings.len(), 1, "{name}: {said}");
+        assert!(warnings[0].contains(why), "{name}: {said}");
+        let trace = load(&dir.join("trace.json"));
+        assert!(kernels(&trace).is_empty(), "{name}");
+        let ranges = trace["traceEvents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["cat"] == "nvtx")
+            .count();
+        assert_eq!(ranges, 5, "{name}: every NVTX range");
+    }
+}
+
+#[test]
+fn gpu_off_records_none_and_gpu_on_refuses_a_missing_cupti_before_running() {
+    let (dir, out) = run("off", &["--gpu", "off"], &[]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(!said.contains("GPU"), "{said}");
+    assert!(kernels(&load(&dir.join("trace.json"))).is_empty());
+
+    let dir = scratch_in("gpu", "on");
+    let marker = dir.join("ran");
+    let out = record(
+        &dir,
+        &["--gpu", "on"],
+        &["touch", marker.to_str().unwrap()],
+        &[("NVTXR_CUPTI", "/nonexistent/libcupti.so")],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("--gpu on: no libcupti loads"),
+        "{}",
+        text(&out)
+    );
+    assert!(!marker.exists(), "the program did not run");
+}
+
+#[test]
+fn gpu_times_on_cuptis_own_clock_are_placed_by_a_measured_offset() {
+    let (dir, out) = run("own-clock", &[], &[("FAKE_CUPTI_OWN_CLOCK", "1")]);
+    assert!(out.status.success(), "{}", text(&out));
+    let trace = load(&dir.join("trace.json"));
+    assert_eq!(kernels(&trace).len(), 5);
+    // Each kernel starts after its launch and before the trace's last event + 1 ms.
+    let events = trace["traceEvents"].as_array().unwrap();
+    for end in events.iter().filter(|e| e["ph"] == "f") {
+        let start = events
+            .iter()
+            .find(|s| s["ph"] == "s" && s["id"] == end["id"])
+            .unwrap();
+        let (s, e) = (start["ts"].as_f64().unwrap(), end["ts"].as_f64().unwrap());
+        assert!(s <= e && e - s < 10_000.0, "launch {s} µs, activity {e} µs");
+    }
+}
