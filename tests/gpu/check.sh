@@ -8,7 +8,6 @@ set -uo pipefail
 nvtxr=${NVTXR:-target/release/nvtxr}
 loop=${LOOP:-../shared/gpu/train_loop.py}
 out=$(mktemp -d)
-python3 "$loop" --help >/dev/null 2>&1 || true
 start=$(date +%s.%N)
 "$nvtxr" record -o "$out/loop.pftrace" --sqlite "$out/loop.sqlite" --keep "$out/raw" -- python3 "$loop" 2>&1 | tee "$out/summary.txt" | tail -40
 end=$(date +%s.%N)

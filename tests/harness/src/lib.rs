@@ -108,35 +108,40 @@ fn filled_once(name: &str, complete: &str, fill: impl FnOnce(&Path)) -> PathBuf 
     dir
 }
 
+/// Downloads PyPI `wheels` (without their dependencies) into `dir` and
+/// unpacks each there.
+fn unpacked_wheels(dir: &Path, wheels: &[&str]) {
+    check(
+        &format!("pip download {}", wheels.join(" ")),
+        Command::new(python())
+            .args(["-m", "pip", "download", "-q", "--no-deps", "-d"])
+            .arg(dir)
+            .args(wheels)
+            .output()
+            .unwrap(),
+    );
+    for wheel in std::fs::read_dir(dir).unwrap() {
+        let wheel = wheel.unwrap().path();
+        if wheel.extension().is_some_and(|e| e == "whl") {
+            check(
+                &format!("unpack {}", wheel.display()),
+                Command::new(python())
+                    .args(["-m", "zipfile", "-e"])
+                    .arg(&wheel)
+                    .arg(dir)
+                    .output()
+                    .unwrap(),
+            );
+        }
+    }
+}
+
 /// Downloads and unpacks NVIDIA's wheel once (kept under `target/harness/nvidia`).
 pub fn nvidia() -> &'static Nvidia {
     static ONCE: OnceLock<Nvidia> = OnceLock::new();
     ONCE.get_or_init(|| {
         let dir = filled_once("nvidia", "nvidia/cu13/lib/libnvtx3interop.so.1", |tmp| {
-            check(
-                "pip download nvidia-nvtx",
-                Command::new(python())
-                    .args(["-m", "pip", "download", "-q", "--no-deps", "-d"])
-                    .arg(tmp)
-                    .arg(NVIDIA_NVTX_WHEEL)
-                    .output()
-                    .unwrap(),
-            );
-            let wheel = std::fs::read_dir(tmp)
-                .unwrap()
-                .next()
-                .unwrap()
-                .unwrap()
-                .path();
-            check(
-                "unpack wheel",
-                Command::new(python())
-                    .args(["-m", "zipfile", "-e"])
-                    .arg(&wheel)
-                    .arg(tmp)
-                    .output()
-                    .unwrap(),
-            );
+            unpacked_wheels(tmp, &[NVIDIA_NVTX_WHEEL])
         });
         let base = dir.join("nvidia/cu13");
         Nvidia {
@@ -154,29 +159,7 @@ pub fn cupti_include() -> &'static Path {
     static ONCE: OnceLock<PathBuf> = OnceLock::new();
     ONCE.get_or_init(|| {
         let dir = filled_once("cupti", "nvidia/cu13/include/cupti.h", |tmp| {
-            check(
-                "pip download the CUPTI wheels",
-                Command::new(python())
-                    .args(["-m", "pip", "download", "-q", "--no-deps", "-d"])
-                    .arg(tmp)
-                    .args(CUPTI_WHEELS)
-                    .output()
-                    .unwrap(),
-            );
-            for wheel in std::fs::read_dir(tmp).unwrap() {
-                let wheel = wheel.unwrap().path();
-                if wheel.extension().is_some_and(|e| e == "whl") {
-                    check(
-                        "unpack a CUPTI wheel",
-                        Command::new(python())
-                            .args(["-m", "zipfile", "-e"])
-                            .arg(&wheel)
-                            .arg(tmp)
-                            .output()
-                            .unwrap(),
-                    );
-                }
-            }
+            unpacked_wheels(tmp, &CUPTI_WHEELS)
         });
         dir.join("nvidia/cu13/include")
     })
