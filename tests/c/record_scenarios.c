@@ -70,6 +70,14 @@ static void loop(void) {
     }
 }
 
+/* COUNT ranges (a mark in each), then "done" and exit: a conversion big
+   enough to be interrupted. */
+static void bulk(int count) {
+    ranges("bulk", count);
+    printf("done\n");
+    fflush(stdout);
+}
+
 static void *exit_from_thread(void *arg) {
     (void)arg;
     nvtxr_name_current_thread("exiting thread");
@@ -399,6 +407,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(s, "loop")) loop();
     else if (!strcmp(s, "thread_exit")) thread_exit();
     else if (!strcmp(s, "many")) many();
+    else if (!strcmp(s, "bulk") && argc > 2) bulk(atoi(argv[2]));
     else if (!strncmp(s, "die-", 4)) die(s + 4);
     else if (!strcmp(s, "signal_marks")) signal_marks();
     else if (!strcmp(s, "signal_storm")) signal_storm();
@@ -417,6 +426,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(s, "colors")) colors();
     else if (!strcmp(s, "texts")) texts();
     else if (!strcmp(s, "quiet")) nvtxr_initialize();
+    else if (!strcmp(s, "thread_names_only")) nvtxr_name_current_thread("only a name");
     else {
         fprintf(stderr, "usage: %s SCENARIO (see main)\n", argv[0]);
         return 2;

@@ -2,7 +2,7 @@
 
 use crate::threads::name_thread_once;
 use crate::values::{color, payload, warn};
-use crate::{c_string, checked};
+use crate::checked;
 use nvtx_protocol::payload::PayloadData;
 use nvtx_protocol::NO_PUSH_POP_TRACKING as NO_TRACKING;
 use nvtxr_engine::attributes::Payload;
@@ -164,7 +164,7 @@ impl Domain {
         if strings.len() >= STRING_CACHE {
             return Ok(None);
         }
-        let text = c_string(&message.to_cow()?);
+        let text = crate::text(message);
         let domain = &slf.get().inner;
         let registered = domain.register(&text);
         let inner = checked(py, registered.map(Some), None)
@@ -195,7 +195,7 @@ impl Domain {
             let named =
                 slf.get()
                     .inner
-                    .name_category(id, &c_string(&name.to_cow()?), Family::Domain);
+                    .name_category(id, &crate::text(name), Family::Domain);
             checked(py, named, ());
             return Ok(id);
         }
@@ -280,7 +280,7 @@ impl Domain {
         };
         Ok(match Domain::registered(slf, &text)? {
             Some(r) => (Some(r), None),
-            None => (None, Some(c_string(&text.to_cow()?))),
+            None => (None, Some(crate::text(&text))),
         })
     }
 
@@ -567,8 +567,8 @@ pub(crate) fn get_domain(
     let (inner, name) = match name {
         None => (StaticDomain::global(), None),
         Some(n) => {
-            let n = n.to_cow()?.into_owned();
-            let name = c_string(&n);
+            let name = crate::text(n);
+            let n = name.to_string_lossy().into_owned();
             // Under NVTX_DISABLE nothing reaches the tool, not even the
             // domain's creation (NVIDIA's package makes a dummy domain).
             let created = match crate::disabled() {

@@ -4,7 +4,7 @@
 use crate::domain::{get_domain, Args, Domain};
 use crate::threads::name_thread_once;
 use crate::values::warn;
-use crate::{c_string, checked};
+use crate::checked;
 use nvtx_protocol::NO_PUSH_POP_TRACKING as NO_TRACKING;
 use nvtxr_engine::loader;
 use nvtxr_engine::statics::{Attributes, Family, StaticDomain, Text};
@@ -141,12 +141,12 @@ pub(crate) fn load_error() -> Option<String> {
 macro_rules! text_fn {
     ($name:ident, $call:ident, $ret:ty, $off:expr) => {
         #[pyfunction]
-        pub(crate) fn $name(py: Python<'_>, message: &str) -> $ret {
+        pub(crate) fn $name(py: Python<'_>, message: &Bound<'_, PyString>) -> $ret {
             if !crate::active() {
                 return $off;
             }
             name_thread_once(py);
-            let text = c_string(message);
+            let text = crate::text(message);
             let called = StaticDomain::global().$call(
                 &Attributes {
                     message: Text::Text(&text),
@@ -163,12 +163,12 @@ macro_rules! text_fn {
 }
 
 #[pyfunction]
-pub(crate) fn _text_mark(py: Python<'_>, message: &str) {
+pub(crate) fn _text_mark(py: Python<'_>, message: &Bound<'_, PyString>) {
     if crate::active() {
         name_thread_once(py);
         let marked = StaticDomain::global().mark(
             &Attributes {
-                message: Text::Text(&c_string(message)),
+                message: Text::Text(&crate::text(message)),
                 color: None,
                 category: 0,
                 payload: None,

@@ -27,7 +27,7 @@ use functions::{
 };
 use nvtxr_engine::Error;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyString};
 use std::ffi::CString;
 use threads::{_forked, name_current_thread, name_threads};
 use writer::{_nvtxw_color, _nvtxw_load, Backend as NvtxwBackend};
@@ -54,6 +54,34 @@ pub(crate) fn checked<T>(py: Python<'_>, result: Result<T, Error>, fallback: T) 
         let _ = PyErr::warn(py, &warning, &c_string(&format!("nvtxr: {e}")), 1);
         fallback
     })
+}
+
+/// `s` as the tool gets it: UTF-8, NULs replaced. Text Python holds but
+/// UTF-8 cannot (a lone surrogate, as `os.fsdecode` makes of an undecodable
+/// file name) is sent escaped (`\\ud800`), with one warning per process:
+/// a call that passes with no tool never raises under one.
+pub(crate) fn text(s: &Bound<'_, PyString>) -> CString {
+    if let Ok(utf8) = s.to_cow() {
+        return c_string(&utf8);
+    }
+    static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    let py = s.py();
+    if !WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        let warning = py.get_type::<pyo3::exceptions::PyUnicodeWarning>();
+        let _ = PyErr::warn(
+            py,
+            &warning,
+            c"nvtxr: text that is not valid Unicode (a lone surrogate) is sent to the tool with it escaped (\\udXXX)",
+            1,
+        );
+    }
+    let escaped = s
+        .call_method1("encode", ("utf-8", "backslashreplace"))
+        .and_then(|b| b.extract::<Vec<u8>>());
+    match escaped {
+        Ok(bytes) => c_string(&String::from_utf8_lossy(&bytes)),
+        Err(_) => c_string("\u{FFFD}"),
+    }
 }
 
 pub(crate) fn c_string(s: &str) -> CString {

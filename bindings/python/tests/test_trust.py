@@ -293,3 +293,36 @@ def test_profile_started_while_another_thread_runs_a_function_stays_balanced(ver
     assert [c for c in calls if "hold" in c and "Push" in c] == [
         'DomainRangePushEx default {msg=reg:"hold" color=0x000000ff} -> 0'
     ] * 5
+
+
+LONE_SURROGATES = r"""
+import warnings
+import nvtxr as nvtx
+bad = "file\udcff"  # as os.fsdecode gives an undecodable file name
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    for kw in ({"message": bad}, {"message": "m", "category": bad}, {"message": "m", "domain": bad}):
+        nvtx.mark(**kw)
+        nvtx.push_range(**kw)
+        nvtx.pop_range(domain=kw.get("domain"))
+        nvtx.end_range(nvtx.start_range(**kw))
+        with nvtx.annotate(**kw):
+            pass
+print("ok", len(caught))
+for w in caught:
+    print(w.category.__name__, w.message)
+"""
+
+
+def test_text_that_is_not_unicode_passes_with_a_tool_as_without():
+    process, _ = run(LONE_SURROGATES, tool=None)
+    assert check(process).stdout.splitlines() == ["ok 0"]
+    process, calls = run(LONE_SURROGATES)
+    lines = check(process).stdout.splitlines()
+    assert lines[0] == "ok 1", lines
+    assert lines[1].startswith("UnicodeWarning nvtxr: text that is not valid Unicode"), lines
+    escaped = r"file\udcff"
+    assert sum(f'msg=reg:"{escaped}"' in c or f'msg="{escaped}"' in c for c in calls) == 4, calls
+    assert any(f'DomainCreate "{escaped}"' in c for c in calls), calls
+    assert any(escaped in c and "Category" in c for c in calls), calls
+    balance(calls)

@@ -96,13 +96,7 @@ impl Target {
                 // SAFETY: a fresh descriptor we own.
                 fill(&unsafe { File::from_raw_fd(copy) }).map_err(failed)
             }
-            Target::InPlace(path) => {
-                let file = std::fs::OpenOptions::new()
-                    .write(true)
-                    .open(path)
-                    .map_err(failed)?;
-                fill(&file).map_err(failed)
-            }
+            Target::InPlace(path) => fill(&open_in_place(path).map_err(failed)?).map_err(failed),
             Target::File(path) => replace(path, &fill).map_err(failed),
         }
     }
@@ -118,6 +112,26 @@ impl<W: Write> Write for Stoppable<W> {
     }
     fn flush(&mut self) -> std::io::Result<()> {
         self.0.flush()
+    }
+}
+
+/// Opens what is not a regular file (a pipe, a device) for writing. A FIFO
+/// with no reader blocks here: a signal that stops the conversion ends the
+/// wait (std's `open` would retry it).
+fn open_in_place(path: &Path) -> std::io::Result<File> {
+    let c = CString::new(path.as_os_str().as_bytes())?;
+    loop {
+        crate::signals::check()?;
+        // SAFETY: a NUL-terminated path.
+        let fd = unsafe { libc::open(c.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) };
+        if fd >= 0 {
+            // SAFETY: a fresh descriptor we own.
+            return Ok(unsafe { File::from_raw_fd(fd) });
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(e);
+        }
     }
 }
 

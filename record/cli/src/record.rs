@@ -2,7 +2,9 @@
 //! recording tool attached (its children inherit it), passes signals on to
 //! it (see `signals`), shows progress on a terminal, then writes the outputs.
 
-use crate::{report, signals, Outputs, RankOptions, Wait};
+use crate::outputs::Outputs;
+use crate::report::{report, RankOptions};
+use crate::signals;
 use nvtxr_record_format::time::{clock_choice, CLOCK_VAR};
 use std::ffi::OsString;
 use std::io::Write;
@@ -165,6 +167,14 @@ fn anything_recorded(dir: &Path) -> bool {
     std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some())
 }
 
+/// Which processes `nvtxr record` waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Wait {
+    All,
+    Primary,
+}
+
+
 /// `nvtxr record --gpu`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Gpu {
@@ -314,32 +324,42 @@ pub fn run(
             format!("no process of {shown} loaded the recording tool: it made no NVTX call, or the tool could not attach (its message is above); nothing written"),
         );
     }
+    let finish = outputs.report_command(raw.path());
     if signals::terminated() {
         eprintln!(
-            "nvtxr: terminated: writing the outputs now; if nvtxr is stopped first, the recording stays in {0}: convert it with: nvtxr report {0}",
+            "nvtxr: terminated: writing the outputs now; if nvtxr is stopped first, the recording stays in {}: convert it with: {finish}",
             raw.path().display()
         );
     }
-    match report(
+    signals::on_second_signal(&format!(
+        "\nnvtxr: stopped; the recording is kept in {}; convert it with: {finish}\n",
+        raw.path().display()
+    ));
+    let Err(e) = report(
         &[raw.path().to_path_buf()],
         outputs,
         &RankOptions::default(),
-    ) {
-        Ok(()) => ExitCode::from(code as u8),
-        Err(e) => {
-            let kept = raw.keep();
-            let stopped = signals::stopped_by();
-            match stopped {
-                Some(signal) => {
-                    eprintln!("nvtxr: stopped by signal {signal} before the outputs were written")
-                }
-                None => eprintln!("nvtxr: {e}"),
-            }
-            eprintln!(
-                "nvtxr: the recording is kept in {}; convert it with: nvtxr report {0}",
-                kept.display()
-            );
-            ExitCode::from(stopped.map_or(failed, |s| 128 + s as u8))
+    ) else {
+        if let (Raw::Kept(dir), false) = (&raw, outputs.quiet) {
+            eprintln!("nvtxr: the recording is kept in {}", dir.display());
         }
+        return ExitCode::from(code as u8);
+    };
+    if let Some(signal) = signals::stopped_by() {
+        let kept = raw.keep();
+        eprintln!(
+            "nvtxr: stopped by signal {signal}; no output was left half-written; the recording is kept in {}; convert it with: {finish}",
+            kept.display()
+        );
+        return ExitCode::from(128 + signal as u8);
     }
+    eprintln!("nvtxr: {}", e.message);
+    if !e.empty {
+        let kept = raw.keep();
+        eprintln!(
+            "nvtxr: the recording is kept in {}; convert it with: {finish}",
+            kept.display()
+        );
+    }
+    ExitCode::from(failed)
 }

@@ -51,41 +51,9 @@ fn recorded_program_with(
         "{source} ({producer:?}): {}",
         text(&out)
     );
+    let said = format!("nvtxr: the recording is kept in {}", dir.join("rec").display());
+    assert!(text(&out).contains(&said), "{}", text(&out));
     (dir, out)
-}
-
-/// The summary (`--json`) agrees with the trace's durations, range by range.
-fn check_summary(dir: &Path, events: &[Event]) {
-    let mut totals: BTreeMap<(String, String), (i64, usize)> = BTreeMap::new();
-    for e in events.iter().filter(|e| e.ph != "i") {
-        let style = if e.ph == "X" { "PushPop" } else { "StartEnd" };
-        let range = if e.cat == "nvtx" {
-            format!(":{}", e.name)
-        } else {
-            format!("{}:{}", e.cat, e.name)
-        };
-        let t = totals.entry((style.into(), range)).or_default();
-        t.0 += e.end - e.start;
-        t.1 += 1;
-    }
-    let summary = load(&dir.join("summary.json"));
-    let rows = summary.as_array().unwrap();
-    assert_eq!(rows.len(), totals.len(), "{summary}");
-    let grand: i64 = totals.values().map(|t| t.0).sum();
-    for row in rows {
-        let key = (
-            row["style"].as_str().unwrap().to_string(),
-            row["range"].as_str().unwrap().to_string(),
-        );
-        let (total, n) = totals[&key];
-        assert_eq!(row["total_ns"].as_i64().unwrap(), total, "{key:?}");
-        assert_eq!(row["instances"].as_u64().unwrap() as usize, n, "{key:?}");
-        let percent = 100.0 * total as f64 / grand as f64;
-        assert!(
-            (row["time_percent"].as_f64().unwrap() - percent).abs() < 1e-6,
-            "{key:?}"
-        );
-    }
 }
 
 #[test]
@@ -167,13 +135,14 @@ fn the_terminal_table_shows_the_largest_rows_and_says_how_many_more() {
             &[],
         );
         assert!(out.status.success(), "{}", text(&out));
-        // The table: the lines after the rule under its header.
+        // The table: the lines after the rule under its header, cells
+        // apart (the columns are as wide as the rows shown need).
         String::from_utf8_lossy(&out.stdout)
             .lines()
             .skip_while(|l| !l.starts_with("---"))
             .skip(1)
             .take_while(|l| !l.is_empty())
-            .map(str::to_string)
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
             .collect::<Vec<_>>()
     };
     let every = report("0");
@@ -309,28 +278,6 @@ fn sigterm_keeps_what_was_recorded() {
         1,
         "the open range, closed at the process's last event"
     );
-}
-
-#[test]
-fn sigint_to_nvtxr_reaches_the_command_and_the_trace_is_complete() {
-    let dir = scratch("sigint");
-    let mut child = record_command(&dir, &["-q"], &[scenarios().to_str().unwrap(), "loop"])
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut stdout, &mut line).unwrap();
-    assert_eq!(line, "ready\n");
-    std::thread::sleep(std::time::Duration::from_millis(100));
-    // SAFETY: signalling our own child process.
-    unsafe { libc::kill(child.id() as i32, 2) };
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(128 + 2));
-    let ev = events(&load(&dir.join("trace.json")));
-    assert_eq!(count(&ev, "X", "before ready"), 5);
-    assert!(count(&ev, "X", "looping") > 10);
-    check_summary(&dir, &ev);
 }
 
 #[test]
@@ -641,6 +588,28 @@ fn a_file_size_limit_drops_events_loudly_and_never_kills_the_program() {
 }
 
 #[test]
+fn a_program_that_recorded_nothing_leaves_no_recording_behind() {
+    for scenario in ["quiet", "thread_names_only"] {
+        let dir = scratch(scenario);
+        let out = record(
+            &dir,
+            &["-q"],
+            &[scenarios().to_str().unwrap(), scenario],
+            &[("TMPDIR", dir.to_str().unwrap())],
+        );
+        let msg = text(&out);
+        assert_eq!(out.status.code(), Some(1), "{msg}");
+        assert!(msg.contains("no NVTX range or mark was recorded"), "{msg}");
+        assert!(!msg.contains("kept"), "{msg}");
+        let left: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(left.is_empty(), "{scenario}: left behind: {left:?}");
+    }
+}
+
+#[test]
 fn exec_without_fork_keeps_the_events_before_it() {
     let (out, ev, _) = scenario("exec_self", &[]);
     assert!(out.status.success(), "{}", text(&out));
@@ -836,104 +805,6 @@ fn a_full_disk_fails_loudly_and_keeps_what_was_recorded() {
         kept > 1000 && kept < 80000,
         "what fitted is in the trace: {kept}"
     );
-}
-
-/// `nvtxr record` of 4 threads recording until SIGTERM, sent to nvtxr once
-/// they run; the child and the program's stdout after its "ready" line.
-fn record_until_sigterm(
-    dir: &Path,
-) -> (
-    std::process::Child,
-    std::io::BufReader<std::process::ChildStdout>,
-) {
-    let mut child = record_command(
-        dir,
-        &["-q"],
-        &[scenarios().to_str().unwrap(), "until_sigterm"],
-    )
-    .stdout(std::process::Stdio::piped())
-    .stderr(std::process::Stdio::piped())
-    .spawn()
-    .unwrap();
-    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut stdout, &mut line).unwrap();
-    assert_eq!(line, "ready\n");
-    std::thread::sleep(std::time::Duration::from_millis(50));
-    // SAFETY: signalling our own child process (nvtxr, which forwards it).
-    unsafe { libc::kill(child.id() as i32, 15) };
-    (child, stdout)
-}
-
-#[test]
-fn sigterm_to_nvtxr_mid_run_loses_no_completed_range() {
-    let dir = scratch("sigterm-mid-run");
-    let (mut child, mut stdout) = record_until_sigterm(&dir);
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut stdout, &mut line).unwrap();
-    assert_eq!(child.wait().unwrap().code(), Some(128 + 15));
-    let completed: Vec<usize> = line
-        .trim()
-        .strip_prefix("completed ")
-        .unwrap()
-        .split(' ')
-        .map(|n| n.parse().unwrap())
-        .collect();
-    let ev = events(&load(&dir.join("trace.json")));
-    for (t, done) in completed.iter().enumerate() {
-        let recorded = count(&ev, "X", &format!("counted {t}"));
-        // Each range completed before the signal is there (the other
-        // threads went on while the handler read the counters).
-        assert!(
-            recorded >= *done,
-            "thread {t}: {recorded} recorded, {done} completed"
-        );
-        assert!(*done > 1000, "thread {t} ran: {done}");
-    }
-}
-
-#[test]
-fn sigterm_then_sigkill_as_mpirun_sends_them_leaves_a_trace_or_the_recording_and_no_debris() {
-    let dir = scratch("sigterm-sigkill");
-    let (mut child, _stdout) = record_until_sigterm(&dir);
-    let mut line = String::new();
-    // nvtxr says where the recording is before it converts; then it is killed.
-    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let kept = loop {
-        line.clear();
-        assert!(std::io::BufRead::read_line(&mut stderr, &mut line).unwrap() > 0);
-        if let Some(dir) = line.trim().split("convert it with: nvtxr report ").nth(1) {
-            assert!(
-                line.contains("terminated: writing the outputs now"),
-                "{line}"
-            );
-            break PathBuf::from(dir);
-        }
-    };
-    // SAFETY: as above.
-    unsafe { libc::kill(child.id() as i32, 9) };
-    child.wait().unwrap();
-    let left: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .filter(|n| n.to_string_lossy().starts_with(".nvtxr-"))
-        .collect();
-    assert!(left.is_empty(), "temporary files left: {left:?}");
-    if dir.join("trace.json").exists() {
-        // Finished before the SIGKILL: the trace is whole.
-        assert!(count(&events(&load(&dir.join("trace.json"))), "X", "counted 0") > 1000);
-    } else {
-        let again = dir.join("again.json");
-        let out = Command::new(&artifacts().nvtxr)
-            .args(["report", "-q", "-o"])
-            .arg(&again)
-            .arg(&kept)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", text(&out));
-        assert!(count(&events(&load(&again)), "X", "counted 0") > 1000);
-        std::fs::remove_dir_all(&kept).unwrap();
-    }
 }
 
 #[test]

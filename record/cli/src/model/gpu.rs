@@ -188,16 +188,15 @@ pub(super) fn project<'a>(caused: &[Activity], open: impl Iterator<Item = &'a mu
 pub struct GpuEvent<'a> {
     pub activity: &'a Activity,
     pub name: &'a str,
-    /// Its launch: the thread, the API call's time and name, the innermost range open then.
+    /// Its launch: the thread, the API call's name, the innermost range open then.
     pub launch: Option<&'a Launched>,
 }
 
-/// What the replay kept of a launch, for its activities.
+/// What the replay kept of a launch, for its activities: its thread, API
+/// call and innermost open range.
 #[derive(Debug, Clone)]
 pub struct Launched {
     pub tid: u32,
-    pub start: u64,
-    pub end: u64,
     pub api: CompactString,
     pub range: Option<CompactString>,
 }

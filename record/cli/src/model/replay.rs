@@ -209,8 +209,6 @@ impl Scan {
                                     correlation,
                                     Launched {
                                         tid: *tid,
-                                        start: launch.start,
-                                        end: launch.end,
                                         api: launch.api.clone(),
                                         range: launch.ranges.last().cloned(),
                                     },

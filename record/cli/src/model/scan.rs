@@ -357,7 +357,7 @@ impl Scan {
                 let chunk = match read_chunk(&path, &mut buffer) {
                     Ok(Some(chunk)) => chunk,
                     Ok(None) => continue,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => return Err(e),
+                    Err(e) if crate::signals::is_stop(&e) => return Err(e),
                     Err(e) => {
                         self.skipped.push(format!("{e}: left out"));
                         continue;

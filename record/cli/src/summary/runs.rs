@@ -94,6 +94,7 @@ impl<'a> RunReader<'a> {
     #[cold]
     #[inline(never)]
     fn fill(&mut self, n: usize) -> std::io::Result<bool> {
+        crate::signals::check()?;
         self.buf.copy_within(self.at..self.end, 0);
         self.end -= self.at;
         self.at = 0;

@@ -56,8 +56,8 @@ pub fn run(dirs: &[PathBuf], options: &Options) -> Result<(), String> {
             ));
         }
     }
-    let unreadable = crate::unreadable(dirs);
-    let scan = crate::open(dirs)?;
+    let unreadable = crate::report::unreadable(dirs);
+    let scan = crate::report::open(dirs)?;
     let filter = Filter::new(&options.selection, &scan).map_err(&unreadable)?;
     if !options.quiet && std::io::stderr().is_terminal() {
         progress::enable();
@@ -79,7 +79,9 @@ pub fn run(dirs: &[PathBuf], options: &Options) -> Result<(), String> {
     });
     progress::end();
     if replayed.map_err(&unreadable)? == 0 {
-        return Err(crate::nothing_selected(&scan, &options.selection).map_err(&unreadable)?);
+        let (why, _) =
+            crate::report::nothing_selected(&scan, &options.selection).map_err(&unreadable)?;
+        return Err(why);
     }
     let collector = collector.map_err(&unreadable)?;
     let marks = collector.marks.clone();

@@ -247,3 +247,37 @@ pub fn assert_draws_the_example(dom: &str) {
         "thread rows named after the threads"
     );
 }
+
+/// The summary (`--json`) agrees with the trace's durations, range by range.
+pub fn check_summary(dir: &Path, events: &[Event]) {
+    let mut totals: BTreeMap<(String, String), (i64, usize)> = BTreeMap::new();
+    for e in events.iter().filter(|e| e.ph != "i") {
+        let style = if e.ph == "X" { "PushPop" } else { "StartEnd" };
+        let range = if e.cat == "nvtx" {
+            format!(":{}", e.name)
+        } else {
+            format!("{}:{}", e.cat, e.name)
+        };
+        let t = totals.entry((style.into(), range)).or_default();
+        t.0 += e.end - e.start;
+        t.1 += 1;
+    }
+    let summary = load(&dir.join("summary.json"));
+    let rows = summary.as_array().unwrap();
+    assert_eq!(rows.len(), totals.len(), "{summary}");
+    let grand: i64 = totals.values().map(|t| t.0).sum();
+    for row in rows {
+        let key = (
+            row["style"].as_str().unwrap().to_string(),
+            row["range"].as_str().unwrap().to_string(),
+        );
+        let (total, n) = totals[&key];
+        assert_eq!(row["total_ns"].as_i64().unwrap(), total, "{key:?}");
+        assert_eq!(row["instances"].as_u64().unwrap() as usize, n, "{key:?}");
+        let percent = 100.0 * total as f64 / grand as f64;
+        assert!(
+            (row["time_percent"].as_f64().unwrap() - percent).abs() < 1e-6,
+            "{key:?}"
+        );
+    }
+}
