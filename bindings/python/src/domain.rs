@@ -1,8 +1,8 @@
 //! Domains, registered strings and resolved event attributes.
 
+use crate::checked;
 use crate::threads::name_thread_once;
 use crate::values::{color, payload, warn};
-use crate::checked;
 use nvtx_protocol::payload::PayloadData;
 use nvtx_protocol::NO_PUSH_POP_TRACKING as NO_TRACKING;
 use nvtxr_engine::attributes::Payload;
@@ -192,10 +192,10 @@ impl Domain {
             }
             let id = categories.len() as u32 + 1;
             categories.set_item(name, id)?;
-            let named =
-                slf.get()
-                    .inner
-                    .name_category(id, &crate::text(name), Family::Domain);
+            let named = slf
+                .get()
+                .inner
+                .name_category(id, &crate::text(name), Family::Domain);
             checked(py, named, ());
             return Ok(id);
         }

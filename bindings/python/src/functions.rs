@@ -1,10 +1,10 @@
 //! The module-level functions: events by domain name, the text-only calls
 //! `torch.cuda.nvtx` makes, and the tool's status.
 
+use crate::checked;
 use crate::domain::{get_domain, Args, Domain};
 use crate::threads::name_thread_once;
 use crate::values::warn;
-use crate::checked;
 use nvtx_protocol::NO_PUSH_POP_TRACKING as NO_TRACKING;
 use nvtxr_engine::loader;
 use nvtxr_engine::statics::{Attributes, Family, StaticDomain, Text};

@@ -248,7 +248,7 @@ mod tests {
             panic!("not record")
         };
         assert_eq!(command, ["python", "-m", "x", "--html"]);
-        assert_eq!(wait, Wait::Primary);
+        assert_eq!(wait, record::Wait::Primary);
         assert_eq!(keep, Some(PathBuf::from("rec")));
         assert!(outputs.quiet && !outputs.html);
     }

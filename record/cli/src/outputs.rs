@@ -169,7 +169,11 @@ impl Outputs {
         if self.html {
             option("--html", None);
         }
-        for (name, path) in [("--csv", &self.csv), ("--json", &self.json), ("--sqlite", &self.sqlite)] {
+        for (name, path) in [
+            ("--csv", &self.csv),
+            ("--json", &self.json),
+            ("--sqlite", &self.sqlite),
+        ] {
             if let Some(p) = path {
                 option(name, Some(shown(p)));
             }
@@ -177,7 +181,11 @@ impl Outputs {
         if self.quiet {
             option("-q", None);
         }
-        if let Some(u) = self.time_unit.to_possible_value().filter(|_| self.time_unit != summary::Unit::Ns) {
+        if let Some(u) = self
+            .time_unit
+            .to_possible_value()
+            .filter(|_| self.time_unit != summary::Unit::Ns)
+        {
             option("--time-unit", Some(u.get_name().into()));
         }
         if let Some(field) = &self.group_by {
@@ -252,7 +260,6 @@ impl Outputs {
     }
 }
 
-
 /// Writes one output whole or not at all, only where `path` leads (see
 /// `output`), with a progress line for a long one.
 pub fn write_output(
@@ -314,8 +321,18 @@ mod tests {
                 .outputs
         };
         let outputs = parse(&[
-            "-o", "my trace.json", "--html", "--sqlite", "t.sqlite", "--time-unit", "ms",
-            "--rows", "5", "--nvtx-domain-include", "a,b", "-q",
+            "-o",
+            "my trace.json",
+            "--html",
+            "--sqlite",
+            "t.sqlite",
+            "--time-unit",
+            "ms",
+            "--rows",
+            "5",
+            "--nvtx-domain-include",
+            "a,b",
+            "-q",
         ]);
         assert_eq!(
             outputs.report_command(Path::new("/tmp/rec it's")),

@@ -174,7 +174,6 @@ pub enum Wait {
     Primary,
 }
 
-
 /// `nvtxr record --gpu`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Gpu {

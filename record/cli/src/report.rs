@@ -346,4 +346,3 @@ pub fn nothing_selected(
     );
     Ok((why, false))
 }
-

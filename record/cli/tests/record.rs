@@ -51,7 +51,10 @@ fn recorded_program_with(
         "{source} ({producer:?}): {}",
         text(&out)
     );
-    let said = format!("nvtxr: the recording is kept in {}", dir.join("rec").display());
+    let said = format!(
+        "nvtxr: the recording is kept in {}",
+        dir.join("rec").display()
+    );
     assert!(text(&out).contains(&said), "{}", text(&out));
     (dir, out)
 }

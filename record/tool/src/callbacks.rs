@@ -2,7 +2,7 @@
 //! arguments into an [`Event`] and records it on the calling thread.
 
 use crate::text::{Event, Text};
-use crate::writer;
+use crate::{probe, writer};
 use nvtx_protocol::{attr, slot, EventAttributes, Handle, ToolFunctions};
 use nvtxr_record_format::Kind;
 use std::ffi::{c_char, c_int, c_void};
@@ -74,23 +74,16 @@ unsafe fn from_attributes<'a>(
     }
 }
 
-/// The text of a message given as NVTX's message type and value (an
-/// attribute struct's, a memory heap's or region's name).
-///
-/// # Safety
-/// `message` is what `message_type` says: NULL or a C string, a wide
-/// string, or a registered string handle this tool made.
-pub(crate) unsafe fn message_text(message_type: i32, message: *const c_void) -> Option<String> {
-    // SAFETY: the caller upholds this function's `# Safety` contract.
-    unsafe {
-        match message_type {
-            attr::MESSAGE_ASCII => Text::from_c(message.cast()).map(|t| t.to_owned_string()),
-            attr::MESSAGE_UNICODE if !message.is_null() => {
-                Some(Text::Wide(message.cast()).to_owned_string())
-            }
-            attr::MESSAGE_REGISTERED => text_of(message),
-            _ => None,
-        }
+/// The text of a message given as NVTX's message type and value (a memory
+/// heap's or region's name), read fault-safe (see `probe`): `(unreadable)`
+/// for a string that cannot be read.
+pub(crate) fn message_text(message_type: i32, message: *const c_void) -> Option<String> {
+    match message_type {
+        attr::MESSAGE_ASCII => probe::string(message.cast()),
+        attr::MESSAGE_UNICODE => probe::wide(message.cast()),
+        // SAFETY: a registered string is a handle this tool made.
+        attr::MESSAGE_REGISTERED => unsafe { text_of(message) },
+        _ => None,
     }
 }
 

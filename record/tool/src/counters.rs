@@ -9,7 +9,7 @@ use crate::callbacks::id_of;
 use crate::clock;
 use crate::payload::decode_values;
 use crate::text::{Event, Text};
-use crate::writer;
+use crate::{probe, writer};
 use nvtx_protocol::ext::{
     cbid, CounterAttr, CounterBatch, COUNTER_BATCH_BEGIN_INTERVAL, COUNTER_BATCH_END_INTERVAL,
     COUNTER_SAMPLE_ZERO,
@@ -19,7 +19,7 @@ use nvtx_protocol::{attr, Handle};
 use nvtxr_record_format::Kind;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::ffi::{c_void, CStr};
+use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::RwLock;
 
@@ -55,9 +55,9 @@ fn record_name(domain: u64, id: u64, name: &str) {
 /// `nvtxCounterRegister`: records the counter's name; returns its id (the
 /// one asked for, or a new one), 0 for unreadable attributes.
 unsafe extern "C" fn counter_register(d: Handle, a: *const c_void) -> u64 {
-    // SAFETY: the producer passes NULL or its attributes, with a C string
-    // name, and a domain handle this tool made.
-    let (domain, a) = unsafe { (id_of(d), a.cast::<CounterAttr>().as_ref()) };
+    // SAFETY: a domain handle this tool made; the attributes are integers
+    // and pointers, read fault-safe.
+    let (domain, a) = unsafe { (id_of(d), probe::read(a.cast::<CounterAttr>())) };
     let Some(a) = a.filter(|a| a.struct_size >= std::mem::size_of::<CounterAttr>()) else {
         return 0;
     };
@@ -65,9 +65,7 @@ unsafe extern "C" fn counter_register(d: Handle, a: *const c_void) -> u64 {
         0 => NEXT_COUNTER.fetch_add(1, Ordering::Relaxed),
         asked => asked,
     };
-    // SAFETY: NULL or a C string.
-    let name = unsafe { (!a.name.is_null()).then(|| CStr::from_ptr(a.name).to_string_lossy()) }
-        .map_or_else(|| format!("(counter {id})"), |n| n.into_owned());
+    let name = probe::string(a.name).unwrap_or_else(|| format!("(counter {id})"));
     record_name(domain, id, &name);
     if let Ok(mut all) = counters().write() {
         all.insert(

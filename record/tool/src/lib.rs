@@ -19,6 +19,7 @@ mod extensions;
 mod gpu;
 mod memory;
 mod payload;
+mod probe;
 mod recording;
 mod text;
 mod thread;

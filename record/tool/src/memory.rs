@@ -9,7 +9,7 @@
 
 use crate::callbacks::{id_of, message_text, new_handle, next_id};
 use crate::text::{Event, Text};
-use crate::writer;
+use crate::{probe, writer};
 use nvtx_protocol::ext::cbid;
 use nvtx_protocol::mem::{
     HeapDesc, MarkInitializedBatch, PermissionsAssignBatch, PermissionsAssignRegionDesc,
@@ -35,18 +35,20 @@ fn mark(d: Handle, what: &str, fields: Map<String, Value>) {
     writer::record(&mut e);
 }
 
-/// A struct of this extension: `None` for NULL, another compatibility id,
-/// or a size that does not cover `T`.
+/// A copy of a struct of this extension: `None` for NULL, unreadable
+/// memory, another compatibility id, or a size that does not cover `T`.
 ///
 /// # Safety
-/// `p` is NULL or readable for the size it starts with.
-unsafe fn read<'a, T>(p: *const c_void) -> Option<&'a T> {
-    // SAFETY: the caller upholds this function's `# Safety` contract; the
-    // first 4 bytes are the compatibility id and the size.
+/// Any bytes are a valid `T` (see `probe::read`).
+unsafe fn read<T: Copy>(p: *const c_void) -> Option<T> {
+    // SAFETY: the first 4 bytes are the compatibility id and the size; any
+    // bytes are a valid `T` (the caller's promise).
     unsafe {
-        let header = p.cast::<[u16; 2]>().as_ref()?;
-        (header[0] == COMPAT_ID && usize::from(header[1]) >= std::mem::size_of::<T>())
-            .then(|| &*p.cast::<T>())
+        let header = probe::read(p.cast::<[u16; 2]>())?;
+        if header[0] != COMPAT_ID || usize::from(header[1]) < std::mem::size_of::<T>() {
+            return None;
+        }
+        probe::read(p.cast::<T>())
     }
 }
 
@@ -60,25 +62,22 @@ fn range(r: &VirtualRange) -> Value {
 }
 
 /// The regions of a batch: `count` descriptions `stride` bytes apart.
-///
-/// # Safety
-/// `elements` holds `count` such descriptions.
-unsafe fn ranges(region_type: u32, count: usize, stride: usize, elements: *const c_void) -> Value {
+fn ranges(region_type: u32, count: usize, stride: usize, elements: *const c_void) -> Value {
     if region_type != TYPE_VIRTUAL_ADDRESS || stride < std::mem::size_of::<VirtualRange>() {
         return Value::Array(Vec::new());
     }
-    // SAFETY: the caller's descriptions.
+    // SAFETY: a range is two integers.
     Value::Array(unsafe { listed(elements.cast::<VirtualRange>(), count, stride, range) })
 }
 
 /// The first [`MAX_LISTED`] of a batch's `count` elements of type `T`,
-/// `stride` bytes apart (at least `T`'s size), each as `show` gives it;
-/// none when `elements` is NULL.
+/// `stride` bytes apart (at least `T`'s size), each as `show` gives it
+/// (`"(unreadable)"` for one that cannot be read); none when `elements` is
+/// NULL.
 ///
 /// # Safety
-/// `elements` is NULL or holds `count` elements `stride` bytes apart, each
-/// valid for `show` to read.
-unsafe fn listed<T>(
+/// Any bytes are a valid `T` (see `probe::read`).
+unsafe fn listed<T: Copy>(
     elements: *const T,
     count: usize,
     stride: usize,
@@ -89,8 +88,14 @@ unsafe fn listed<T>(
     }
     let stride = stride.max(std::mem::size_of::<T>());
     (0..count.min(MAX_LISTED))
-        // SAFETY: element `i` of the batch, as the caller promises.
-        .map(|i| show(unsafe { &*elements.cast::<u8>().add(i * stride).cast::<T>() }))
+        .map(|i| {
+            let at = elements.cast::<u8>().wrapping_add(i * stride).cast::<T>();
+            // SAFETY: any bytes are a valid `T` (the caller's promise).
+            match unsafe { probe::read(at) } {
+                Some(element) => show(&element),
+                None => probe::UNREADABLE.into(),
+            }
+        })
         .collect()
 }
 
@@ -108,8 +113,7 @@ unsafe extern "C" fn heap_register(d: Handle, desc: *const c_void) -> Handle {
     let id = next_id();
     let mut fields = Map::new();
     fields.insert("heap".into(), id.into());
-    // SAFETY: the message is what its type says.
-    if let Some(name) = unsafe { message_text(h.message_type as i32, h.message) } {
+    if let Some(name) = message_text(h.message_type as i32, h.message) {
         fields.insert("name".into(), name.into());
     }
     fields.insert(
@@ -123,8 +127,8 @@ unsafe extern "C" fn heap_register(d: Handle, desc: *const c_void) -> Handle {
     if h.type_ == TYPE_VIRTUAL_ADDRESS
         && h.type_specific_desc_size >= std::mem::size_of::<VirtualRange>()
     {
-        // SAFETY: a virtual-address heap's description is a range.
-        if let Some(r) = unsafe { h.type_specific_desc.cast::<VirtualRange>().as_ref() } {
+        // SAFETY: a virtual-address heap's description is a range: two integers.
+        if let Some(r) = unsafe { probe::read(h.type_specific_desc.cast::<VirtualRange>()) } {
             fields.insert("address".into(), hex(r.ptr));
             fields.insert("size".into(), r.size.into());
         }
@@ -157,29 +161,24 @@ unsafe extern "C" fn regions_register(d: Handle, batch: *const c_void) {
     let Some(b) = (unsafe { read::<RegionsRegisterBatch>(batch) }) else {
         return;
     };
-    // SAFETY: the batch's descriptions.
-    let regions = unsafe {
-        ranges(
-            b.region_type,
-            b.region_count,
-            b.region_desc_element_size,
-            b.region_desc_elements,
-        )
-    };
+    let regions = ranges(
+        b.region_type,
+        b.region_count,
+        b.region_desc_element_size,
+        b.region_desc_elements,
+    );
     // A region's handle is its start address: a later reference by handle
     // names the same address, with nothing kept here.
-    if !b.region_handle_elements_out.is_null() {
-        if let Value::Array(listed) = &regions {
-            for i in 0..b.region_count.min(listed.len()) {
-                // SAFETY: `region_count` handles out, as promised.
-                unsafe {
-                    *b.region_handle_elements_out.add(i) = (*b
-                        .region_desc_elements
-                        .cast::<u8>()
-                        .add(i * b.region_desc_element_size)
-                        .cast::<VirtualRange>())
-                    .ptr;
-                }
+    if let Value::Array(listed) = &regions {
+        for i in 0..b.region_count.min(listed.len()) {
+            let desc = b
+                .region_desc_elements
+                .cast::<u8>()
+                .wrapping_add(i * b.region_desc_element_size)
+                .cast::<VirtualRange>();
+            // SAFETY: a range is two integers.
+            if let Some(r) = unsafe { probe::read(desc) } {
+                probe::write(b.region_handle_elements_out.wrapping_add(i), r.ptr);
             }
         }
     }
@@ -199,15 +198,12 @@ unsafe extern "C" fn regions_resize(d: Handle, batch: *const c_void) {
     let Some(b) = (unsafe { read::<RegionsResizeBatch>(batch) }) else {
         return;
     };
-    // SAFETY: the batch's descriptions.
-    let regions = unsafe {
-        ranges(
-            b.region_type,
-            b.region_count,
-            b.region_desc_element_size,
-            b.region_desc_elements,
-        )
-    };
+    let regions = ranges(
+        b.region_type,
+        b.region_count,
+        b.region_desc_element_size,
+        b.region_desc_elements,
+    );
     mark(
         d,
         "memory regions resized",
@@ -229,7 +225,7 @@ unsafe extern "C" fn regions_unregister(d: Handle, batch: *const c_void) {
     let Some(b) = (unsafe { read::<RegionsUnregisterBatch>(batch) }) else {
         return;
     };
-    // SAFETY: the batch's references, as the producer promises.
+    // SAFETY: a reference is a pointer.
     let regions = unsafe {
         listed(
             b.ref_elements.cast::<*const c_void>(),
@@ -253,7 +249,7 @@ unsafe extern "C" fn regions_name(d: Handle, batch: *const c_void) {
     let Some(b) = (unsafe { read::<RegionsNameBatch>(batch) }) else {
         return;
     };
-    // SAFETY: the batch's names, each region and name as their types say.
+    // SAFETY: a name's description is integers and pointers.
     let names = unsafe {
         listed(
             b.region_elements,
@@ -401,15 +397,12 @@ unsafe extern "C" fn cuda_mark_initialized(
         fields.insert("per-thread stream".into(), true.into());
     }
     fields.insert("count".into(), b.region_desc_count.into());
-    // SAFETY: the batch's regions, as the producer promises.
-    let regions = unsafe {
-        ranges(
-            b.region_type,
-            b.region_desc_count,
-            b.region_desc_element_size,
-            b.region_desc_elements,
-        )
-    };
+    let regions = ranges(
+        b.region_type,
+        b.region_desc_count,
+        b.region_desc_element_size,
+        b.region_desc_elements,
+    );
     fields.insert("regions".into(), regions);
     mark(d, "memory cuda initialized", fields);
 }

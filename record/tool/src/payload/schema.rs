@@ -2,12 +2,13 @@
 //! structs at registration (the producer may free them after the call) and
 //! laid out once: every entry of a static schema gets its offset.
 
+use crate::probe;
 use nvtx_protocol::payload::{
     entry_flag, entry_type as t, enum_field, schema_field, schema_id, schema_type, EnumAttr,
     SchemaAttr, SemanticsHeader, SemanticsTime, SEMANTIC_TIME,
 };
 use std::collections::HashMap;
-use std::ffi::{c_char, c_void, CStr};
+use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
@@ -102,41 +103,30 @@ fn store(domain: u64, asked: Option<u64>, definition: Definition) -> Result<u64,
     }
 }
 
-/// # Safety
-/// `s` is NULL or NUL-terminated.
-unsafe fn string(s: *const c_char) -> Option<String> {
-    // SAFETY: the caller upholds this function's `# Safety` contract.
-    unsafe { (!s.is_null()).then(|| CStr::from_ptr(s).to_string_lossy().into_owned()) }
-}
-
-/// The time domain a chain of semantics names, if it has time semantics.
-///
-/// # Safety
-/// `semantics` is NULL or a chain of semantic structs, each as large as its
-/// `struct_size` says.
-unsafe fn time_domain(mut semantics: *const c_void) -> Option<u64> {
+/// The time domain a chain of semantics names, if it has time semantics
+/// (read fault-safe: an unreadable link ends the chain).
+fn time_domain(mut semantics: *const c_void) -> Option<u64> {
     // A chain longer than this is taken as a cycle.
     for _ in 0..16 {
-        // SAFETY: the caller upholds this function's `# Safety` contract.
-        let header = unsafe { semantics.cast::<SemanticsHeader>().as_ref()? };
+        // SAFETY: a semantic's header is integers and a pointer.
+        let header = unsafe { probe::read(semantics.cast::<SemanticsHeader>())? };
         if header.semantic_id == SEMANTIC_TIME
             && header.struct_size as usize >= std::mem::size_of::<SemanticsTime>()
         {
-            // SAFETY: a time semantic of that size.
-            return Some(unsafe { (*semantics.cast::<SemanticsTime>()).time_domain_id });
+            // SAFETY: a time semantic of that size: integers and a pointer.
+            let time = unsafe { probe::read(semantics.cast::<SemanticsTime>())? };
+            return Some(time.time_domain_id);
         }
         semantics = header.next.cast();
     }
     None
 }
 
-/// Registers the schema `a` describes; returns its id.
-///
-/// # Safety
-/// `a` is NULL or a schema description as `nvToolsExtPayload.h` says.
-pub unsafe fn register_schema(domain: u64, a: *const SchemaAttr) -> Result<u64, String> {
-    // SAFETY: the caller upholds this function's `# Safety` contract.
-    let a = unsafe { a.as_ref() }.ok_or("no attributes")?;
+/// Registers the schema `a` describes; returns its id. The description is
+/// read fault-safe (see `probe`): garbage is refused, never a crash.
+pub fn register_schema(domain: u64, a: *const SchemaAttr) -> Result<u64, String> {
+    // SAFETY: a schema's description is integers and pointers.
+    let a = unsafe { probe::read(a) }.ok_or("no readable attributes")?;
     let has = |bit| a.field_mask & bit != 0;
     let required = schema_field::TYPE | schema_field::ENTRIES | schema_field::NUM_ENTRIES;
     if a.field_mask & required != required {
@@ -148,21 +138,20 @@ pub unsafe fn register_schema(domain: u64, a: *const SchemaAttr) -> Result<u64, 
     if !(schema_type::STATIC..=schema_type::UNION_WITH_INTERNAL_SELECTOR).contains(&a.type_) {
         return Err(format!("unknown schema type {}", a.type_));
     }
-    // SAFETY: `num_entries` entries, each with NULL or C strings.
-    let entries: Vec<Entry> = unsafe {
-        std::slice::from_raw_parts(a.entries, a.num_entries)
-            .iter()
-            .enumerate()
-            .map(|(i, e)| Entry {
-                name: string(e.name).unwrap_or_else(|| format!("field{i}")),
-                type_: e.type_,
-                flags: e.flags,
-                detail: e.array_or_union_detail,
-                offset: (i == 0 || e.offset != 0).then_some(e.offset as usize),
-                time_domain: time_domain(e.semantics),
-            })
-            .collect()
-    };
+    // SAFETY: a schema's entry is integers and pointers.
+    let entries: Vec<Entry> = unsafe { probe::slice(a.entries, a.num_entries) }
+        .ok_or("unreadable entries")?
+        .iter()
+        .enumerate()
+        .map(|(i, e)| Entry {
+            name: probe::string(e.name).unwrap_or_else(|| format!("field{i}")),
+            type_: e.type_,
+            flags: e.flags,
+            detail: e.array_or_union_detail,
+            offset: (i == 0 || e.offset != 0).then_some(e.offset as usize),
+            time_domain: time_domain(e.semantics),
+        })
+        .collect();
     let pack = if has(schema_field::ALIGNMENT) && a.pack_align > 0 {
         a.pack_align
     } else {
@@ -170,8 +159,7 @@ pub unsafe fn register_schema(domain: u64, a: *const SchemaAttr) -> Result<u64, 
     };
     let mut schema = Schema {
         name: if has(schema_field::NAME) {
-            // SAFETY: a C string or NULL.
-            unsafe { string(a.name) }
+            probe::string(a.name)
         } else {
             None
         },
@@ -189,13 +177,10 @@ pub unsafe fn register_schema(domain: u64, a: *const SchemaAttr) -> Result<u64, 
     store(domain, asked, Definition::Schema(schema))
 }
 
-/// Registers the enum `a` describes; returns its id.
-///
-/// # Safety
-/// `a` is NULL or an enum description as `nvToolsExtPayload.h` says.
-pub unsafe fn register_enum(domain: u64, a: *const EnumAttr) -> Result<u64, String> {
-    // SAFETY: the caller upholds this function's `# Safety` contract.
-    let a = unsafe { a.as_ref() }.ok_or("no attributes")?;
+/// Registers the enum `a` describes; returns its id, as [`register_schema`].
+pub fn register_enum(domain: u64, a: *const EnumAttr) -> Result<u64, String> {
+    // SAFETY: an enum's description is integers and pointers.
+    let a = unsafe { probe::read(a) }.ok_or("no readable attributes")?;
     let has = |bit| a.field_mask & bit != 0;
     let required = enum_field::ENTRIES | enum_field::NUM_ENTRIES | enum_field::SIZE;
     if a.field_mask & required != required {
@@ -210,19 +195,18 @@ pub unsafe fn register_enum(domain: u64, a: *const EnumAttr) -> Result<u64, Stri
             a.num_entries, a.size_of_enum
         ));
     }
-    // SAFETY: `num_entries` entries with C strings.
-    let values = unsafe {
-        std::slice::from_raw_parts(a.entries, a.num_entries)
-            .iter()
-            .map(|v| {
-                (
-                    string(v.name).unwrap_or_else(|| v.value.to_string()),
-                    v.value,
-                    v.is_flag != 0,
-                )
-            })
-            .collect()
-    };
+    // SAFETY: an enum's entry is integers and a pointer.
+    let values = unsafe { probe::slice(a.entries, a.num_entries) }
+        .ok_or("unreadable entries")?
+        .iter()
+        .map(|v| {
+            (
+                probe::string(v.name).unwrap_or_else(|| v.value.to_string()),
+                v.value,
+                v.is_flag != 0,
+            )
+        })
+        .collect();
     let definition = Definition::Enum(Enum {
         values,
         size: a.size_of_enum,

@@ -11,7 +11,7 @@
 //! registration, or a timestamp recorded at submission with the reason;
 //! nothing waits.
 
-use crate::clock;
+use crate::{clock, probe};
 use nvtx_protocol::payload::time_domain_id::{DYNAMIC_START, STATIC_START};
 use nvtx_protocol::payload::timestamp_type as tt;
 use nvtx_protocol::payload::{SyncPoint, TimeDomainAttr};
@@ -86,8 +86,8 @@ fn domains() -> Option<std::sync::MutexGuard<'static, Domains>> {
 /// the tool's); 0 for no attributes, a static id out of its range, or an
 /// id already registered with other attributes.
 pub(super) unsafe extern "C" fn register(_d: nvtx_protocol::Handle, attr: *const c_void) -> u64 {
-    // SAFETY: the producer passes NULL or its attributes.
-    let Some(attr) = (unsafe { attr.cast::<TimeDomainAttr>().as_ref() }) else {
+    // SAFETY: the attributes are integers, read fault-safe.
+    let Some(attr) = (unsafe { probe::read(attr.cast::<TimeDomainAttr>()) }) else {
         return 0;
     };
     let Some(mut domains) = domains() else {
