@@ -1,24 +1,28 @@
 #!/usr/bin/env bash
 # The Python package's tests: installs maturin, pytest, NumPy and PyTorch from PyPI, builds and
-# installs the package with pip (`pip install ./bindings/python`), then runs
+# installs the package with pip (`pip install ./bindings/python`), all into
+# the tests' own virtual environment (PYTHON, from the harness: never the
+# user's Python), then runs
 # pytest with the paths of nvtxr's event-log tool, `nvtxr`, NVIDIA's Python
 # nvtx package (the reference) from the harness, the wheel carrying the
 # `nvtxr` command (`cargo xtask wheel`) and the source distribution.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 eval "$(cargo run -q -p nvtxr-harness --bin artifacts)"
-pip=(python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore)
+pip=("$PYTHON" -m pip install -q --disable-pip-version-check --root-user-action=ignore)
 "${pip[@]}" "maturin>=1.5,<2" pytest numpy setuptools
 # PyTorch from PyPI (the CUDA build; it runs torch.compile on the CPU) for
 # tests/test_torch_compile.py.
 "${pip[@]}" torch
 "${pip[@]}" ./bindings/python
 # The wheel with the `nvtxr` command and its tool, for tests/test_wheel.py.
-NVTXR_WHEEL=$(cargo xtask wheel --out target/wheels | tail -1)
+# (In a folder of the tests' own: target/wheels is the user's.)
+rm -rf target/test-wheels
+NVTXR_WHEEL=$(cargo xtask wheel --out target/test-wheels | tail -1)
 # And the source distribution, for the same tests.
 rm -rf target/sdist
-(cd bindings/python && python3 -m maturin sdist -o ../../target/sdist >/dev/null)
+(cd bindings/python && "$PYTHON" -m maturin sdist -o ../../target/sdist >/dev/null)
 NVTXR_SDIST=$(ls "$PWD"/target/sdist/nvtxr-*.tar.gz)
 export NVTXR_WHEEL NVTXR_SDIST
 cd bindings/python
-python3 -m pytest -q tests
+"$PYTHON" -m pytest -q tests

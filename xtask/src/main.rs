@@ -193,8 +193,16 @@ fn main() -> ExitCode {
         Workflow::BenchHaskell => workflow("bench_haskell", true),
         Workflow::Artifacts => cargo_run("nvtxr-harness", "artifacts", true),
         Workflow::Wheel { out } => {
-            println!("{}", xtask::wheel::wheel(&root().join(out)).display());
-            return ExitCode::SUCCESS;
+            return match xtask::wheel::wheel(&root().join(out)) {
+                Ok(wheel) => {
+                    println!("{}", wheel.display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("cargo xtask wheel: {e}");
+                    ExitCode::FAILURE
+                }
+            };
         }
     };
     match command.current_dir(root()).status() {

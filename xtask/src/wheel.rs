@@ -15,8 +15,10 @@ use std::process::Command;
 /// Where the package's bundled programs go.
 pub const BUNDLED: &str = "bindings/python/python/nvtxr/_bin";
 
-/// Builds the wheel into `out`; returns its path.
-pub fn wheel(out: &Path) -> PathBuf {
+/// Builds the wheel into `out`; returns its path, or what is missing.
+pub fn wheel(out: &Path) -> Result<PathBuf, String> {
+    let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+    has_maturin(&python)?;
     let a = artifacts();
     let bundled = root().join(BUNDLED);
     std::fs::create_dir_all(&bundled).unwrap();
@@ -34,7 +36,6 @@ pub fn wheel(out: &Path) -> PathBuf {
         );
     }
     std::fs::create_dir_all(out).unwrap();
-    let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
     check(
         "maturin build",
         Command::new(python)
@@ -45,10 +46,33 @@ pub fn wheel(out: &Path) -> PathBuf {
             .unwrap(),
     );
     // The wheel just written: the newest in `out`.
-    std::fs::read_dir(out)
+    Ok(std::fs::read_dir(out)
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "whl"))
         .max_by_key(|w| std::fs::metadata(w).and_then(|m| m.modified()).ok())
-        .expect("maturin wrote a wheel")
+        .expect("maturin wrote a wheel"))
+}
+
+/// Whether `python` runs maturin; if not, what to install.
+fn has_maturin(python: &str) -> Result<(), String> {
+    let maturin = Command::new(python)
+        .args(["-m", "maturin", "--version"])
+        .output();
+    match maturin {
+        Ok(o) if o.status.success() => Ok(()),
+        _ => Err(format!(
+            "maturin is not installed for {python}: `{python} -m pip install 'maturin>=1.5,<2'` \
+             (or set PYTHON to a Python that has it)"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn without_maturin_it_says_what_to_install() {
+        let e = super::has_maturin("/nonexistent/python3").unwrap_err();
+        assert!(e.contains("pip install 'maturin"), "{e}");
+    }
 }

@@ -31,8 +31,16 @@ pub fn unreadable(dirs: &[PathBuf]) -> impl Fn(std::io::Error) -> String {
 }
 
 /// The first pass over recording directories (see `model::scan`), its
-/// warnings printed.
+/// warnings printed. A file given instead (a trace) is refused, saying what
+/// to give and where a trace opens.
 pub fn open(dirs: &[PathBuf]) -> Result<model::Scan, String> {
+    if let Some(file) = dirs.iter().find(|d| d.is_file()) {
+        return Err(format!(
+            "{}: a file; nvtxr reads recording directories (`nvtxr record --keep DIR`, \
+             NVTXR_RECORD_DIR). A trace (.pftrace, .json) opens in https://ui.perfetto.dev",
+            file.display()
+        ));
+    }
     let scan = model::scan(dirs).map_err(unreadable(dirs))?;
     for warning in &scan.warnings {
         eprintln!("nvtxr: warning: {warning}");

@@ -21,6 +21,8 @@ fn scratch(name: &str) -> PathBuf {
 struct Server {
     child: Child,
     port: u16,
+    /// The token of the URL it printed (empty with `--no-token`).
+    token: String,
 }
 
 impl Drop for Server {
@@ -45,26 +47,39 @@ fn view(args: &[&str]) -> Server {
     let url = line
         .split("http://127.0.0.1:")
         .nth(1)
-        .unwrap_or_else(|| panic!("no address in {line:?}"));
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .split(' ')
+        .next()
+        .unwrap();
     let port = url.split('/').next().unwrap().parse().unwrap();
-    Server { child, port }
+    let token = url.split("?token=").nth(1).unwrap_or("").to_string();
+    Server { child, port, token }
 }
 
 impl Server {
-    /// GET `path` with `host` as the Host header: the status and the body
-    /// (HTTP/1.0: a body of any length comes whole, never chunked).
+    /// GET `path` with `host` as the Host header, showing the token in its
+    /// cookie: the status and the body.
     fn get_as(&self, host: &str, path: &str) -> (u16, String) {
+        let cookie = format!("Cookie: nvtxr-view-{}={}\r\n", self.port, self.token);
+        let (status, _, body) = self.request(host, path, &cookie);
+        (status, body)
+    }
+
+    /// GET `path` with `host` as the Host header and `headers` (lines, each
+    /// ending in CRLF): the status, the head and the body (HTTP/1.0: a body
+    /// of any length comes whole, never chunked).
+    fn request(&self, host: &str, path: &str, headers: &str) -> (u16, String, String) {
         let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
         write!(
             stream,
-            "GET {path} HTTP/1.0\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+            "GET {path} HTTP/1.0\r\nHost: {host}\r\n{headers}Connection: close\r\n\r\n"
         )
         .unwrap();
         let mut answer = String::new();
         stream.read_to_string(&mut answer).unwrap();
         let (head, body) = answer.split_once("\r\n\r\n").unwrap();
         let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-        (status, body.to_string())
+        (status, head.to_string(), body.to_string())
     }
 
     fn get(&self, path: &str) -> Value {
@@ -73,8 +88,9 @@ impl Server {
         serde_json::from_str(&body).unwrap()
     }
 
+    /// The URL nvtxr printed.
     fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/", self.port)
+        format!("http://127.0.0.1:{}/?token={}", self.port, self.token)
     }
 }
 
@@ -427,4 +443,91 @@ fn the_served_timeline_in_headless_chromium() {
     assert_eq!(dom.matches("data-name=\"backward\"").count(), 1, "{dom}");
     assert_eq!(dom.matches("data-name=\"forward\"").count(), 0);
     assert_eq!(dom.matches("data-name=\"epoch\"").count(), 1);
+}
+
+#[test]
+fn a_trace_given_for_a_recording_says_what_to_give_to_report_and_view() {
+    let dir = scratch("a-file");
+    let trace = dir.join("t.pftrace");
+    std::fs::write(&trace, b"not a recording").unwrap();
+    for command in ["report", "view"] {
+        let out = Command::new(&artifacts().nvtxr)
+            .arg(command)
+            .arg(&trace)
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{command}: {said}");
+        assert!(
+            said.contains("a file; nvtxr reads recording directories (`nvtxr record --keep DIR`")
+                && said.contains("opens in https://ui.perfetto.dev"),
+            "{command}: {said}"
+        );
+    }
+}
+
+#[test]
+fn only_requests_with_the_printed_token_are_answered() {
+    let dir = scratch("token");
+    let exe = scenarios();
+    let (rec, _) = recorded(&dir, &[exe.to_str().unwrap(), "worker"]);
+    let server = view(&["-q", rec.to_str().unwrap()]);
+    let (port, token) = (server.port, server.token.clone());
+    assert_eq!(token.len(), 32, "{}", server.url());
+    let here = format!("127.0.0.1:{port}");
+    let wrong = format!("{}0", &token[..31]);
+    for (path, cookie) in [
+        ("/meta".to_string(), String::new()),
+        (format!("/meta?token={wrong}"), String::new()),
+        ("/".into(), format!("Cookie: nvtxr-view-{port}={wrong}\r\n")),
+        ("/".into(), format!("Cookie: nvtxr-view-1={token}\r\n")),
+    ] {
+        let (status, _, body) = server.request(&here, &path, &cookie);
+        assert_eq!(status, 403, "{path} {cookie}: {body}");
+        assert!(body.contains("with its token"), "{body}");
+    }
+    // The printed URL lets the browser in and sets the cookie its page's
+    // requests then carry.
+    let (status, head, _) = server.request(&here, &format!("/?token={token}"), "");
+    assert_eq!(status, 200);
+    assert!(
+        head.contains(&format!(
+            "Set-Cookie: nvtxr-view-{port}={token}; Path=/; HttpOnly; SameSite=Strict"
+        )),
+        "{head}"
+    );
+    assert!(server.get("/meta")["rows"].is_array());
+    // Another account of the machine (as root: nobody) gets nothing, but
+    // with --no-token.
+    let other = |url: &str| -> Option<String> {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 || !have_tool("curl") {
+            return None;
+        }
+        let out = Command::new("setpriv")
+            .args([
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                "curl",
+                "-s",
+                "-o",
+                "/dev/null",
+                "-w",
+                "%{http_code}",
+                url,
+            ])
+            .output()
+            .unwrap();
+        Some(String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    if let Some(code) = other(&format!("http://{here}/meta")) {
+        assert_eq!(code, "403");
+        let open = view(&["-q", "--no-token", rec.to_str().unwrap()]);
+        assert!(open.token.is_empty());
+        assert_eq!(
+            other(&format!("http://127.0.0.1:{}/meta", open.port)).unwrap(),
+            "200"
+        );
+    }
 }

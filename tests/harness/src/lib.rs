@@ -84,9 +84,27 @@ pub struct Nvidia {
     pub lib_dir: PathBuf,
 }
 
-/// The Python interpreter the tests use (`PYTHON`, default `python3`).
+/// The Python interpreter the tests use: `PYTHON`, else a virtual
+/// environment of the tests' own (`target/harness/venv`, made once with
+/// `python3 -m venv`), so nothing the tests install reaches the user's Python.
 pub fn python() -> String {
-    std::env::var("PYTHON").unwrap_or_else(|_| "python3".into())
+    if let Ok(python) = std::env::var("PYTHON") {
+        return python;
+    }
+    static VENV: OnceLock<PathBuf> = OnceLock::new();
+    let venv = VENV.get_or_init(|| {
+        filled_once("venv", "bin/python", |tmp| {
+            check(
+                "python3 -m venv",
+                Command::new("python3")
+                    .args(["-m", "venv"])
+                    .arg(tmp)
+                    .output()
+                    .unwrap(),
+            );
+        })
+    });
+    venv.join("bin/python").display().to_string()
 }
 
 /// `target/harness/<name>`, filled by `fill` unless `complete` already exists

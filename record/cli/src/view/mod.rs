@@ -11,6 +11,10 @@
 //! `--address` names another), and on a loopback address only requests
 //! that name it (or `localhost`) as their host are answered, so no web
 //! page the user visits can reach the server through its own host name.
+//! As Jupyter does, every request must carry the random token of the
+//! printed URL (`?token=`, or the cookie the first such request sets), so
+//! no other account on a shared machine reads the trace: `--no-token` only
+//! when asked for.
 
 pub mod index;
 mod store;
@@ -41,21 +45,17 @@ pub struct Options {
     /// No progress line while indexing.
     #[arg(short, long)]
     pub quiet: bool,
+    /// Answer requests without the printed URL's token: anyone who can
+    /// reach the address (every account of a shared machine) reads the
+    /// trace.
+    #[arg(long)]
+    pub no_token: bool,
     #[command(flatten)]
     pub selection: Selection,
 }
 
 /// Indexes the recordings in `dirs` and serves their timeline until killed.
 pub fn run(dirs: &[PathBuf], options: &Options) -> Result<(), String> {
-    for dir in dirs {
-        if dir.is_file() {
-            return Err(format!(
-                "{}: a file; nvtxr view reads recording directories (`nvtxr record --keep DIR`, \
-                 NVTXR_RECORD_DIR). A .pftrace trace opens in https://ui.perfetto.dev",
-                dir.display()
-            ));
-        }
-    }
     let unreadable = crate::report::unreadable(dirs);
     let scan = crate::report::open(dirs)?;
     let filter = Filter::new(&options.selection, &scan).map_err(&unreadable)?;
@@ -120,8 +120,12 @@ pub fn run(dirs: &[PathBuf], options: &Options) -> Result<(), String> {
         IpAddr::V6(a) => format!("[{a}]"),
         IpAddr::V4(a) => a.to_string(),
     };
+    let token = (!options.no_token).then(|| Token::new(port)).transpose()?;
+    let query = token
+        .as_ref()
+        .map_or(String::new(), |t| format!("?token={}", t.value));
     println!(
-        "nvtxr view: {} of {} indexed in {:.1} s; the timeline is at http://{shown}:{port}/ (Ctrl-C to stop)",
+        "nvtxr view: {} of {} indexed in {:.1} s; the timeline is at http://{shown}:{port}/{query} (Ctrl-C to stop)",
         summary::count(index.items, "range and mark", "ranges and marks"),
         summary::count(scan.processes.len() as u64, "process", "processes"),
         indexed.as_secs_f64(),
@@ -129,7 +133,7 @@ pub fn run(dirs: &[PathBuf], options: &Options) -> Result<(), String> {
     let _ = std::io::stdout().flush();
     let hosts = allowed_hosts(options.address, port);
     for request in server.incoming_requests() {
-        let answer = answer(&request, &hosts, &index, &meta, &page);
+        let answer = answer(&request, &hosts, token.as_ref(), &index, &meta, &page);
         let _ = request.respond(answer);
     }
     Ok(())
@@ -171,10 +175,69 @@ fn json<T: serde::Serialize>(value: &T) -> Answer {
     reply(200, "application/json", body)
 }
 
+/// The secret every request must show: in the URL's query (`token=`), or
+/// in the cookie the server sets when one does.
+struct Token {
+    value: String,
+    /// The cookie's name: one per port, as cookies are per host.
+    cookie: String,
+}
+
+impl Token {
+    fn new(port: u16) -> Result<Token, String> {
+        let mut bytes = [0u8; 16];
+        // SAFETY: getrandom fills the buffer it is given.
+        let n = unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };
+        if n != bytes.len() as isize {
+            return Err(format!(
+                "cannot make the view's token: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        Ok(Token {
+            value: bytes.iter().map(|b| format!("{b:02x}")).collect(),
+            cookie: format!("nvtxr-view-{port}"),
+        })
+    }
+
+    /// Whether `shown` is the token (compared in time independent of where
+    /// it differs).
+    fn is(&self, shown: &str) -> bool {
+        shown.len() == self.value.len()
+            && shown
+                .bytes()
+                .zip(self.value.bytes())
+                .fold(0, |d, (a, b)| d | (a ^ b))
+                == 0
+    }
+
+    /// Whether `request` shows the token in its query or its cookie.
+    fn shown_by(&self, request: &tiny_http::Request, params: &HashMap<String, String>) -> bool {
+        params.get("token").is_some_and(|t| self.is(t))
+            || request
+                .headers()
+                .iter()
+                .filter(|h| h.field.equiv("Cookie"))
+                .flat_map(|h| h.value.as_str().split(';'))
+                .filter_map(|c| c.trim().split_once('='))
+                .any(|(name, value)| name == self.cookie && self.is(value))
+    }
+
+    /// The cookie that lets the page's own requests in.
+    fn set_cookie(&self) -> tiny_http::Header {
+        let value = format!(
+            "{}={}; Path=/; HttpOnly; SameSite=Strict",
+            self.cookie, self.value
+        );
+        tiny_http::Header::from_bytes("Set-Cookie", value).expect("a valid header")
+    }
+}
+
 /// The answer to one request.
 fn answer(
     request: &tiny_http::Request,
     hosts: &Option<Vec<String>>,
+    token: Option<&Token>,
     index: &Index,
     meta: &str,
     page: &str,
@@ -194,6 +257,14 @@ fn answer(
     }
     let (path, query) = request.url().split_once('?').unwrap_or((request.url(), ""));
     let params = parameters(query);
+    if let Some(token) = token {
+        if !token.shown_by(request, &params) {
+            return text(
+                403,
+                "nvtxr view: open the URL nvtxr printed, with its token (?token=...)",
+            );
+        }
+    }
     let number = |name: &str| -> Result<u64, String> {
         params
             .get(name)
@@ -202,11 +273,13 @@ fn answer(
             .map_err(|_| format!("{name}: not a whole number"))
     };
     let result = match path {
-        "/" => Ok(reply(
-            200,
-            "text/html; charset=utf-8",
-            page.as_bytes().to_vec(),
-        )),
+        "/" => {
+            let page = reply(200, "text/html; charset=utf-8", page.as_bytes().to_vec());
+            Ok(match token {
+                Some(token) => page.with_header(token.set_cookie()),
+                None => page,
+            })
+        }
         "/meta" => Ok(reply(200, "application/json", meta.as_bytes().to_vec())),
         "/window" => (|| {
             let window = Window {

@@ -5,6 +5,8 @@
 fn main() {
     let a = nvtxr_harness::artifacts();
     println!("export NVTXR_LIB_DIR='{}'", a.lib_dir.display());
+    // The tests' own Python (a virtual environment unless PYTHON names one).
+    println!("export PYTHON='{}'", nvtxr_harness::python());
     println!("export NVTXR_EVENT_LOG='{}'", a.event_log.display());
     println!("export NVTXR_COMMAND='{}'", a.nvtxr.display());
     println!(

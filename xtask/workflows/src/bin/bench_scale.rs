@@ -78,7 +78,7 @@ fn viewer(nvtxr: &Path, rec: &Path, dir: &Path) -> Viewer {
     use std::io::BufRead;
     let started = Instant::now();
     let mut child = Command::new(nvtxr)
-        .args(["view", "-q"])
+        .args(["view", "-q", "--no-token"])
         .arg(rec)
         .stdout(std::process::Stdio::piped())
         .spawn()
