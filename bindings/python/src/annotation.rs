@@ -82,6 +82,30 @@ impl annotate {
         })
     }
 
+    /// The range's attributes, as NVIDIA's `annotate.attributes`
+    /// (`.attributes.message.string` is its message); with no tool they are
+    /// resolved when asked for, not when the range is made.
+    #[getter(attributes)]
+    fn event_attributes(&self, py: Python<'_>) -> PyResult<Py<EventAttributes>> {
+        if let Some(a) = &self.attributes {
+            return Ok(a.clone_ref(py));
+        }
+        let arg = |i: usize| self.init[i].as_ref().map(|a| a.bind(py).clone());
+        let [message, color, domain, category, payload] = [0, 1, 2, 3, 4].map(arg);
+        let domain = domain.filter(|d| !d.is_none());
+        let d = get_domain(
+            py,
+            domain.as_ref().map(|d| d.cast::<PyString>()).transpose()?,
+        )?;
+        let args = Args::new(
+            message.as_ref(),
+            color.as_ref(),
+            category.as_ref(),
+            payload.as_ref(),
+        );
+        Py::new(py, Domain::resolve_kept(d.bind(py), args)?)
+    }
+
     /// Pickles as its constructor call (NVIDIA's `annotate` pickles).
     fn __reduce__<'py>(
         slf: &Bound<'py, Self>,

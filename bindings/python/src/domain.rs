@@ -94,6 +94,8 @@ pub struct EventAttributes {
     /// `annotate`'s payload of a mutable type (a list, an array): encoded
     /// again each time the range opens, as NVIDIA's package does.
     mutable_payload: Option<Py<PyAny>>,
+    /// The payload as given, for `.payload`.
+    given_payload: Option<Py<PyAny>>,
 }
 
 /// An extended payload: its bytes, and the payload data pointing at them.
@@ -149,6 +151,46 @@ impl EventAttributes {
 
     pub(crate) fn domain(&self) -> StaticDomain {
         self.domain.get().inner
+    }
+}
+
+/// What the attributes say, as NVIDIA's `EventAttributes` shows them
+/// (`annotate(...).attributes.message.string`).
+#[pymethods]
+impl EventAttributes {
+    /// The message: a registered string (`.string` is its text), the text
+    /// itself past the registered-string cache, or `None`.
+    #[getter]
+    fn message(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        match (&self.message, &self.text) {
+            (Some(s), _) => Some(s.clone_ref(py).into_any()),
+            (None, Some(t)) => Some(PyString::new(py, &t.to_string_lossy()).into_any().unbind()),
+            (None, None) => None,
+        }
+    }
+
+    /// The color, as an ARGB integer (`None`: none).
+    #[getter]
+    fn color(&self) -> Option<u32> {
+        self.color
+    }
+
+    /// The category's id in its domain (0: none).
+    #[getter]
+    fn category(&self) -> u32 {
+        self.category
+    }
+
+    /// The payload as it was given (`None`: none).
+    #[getter]
+    fn payload(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        self.given_payload.as_ref().map(|p| p.clone_ref(py))
+    }
+
+    /// The domain the event goes to.
+    #[getter(domain)]
+    fn event_domain(&self, py: Python<'_>) -> Py<Domain> {
+        self.domain.clone_ref(py)
     }
 }
 impl Domain {
@@ -226,6 +268,10 @@ impl Domain {
             payload,
             extended,
             mutable_payload: None,
+            given_payload: args
+                .payload
+                .filter(|p| !p.is_none())
+                .map(|p| p.clone().unbind()),
         })
     }
 

@@ -327,3 +327,23 @@ def test_text_that_is_not_unicode_passes_with_a_tool_as_without():
     assert f'DomainCreateA "{escaped}"' in calls, calls
     assert f'DomainNameCategoryA default 1 "{escaped}"' in calls, calls
     balance(calls)
+
+
+ATTRIBUTES = r"""
+import nvtxr as nvtx
+a = nvtx.annotate("step", color="red", domain="d", category=3, payload=7)
+print(a.attributes.message.string, hex(a.attributes.color), a.attributes.category,
+      a.attributes.payload, a.attributes.domain.name)
+b = nvtx.annotate()
+print(b.attributes.message, b.attributes.payload)
+with a:
+    pass
+"""
+
+
+@pytest.mark.parametrize("tool", [None, "event-log"])
+def test_annotate_shows_its_attributes_as_nvidias_does(tool):
+    process, calls = run(ATTRIBUTES, tool=tool)
+    assert check(process).stdout.splitlines() == ["step 0xff0000 3 7 d", "None None"]
+    if tool:
+        assert any('msg=reg:"step"' in c for c in calls), calls
