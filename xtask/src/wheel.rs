@@ -1,44 +1,20 @@
-//! The Python wheel with the whole tool: the `nvtxr` package, and the
-//! `nvtxr` command with its recording tool, so that `pip install` of the
-//! wheel alone gives `nvtxr record`.
-//!
-//! The release `nvtxr` and `libnvtxr_record.so` ([`crate::artifacts`]) are
-//! copied, stripped, into the package's `_bin/` (git-ignored), where the
-//! `nvtxr` console script (`nvtxr._cli`) runs them; then maturin builds the
-//! wheel (manylinux-tagged, stripped), which carries every file of the
-//! package.
+//! The Python wheel: the `nvtxr` package, whose native module carries the
+//! `nvtxr` command and its recording tool (see `nvtxr._cli`), so that `pip
+//! install` of the wheel alone gives `nvtxr record`. maturin builds it
+//! (manylinux-tagged, stripped), as `pip install ./bindings/python` does.
 
-use crate::artifacts::{artifacts, check, root};
+use crate::artifacts::{check, root};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// Where the package's bundled programs go.
-pub const BUNDLED: &str = "bindings/python/python/nvtxr/_bin";
 
 /// Builds the wheel into `out`; returns its path, or what is missing.
 pub fn wheel(out: &Path) -> Result<PathBuf, String> {
     let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
     has_maturin(&python)?;
-    let a = artifacts();
-    let bundled = root().join(BUNDLED);
-    std::fs::create_dir_all(&bundled).unwrap();
-    for (from, name) in [(&a.nvtxr, "nvtxr"), (&a.record_tool, "libnvtxr_record.so")] {
-        let to = bundled.join(name);
-        let _ = std::fs::remove_file(&to);
-        std::fs::copy(from, &to).unwrap();
-        check(
-            &format!("strip {name}"),
-            Command::new("strip")
-                .arg("--strip-debug")
-                .arg(&to)
-                .output()
-                .unwrap(),
-        );
-    }
     std::fs::create_dir_all(out).unwrap();
     check(
         "maturin build",
-        Command::new(python)
+        Command::new(&python)
             .args(["-m", "maturin", "build", "--release", "--strip", "-o"])
             .arg(out)
             .current_dir(root().join("bindings/python"))

@@ -88,6 +88,16 @@ pub(crate) fn c_string(s: &str) -> CString {
     CString::new(s.replace('\0', "\u{FFFD}")).expect("NULs replaced")
 }
 
+/// The `nvtxr` command (`record`, `report`, `view`) with `args`, the
+/// program's name first; returns its exit status. The package's `nvtxr`
+/// script runs it, so `pip install` gives a command that records.
+#[pyfunction]
+fn _command(py: Python<'_>, args: Vec<std::ffi::OsString>) -> u8 {
+    // The command waits for its program and converts: other Python threads
+    // (there are none in the script) may run meanwhile.
+    py.detach(|| nvtxr_command::run(args))
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let forked = wrap_pyfunction!(_forked, m)?;
@@ -102,6 +112,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<EventAttributes>()?;
     m.add_class::<annotate>()?;
     m.add_class::<profile::Profiler>()?;
+    m.add_function(wrap_pyfunction!(_command, m)?)?;
     m.add_function(wrap_pyfunction!(get_domain, m)?)?;
     m.add_function(wrap_pyfunction!(mark, m)?)?;
     m.add_function(wrap_pyfunction!(push_range, m)?)?;

@@ -10,7 +10,7 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// The variable naming the recording tool library, instead of the one installed beside `nvtxr`.
@@ -227,11 +227,11 @@ pub fn run(
     wait: Wait,
     keep: Option<&Path>,
     gpu: Gpu,
-) -> ExitCode {
+) -> u8 {
     let shown = command[0].to_string_lossy().into_owned();
     let refuse = |code: u8, e: String| {
         eprintln!("nvtxr: {e}");
-        ExitCode::from(code)
+        code
     };
     // Everything that could fail is found before the program starts.
     if let Err(e) = outputs.check() {
@@ -342,7 +342,7 @@ pub fn run(
         if let (Raw::Kept(dir), false) = (&raw, outputs.quiet) {
             eprintln!("nvtxr: the recording is kept in {}", dir.display());
         }
-        return ExitCode::from(code as u8);
+        return code as u8;
     };
     if let Some(signal) = signals::stopped_by() {
         let kept = raw.keep();
@@ -350,7 +350,7 @@ pub fn run(
             "nvtxr: stopped by signal {signal}; no output was left half-written; the recording is kept in {}; convert it with: {finish}",
             kept.display()
         );
-        return ExitCode::from(128 + signal as u8);
+        return 128 + signal as u8;
     }
     eprintln!("nvtxr: {}", e.message);
     if !e.empty {
@@ -360,5 +360,5 @@ pub fn run(
             kept.display()
         );
     }
-    ExitCode::from(failed)
+    failed
 }

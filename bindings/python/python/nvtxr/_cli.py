@@ -1,20 +1,15 @@
-"""The ``nvtxr`` command (``nvtxr record``, ``report``, ``view``) of a wheel
-built with ``cargo xtask wheel``: runs the ``nvtxr`` program bundled beside
-this package (``_bin/``, its recording tool ``libnvtxr_record.so`` next to
-it)."""
+"""The ``nvtxr`` command (``nvtxr record``, ``report``, ``view``) of the
+Python package: the command itself, built into the package's native module
+(with the recording tool it injects), so ``pip install`` of a wheel or of
+the source gives a command that records."""
 
-import os
 import sys
 
 
 def main():
-    program = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_bin", "nvtxr")
-    if not os.access(program, os.X_OK):
-        sys.exit(
-            "nvtxr: this install of the Python package has no recorder; install a wheel "
-            "built with `cargo xtask wheel`, or nvtxr itself (`cargo xtask install`)"
-        )
-    os.execv(program, [program, *sys.argv[1:]])
+    from nvtxr._native import _command
+
+    sys.exit(_command(sys.argv))
 
 
 if __name__ == "__main__":
