@@ -148,6 +148,23 @@ fn destdir_stages_files_that_refer_to_the_prefix() {
     assert!(pc.starts_with("prefix=/opt/nvtxr\n"), "{pc}");
     assert!(stage.join("opt/nvtxr/lib/libnvtxr.a").is_file());
     assert!(stage.join("opt/nvtxr/include/nvtxr.h").is_file());
+    // Installed without debug info, as distributions install.
+    for file in [
+        "bin/nvtxr",
+        "lib/libnvtxr_record.so",
+        "lib/libnvtxr.a",
+        "lib/libnvToolsExt.so.1",
+    ] {
+        let path = stage.join("opt/nvtxr").join(file);
+        let sections = std::process::Command::new("readelf")
+            .arg("-S")
+            .arg(&path)
+            .output()
+            .unwrap();
+        let sections = String::from_utf8_lossy(&sections.stdout);
+        assert!(sections.contains(".text"), "{file}: {sections}");
+        assert!(!sections.contains(".debug_info"), "{file} has debug info");
+    }
 }
 
 #[test]
