@@ -346,10 +346,7 @@ fn write_failure_is_reported_and_the_recording_kept() {
             msg.contains(&format!("nvtxr: cannot write {target}: {why}")),
             "{msg}"
         );
-        let kept = msg
-            .lines()
-            .find_map(|l| l.split("convert it with: nvtxr report ").nth(1))
-            .expect("says where the recording is");
+        let kept = kept_recording_in(&msg).expect("says where the recording is");
         let dir = scratch("kept");
         let again = Command::new(&artifacts().nvtxr)
             .args(["report", "-q", "-o"])
@@ -1239,10 +1236,7 @@ fn a_write_past_the_file_size_limit_is_reported_and_the_recording_kept() {
     let msg = text(&out);
     assert_eq!(out.status.code(), Some(1), "not killed by SIGXFSZ: {msg}");
     assert!(msg.contains("File too large"), "{msg}");
-    let kept = msg
-        .lines()
-        .find_map(|l| l.split("convert it with: nvtxr report ").nth(1))
-        .expect("says where the recording is");
+    let kept = kept_recording_in(&msg).expect("says where the recording is");
     assert!(Path::new(kept).starts_with(&dir), "kept in $TMPDIR: {kept}");
     assert!(!dir.join("trace.json").exists(), "no partial trace");
     let again = nvtxr(

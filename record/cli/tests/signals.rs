@@ -296,13 +296,12 @@ fn sigterm_then_sigkill_as_mpirun_sends_them_leaves_a_trace_or_the_recording_and
     let kept = loop {
         line.clear();
         assert!(std::io::BufRead::read_line(&mut stderr, &mut line).unwrap() > 0);
-        if let Some(command) = line.trim().split("convert it with: ").nth(1) {
+        if let Some(dir) = kept_recording_in(&line) {
             assert!(
                 line.contains("terminated: writing the outputs now"),
                 "{line}"
             );
-            // The command ends with the recording's directory.
-            break PathBuf::from(command.rsplit(' ').next().unwrap());
+            break PathBuf::from(dir);
         }
     };
     // SAFETY: as above.

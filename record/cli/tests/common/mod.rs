@@ -281,3 +281,11 @@ pub fn check_summary(dir: &Path, events: &[Event]) {
         );
     }
 }
+
+/// The recording nvtxr said it kept: the last word of the `nvtxr report`
+/// command it printed to convert it (`None` if it printed none).
+pub fn kept_recording_in(said: &str) -> Option<&str> {
+    said.lines()
+        .find_map(|l| l.split("convert it with: nvtxr report ").nth(1))
+        .and_then(|command| command.trim().rsplit(' ').next())
+}
