@@ -263,3 +263,64 @@ def test_numpy_dtype_metadata_is_sent_as_nvidias_package_sends_it(tmp_path):
             },
         ),
     ]
+
+
+TRAINING = """
+import torch
+# emit_nvtx synchronizes the GPU on entry and exit; this machine may have none.
+torch.cuda.synchronize = lambda device=None: None
+model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1))
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+x, y = torch.randn(32, 8), torch.randn(32, 1)
+with torch.autograd.profiler.emit_nvtx():
+    for step in range(30):
+        torch.cuda.nvtx.range_push(f"step {step}")
+        opt.zero_grad()
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+        torch.cuda.nvtx.range_pop()
+print("trained")
+"""
+
+
+def summary_rows(nvtxr, rec, tmp_path, *options):
+    out = tmp_path / "summary.json"
+    process = subprocess.run(
+        [nvtxr, "report", "-q", "-o", str(tmp_path / "t.pftrace"), "--json", str(out), *options, str(rec)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert process.returncode == 0, process.stdout + process.stderr
+    return json.loads(out.read_text())
+
+
+def test_pytorch_emit_nvtx_names_are_grouped_as_people_mean_them(tmp_path):
+    pytest.importorskip("torch")
+    nvtxr = artifact("NVTXR_COMMAND")
+    script = tmp_path / "train.py"
+    script.write_text(textwrap.dedent(TRAINING))
+    rec = tmp_path / "rec"
+    env = {k: v for k, v in os.environ.items() if k != "NVTX_INJECTION64_PATH"}
+    process = subprocess.run(
+        [nvtxr, "record", "-q", "--keep", str(rec), "-o", str(tmp_path / "t.json"), "--", sys.executable, str(script)],
+        env=env, capture_output=True, text=True, timeout=600,
+    )
+    assert process.returncode == 0, process.stdout + process.stderr
+    exact = summary_rows(nvtxr, rec, tmp_path, "--exact-names")
+    grouped = summary_rows(nvtxr, rec, tmp_path)
+    by_op = summary_rows(nvtxr, rec, tmp_path, "--group-by", "op")
+    assert len(exact) > 1000, len(exact)  # a row per numbered name
+    assert len(grouped) <= 100, [r["range"] for r in grouped]
+    step = next(r for r in grouped if r["range"] == ":step {n}")
+    assert step["instances"] == 30
+    # Each operator's instances are the exact rows it replaces.
+    assert len(by_op) <= len(grouped), [r["range"] for r in by_op]
+    for row in by_op:
+        op = row["range"]
+        if "::" not in op:
+            continue
+        replaced = [r for r in exact if r["style"] == row["style"] and r["range"].split(",")[0].strip() == op]
+        assert replaced and row["instances"] == sum(r["instances"] for r in replaced), op
+    assert any(r["range"] == ":aten::linear" for r in by_op), [r["range"] for r in by_op]
+    assert next(r for r in by_op if r["range"] == ":step {n}")["instances"] == 30
+    assert sum(r["instances"] for r in grouped) == sum(r["instances"] for r in exact)

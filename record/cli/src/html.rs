@@ -212,12 +212,14 @@ impl<'a> Page<'a> {
         write!(self.out, "],\"depth\":{depth}}}")
     }
 
-    /// Writes the rest: the time span, the summary table (`rows`) and the
-    /// legend (the rows' names, then the `marks`').
+    /// Writes the rest: the time span, the summary table (`rows`, grouped
+    /// as `grouping` says) and the legend (the rows' names, then the
+    /// `marks`').
     pub fn finish(
         self,
         scan: &Scan,
         rows: &summary::Rows,
+        grouping: &summary::Grouping,
         marks: &BTreeMap<String, Option<u32>>,
     ) -> std::io::Result<()> {
         let (_, tail) = TEMPLATE.split_once("__DATA__").expect("a data slot");
@@ -246,11 +248,12 @@ impl<'a> Page<'a> {
         };
         write!(
             self.out,
-            "\n],\"end\":{},\"count\":{},\"overview\":{},\"processes\":{},\"summary\":{},\"legend\":{}}}{tail}",
+            "\n],\"end\":{},\"count\":{},\"overview\":{},\"processes\":{},\"grouping\":\"{}\",\"summary\":{},\"legend\":{}}}{tail}",
             scan.end.saturating_sub(self.origin),
             self.count,
             script_json(&overview),
             scan.processes.len(),
+            grouping.label(),
             script_json(&summary),
             script_json(
                 &legend

@@ -56,9 +56,16 @@ pub struct Outputs {
     #[arg(long, value_enum, default_value_t = summary::Unit::Ns)]
     pub time_unit: summary::Unit,
     /// Split the summary's ranges by a decoded payload field's value
-    /// (NVTX payload schemas, e.g. NCCL's message size): `name [FIELD=value]`.
+    /// (NVTX payload schemas, e.g. NCCL's message size): `name [FIELD=value]`;
+    /// `op`: PyTorch's `emit_nvtx` ranges by their operator alone
+    /// (`aten::linear, seq = 3, op_id = 7` as `aten::linear`).
     #[arg(long, value_name = "FIELD")]
     pub group_by: Option<String>,
+    /// Group the summary's ranges by their exact names, as Nsight's
+    /// `nvtx_sum` does; by default names that differ only in their numbers
+    /// (`step 22`, `step 23`) are one row, `step {n}`.
+    #[arg(long)]
+    pub exact_names: bool,
     /// Thousands separators in the summary's numbers (table and CSV).
     #[arg(long)]
     pub separators: bool,
@@ -191,6 +198,9 @@ impl Outputs {
         if let Some(field) = &self.group_by {
             option("--group-by", Some(field.clone()));
         }
+        if self.exact_names {
+            option("--exact-names", None);
+        }
         if self.separators {
             option("--separators", None);
         }
@@ -250,6 +260,11 @@ impl Outputs {
         Ok(files
             .iter()
             .any(|(_, t)| *t == output::Target::Descriptor(libc::STDOUT_FILENO)))
+    }
+
+    /// How the summary groups ranges (`--exact-names`, `--group-by`).
+    pub fn grouping(&self) -> summary::Grouping {
+        summary::Grouping::new(self.exact_names, self.group_by.as_deref())
     }
 
     pub fn format(&self) -> summary::Format {

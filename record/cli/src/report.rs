@@ -117,7 +117,7 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
     let (written, summary) = std::thread::scope(|threads| {
         let summary = outputs.wants_summary().then(|| {
             summary::beside(threads, || {
-                let mut collector = summary::Collector::grouped_by(outputs.group_by.clone());
+                let mut collector = summary::Collector::grouped(outputs.grouping());
                 scan.replay(&filter, &mut collector)?;
                 let marks = std::mem::take(&mut collector.marks);
                 let gpu = std::mem::take(&mut collector.gpu);
@@ -201,7 +201,7 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
                 let mut page =
                     html::Page::new(out, &title, scan.origin, (events as u64, scan.end))?;
                 scan.replay(&filter, &mut page)?;
-                page.finish(&scan, &rows, &marks)
+                page.finish(&scan, &rows, &outputs.grouping(), &marks)
             },
             scan.records,
         )?;

@@ -2291,6 +2291,8 @@ fn the_sqlite_export_answers_nvtx_sum_as_the_summary_does() {
                     dir.join("summary.json").to_str().unwrap(),
                     "--sqlite",
                     db.to_str().unwrap(),
+                    // As nvtx_sum: a row per exact name.
+                    "--exact-names",
                     "--",
                 ][..],
                 &command,

@@ -8,6 +8,7 @@
 //! with 10^8 instances) is ever held whole. The rows are kept the same way:
 //! sorted runs past [`Rows::BUDGET`], merged as they are read.
 
+use super::names::Grouping;
 use super::runs::{RunReader, RunWriter};
 use super::Row;
 use crate::model::{Mark, Process, Range, Sink, Style};
@@ -70,8 +71,8 @@ pub struct Collector {
     pub marks: BTreeMap<String, Option<u32>>,
     /// Bytes past which groups go to a run ([`Collector::BUDGET`] if 0).
     budget: usize,
-    /// A payload field whose value splits a range's group (`--group-by`).
-    group_by: Option<String>,
+    /// How ranges' names make their groups (see `names`).
+    grouping: Grouping,
     /// The GPU tables' figures.
     pub gpu: super::GpuSummary,
 }
@@ -89,8 +90,8 @@ impl Sink for Collector {
         }
         let duration = r.end - r.start;
         self.grand = self.grand.saturating_add(duration);
-        let split = self.split_name(d);
-        let name = split.as_deref().unwrap_or(&d.name);
+        let grouped = self.grouping.name(&d.name, d.fields.as_deref());
+        let name: &str = &grouped;
         let key = KeyRef(r.style, &d.domain, name);
         let hash = self.hasher.hash_one(&key);
         let entries = &self.entries;
@@ -154,24 +155,12 @@ impl Sink for Collector {
 }
 
 impl Collector {
-    /// A collector whose ranges are split by the value of the payload
-    /// field `field` (see [`Collector::split_name`]).
-    pub fn grouped_by(field: Option<String>) -> Collector {
+    /// A collector grouping ranges as `grouping` says.
+    pub fn grouped(grouping: Grouping) -> Collector {
         Collector {
-            group_by: field,
+            grouping,
             ..Collector::default()
         }
-    }
-
-    /// With `--group-by FIELD`, a range that has the field is grouped as
-    /// `name [FIELD=value]`; `None`: by its name.
-    fn split_name(&self, d: &crate::model::Details) -> Option<String> {
-        let field = self.group_by.as_ref()?;
-        let value = d.fields.as_ref()?.get(field)?;
-        Some(match value {
-            serde_json::Value::String(s) => format!("{} [{field}={s}]", d.name),
-            v => format!("{} [{field}={v}]", d.name),
-        })
     }
 
     /// Bytes of groups held before they go to a run.
@@ -636,9 +625,11 @@ pub fn legend(
 
 #[cfg(test)]
 impl Collector {
+    /// Exact names (many groups), past `budget` bytes to runs.
     fn with_budget(budget: usize) -> Collector {
         Collector {
             budget,
+            grouping: Grouping::Exact,
             ..Collector::default()
         }
     }
@@ -711,7 +702,7 @@ mod tests {
                 count,
             )
         };
-        let (none, memory, count) = all(Collector::default(), None);
+        let (none, memory, count) = all(Collector::with_budget(0), None);
         let (spilled, disk, _) = all(Collector::with_budget(64 << 10), None);
         assert_eq!(count, memory.len());
         // Only the first rows kept: the same first rows, every row counted.

@@ -4,10 +4,12 @@
 
 mod collect;
 mod gpu;
+mod names;
 mod runs;
 
 pub use collect::{legend, Collector, Rows};
 pub use gpu::GpuSummary;
+pub use names::Grouping;
 
 /// Runs `work` (the summary's replay) on a core of its own, beside what the
 /// caller does meanwhile; the thread is named `nvtxr-summary`, so that a

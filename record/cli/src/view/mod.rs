@@ -98,6 +98,7 @@ pub fn run(dirs: &[PathBuf], options: &Options) -> Result<(), String> {
         .unwrap_or_default();
     let meta = serde_json::json!({
         "title": title,
+        "grouping": summary::Grouping::default().label(),
         "end": index.end,
         "count": index.items,
         "processes": scan.processes.len(),

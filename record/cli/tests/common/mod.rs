@@ -16,7 +16,9 @@ pub fn scratch_in(prefix: &str, name: &str) -> PathBuf {
     dir
 }
 
-/// `nvtxr record -o DIR/trace.json --json DIR/summary.json [extra] -- command`.
+/// `nvtxr record -o DIR/trace.json --json DIR/summary.json --exact-names
+/// [extra] -- command` (the summary by exact names, as [`check_summary`]
+/// compares it with the trace).
 pub fn record(dir: &Path, extra: &[&str], command: &[&str], env: &[(&str, &str)]) -> Output {
     record_command(dir, extra, command)
         .envs(env.iter().copied())
@@ -31,6 +33,7 @@ pub fn record_command(dir: &Path, extra: &[&str], command: &[&str]) -> Command {
         .arg(dir.join("trace.json"))
         .arg("--json")
         .arg(dir.join("summary.json"))
+        .arg("--exact-names")
         .args(extra)
         .arg("--")
         .args(command)
