@@ -308,7 +308,7 @@ def test_pytorch_emit_nvtx_names_are_grouped_as_people_mean_them(tmp_path):
     assert process.returncode == 0, process.stdout + process.stderr
     exact = summary_rows(nvtxr, rec, tmp_path, "--exact-names")
     grouped = summary_rows(nvtxr, rec, tmp_path)
-    by_op = summary_rows(nvtxr, rec, tmp_path, "--group-by", "op")
+    by_op = summary_rows(nvtxr, rec, tmp_path, "--operators")
     assert len(exact) > 1000, len(exact)  # a row per numbered name
     assert len(grouped) <= 100, [r["range"] for r in grouped]
     step = next(r for r in grouped if r["range"] == ":step {n}")

@@ -56,11 +56,13 @@ pub struct Outputs {
     #[arg(long, value_enum, default_value_t = summary::Unit::Ns)]
     pub time_unit: summary::Unit,
     /// Split the summary's ranges by a decoded payload field's value
-    /// (NVTX payload schemas, e.g. NCCL's message size): `name [FIELD=value]`;
-    /// `op`: PyTorch's `emit_nvtx` ranges by their operator alone
-    /// (`aten::linear, seq = 3, op_id = 7` as `aten::linear`).
+    /// (NVTX payload schemas, e.g. NCCL's message size): `name [FIELD=value]`.
     #[arg(long, value_name = "FIELD")]
     pub group_by: Option<String>,
+    /// Group PyTorch's `emit_nvtx` ranges by their operator alone
+    /// (`aten::linear, seq = 3, op_id = 7` as `aten::linear`).
+    #[arg(long)]
+    pub operators: bool,
     /// Group the summary's ranges by their exact names, as Nsight's
     /// `nvtx_sum` does; by default names that differ only in their numbers
     /// (`step 22`, `step 23`) are one row, `step {n}`.
@@ -201,6 +203,9 @@ impl Outputs {
         if self.exact_names {
             option("--exact-names", None);
         }
+        if self.operators {
+            option("--operators", None);
+        }
         if self.separators {
             option("--separators", None);
         }
@@ -262,9 +267,10 @@ impl Outputs {
             .any(|(_, t)| *t == output::Target::Descriptor(libc::STDOUT_FILENO)))
     }
 
-    /// How the summary groups ranges (`--exact-names`, `--group-by`).
+    /// How the summary groups ranges (`--exact-names`, `--operators`,
+    /// `--group-by`).
     pub fn grouping(&self) -> summary::Grouping {
-        summary::Grouping::new(self.exact_names, self.group_by.as_deref())
+        summary::Grouping::new(self.exact_names, self.operators, self.group_by.as_deref())
     }
 
     pub fn format(&self) -> summary::Format {

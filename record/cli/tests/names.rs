@@ -1,6 +1,6 @@
 //! The summary groups range names as people mean them (`step {n}`), the
 //! HTML page colors each group alike by the same rule, and
-//! `--exact-names` / `--group-by op` say otherwise.
+//! `--exact-names` / `--operators` say otherwise.
 
 mod common;
 

@@ -2,7 +2,7 @@
 //! differ only in their numbers (`step 22`, `step 23`; PyTorch's
 //! `aten::linear, seq = 11450, op_id = 322562`) are one row, the numbers
 //! shown as `{n}`; `--exact-names` groups by the exact name, as Nsight's
-//! `nvtx_sum` does. `--group-by op` keys PyTorch's `emit_nvtx` names by
+//! `nvtx_sum` does. `--operators` keys PyTorch's `emit_nvtx` names by
 //! their operator alone. The trace keeps every exact name.
 //!
 //! The HTML page colors a group's bars alike with the same rule
@@ -20,26 +20,24 @@ pub enum Grouping {
     /// Exact names (`--exact-names`).
     Exact,
     /// PyTorch's operator: the name up to its first comma, its numbers as
-    /// `{n}` (`--group-by op`).
+    /// `{n}` (`--operators`).
     Operator,
     /// The name and the value of a decoded payload field (`--group-by FIELD`).
     Field(String),
 }
 
-/// What `--group-by op` names: PyTorch's operator.
-pub const OPERATOR: &str = "op";
-
 /// What stands for a number in a group's name.
 pub const NUMBER: &str = "{n}";
 
 impl Grouping {
-    /// The grouping `--exact-names` and `--group-by` ask for.
-    pub fn new(exact: bool, group_by: Option<&str>) -> Grouping {
-        match (exact, group_by) {
-            (_, Some(OPERATOR)) => Grouping::Operator,
-            (_, Some(field)) => Grouping::Field(field.to_string()),
-            (true, None) => Grouping::Exact,
-            (false, None) => Grouping::Numbers,
+    /// The grouping `--exact-names`, `--operators` and `--group-by` ask
+    /// for (a field first, then operators).
+    pub fn new(exact: bool, operators: bool, group_by: Option<&str>) -> Grouping {
+        match (exact, operators, group_by) {
+            (_, _, Some(field)) => Grouping::Field(field.to_string()),
+            (_, true, None) => Grouping::Operator,
+            (true, false, None) => Grouping::Exact,
+            (false, false, None) => Grouping::Numbers,
         }
     }
 
@@ -150,26 +148,26 @@ mod tests {
     fn each_grouping() {
         let torch = "aten::linear, seq = 11450, op_id = 322562";
         assert_eq!(
-            Grouping::new(false, Some("op")).name(torch, None),
+            Grouping::new(false, true, None).name(torch, None),
             "aten::linear"
         );
         assert_eq!(
-            Grouping::new(false, Some("op")).name("step 3", None),
+            Grouping::new(false, true, None).name("step 3", None),
             "step {n}"
         );
-        assert_eq!(Grouping::new(true, None).name(torch, None), torch);
+        assert_eq!(Grouping::new(true, false, None).name(torch, None), torch);
         let fields: serde_json::Map<_, _> =
             serde_json::from_str(r#"{"bytes": 1024, "kind": "all"}"#).unwrap();
         assert_eq!(
-            Grouping::new(false, Some("bytes")).name("send", Some(&fields)),
+            Grouping::new(false, false, Some("bytes")).name("send", Some(&fields)),
             "send [bytes=1024]"
         );
         assert_eq!(
-            Grouping::new(false, Some("kind")).name("send", Some(&fields)),
+            Grouping::new(false, false, Some("kind")).name("send", Some(&fields)),
             "send [kind=all]"
         );
         assert_eq!(
-            Grouping::new(false, Some("other")).name("send 3", Some(&fields)),
+            Grouping::new(false, false, Some("other")).name("send 3", Some(&fields)),
             "send 3"
         );
     }
