@@ -273,3 +273,232 @@ pub fn traced(name: &str) -> bool {
     ];
     WORK.iter().chain(&WAITS).any(|p| name.starts_with(p))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every number and offset above, against NVIDIA's headers: a C program
+    /// prints each as the compiler lays them out.
+    #[test]
+    fn cupti_layout() {
+        let checked: &[(&str, usize)] = &[
+            ("CUPTI_SUCCESS", SUCCESS as usize),
+            (
+                "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED",
+                ERROR_MULTIPLE_SUBSCRIBERS as usize,
+            ),
+            ("CUPTI_CB_DOMAIN_DRIVER_API", DOMAIN_DRIVER as usize),
+            ("CUPTI_CB_DOMAIN_RUNTIME_API", DOMAIN_RUNTIME as usize),
+            ("CUPTI_API_ENTER", API_ENTER as usize),
+            ("CUPTI_ACTIVITY_KIND_MEMCPY", KIND_MEMCPY as usize),
+            ("CUPTI_ACTIVITY_KIND_MEMSET", KIND_MEMSET as usize),
+            ("CUPTI_ACTIVITY_KIND_KERNEL", KIND_KERNEL as usize),
+            ("CUPTI_ACTIVITY_KIND_CONTEXT", KIND_CONTEXT as usize),
+            (
+                "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL",
+                KIND_CONCURRENT_KERNEL as usize,
+            ),
+            (
+                "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+                KIND_SYNCHRONIZATION as usize,
+            ),
+            ("CUPTI_ACTIVITY_FLAG_FLUSH_FORCED", FLUSH_FORCED as usize),
+            (
+                "offsetof(CUpti_ActivityKernel13, registersPerThread)",
+                offset::KERNEL_REGISTERS,
+            ),
+            (
+                "offsetof(CUpti_ActivityKernel13, start)",
+                offset::KERNEL_START,
+            ),
+            ("offsetof(CUpti_ActivityKernel13, end)", offset::KERNEL_END),
+            (
+                "offsetof(CUpti_ActivityKernel13, deviceId)",
+                offset::KERNEL_DEVICE,
+            ),
+            (
+                "offsetof(CUpti_ActivityKernel13, contextId)",
+                offset::KERNEL_CONTEXT,
+            ),
+            (
+                "offsetof(CUpti_ActivityKernel13, streamId)",
+                offset::KERNEL_STREAM,
+            ),
+            (
+                "offsetof(CUpti_ActivityKernel13, gridX)",
+                offset::KERNEL_GRID,
+            ),
+            (
+                "offsetof(CUpti_ActivityKernel13, blockX)",
+                offset::KERNEL_BLOCK,
+            ),
+            (
+                "offsetof(CUpti_ActivityKernel13, staticSharedMemory)",
+                offset::KERNEL_STATIC_SHARED,
+            ),
+            (
+                "offsetof(CUpti_ActivityKernel13, dynamicSharedMemory)",
+                offset::KERNEL_DYNAMIC_SHARED,
+            ),
+            (
+                "offsetof(CUpti_ActivityKernel13, correlationId)",
+                offset::KERNEL_CORRELATION,
+            ),
+            (
+                "offsetof(CUpti_ActivityKernel13, name)",
+                offset::KERNEL_NAME,
+            ),
+            (
+                "offsetof(CUpti_ActivityMemcpy7, copyKind)",
+                offset::MEMCPY_COPY_KIND,
+            ),
+            (
+                "offsetof(CUpti_ActivityMemcpy7, srcKind)",
+                offset::MEMCPY_SRC_KIND,
+            ),
+            (
+                "offsetof(CUpti_ActivityMemcpy7, dstKind)",
+                offset::MEMCPY_DST_KIND,
+            ),
+            (
+                "offsetof(CUpti_ActivityMemcpy7, bytes)",
+                offset::MEMCPY_BYTES,
+            ),
+            (
+                "offsetof(CUpti_ActivityMemcpy7, start)",
+                offset::MEMCPY_START,
+            ),
+            ("offsetof(CUpti_ActivityMemcpy7, end)", offset::MEMCPY_END),
+            (
+                "offsetof(CUpti_ActivityMemcpy7, deviceId)",
+                offset::MEMCPY_DEVICE,
+            ),
+            (
+                "offsetof(CUpti_ActivityMemcpy7, contextId)",
+                offset::MEMCPY_CONTEXT,
+            ),
+            (
+                "offsetof(CUpti_ActivityMemcpy7, streamId)",
+                offset::MEMCPY_STREAM,
+            ),
+            (
+                "offsetof(CUpti_ActivityMemcpy7, correlationId)",
+                offset::MEMCPY_CORRELATION,
+            ),
+            (
+                "offsetof(CUpti_ActivityMemset5, value)",
+                offset::MEMSET_VALUE,
+            ),
+            (
+                "offsetof(CUpti_ActivityMemset5, bytes)",
+                offset::MEMSET_BYTES,
+            ),
+            (
+                "offsetof(CUpti_ActivityMemset5, start)",
+                offset::MEMSET_START,
+            ),
+            ("offsetof(CUpti_ActivityMemset5, end)", offset::MEMSET_END),
+            (
+                "offsetof(CUpti_ActivityMemset5, deviceId)",
+                offset::MEMSET_DEVICE,
+            ),
+            (
+                "offsetof(CUpti_ActivityMemset5, contextId)",
+                offset::MEMSET_CONTEXT,
+            ),
+            (
+                "offsetof(CUpti_ActivityMemset5, streamId)",
+                offset::MEMSET_STREAM,
+            ),
+            (
+                "offsetof(CUpti_ActivityMemset5, correlationId)",
+                offset::MEMSET_CORRELATION,
+            ),
+            (
+                "offsetof(CUpti_ActivityMemset5, memoryKind)",
+                offset::MEMSET_MEMORY_KIND,
+            ),
+            (
+                "offsetof(CUpti_ActivitySynchronization2, type)",
+                offset::SYNC_TYPE,
+            ),
+            (
+                "offsetof(CUpti_ActivitySynchronization2, start)",
+                offset::SYNC_START,
+            ),
+            (
+                "offsetof(CUpti_ActivitySynchronization2, end)",
+                offset::SYNC_END,
+            ),
+            (
+                "offsetof(CUpti_ActivitySynchronization2, correlationId)",
+                offset::SYNC_CORRELATION,
+            ),
+            (
+                "offsetof(CUpti_ActivitySynchronization2, contextId)",
+                offset::SYNC_CONTEXT,
+            ),
+            (
+                "offsetof(CUpti_ActivitySynchronization2, streamId)",
+                offset::SYNC_STREAM,
+            ),
+            (
+                "offsetof(CUpti_ActivitySynchronization2, cudaEventId)",
+                offset::SYNC_EVENT,
+            ),
+            (
+                "offsetof(CUpti_ActivityContext4, contextId)",
+                offset::CONTEXT_CONTEXT,
+            ),
+            (
+                "offsetof(CUpti_ActivityContext4, deviceId)",
+                offset::CONTEXT_DEVICE,
+            ),
+            (
+                "offsetof(CUpti_CallbackData, callbackSite)",
+                offset::CALLBACK_SITE,
+            ),
+            (
+                "offsetof(CUpti_CallbackData, correlationData)",
+                offset::CALLBACK_CORRELATION_DATA,
+            ),
+            (
+                "offsetof(CUpti_CallbackData, correlationId)",
+                offset::CALLBACK_CORRELATION_ID,
+            ),
+        ];
+        let dir = nvtxr_harness::work_dir().join(format!("cupti-layout-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut c = String::from(
+            "#include <stddef.h>\n#include <stdio.h>\n#include <cupti.h>\nint main(void) {\n",
+        );
+        for (expr, _) in checked {
+            c += &format!("    printf(\"%zu\\n\", (size_t)({expr}));\n");
+        }
+        c += "    return 0;\n}\n";
+        std::fs::write(dir.join("layout.c"), c).unwrap();
+        let exe = dir.join("layout");
+        nvtxr_harness::check(
+            "gcc layout.c",
+            std::process::Command::new("gcc")
+                .arg("-I")
+                .arg(nvtxr_harness::cupti_include())
+                .arg(dir.join("layout.c"))
+                .arg("-o")
+                .arg(&exe)
+                .output()
+                .unwrap(),
+        );
+        let out =
+            nvtxr_harness::check("layout", std::process::Command::new(&exe).output().unwrap());
+        let printed: Vec<usize> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| l.parse().unwrap())
+            .collect();
+        for ((expr, ours), theirs) in checked.iter().zip(&printed) {
+            assert_eq!(ours, theirs, "{expr}");
+        }
+        assert_eq!(printed.len(), checked.len());
+    }
+}
