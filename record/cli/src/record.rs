@@ -244,6 +244,23 @@ pub fn run(
         Ok(t) => t,
         Err(e) => return refuse(2, e),
     };
+    // The driver loads one injection library: another tool's is left alone.
+    let other_injection = std::env::var_os(nvtxr_record_format::gpu::CUDA_INJECTION_VAR)
+        .filter(|v| !v.is_empty())
+        .map(|v| PathBuf::from(v).display().to_string());
+    let gpu = match (gpu, &other_injection) {
+        (Gpu::On, Some(other)) => {
+            return refuse(
+                2,
+                format!("--gpu on: CUDA_INJECTION64_PATH already names {other} (another tool's CUDA injection; the driver loads one): unset it"),
+            )
+        }
+        (Gpu::Auto, Some(other)) => {
+            eprintln!("nvtxr: GPU activity not recorded: CUDA_INJECTION64_PATH already names {other} (another tool's CUDA injection; the driver loads one), left as it is");
+            Gpu::Off
+        }
+        (gpu, _) => gpu,
+    };
     if gpu == Gpu::On {
         if let Err(e) = check_cupti() {
             return refuse(2, e);

@@ -339,6 +339,30 @@ fn gpu_off_records_none_and_gpu_on_refuses_a_missing_cupti_before_running() {
 }
 
 #[test]
+fn another_tools_cuda_injection_is_left_alone() {
+    let dir = scratch_in("gpu", "other-injection");
+    let show = ["sh", "-c", "echo injection=$CUDA_INJECTION64_PATH"];
+    let other = [("CUDA_INJECTION64_PATH", "/opt/other/libinjection.so")];
+    let out = record(&dir, &[], &show, &other);
+    let said = text(&out);
+    assert!(
+        said.contains("injection=/opt/other/libinjection.so"),
+        "{said}"
+    );
+    assert!(
+        said.contains("nvtxr: GPU activity not recorded: CUDA_INJECTION64_PATH already names /opt/other/libinjection.so"),
+        "{said}"
+    );
+    let out = record(&dir, &["--gpu", "on"], &show, &other);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        !text(&out).contains("injection="),
+        "not run: {}",
+        text(&out)
+    );
+}
+
+#[test]
 fn gpu_times_on_cuptis_own_clock_are_placed_by_a_measured_offset() {
     let (dir, out) = run("own-clock", &[], &[("FAKE_CUPTI_OWN_CLOCK", "1")]);
     assert!(out.status.success(), "{}", text(&out));
