@@ -379,3 +379,80 @@ fn gpu_times_on_cuptis_own_clock_are_placed_by_a_measured_offset() {
         assert!(s <= e && e - s < 10_000.0, "launch {s} µs, activity {e} µs");
     }
 }
+
+/// The body of `GET path` from the server at `port` (HTTP/1.0).
+fn get(port: u16, path: &str) -> serde_json::Value {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+    assert!(
+        head.starts_with("HTTP/1.0 200") || head.starts_with("HTTP/1.1 200"),
+        "{head}"
+    );
+    serde_json::from_str(body).unwrap()
+}
+
+#[test]
+fn nvtxr_view_shows_a_row_per_gpu_stream() {
+    let keep = nvtxr_harness::work_dir().join(format!("gpu-view-{}", std::process::id()));
+    let rec = keep.join("rec");
+    let (_, out) = run("view", &["--keep", rec.to_str().unwrap()], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let mut child = Command::new(&nvtxr_harness::artifacts().nvtxr)
+        .args(["view", "-q", "--no-token"])
+        .arg(&rec)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let port: u16 = line
+        .split("http://127.0.0.1:")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    let meta = get(port, "/meta");
+    let window = get(port, &format!("/window?t0=0&t1={}&w=4000", meta["end"]));
+    let _ = child.kill();
+    let _ = child.wait();
+    let rows = meta["rows"].as_array().unwrap();
+    let streams: Vec<(String, String)> = rows
+        .iter()
+        .filter(|r| r["process"].as_str().unwrap().starts_with("GPU "))
+        .map(|r| {
+            let process = r["process"].as_str().unwrap();
+            (
+                process[..5].to_string(),
+                r["label"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    // As the JSON trace's stream tracks: two devices, four streams.
+    let row = |gpu: &str, stream: &str| (gpu.to_string(), stream.to_string());
+    assert_eq!(
+        streams,
+        [
+            row("GPU 0", "stream 7"),
+            row("GPU 0", "stream 14"),
+            row("GPU 1", "stream 13"),
+            row("GPU 1", "stream 15")
+        ],
+        "{rows:?}"
+    );
+    let shown = window.to_string();
+    assert!(shown.contains("gemm"), "{shown}");
+    assert!(shown.contains("GPU activity"), "{shown}");
+    std::fs::remove_dir_all(keep).unwrap();
+}

@@ -19,7 +19,9 @@
 
 use super::store::{Column, Store, Texts};
 use crate::html;
-use crate::model::{Details, Mark, Process, Range, Sink, Style, Thread};
+use crate::model::{
+    gpu_label, gpu_pid, Details, GpuEvent, Mark, Process, Range, Sink, Style, Thread,
+};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -39,15 +41,18 @@ enum What {
     StartEnd,
     NeverEnded,
     Mark,
+    /// A kernel, copy, set or synchronization on a GPU stream.
+    Gpu,
 }
 
 impl What {
-    const ALL: [What; 5] = [
+    const ALL: [What; 6] = [
         What::PushPop,
         What::NeverPopped,
         What::StartEnd,
         What::NeverEnded,
         What::Mark,
+        What::Gpu,
     ];
 
     fn of(r: &Range) -> What {
@@ -67,6 +72,7 @@ impl What {
             What::StartEnd => "start/end",
             What::NeverEnded => "start/end, never ended",
             What::Mark => "mark",
+            What::Gpu => "GPU activity",
         }
     }
 }
@@ -300,6 +306,9 @@ pub struct Index {
     /// The current process's start/end ranges, as they come: they may
     /// overlap, and get lanes once all are known (at the process's end).
     asynchronous: Lane,
+    /// The current process's GPU activity, a lane per (device, stream): a
+    /// stream runs one thing at a time. Rows of their own at its end.
+    gpu: std::collections::BTreeMap<(u32, u32), Lane>,
 }
 
 impl Index {
@@ -315,6 +324,7 @@ impl Index {
             scratch: String::new(),
             rows: Vec::new(),
             asynchronous: Lane::default(),
+            gpu: Default::default(),
         })
     }
 
@@ -580,7 +590,36 @@ impl Sink for Index {
         self.complete_row()
     }
 
+    fn gpu(&mut self, _: &Process, g: &GpuEvent) -> std::io::Result<()> {
+        self.items += 1;
+        let a = g.activity;
+        let fields = match crate::chrome::gpu_args(g) {
+            serde_json::Value::Object(fields) => Some(Box::new(fields)),
+            _ => None,
+        };
+        let details = Details {
+            name: g.name.into(),
+            domain: nvtxr_record_format::gpu::tag_name(a.tag).into(),
+            color: None,
+            category: None,
+            payload: None,
+            fields,
+            gpu: None,
+        };
+        let shown = self.shown(&details, What::Gpu)?;
+        let (start, end) = (a.start - self.origin, a.end.max(a.start) - self.origin);
+        let lane = self.gpu.entry((a.device, a.stream)).or_default();
+        lane.push(&mut self.store, start, end, shown)
+    }
+
     fn process_end(&mut self, p: &Process) -> std::io::Result<()> {
+        for ((device, stream), lane) in std::mem::take(&mut self.gpu) {
+            let row = self.row(p, format!("stream {stream}"), false);
+            row.info.pid = gpu_pid(p, device);
+            row.info.process = gpu_label(p, device);
+            row.lanes.push(lane);
+            self.complete_row()?;
+        }
         if p.threads.is_empty() {
             self.row(p, html::NOTHING_RECORDED.into(), false).info.empty = true;
             return Ok(());
