@@ -213,6 +213,22 @@ static void many_threads(void) {
     for (int i = 0; i < N; i++) pthread_join(t[i], NULL);
 }
 
+/* COUNT short threads, 8 at a time, each with one range and one mark, as
+   per-request threads or std::async make them. */
+static void *short_thread(void *arg) {
+    (void)arg;
+    ranges("request", 1);
+    return NULL;
+}
+static void short_threads(int count) {
+    for (int i = 0; i < count; i += 8) {
+        pthread_t t[8];
+        int n = count - i < 8 ? count - i : 8;
+        for (int j = 0; j < n; j++) pthread_create(&t[j], NULL, short_thread, NULL);
+        for (int j = 0; j < n; j++) pthread_join(t[j], NULL);
+    }
+}
+
 /* Records past a file-size limit below a chunk's size: must not be killed by SIGXFSZ. */
 static void file_limit(void) {
     struct rlimit size = {16 << 10, 16 << 10};
@@ -412,6 +428,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(s, "signal_marks")) signal_marks();
     else if (!strcmp(s, "signal_storm")) signal_storm();
     else if (!strcmp(s, "many_threads")) many_threads();
+    else if (!strcmp(s, "short_threads") && argc > 2) short_threads(atoi(argv[2]));
     else if (!strcmp(s, "long")) long_run();
     else if (!strcmp(s, "file_limit")) file_limit();
     else if (!strcmp(s, "exec_self")) exec_self(argv[0]);

@@ -220,6 +220,21 @@ pub fn claim_chunk(m: &Mapping, tid: u32) {
     }
 }
 
+/// Gives back the disk space of a chunk's end past its first `used` bytes
+/// (a thread that ended leaves its chunk partly filled): those pages become
+/// a hole in the file (`MADV_REMOVE`), read back as zeros, so a short-lived
+/// thread costs a page or two of disk, not its whole chunk. What was
+/// recorded is not touched; a filesystem without holes keeps the space.
+pub fn release_unused(m: &Mapping, used: usize) {
+    // SAFETY: sysconf has no preconditions.
+    let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
+    let from = used.div_ceil(page) * page;
+    if from < m.size {
+        // SAFETY: whole pages inside this mapping, which no one writes any more.
+        unsafe { libc::madvise(m.base.add(from).cast(), m.size - from, libc::MADV_REMOVE) };
+    }
+}
+
 /// Unmaps a chunk (what it holds stays in its file).
 pub fn unmap(m: &Mapping) {
     // SAFETY: a mapping made by `map_chunk`, not used afterwards.

@@ -2,7 +2,6 @@
 //! (`c/current.c`, nothing allocated), a writer mapped for a thread at its
 //! first event, and unmapped when the thread exits.
 
-use crate::recording::{self, Mapping};
 use crate::writer::Writer;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -100,9 +99,7 @@ extern "C" fn retire(writer: *mut c_void) {
     }
     // SAFETY: the writer this thread installed, no longer reachable.
     let w = unsafe { &*writer.cast::<Writer>() };
-    if let Some((base, size)) = w.chunk.take() {
-        recording::unmap(&Mapping { base, size });
-    }
+    w.retire_chunk();
     // SAFETY: the writer's own mapping, unused from here on.
     unsafe { libc::munmap(writer, std::mem::size_of::<Writer>()) };
 }

@@ -73,6 +73,16 @@ pub(crate) struct Writer {
 }
 
 impl Writer {
+    /// At the thread's end: its chunk's unused pages given back to the disk
+    /// (see `recording::release_unused`), then unmapped.
+    pub(crate) fn retire_chunk(&self) {
+        if let Some((base, size)) = self.chunk.take() {
+            let m = Mapping { base, size };
+            recording::release_unused(&m, CHUNK_HEADER + self.len.get());
+            recording::unmap(&m);
+        }
+    }
+
     pub(crate) const fn new() -> Writer {
         Writer {
             chunk: Cell::new(None),
