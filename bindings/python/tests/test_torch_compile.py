@@ -85,3 +85,57 @@ def test_compiled_ranges_run_with_no_tool():
     check(compiled)
     assert compiled.stdout == "[3.0, 3.0, 3.0, 3.0]\n" * 2
     assert calls == []
+
+
+NVIDIA_API = """
+    import sys
+    import torch
+    import nvtxr as nvtx
+
+    def step(x):
+        with nvtx.annotate("forward", color="red", domain="train", category="fw"):
+            y = x * 2
+        nvtx.mark("checkpoint", domain="train")
+        nvtx.push_range("pushed", color=0xFF00FF00)
+        rid = nvtx.start_range("span", domain="train")
+        y = y + 1
+        nvtx.end_range(rid)
+        nvtx.pop_range()
+        return y
+
+    mode = sys.argv[1]
+    if mode == "explain":
+        explained = torch._dynamo.explain(step)(torch.ones(4))
+        print("graph breaks", explained.graph_break_count, explained.break_reasons)
+    else:
+        f = step if mode == "eager" else torch.compile(step, fullgraph=True)
+        for _ in range(2):
+            print(f(torch.ones(4)).tolist())
+"""
+
+
+def test_nvidias_api_compiles_with_no_graph_break_and_sends_what_eager_code_sends():
+    torch_or_skip()
+    explained, _ = run(NVIDIA_API, args=["explain"])
+    check(explained)
+    assert "graph breaks 0 []" in explained.stdout, explained.stdout + explained.stderr
+    eager, eager_calls = run(NVIDIA_API, args=["eager"])
+    compiled, compiled_calls = run(NVIDIA_API, args=["compiled"])
+    check(eager)
+    check(compiled)
+    assert compiled.stdout == eager.stdout == "[3.0, 3.0, 3.0, 3.0]\n" * 2
+    events = [c for c in eager_calls if "Push" in c or "Pop" in c or "Mark" in c or "Start" in c or "End" in c]
+    assert events[:7] == [
+        'DomainRangePushEx domain="train" {msg=reg:"forward" color=0x00ff0000 category=1} -> 0',
+        'DomainRangePop domain="train" -> 0',
+        'DomainMarkEx domain="train" {msg=reg:"checkpoint" color=0x000000ff}',
+        'DomainRangePushEx default {msg=reg:"pushed" color=0xff00ff00} -> 0',
+        'DomainRangeStartEx domain="train" {msg=reg:"span" color=0x000000ff} -> 1',
+        'DomainRangeEnd domain="train" 1',
+        "DomainRangePop default -> 0",
+    ], eager_calls
+    assert len(events) == 14
+    # The same calls in the same order (the thread is named at its first
+    # call, whichever that is).
+    named = lambda calls: [c for c in calls if not c.startswith("NameOsThread")]
+    assert named(compiled_calls) == named(eager_calls)

@@ -1,6 +1,9 @@
 """``torch.compile`` support for the ``torch.cuda.nvtx``-style calls
 (``nvtxr.range_push``, ``range_pop``, ``range_start``, ``range_end``,
-``range`` and ``nvtxr.torch.mark``).
+``range`` and ``nvtxr.torch.mark``) and for NVIDIA's API: ``with
+annotate(...)``, ``mark``, ``push_range``/``pop_range`` and
+``start_range``/``end_range`` (message, color, domain and category; a
+payload is sent in eager code only).
 
 Dynamo cannot trace a call into a C extension: it breaks the graph there
 (an error under ``fullgraph=True``). So nvtxr defines its calls as PyTorch
@@ -19,6 +22,7 @@ says why.
 import importlib.abc
 import importlib.util
 import sys
+from typing import Optional
 
 from nvtxr import _native
 
@@ -64,10 +68,56 @@ def _define(torch):
     def text_end(range_id: torch.Tensor) -> None:
         _native._text_end(int(range_id) & ((1 << 64) - 1))
 
-    for op in (text_push, text_pop, text_mark, text_end):
+    # NVIDIA's API: a color or category is a name or a number.
+    @torch.library.custom_op("nvtxr::push", mutates_args=())
+    def push(
+        message: Optional[str],
+        color: Optional[str],
+        color_value: Optional[int],
+        domain: Optional[str],
+        category: Optional[str],
+        category_value: Optional[int],
+    ) -> None:
+        _native.push_range(message, _either(color, color_value), domain, _either(category, category_value))
+
+    @torch.library.custom_op("nvtxr::pop", mutates_args=())
+    def pop(domain: Optional[str]) -> None:
+        _native.pop_range(domain)
+
+    @torch.library.custom_op("nvtxr::mark", mutates_args=())
+    def mark(
+        message: Optional[str],
+        color: Optional[str],
+        color_value: Optional[int],
+        domain: Optional[str],
+        category: Optional[str],
+        category_value: Optional[int],
+    ) -> None:
+        _native.mark(message, _either(color, color_value), domain, _either(category, category_value))
+
+    @torch.library.custom_op("nvtxr::start", mutates_args=())
+    def start(
+        message: Optional[str],
+        color: Optional[str],
+        color_value: Optional[int],
+        domain: Optional[str],
+        category: Optional[str],
+        category_value: Optional[int],
+    ) -> torch.Tensor:
+        started = _native.start_range(message, _either(color, color_value), domain, _either(category, category_value))
+        return torch.tensor(_as_signed(started[0] if started else 0), dtype=torch.int64)
+
+    @torch.library.custom_op("nvtxr::end", mutates_args=())
+    def end(range_id: torch.Tensor, domain: Optional[str]) -> None:
+        rid = int(range_id) & ((1 << 64) - 1)
+        if rid:
+            _native.end_range((rid, _native.get_domain(domain)))
+
+    for op in (text_push, text_pop, text_mark, text_end, push, pop, mark, end):
         op.register_fake(lambda *args: None)
-    text_start.register_fake(lambda message: torch.empty((), dtype=torch.int64))
-    for op in (text_push, text_pop, text_mark, text_start, text_end):
+    for op in (text_start, start):
+        op.register_fake(lambda *args: torch.empty((), dtype=torch.int64))
+    for op in (text_push, text_pop, text_mark, text_start, text_end, push, pop, mark, start, end):
         ordered(op)
 
     global _torch
@@ -78,6 +128,16 @@ def _define(torch):
         (_native._text_mark, _mark),
         (_native._text_start, _start),
         (_native._text_end, _end),
+    ]:
+        torch._dynamo.substitute_in_graph(native, skip_signature_check=True)(polyfill)
+    for native, polyfill in [
+        (_native.push_range, _push_range),
+        (_native.pop_range, _pop_range),
+        (_native.mark, _mark_ex),
+        (_native.start_range, _start_range),
+        (_native.end_range, _end_range),
+        # `annotate(...)` makes, in compiled code, an `_Annotation`.
+        (_native.annotate.__new__, _annotate),
     ]:
         torch._dynamo.substitute_in_graph(native, skip_signature_check=True)(polyfill)
 
@@ -110,6 +170,67 @@ def _end(range_id):
     if not isinstance(range_id, _torch.Tensor):
         range_id = _torch.tensor(_as_signed(range_id), dtype=_torch.int64)
     _torch.ops.nvtxr.text_end(range_id)
+
+
+def _either(name, value):
+    """A color or category given as a name or as a number: the one given."""
+    return name if name is not None else value
+
+
+def _split(value):
+    """A color or category as (name, number) for the operators."""
+    if value is None or isinstance(value, str):
+        return value, None
+    return None, int(value)
+
+
+def _attributes(message, color, domain, category):
+    return (message, *_split(color), domain, *_split(category))
+
+
+def _push_range(message=None, color=None, domain=None, category=None, payload=None):
+    _torch.ops.nvtxr.push(*_attributes(message, color, domain, category))
+    return 0
+
+
+def _pop_range(domain=None):
+    _torch.ops.nvtxr.pop(domain)
+    return 0
+
+
+def _mark_ex(message=None, color=None, domain=None, category=None, payload=None):
+    _torch.ops.nvtxr.mark(*_attributes(message, color, domain, category))
+
+
+def _start_range(message=None, color=None, domain=None, category=None, payload=None):
+    # The id, with its domain for `end_range`, as eager code's (id, domain).
+    return _torch.ops.nvtxr.start(*_attributes(message, color, domain, category)), domain
+
+
+def _end_range(range_id):
+    if range_id is None:
+        return
+    rid, domain = range_id
+    _torch.ops.nvtxr.end(rid, domain)
+
+
+class _Annotation:
+    """``annotate(...)`` in compiled code: the same push and pop, as operators."""
+
+    def __init__(self, message=None, color=None, domain=None, category=None, payload=None):
+        self.message, self.color, self.domain, self.category = message, color, domain, category
+
+    def __enter__(self):
+        _push_range(self.message, self.color, self.domain, self.category)
+        return self
+
+    def __exit__(self, *exc):
+        _pop_range(self.domain)
+        return False
+
+
+def _annotate(cls, message=None, color=None, domain=None, category=None, payload=None):
+    return _Annotation(message, color, domain, category)
 
 
 def register():
