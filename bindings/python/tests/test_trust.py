@@ -347,3 +347,26 @@ def test_annotate_shows_its_attributes_as_nvidias_does(tool):
     assert check(process).stdout.splitlines() == ["step 0xff0000 3 7 d", "None None"]
     if tool:
         assert any('msg=reg:"step"' in c for c in calls), calls
+
+
+SUBINTERPRETER = r"""
+try:
+    import _interpreters as m
+    run = getattr(m, "run_string", None) or m.exec
+except ImportError:
+    import _xxsubinterpreters as m
+    run = m.run_string
+sub = m.create()
+run(sub, "try:\n    import nvtxr\n    print('imported')\nexcept ImportError as e:\n    print('refused:', e)\n")
+import nvtxr
+print("main imports", nvtxr.enabled())
+"""
+
+
+@pytest.mark.parametrize("version", ["3.12", "3.13"])
+def test_a_subinterpreter_is_refused_and_the_main_interpreter_still_imports(version):
+    python = interpreter(version)
+    process, _ = run(SUBINTERPRETER, tool=None, python=python, env={"PYTHONPATH": installed_path()})
+    lines = check(process).stdout.splitlines()
+    assert lines[0].startswith("refused: nvtxr cannot be imported in a subinterpreter"), lines
+    assert lines[1] == "main imports True", lines

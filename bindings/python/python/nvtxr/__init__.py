@@ -31,7 +31,27 @@ nvtxpy-style timed ranges (:mod:`nvtxr.nvtxpy`, :func:`stats`), counters
 ``python -m nvtxr.profile script.py`` to annotate every Python function call.
 """
 
-from nvtxr._native import (
+def _refuse_subinterpreters():
+    """PyO3 extensions live in one interpreter, the first that imports them:
+    imported in a subinterpreter first, nvtxr would be lost to the main one.
+    So a subinterpreter gets an ImportError, before the extension loads."""
+    try:
+        import _interpreters as interpreters  # 3.13+
+    except ImportError:
+        try:
+            import _xxsubinterpreters as interpreters  # 3.12
+        except ImportError:
+            return
+    if interpreters.get_current() != interpreters.get_main():
+        raise ImportError(
+            "nvtxr cannot be imported in a subinterpreter (its native module lives in the main "
+            "interpreter); import it in the main one"
+        )
+
+
+_refuse_subinterpreters()
+
+from nvtxr._native import (  # noqa: E402
     Domain,
     EventAttributes,
     RegisteredString,
