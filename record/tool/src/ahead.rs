@@ -24,11 +24,14 @@
 //! makes or unmaps its chunk itself.
 
 use crate::recording::{self, Mapping};
-use crate::writer::{FIRST_CHUNK, MAX_CHUNK};
 use std::ptr::null_mut;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicUsize, Ordering};
 use std::time::Duration;
 
+/// A thread's first chunk, in bytes.
+pub const FIRST_CHUNK: usize = 64 << 10;
+/// The largest chunk.
+pub const MAX_CHUNK: usize = 4 << 20;
 /// Size classes: `FIRST_CHUNK << class`, up to `MAX_CHUNK`.
 const CLASSES: usize = (MAX_CHUNK / FIRST_CHUNK).trailing_zeros() as usize + 1;
 /// The full-size class.

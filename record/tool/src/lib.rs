@@ -17,6 +17,7 @@ mod clock;
 mod counters;
 mod extensions;
 mod gpu;
+mod handles;
 mod memory;
 mod payload;
 mod probe;

@@ -7,7 +7,7 @@
 //! (`nvToolsExtMemCudaRt.h`): its process- and device-wide permissions
 //! objects, peer access and regions marked initialized by a stream.
 
-use crate::callbacks::{id_of, message_text, new_handle, next_id};
+use crate::handles::{id_of, message_text, new_handle, next_id};
 use crate::text::{Event, Text};
 use crate::{probe, writer};
 use nvtx_protocol::ext::cbid;

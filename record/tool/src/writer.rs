@@ -15,7 +15,7 @@
 //! doubles, up to [`MAX_CHUNK`]. After `fork()` the child leaves the parent's
 //! chunks alone and starts its own.
 
-use crate::ahead;
+use crate::ahead::{self, FIRST_CHUNK, MAX_CHUNK};
 use crate::clock;
 use crate::recording::{self, Mapping};
 use crate::text::{Event, Text};
@@ -25,10 +25,6 @@ use std::cell::{Cell, UnsafeCell};
 use std::ffi::c_char;
 use std::sync::atomic::{compiler_fence, AtomicU64, AtomicUsize, Ordering};
 
-/// A thread's first chunk, in bytes.
-pub const FIRST_CHUNK: usize = 64 << 10;
-/// The largest chunk.
-pub const MAX_CHUNK: usize = 4 << 20;
 /// After a chunk could not be made, events dropped before trying again.
 const RETRY_AFTER: u32 = 4096;
 /// Domains whose push depth a thread tracks (what push and pop return).

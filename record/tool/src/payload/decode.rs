@@ -477,7 +477,7 @@ impl Decoder<'_> {
             } else if e.type_ == t::REGISTERED_STRING_HANDLE {
                 let handle = u64::from_le_bytes(one.try_into().unwrap()) as usize;
                 // SAFETY: a handle this tool made, as the producer promises.
-                match unsafe { crate::callbacks::text_of(handle as *const _) } {
+                match unsafe { crate::handles::text_of(handle as *const _) } {
                     Some(text) => Value::String(text),
                     None => Value::Null,
                 }

@@ -15,7 +15,7 @@
 use super::decode::{decode, Decoded, Time};
 use super::schema::{self, Definition};
 use super::time;
-use crate::callbacks::{id_of, next_id};
+use crate::handles::{id_of, next_id};
 use crate::clock;
 use crate::text::{Event, Text, MAX_TEXT};
 use crate::writer;

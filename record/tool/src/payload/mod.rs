@@ -12,7 +12,7 @@ mod deferred;
 mod schema;
 mod time;
 
-use crate::callbacks::{id_of, next_id};
+use crate::handles::{id_of, next_id};
 use crate::text::{Event, Text, MAX_TEXT};
 use crate::writer;
 use nvtx_protocol::payload::{EnumAttr, PayloadData, SchemaAttr};
