@@ -98,7 +98,7 @@ pub fn artifacts() -> &'static Artifacts {
         );
         let lib_dir = target.join("release");
         // Programs linked with -lnvtxr look for the SONAME.
-        let soname = lib_dir.join(crate::install::soname());
+        let soname = lib_dir.join(crate::version::soname());
         let _ = std::fs::remove_file(&soname);
         std::os::unix::fs::symlink("libnvtxr.so", &soname).unwrap();
         write_uninstalled_pc(&lib_dir);

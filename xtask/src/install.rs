@@ -4,41 +4,11 @@
 //! (`bin/nvtxr` with its tool `lib/libnvtxr_record.so`).
 
 use crate::artifacts::{artifacts, root, COMPAT_LIBRARIES, STATIC_LINK_FLAGS};
+pub use crate::version::{nvtxr_version, soname, soname_of};
 use std::path::{Path, PathBuf};
 
 /// The headers C and C++ users get.
 pub const HEADERS: [&str; 3] = ["nvtxr.h", "nvtxr_scope.h", "nvtxr.hpp"];
-
-/// The C library's version, from `capi/Cargo.toml`.
-pub fn nvtxr_version() -> String {
-    let manifest = std::fs::read_to_string(root().join("capi/Cargo.toml")).unwrap();
-    let line = manifest
-        .lines()
-        .find(|l| l.starts_with("version = "))
-        .expect("version in Cargo.toml");
-    line.trim_start_matches("version = ")
-        .trim_matches('"')
-        .to_string()
-}
-
-/// The C library's SONAME for `version`, by Cargo's compatibility rule
-/// (docs/abi.md): `libnvtxr.so.MAJOR`, or `libnvtxr.so.0.MINOR` while the
-/// major version is 0, when a minor release may break compatibility.
-/// `capi/build.rs` sets it by the same rule (`tests/exports.rs` checks that
-/// they agree).
-pub fn soname_of(version: &str) -> String {
-    let mut parts = version.split('.');
-    let major = parts.next().unwrap_or("0");
-    match major {
-        "0" => format!("libnvtxr.so.0.{}", parts.next().unwrap_or("0")),
-        _ => format!("libnvtxr.so.{major}"),
-    }
-}
-
-/// The C library's SONAME (see [`soname_of`]).
-pub fn soname() -> String {
-    soname_of(&nvtxr_version())
-}
 
 /// The static library's link dependencies as CMake library names (`-lm` -> `m`).
 fn cmake_libraries() -> String {

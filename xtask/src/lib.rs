@@ -6,4 +6,5 @@
 
 pub mod artifacts;
 pub mod install;
+pub mod version;
 pub mod wheel;
