@@ -88,26 +88,8 @@ pub struct StreamAttributes {
     pub ordering_skid_amount: i64,
 }
 
-/// `nvtxEventBatch_t` (64 bytes, `nvToolsExtPayload.h`): events of one schema.
-#[repr(C)]
-pub struct EventBatch {
-    /// The events' schema.
-    pub event_schema_id: u64,
-    /// Bytes at `events`.
-    pub size: usize,
-    /// The events, one after another.
-    pub events: *const c_void,
-    /// Their scope.
-    pub scope: u64,
-    /// `NVTX_BATCH_FLAG_*`: how the events are ordered.
-    pub flags: u64,
-    /// Data the events reference (none here).
-    pub flex_data: *const c_void,
-    /// Bytes at `flex_data`.
-    pub flex_data_size: usize,
-    /// Where offsets into `flex_data` start.
-    pub flex_data_offset: usize,
-}
+/// `nvtxEventBatch_t`: events of one schema (the payload extension's).
+pub use crate::payload::EventBatch;
 
 type R = i32;
 
