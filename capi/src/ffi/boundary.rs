@@ -2,7 +2,7 @@
 //! caught panic returns: chosen by the function's return type, the same for
 //! every function ([`OnPanic`]), so no call site picks its own.
 
-use super::NVTXR_ERROR_INTERNAL;
+use super::codes::NVTXR_ERROR_INTERNAL;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// What an exported function returns when its body panicked.

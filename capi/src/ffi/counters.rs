@@ -2,8 +2,8 @@
 
 use super::boundary::exported;
 use super::domain::{domain_ref, nvtxr_domain_t};
-use super::nvtxr_status_t;
-use super::status;
+use super::codes::nvtxr_status_t;
+use super::codes::status;
 use nvtxr_engine::counters::{self, CounterType};
 use std::ffi::{c_char, CStr};
 

@@ -1,8 +1,8 @@
 //! Domains, registered strings and category names.
 
 use super::boundary::exported;
-use super::nvtxr_status_t;
-use super::{status, NVTXR_OK};
+use super::codes::nvtxr_status_t;
+use super::codes::{status, NVTXR_OK};
 use nvtxr_engine::domain::{is_domain, DomainState, Family, StringState};
 use nvtxr_engine::error::Error;
 use nvtxr_engine::events;

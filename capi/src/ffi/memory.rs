@@ -3,7 +3,7 @@
 
 use super::boundary::exported;
 use super::domain::{domain_ref, nvtxr_domain_t};
-use super::{nvtxr_status_t, status};
+use super::codes::{nvtxr_status_t, status};
 use nvtxr_engine::memory;
 use std::ffi::{c_char, c_void, CStr};
 use std::ptr;

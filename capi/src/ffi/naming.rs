@@ -1,8 +1,8 @@
 //! Naming OS threads and CUDA objects.
 
 use super::boundary::exported;
-use super::nvtxr_status_t;
-use super::{status, NVTXR_OK};
+use super::codes::nvtxr_status_t;
+use super::codes::{status, NVTXR_OK};
 use nvtxr_engine::error::Error;
 use nvtxr_engine::loader::tool_attached;
 use nvtxr_engine::naming::{self, CudaObject, OpenClObject};

@@ -10,7 +10,7 @@
 use super::boundary::exported;
 use super::domain::{domain_ref, nvtxr_domain_t};
 use super::sized::read_sized;
-use super::{nvtxr_status_t, status, NVTXR_ERROR_NULL_ARGUMENT};
+use super::codes::{nvtxr_status_t, status, NVTXR_ERROR_NULL_ARGUMENT};
 use nvtx_protocol::payload::{
     enum_field, schema_field, EnumAttr, EnumEntry, PayloadData, SchemaAttr, SchemaEntry,
 };

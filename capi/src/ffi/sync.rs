@@ -2,8 +2,8 @@
 
 use super::boundary::exported;
 use super::domain::{domain_ref, nvtxr_domain_t};
-use super::nvtxr_status_t;
-use super::NVTXR_OK;
+use super::codes::nvtxr_status_t;
+use super::codes::NVTXR_OK;
 use nvtxr_engine::sync::{self, SyncEvent};
 use std::ffi::c_char;
 use std::ptr;
