@@ -28,19 +28,26 @@
 //! the C ABI (`include/nvtxr.h`) is another, in `nvtxr-capi`.
 
 mod api;
+mod attributes;
+mod counter;
+mod domain;
 mod payload;
+mod sync;
 
 pub use api::{
     initialize, is_tool_attached, load_error, mark, name_category, name_cuda, name_current_thread,
-    name_os_thread, push, start, Domain, EventAttributes, LocalRange, Message, Range,
-    RegisteredString,
+    name_os_thread, push, start,
 };
-pub use api::{name_opencl, timestamp, Counter, CounterValue, SyncUser};
+pub use api::{name_opencl, timestamp};
+pub use attributes::{EventAttributes, Message, RegisteredString};
+pub use counter::{Counter, CounterValue};
+pub use domain::{Domain, LocalRange, Range};
 pub use nvtxr_engine::attributes::{Color, Payload};
 pub use nvtxr_engine::naming::{CudaObject, OpenClObject};
 pub use nvtxr_engine::thread::current_os_thread_id;
 pub use nvtxr_engine::Error;
 pub use payload::{PayloadField, PayloadFieldInfo, PayloadSchema, PayloadStruct};
+pub use sync::SyncUser;
 
 /// The README's Rust code, compiled and run as doc tests.
 #[cfg(doctest)]

@@ -2,12 +2,8 @@
 //! struct, declared with [`payload_struct!`](crate::payload_struct), whose
 //! fields the tool shows by name next to the event that carries it.
 
-use crate::api::Domain;
-use nvtx_protocol::payload::{
-    entry_flag, entry_type as t, schema_field, schema_type, SchemaAttr, SchemaEntry,
-};
-use nvtxr_engine::payloads;
-use std::ffi::{c_void, CStr};
+use nvtx_protocol::payload::entry_type as t;
+use std::ffi::CStr;
 use std::marker::PhantomData;
 
 /// A type a payload struct's field may have: NVTX's entry type for it.
@@ -49,10 +45,10 @@ unsafe impl<T: PayloadField, const N: usize> PayloadField for [T; N] {
 /// One field of a payload struct: its name, type and offset.
 #[derive(Debug, Clone, Copy)]
 pub struct PayloadFieldInfo {
-    name: &'static CStr,
-    type_: u64,
-    length: u64,
-    offset: usize,
+    pub(crate) name: &'static CStr,
+    pub(crate) type_: u64,
+    pub(crate) length: u64,
+    pub(crate) offset: usize,
 }
 
 impl PayloadFieldInfo {
@@ -145,61 +141,21 @@ macro_rules! __payload_c_str {
 #[derive(Debug, Clone, Copy)]
 pub struct PayloadSchema<'d, T> {
     pub(crate) id: u64,
-    _types: PhantomData<(&'d Domain, T)>,
+    /// It belongs to a domain (`Domain::payload_schema`) and to `T`.
+    _types: PhantomData<(&'d (), T)>,
 }
 
 impl<T> PayloadSchema<'_, T> {
-    /// The schema's id (0: not registered).
-    pub fn id(&self) -> u64 {
-        self.id
-    }
-}
-
-impl Domain {
-    /// Registers `T`'s schema in this domain (once per domain is enough;
-    /// each call registers it again).
-    pub fn payload_schema<T: PayloadStruct>(&self) -> PayloadSchema<'_, T> {
-        let entries: Vec<SchemaEntry> = T::FIELDS
-            .iter()
-            .map(|f| SchemaEntry {
-                flags: if f.length > 0 {
-                    entry_flag::ARRAY_FIXED_SIZE
-                } else {
-                    0
-                },
-                type_: f.type_,
-                name: f.name.as_ptr(),
-                description: std::ptr::null(),
-                array_or_union_detail: f.length,
-                offset: f.offset as u64,
-                semantics: std::ptr::null(),
-                reserved: std::ptr::null(),
-            })
-            .collect();
-        let attributes = SchemaAttr {
-            field_mask: schema_field::NAME
-                | schema_field::TYPE
-                | schema_field::ENTRIES
-                | schema_field::NUM_ENTRIES
-                | schema_field::STATIC_SIZE,
-            name: T::NAME.as_ptr(),
-            type_: schema_type::STATIC,
-            flags: 0,
-            entries: entries.as_ptr(),
-            num_entries: entries.len(),
-            payload_static_size: std::mem::size_of::<T>(),
-            pack_align: 0,
-            schema_id: 0,
-            extension: std::ptr::null::<c_void>(),
-        };
-        let id = if entries.is_empty() {
-            0
-        } else {
-            payloads::register_schema(self.state(), &attributes).unwrap_or(0)
-        };
+    /// The schema registered as `id`.
+    pub(crate) fn new(id: u64) -> Self {
         PayloadSchema {
             id,
             _types: PhantomData,
         }
+    }
+
+    /// The schema's id (0: not registered).
+    pub fn id(&self) -> u64 {
+        self.id
     }
 }

@@ -1,9 +1,9 @@
 //! Counters: a named series of numbers the tool plots over time.
 
 use super::boundary::exported;
-use super::domain::{domain_ref, nvtxr_domain_t};
 use super::codes::nvtxr_status_t;
 use super::codes::status;
+use super::domain::{domain_ref, nvtxr_domain_t};
 use nvtxr_engine::counters::{self, CounterType};
 use std::ffi::{c_char, CStr};
 

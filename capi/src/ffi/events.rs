@@ -2,10 +2,10 @@
 //! hand-tuned (a slot load and a branch with no tool), all in this file.
 
 use super::boundary::{boundary, exported};
-use super::domain::{domain_ref, nvtxr_domain_t, nvtxr_string_t, string_ref};
-use super::event::{event_from, nvtxr_event_t, Arg};
 use super::codes::nvtxr_status_t;
 use super::codes::{error_code, status, NVTXR_NO_PUSH_POP_TRACKING, NVTXR_OK};
+use super::domain::{domain_ref, nvtxr_domain_t, nvtxr_string_t, string_ref};
+use super::event::{event_from, nvtxr_event_t, Arg};
 use nvtx_protocol::slot;
 use nvtxr_engine::events::{self, Family};
 use nvtxr_engine::loader::{slots, tool_attached};

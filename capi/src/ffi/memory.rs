@@ -2,8 +2,8 @@
 //! their names (NVTX's `nvtxMem*`), one region per call, by address.
 
 use super::boundary::exported;
-use super::domain::{domain_ref, nvtxr_domain_t};
 use super::codes::{nvtxr_status_t, status};
+use super::domain::{domain_ref, nvtxr_domain_t};
 use nvtxr_engine::memory;
 use std::ffi::{c_char, c_void, CStr};
 use std::ptr;

@@ -8,9 +8,9 @@
 //! structs are nvtxr's, sized like `nvtxr_event_t` so that they can grow.
 
 use super::boundary::exported;
+use super::codes::{nvtxr_status_t, status, NVTXR_ERROR_NULL_ARGUMENT};
 use super::domain::{domain_ref, nvtxr_domain_t};
 use super::sized::read_sized;
-use super::codes::{nvtxr_status_t, status, NVTXR_ERROR_NULL_ARGUMENT};
 use nvtx_protocol::payload::{
     enum_field, schema_field, EnumAttr, EnumEntry, PayloadData, SchemaAttr, SchemaEntry,
 };

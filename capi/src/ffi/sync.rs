@@ -1,9 +1,9 @@
 //! User-defined synchronization objects (NVTX's `nvtxDomainSyncUser*`).
 
 use super::boundary::exported;
-use super::domain::{domain_ref, nvtxr_domain_t};
 use super::codes::nvtxr_status_t;
 use super::codes::NVTXR_OK;
+use super::domain::{domain_ref, nvtxr_domain_t};
 use nvtxr_engine::sync::{self, SyncEvent};
 use std::ffi::c_char;
 use std::ptr;

@@ -5,9 +5,9 @@
 //! `nvtxr_time_semantics_t`.
 
 use super::boundary::exported;
+use super::codes::{nvtxr_status_t, status, NVTXR_ERROR_NULL_ARGUMENT};
 use super::domain::{domain_ref, nvtxr_domain_t};
 use super::sized::read_sized;
-use super::codes::{nvtxr_status_t, status, NVTXR_ERROR_NULL_ARGUMENT};
 use nvtx_protocol::payload::{
     time_domain_id, timer_flag, timer_start, timestamp_type, SemanticsTime, SyncPoint,
     TimeDomainAttr, SEMANTIC_TIME, TIMER_SOURCE_UNSAFE_AFTER_TEARDOWN, TIME_SEMANTIC_VERSION,

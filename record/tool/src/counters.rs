@@ -5,8 +5,8 @@
 //! "no value" samples (zero as 0; unchanged and unavailable leave the series
 //! as it is), and batches of samples taken earlier, at their own times.
 
-use crate::handles::id_of;
 use crate::clock;
+use crate::handles::id_of;
 use crate::payload::decode_values;
 use crate::text::{Event, Text};
 use crate::{probe, writer};

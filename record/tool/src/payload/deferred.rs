@@ -15,8 +15,8 @@
 use super::decode::{decode, Decoded, Time};
 use super::schema::{self, Definition};
 use super::time;
-use crate::handles::{id_of, next_id};
 use crate::clock;
+use crate::handles::{id_of, next_id};
 use crate::text::{Event, Text, MAX_TEXT};
 use crate::writer;
 use nvtx_protocol::payload::{entry_flag, schema_type, EventBatch, PayloadData};
