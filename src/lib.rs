@@ -53,3 +53,8 @@ pub use sync::SyncUser;
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 mod readme {}
+
+/// The C guide's Rust code (struct payloads), the same way.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/c.md")]
+mod c_guide {}

@@ -1,4 +1,4 @@
-//! The README's C and C++ code compiles (`-Wall -Wextra -Werror`) and runs
+//! The C and C++ code of the README and `docs/c.md` compiles (`-Wall -Wextra -Werror`) and runs
 //! under the event-log tool with the events it promises, and its Rust quick
 //! starts build as pasted into new projects with their `Cargo.toml` lines.
 //! (Its Rust code is also a doc test of the crate; its Python code is run by
@@ -7,14 +7,22 @@
 
 use nvtxr_harness::{compile_c, root, run, work_dir, Producer, Tool};
 
-/// The README's code blocks in `language`, in order.
+/// The guides holding C and C++ code: the README's quick start, then the
+/// C and C++ guide.
+const GUIDES: [&str; 2] = ["README.md", "docs/c.md"];
+
+/// The guides' code blocks in `language`, in order.
 fn blocks(language: &str) -> Vec<String> {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let fence = format!("```{language}\n");
-    readme
-        .split(&fence)
-        .skip(1)
-        .map(|rest| rest.split("```").next().unwrap().to_string())
+    GUIDES
+        .iter()
+        .flat_map(|guide| {
+            let text = std::fs::read_to_string(root().join(guide)).unwrap();
+            text.split(&fence)
+                .skip(1)
+                .map(|rest| rest.split("```").next().unwrap().to_string())
+                .collect::<Vec<_>>()
+        })
         .collect()
 }
 

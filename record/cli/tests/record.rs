@@ -2101,8 +2101,9 @@ fn payload_schemas_are_decoded_into_named_values() {
             .map(Result::unwrap)
             .collect();
         assert_eq!(bytes, [1048576, 1048576], "{producer:?}");
-        // The README's query.
-        let readme = std::fs::read_to_string(nvtxr_harness::root().join("README.md")).unwrap();
+        // The recorder guide's query.
+        let readme =
+            std::fs::read_to_string(nvtxr_harness::root().join("docs/recording.md")).unwrap();
         let query = readme
             .split("sqlite3 t.sqlite \"")
             .nth(1)
