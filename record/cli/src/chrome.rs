@@ -19,11 +19,6 @@ fn micros(t: u64, origin: u64) -> f64 {
     t.saturating_sub(origin) as f64 / 1000.0
 }
 
-/// A color as `#rrggbb` (alpha dropped).
-pub fn css_color(argb: u32) -> String {
-    format!("#{:06x}", argb & 0xFF_FFFF)
-}
-
 impl Serialize for Payload {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match *self {
@@ -63,7 +58,7 @@ impl<'a> Args<'a> {
             category: d.category.as_ref().map(|c| c.0),
             category_name: d.category.as_ref().and_then(|c| c.1.as_deref()),
             payload: d.payload,
-            color: d.color.map(css_color),
+            color: d.color.map(crate::model::css_color),
             fields: d.fields.as_deref(),
         }
     }

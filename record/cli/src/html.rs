@@ -11,7 +11,7 @@
 //! ranges the bin holds and the dominant one's share), marks left out. The
 //! page says so, and that the `.pftrace` (Perfetto) has every event.
 
-use crate::chrome::css_color;
+use crate::model::css_color;
 use crate::model::{Details, Mark, Process, Range, Scan, Sink, Style, Thread};
 use crate::summary;
 use serde::Serialize;

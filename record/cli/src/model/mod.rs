@@ -80,6 +80,12 @@ pub struct Details {
     pub gpu: Option<Projection>,
 }
 
+/// An event's color (ARGB, as NVTX gives it) as every output shows it:
+/// `#rrggbb`, the alpha dropped.
+pub fn css_color(argb: u32) -> String {
+    format!("#{:06x}", argb & 0xFF_FFFF)
+}
+
 /// Decoded extended payloads: names and values, in order.
 pub type Fields = serde_json::Map<String, serde_json::Value>;
 

@@ -26,7 +26,7 @@ mod intern;
 mod proto;
 mod wire;
 
-use crate::chrome::css_color;
+use crate::model::css_color;
 use crate::model::{
     Details, GpuEvent, Launch, Mark, Payload, Process, Range, Sample, Sink, Style, Thread,
 };

@@ -107,7 +107,7 @@ fn look_answer(text: &str) -> LookAnswer<'_> {
     LookAnswer {
         k: what.text(),
         a: about,
-        c: color.map(crate::chrome::css_color),
+        c: color.map(crate::model::css_color),
     }
 }
 
