@@ -17,14 +17,15 @@
 //! name that covers most of it (exact up to [`SAMPLES`] ranges in the bin,
 //! else weighed on that many spread evenly across it).
 
-use super::store::{Column, Store, Texts};
+use super::lanes::{Lane, Marks, Shown};
+use super::look::{look, look_answer, LookAnswer, What};
+use super::store::{Store, Texts};
 use crate::html;
 use crate::model::{
     gpu_label, gpu_pid, Details, GpuEvent, Mark, Process, Range, Sink, Style, Thread,
 };
 use serde::Serialize;
 use std::collections::HashMap;
-use std::fmt::Write;
 
 /// Ranges weighed per bin to find the name that dominates it.
 pub const SAMPLES: usize = 16;
@@ -33,161 +34,6 @@ pub const SAMPLES: usize = 16;
 /// comes again the number it has: past this many, the oldest are forgotten.
 pub const RECENT: usize = 1 << 16;
 
-/// What an event is, as its look says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum What {
-    PushPop,
-    NeverPopped,
-    StartEnd,
-    NeverEnded,
-    Mark,
-    /// A kernel, copy, set or synchronization on a GPU stream.
-    Gpu,
-}
-
-impl What {
-    const ALL: [What; 6] = [
-        What::PushPop,
-        What::NeverPopped,
-        What::StartEnd,
-        What::NeverEnded,
-        What::Mark,
-        What::Gpu,
-    ];
-
-    fn of(r: &Range) -> What {
-        match (r.style, r.unterminated) {
-            (Style::PushPop, false) => What::PushPop,
-            (Style::PushPop, true) => What::NeverPopped,
-            (Style::StartEnd, false) => What::StartEnd,
-            (Style::StartEnd, true) => What::NeverEnded,
-        }
-    }
-
-    /// As the page shows it.
-    fn text(self) -> &'static str {
-        match self {
-            What::PushPop => "push/pop",
-            What::NeverPopped => "push/pop, never popped",
-            What::StartEnd => "start/end",
-            What::NeverEnded => "start/end, never ended",
-            What::Mark => "mark",
-            What::Gpu => "GPU activity",
-        }
-    }
-}
-
-/// How an event looks besides its name, as one text (numbered like the
-/// names): its [`What`] as a digit (its index in [`What::ALL`]), its color
-/// as 8 hex digits or `-`, then the tooltip's further lines (domain,
-/// category, payload...). Few on most traces; one per event where each has
-/// its own payload. Read back by [`look_answer`].
-fn look(out: &mut String, what: What, d: &Details) {
-    out.clear();
-    let _ = write!(out, "{}", what as u8);
-    match d.color {
-        Some(c) => drop(write!(out, "{c:08x}")),
-        None => out.push('-'),
-    }
-    for (i, line) in html::about(d).iter().enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        out.push_str(line);
-    }
-}
-
-/// A look as [`look`] wrote it, as the page gets it.
-fn look_answer(text: &str) -> LookAnswer<'_> {
-    let what = What::ALL[usize::from(text.as_bytes()[0] - b'0')];
-    let (color, about) = match text.as_bytes()[1] {
-        b'-' => (None, &text[2..]),
-        _ => (u32::from_str_radix(&text[1..9], 16).ok(), &text[9..]),
-    };
-    LookAnswer {
-        k: what.text(),
-        a: about,
-        c: color.map(crate::model::css_color),
-    }
-}
-
-/// A look as the page gets it.
-#[derive(Serialize)]
-struct LookAnswer<'a> {
-    k: &'a str,
-    #[serde(skip_serializing_if = "str::is_empty")]
-    a: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    c: Option<String>,
-}
-
-/// An event's name and look, as indices into [`Index::names`] and
-/// [`Index::looks`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Shown {
-    name: u32,
-    look: u32,
-}
-
-impl Shown {
-    fn bits(self) -> u64 {
-        u64::from(self.name) << 32 | u64::from(self.look)
-    }
-
-    fn from_bits(bits: u64) -> Shown {
-        Shown {
-            name: (bits >> 32) as u32,
-            look: bits as u32,
-        }
-    }
-}
-
-/// A nesting level's ranges, sorted by start (and, as they never
-/// overlap, by end) once its row is complete.
-#[derive(Default)]
-struct Lane {
-    start: Column,
-    end: Column,
-    /// [`Shown::bits`].
-    shown: Column,
-    order: Order,
-}
-
-impl Lane {
-    fn push(
-        &mut self,
-        store: &mut Store,
-        start: u64,
-        end: u64,
-        shown: Shown,
-    ) -> std::io::Result<()> {
-        self.order.note(start);
-        store.push(&mut self.start, start)?;
-        store.push(&mut self.end, end)?;
-        store.push(&mut self.shown, shown.bits())
-    }
-
-    /// Sorted by start (if they came out of order) and written out.
-    fn complete(&mut self, store: &mut Store) -> std::io::Result<()> {
-        let columns = &mut [&mut self.start, &mut self.end, &mut self.shown];
-        complete(store, self.order.unsorted, columns)
-    }
-}
-
-/// Whether the values pushed one after another came in order.
-#[derive(Default)]
-struct Order {
-    last: Option<u64>,
-    unsorted: bool,
-}
-
-impl Order {
-    fn note(&mut self, v: u64) {
-        self.unsorted |= self.last.is_some_and(|last| last > v);
-        self.last = Some(v);
-    }
-}
-
 /// `row`'s lane `lane`, made (with those before it) if new.
 fn lane_of(row: &mut Row, lane: usize) -> &mut Lane {
     if row.lanes.len() <= lane {
@@ -195,29 +41,6 @@ fn lane_of(row: &mut Row, lane: usize) -> &mut Lane {
         row.info.depth = lane;
     }
     &mut row.lanes[lane]
-}
-
-/// A row's marks, sorted by time once its row is complete.
-#[derive(Default)]
-struct Marks {
-    time: Column,
-    /// [`Shown::bits`].
-    shown: Column,
-    order: Order,
-}
-
-impl Marks {
-    fn push(&mut self, store: &mut Store, time: u64, shown: Shown) -> std::io::Result<()> {
-        self.order.note(time);
-        store.push(&mut self.time, time)?;
-        store.push(&mut self.shown, shown.bits())
-    }
-
-    /// Sorted by time (if they came out of order) and written out.
-    fn complete(&mut self, store: &mut Store) -> std::io::Result<()> {
-        let columns = &mut [&mut self.time, &mut self.shown];
-        complete(store, self.order.unsorted, columns)
-    }
 }
 
 /// A timeline row as the page lists it.
@@ -645,27 +468,4 @@ impl Sink for Index {
         }
         self.complete_row()
     }
-}
-
-/// Puts `columns` in the order of the first one's values, if they came out
-/// of order (rare: held in memory to be sorted, then written as new
-/// columns), and writes them out.
-fn complete(store: &mut Store, unsorted: bool, columns: &mut [&mut Column]) -> std::io::Result<()> {
-    if unsorted {
-        let keys = store.read_all(columns[0])?;
-        let mut order: Vec<usize> = (0..keys.len()).collect();
-        order.sort_by_key(|&i| keys[i]);
-        for column in columns.iter_mut() {
-            let values = store.read_all(column)?;
-            let mut sorted = Column::default();
-            for &i in &order {
-                store.push(&mut sorted, values[i])?;
-            }
-            **column = sorted;
-        }
-    }
-    for column in columns.iter_mut() {
-        store.seal(column)?;
-    }
-    Ok(())
 }

@@ -17,6 +17,8 @@
 //! when asked for.
 
 pub mod index;
+mod lanes;
+mod look;
 mod store;
 
 use crate::model::{Filter, Selection};
