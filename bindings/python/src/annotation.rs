@@ -269,14 +269,16 @@ pub(crate) fn _end(a: &Bound<'_, EventAttributes>, id: u64) {
 
 /// `func(*args, **kwargs)` inside a push/pop range: one call from the
 /// decorator's wrapper instead of three. The range is popped whether `func`
-/// returns or raises.
+/// returns or raises. `_spec` (the attributes as plain values) is for the
+/// `torch.compile` stand-in of this call (`nvtxr._compile`), not read here.
 #[pyfunction]
-#[pyo3(signature = (a, func, args, kwargs=None))]
+#[pyo3(signature = (a, func, args, kwargs=None, _spec=None))]
 pub(crate) fn _call<'py>(
     a: &Bound<'py, EventAttributes>,
     func: &Bound<'py, PyAny>,
     args: &Bound<'py, pyo3::types::PyTuple>,
     kwargs: Option<&Bound<'py, PyDict>>,
+    _spec: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     name_thread_once(a.py());
     refresh(a)?;

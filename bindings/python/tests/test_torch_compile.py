@@ -139,3 +139,51 @@ def test_nvidias_api_compiles_with_no_graph_break_and_sends_what_eager_code_send
     # call, whichever that is).
     named = lambda calls: [c for c in calls if not c.startswith("NameOsThread")]
     assert named(compiled_calls) == named(eager_calls)
+
+
+DECORATED = """
+    import sys
+    import torch
+    import nvtxr as nvtx
+
+    @nvtx.annotate("layer", color="red", domain="train", category="fw")
+    def layer(x):
+        return x * 2
+
+    @nvtx.annotate()
+    def head(x):
+        return x + 1
+
+    def step(x):
+        return head(layer(x))
+
+    mode = sys.argv[1]
+    if mode == "explain":
+        explained = torch._dynamo.explain(step)(torch.ones(4))
+        print("graph breaks", explained.graph_break_count, explained.break_reasons)
+    else:
+        f = step if mode == "eager" else torch.compile(step, fullgraph=True)
+        for _ in range(2):
+            print(f(torch.ones(4)).tolist())
+"""
+
+
+def test_annotated_functions_compile_with_no_graph_break_and_send_what_eager_code_sends():
+    torch_or_skip()
+    explained, _ = run(DECORATED, args=["explain"])
+    check(explained)
+    assert "graph breaks 0 []" in explained.stdout, explained.stdout + explained.stderr
+    eager, eager_calls = run(DECORATED, args=["eager"])
+    compiled, compiled_calls = run(DECORATED, args=["compiled"])
+    check(eager)
+    check(compiled)
+    assert compiled.stdout == eager.stdout == "[3.0, 3.0, 3.0, 3.0]\n" * 2
+    ranges = [c for c in eager_calls if "Push" in c or "Pop" in c]
+    assert ranges[:4] == [
+        'DomainRangePushEx domain="train" {msg=reg:"layer" color=0x00ff0000 category=1} -> 0',
+        'DomainRangePop domain="train" -> 0',
+        'DomainRangePushEx default {msg=reg:"head" color=0x000000ff} -> 0',
+        "DomainRangePop default -> 0",
+    ], eager_calls
+    named = lambda calls: [c for c in calls if not c.startswith("NameOsThread")]
+    assert named(compiled_calls) == named(eager_calls)

@@ -1,7 +1,7 @@
 """``torch.compile`` support for the ``torch.cuda.nvtx``-style calls
 (``nvtxr.range_push``, ``range_pop``, ``range_start``, ``range_end``,
 ``range`` and ``nvtxr.torch.mark``) and for NVIDIA's API: ``with
-annotate(...)``, ``mark``, ``push_range``/``pop_range`` and
+annotate(...)`` and ``@annotate``, ``mark``, ``push_range``/``pop_range`` and
 ``start_range``/``end_range`` (message, color, domain and category; a
 payload is sent in eager code only).
 
@@ -138,6 +138,8 @@ def _define(torch):
         (_native.end_range, _end_range),
         # `annotate(...)` makes, in compiled code, an `_Annotation`.
         (_native.annotate.__new__, _annotate),
+        # A function decorated with `@annotate` calls this.
+        (_native._call, _call),
     ]:
         torch._dynamo.substitute_in_graph(native, skip_signature_check=True)(polyfill)
 
@@ -231,6 +233,15 @@ class _Annotation:
 
 def _annotate(cls, message=None, color=None, domain=None, category=None, payload=None):
     return _Annotation(message, color, domain, category)
+
+
+def _call(attributes, func, args, kwargs=None, spec=None):
+    message, color, domain, category = spec
+    _push_range(message, color, domain, category)
+    try:
+        return func(*args, **(kwargs or {}))
+    finally:
+        _pop_range(domain)
 
 
 def register():

@@ -65,8 +65,17 @@ def decorate(func, attributes):
 
         return generator
 
+    # The attributes as plain values, for compiled code (see nvtxr._compile).
+    message = attributes.message
+    spec = (
+        getattr(message, "string", message),
+        attributes.color,
+        attributes.domain.name,
+        attributes.category or None,
+    )
+
     @functools.wraps(func)
     def call(*args, **kwargs):
-        return _call(attributes, func, args, kwargs)
+        return _call(attributes, func, args, kwargs, spec)
 
     return call
