@@ -133,7 +133,15 @@ fn the_recording_benchmark_prints_every_figure() {
     }
     let all = table(&stdout);
     let (rows, rest) = all.split_at(4);
-    let (cpu, tails) = rest.split_at(4);
+    let (cpu, rest) = rest.split_at(4);
+    let (tails, short) = rest.split_at(4);
+    // Short-lived threads: a header and one row of figures.
+    assert_eq!(short.len(), 2, "{all:?}");
+    assert_eq!(short[1].len(), 5, "{:?}", short[1]);
+    for cell in &short[1] {
+        let v: f64 = cell.parse().unwrap_or_else(|_| panic!("{:?}", short[1]));
+        assert!(v.is_finite() && v > 0.0, "{:?}", short[1]);
+    }
     // Every call timed: p50 / p99.99 / max, and the calls over 100 µs.
     assert_eq!(tails.len(), 4, "a header and 1, 2 and 4 threads: {all:?}");
     for row in &tails[1..] {

@@ -11,8 +11,11 @@
 //! recorder's ratio to the ring, the process's user and system CPU time per
 //! event, and instructions per event (callgrind, one thread). Then every
 //! call timed, recording and with no tool: the p50, p99.99 and maximum, and
-//! the calls over 100 µs. The machine has 2 cores: 4 threads share them.
-//! Pass `--quick` for a short smoke run.
+//! the calls over 100 µs. Last, short-lived threads (each one range and one
+//! mark, 8 at a time: `record_scenarios short_threads`): the program's time
+//! alone and recording, and the recording's bytes on disk per event. The
+//! machine has 2 cores: 4 threads share them. Pass `--quick` for a short
+//! smoke run.
 
 use nvtxr_harness::{artifacts, callgrind_total, compile_c, have_tool, work_dir, Producer};
 use std::path::{Path, PathBuf};
@@ -20,6 +23,8 @@ use std::process::Command;
 
 /// Events per thread, and runs of which the best is kept: (full, `--quick`).
 const EVENTS: (&str, &str) = ("4000000", "20000");
+/// Short-lived threads: (full, `--quick`).
+const SHORT_THREADS: (usize, usize) = (20000, 400);
 const RUNS: (usize, usize) = (3, 1);
 
 /// How the bench program runs.
@@ -209,4 +214,57 @@ fn main() {
         let (plain, plain_over) = tails(&programs, threads, events, Mode::NoTool);
         println!("| {threads} | {recorded} | {recorded_over} | {plain} | {plain_over} |");
     }
+    short_threads(if quick {
+        SHORT_THREADS.1
+    } else {
+        SHORT_THREADS.0
+    });
+}
+
+/// Bytes a folder's files take on disk (their blocks).
+fn on_disk(dir: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::read_dir(dir).map_or(0, |entries| {
+        entries
+            .flatten()
+            .map(|e| match e.metadata() {
+                Ok(m) if m.is_dir() => on_disk(&e.path()),
+                Ok(m) => m.blocks() * 512,
+                Err(_) => 0,
+            })
+            .sum()
+    })
+}
+
+/// `threads` short-lived threads (3 events each: push, mark, pop), alone
+/// and recorded: the seconds each run takes and the recording's disk use.
+fn short_threads(threads: usize) {
+    let program = compile_c("record_scenarios.c", Producer::NvtxrShared, &[]);
+    let dir = work_dir().join(format!("bench-short-threads-{}", std::process::id()));
+    let timed = |record: bool| {
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut command = Command::new(&program);
+        command
+            .args(["short_threads", &threads.to_string()])
+            .env_remove(nvtxr_harness::INJECTION_PATH_VAR);
+        if record {
+            command
+                .env(nvtxr_harness::INJECTION_PATH_VAR, &artifacts().record_tool)
+                .env("NVTXR_RECORD_DIR", &dir);
+        }
+        let started = std::time::Instant::now();
+        assert!(command.status().unwrap().success());
+        started.elapsed().as_secs_f64()
+    };
+    let alone = timed(false);
+    let recording = timed(true);
+    let bytes = on_disk(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    println!();
+    println!("| short-lived threads | program alone (s) | recording (s) | recording on disk (bytes) | on disk per event (bytes) |");
+    println!("|---|---|---|---|---|");
+    println!(
+        "| {threads} | {alone:.2} | {recording:.2} | {bytes} | {:.0} |",
+        bytes as f64 / (3 * threads) as f64
+    );
 }
