@@ -21,7 +21,7 @@ fn outside(name: &str) -> TempDir {
 /// nvtxr installed into a fresh prefix (one per test: installing is copying files).
 fn installed() -> TempDir {
     let prefix = outside("prefix");
-    install(prefix.path(), None);
+    install(prefix.path(), None, false);
     prefix
 }
 
@@ -143,12 +143,13 @@ fn installs_libraries_headers_and_package_files() {
 fn destdir_stages_files_that_refer_to_the_prefix() {
     let stage = outside("stage");
     let stage = stage.path();
-    install(Path::new("/opt/nvtxr"), Some(stage));
+    install(Path::new("/opt/nvtxr"), Some(stage), true);
     let pc = std::fs::read_to_string(stage.join("opt/nvtxr/lib/pkgconfig/nvtxr.pc")).unwrap();
     assert!(pc.starts_with("prefix=/opt/nvtxr\n"), "{pc}");
     assert!(stage.join("opt/nvtxr/lib/libnvtxr.a").is_file());
     assert!(stage.join("opt/nvtxr/include/nvtxr.h").is_file());
-    // Installed without debug info, as distributions install.
+    // Installed without debug info, as distributions install; asked to keep
+    // it (`--debug-info`), split off beside each file.
     for file in [
         "bin/nvtxr",
         "lib/libnvtxr_record.so",
@@ -164,6 +165,23 @@ fn destdir_stages_files_that_refer_to_the_prefix() {
         let sections = String::from_utf8_lossy(&sections.stdout);
         assert!(sections.contains(".text"), "{file}: {sections}");
         assert!(!sections.contains(".debug_info"), "{file} has debug info");
+        // Asked to keep it: split off beside it, and linked.
+        if !file.ends_with(".a") {
+            let name = path.file_name().unwrap().to_string_lossy();
+            let debug = path.parent().unwrap().join(format!(".debug/{name}.debug"));
+            let kept = std::process::Command::new("readelf")
+                .arg("-S")
+                .arg(&debug)
+                .output()
+                .unwrap();
+            assert!(kept.status.success(), "{}", debug.display());
+            // The command is built with debug info (the drop-ins have little).
+            if file == "bin/nvtxr" {
+                let kept = String::from_utf8_lossy(&kept.stdout);
+                assert!(kept.contains(".debug_info"), "{}", debug.display());
+            }
+            assert!(sections.contains(".gnu_debuglink"), "{file}: {sections}");
+        }
     }
 }
 

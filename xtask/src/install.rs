@@ -33,17 +33,39 @@ fn copy(from: &Path, to: &Path) {
 
 /// [`copy`], then the debug info taken out (`strip --strip-debug`: the
 /// symbols stay), as distributions install: a 29 MB `nvtxr` becomes 6 MB.
-fn copy_stripped(from: &Path, to: &Path) {
+/// With `keep_debug`, the debug info is split off first into
+/// `.debug/NAME.debug` beside the file, where gdb looks for it (the file
+/// names it in its `.gnu_debuglink`). A static library is only stripped.
+fn copy_stripped(from: &Path, to: &Path, keep_debug: bool) {
     copy(from, to);
-    let stripped = std::process::Command::new("strip")
-        .arg("--strip-debug")
-        .arg(to)
-        .status();
-    assert!(
-        stripped.is_ok_and(|s| s.success()),
-        "strip --strip-debug {} failed (strip is in binutils)",
-        to.display()
-    );
+    let run = |what: &str, args: &[&std::ffi::OsStr]| {
+        let done = std::process::Command::new(what).args(args).status();
+        assert!(
+            done.is_ok_and(|s| s.success()),
+            "{what} {args:?} failed ({what} is in binutils)"
+        );
+    };
+    let split = keep_debug && to.extension().is_none_or(|e| e != "a");
+    let debug = to.parent().unwrap().join(".debug").join(format!(
+        "{}.debug",
+        to.file_name().unwrap().to_string_lossy()
+    ));
+    if split {
+        std::fs::create_dir_all(debug.parent().unwrap()).unwrap();
+        run(
+            "objcopy",
+            &[
+                "--only-keep-debug".as_ref(),
+                to.as_os_str(),
+                debug.as_os_str(),
+            ],
+        );
+    }
+    run("strip", &["--strip-debug".as_ref(), to.as_os_str()]);
+    if split {
+        let link = format!("--add-gnu-debuglink={}", debug.display());
+        run("objcopy", &[link.as_ref(), to.as_os_str()]);
+    }
 }
 
 fn symlink(target: &str, link: &Path) {
@@ -51,9 +73,10 @@ fn symlink(target: &str, link: &Path) {
     std::os::unix::fs::symlink(target, link).unwrap();
 }
 
-/// Installs into `destdir` + `prefix` (files refer to `prefix`); returns the
-/// root the files went to.
-pub fn install(prefix: &Path, destdir: Option<&Path>) -> PathBuf {
+/// Installs into `destdir` + `prefix` (files refer to `prefix`), without
+/// debug info (kept in `.debug/` files with `keep_debug`); returns the root
+/// the files went to.
+pub fn install(prefix: &Path, destdir: Option<&Path>, keep_debug: bool) -> PathBuf {
     assert!(prefix.is_absolute(), "PREFIX must be an absolute path");
     let a = artifacts();
     let version = nvtxr_version();
@@ -66,16 +89,16 @@ pub fn install(prefix: &Path, destdir: Option<&Path>) -> PathBuf {
     let lib = base.join("lib");
 
     let real = format!("libnvtxr.so.{version}");
-    copy_stripped(&a.lib_dir.join("libnvtxr.so"), &lib.join(&real));
+    copy_stripped(&a.lib_dir.join("libnvtxr.so"), &lib.join(&real), keep_debug);
     symlink(&real, &lib.join(&soname));
     symlink(&soname, &lib.join("libnvtxr.so"));
-    copy_stripped(&a.static_lib, &lib.join("libnvtxr.a"));
+    copy_stripped(&a.static_lib, &lib.join("libnvtxr.a"), keep_debug);
     for (name, _) in COMPAT_LIBRARIES {
-        copy_stripped(&a.compat_dir.join(name), &lib.join(name));
+        copy_stripped(&a.compat_dir.join(name), &lib.join(name), keep_debug);
         symlink(name, &lib.join(name.trim_end_matches(".1")));
     }
-    copy_stripped(&a.nvtxr, &base.join("bin/nvtxr"));
-    copy_stripped(&a.record_tool, &lib.join("libnvtxr_record.so"));
+    copy_stripped(&a.nvtxr, &base.join("bin/nvtxr"), keep_debug);
+    copy_stripped(&a.record_tool, &lib.join("libnvtxr_record.so"), keep_debug);
     for header in HEADERS {
         copy(
             &root().join("include").join(header),

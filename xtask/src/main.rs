@@ -29,6 +29,10 @@ enum Workflow {
         /// A staging root the files go under instead (packaging).
         #[arg(long, env = "DESTDIR")]
         destdir: Option<PathBuf>,
+        /// Keep the debug info, split off into `.debug/NAME.debug` beside each
+        /// installed program and library (the files themselves are stripped).
+        #[arg(long)]
+        debug_info: bool,
     },
     /// The C ABI against NVIDIA's header and libnvtx3interop (ns and callgrind instructions);
     /// with --markdown, every benchmark but the scale one, written to docs/performance.md.
@@ -84,8 +88,8 @@ fn workflow(name: &str, release: bool) -> Command {
 }
 
 /// Installs into `prefix` (under `destdir`, as staged packaging wants).
-fn install(prefix: PathBuf, destdir: Option<PathBuf>) -> ExitCode {
-    let base = xtask::install::install(&prefix, destdir.as_deref());
+fn install(prefix: PathBuf, destdir: Option<PathBuf>, debug_info: bool) -> ExitCode {
+    let base = xtask::install::install(&prefix, destdir.as_deref(), debug_info);
     println!(
         "installed nvtxr {} into {}",
         xtask::install::nvtxr_version(),
@@ -175,8 +179,16 @@ fn performance_page() -> ExitCode {
 
 fn main() -> ExitCode {
     let mut command = match Cli::parse().workflow {
-        Workflow::Install { prefix, destdir } => {
-            return install(prefix, destdir.filter(|d| !d.as_os_str().is_empty()))
+        Workflow::Install {
+            prefix,
+            destdir,
+            debug_info,
+        } => {
+            return install(
+                prefix,
+                destdir.filter(|d| !d.as_os_str().is_empty()),
+                debug_info,
+            )
         }
         Workflow::Demo => workflow("demo", false),
         Workflow::Test => {
