@@ -4,12 +4,16 @@
 
 mod collect;
 mod gpu;
+mod legend;
 mod names;
+mod rows;
 mod runs;
 
-pub use collect::{legend, Collector, Rows};
+pub use collect::Collector;
 pub use gpu::GpuSummary;
+pub use legend::legend;
 pub use names::Grouping;
+pub use rows::Rows;
 
 /// Runs `work` (the summary's replay) on a core of its own, beside what the
 /// caller does meanwhile; the thread is named `nvtxr-summary`, so that a
