@@ -10,6 +10,19 @@ import pytest
 
 from conftest import check, run
 
+# Runs the program's `step` as the test asks: explained by Dynamo, eager,
+# or compiled with fullgraph=True (twice each).
+MAIN = """
+    mode = sys.argv[1]
+    if mode == "explain":
+        explained = torch._dynamo.explain(step)(torch.ones(4))
+        print("graph breaks", explained.graph_break_count, explained.break_reasons)
+    else:
+        f = step if mode == "eager" else torch.compile(step, fullgraph=True)
+        for _ in range(2):
+            print(f(torch.ones(4)).tolist())
+"""
+
 PROGRAM = """
     import sys
     {imports}
@@ -25,15 +38,7 @@ PROGRAM = """
         nvtx.range_pop()
         return y
 
-    mode = sys.argv[1]
-    if mode == "explain":
-        explained = torch._dynamo.explain(step)(torch.ones(4))
-        print("graph breaks", explained.graph_break_count, explained.break_reasons)
-    else:
-        f = step if mode == "eager" else torch.compile(step, fullgraph=True)
-        for _ in range(2):
-            print(f(torch.ones(4)).tolist())
-"""
+""" + MAIN
 
 # isort's order (nvtxr before torch), and torch first.
 IMPORTS = {
@@ -50,10 +55,10 @@ def torch_or_skip():
         pytest.skip(message)
 
 
-@pytest.mark.parametrize("order", sorted(IMPORTS))
-def test_compiled_ranges_break_no_graph_and_send_what_eager_code_sends(order):
-    torch_or_skip()
-    program = PROGRAM.format(imports=IMPORTS[order])
+def compiled_and_eager(program):
+    """Runs `program` (a `step` and MAIN) under the event-log tool: checks
+    that Dynamo finds no graph break and that compiled code prints what
+    eager code prints; returns the calls each sent."""
     explained, _ = run(program, args=["explain"])
     check(explained)
     assert "graph breaks 0 []" in explained.stdout, explained.stdout + explained.stderr
@@ -62,6 +67,20 @@ def test_compiled_ranges_break_no_graph_and_send_what_eager_code_sends(order):
     check(eager)
     check(compiled)
     assert compiled.stdout == eager.stdout == "[3.0, 3.0, 3.0, 3.0]\n" * 2
+    return eager_calls, compiled_calls
+
+
+def unnamed(calls):
+    """The calls but the thread's naming, which comes with its first call,
+    whichever that is."""
+    return [c for c in calls if not c.startswith("NameOsThread")]
+
+
+@pytest.mark.parametrize("order", sorted(IMPORTS))
+def test_compiled_ranges_break_no_graph_and_send_what_eager_code_sends(order):
+    torch_or_skip()
+    program = PROGRAM.format(imports=IMPORTS[order])
+    eager_calls, compiled_calls = compiled_and_eager(program)
     def one_step(span):
         return [
             'RangePushA "step" -> 0',
@@ -73,8 +92,7 @@ def test_compiled_ranges_break_no_graph_and_send_what_eager_code_sends(order):
             "RangePop -> 0",
         ]
 
-    events = [c for c in eager_calls if not c.startswith("NameOsThread")]
-    assert events == one_step(1) + one_step(2), eager_calls
+    assert unnamed(eager_calls) == one_step(1) + one_step(2), eager_calls
     assert compiled_calls == eager_calls
 
 
@@ -103,27 +121,12 @@ NVIDIA_API = """
         nvtx.pop_range()
         return y
 
-    mode = sys.argv[1]
-    if mode == "explain":
-        explained = torch._dynamo.explain(step)(torch.ones(4))
-        print("graph breaks", explained.graph_break_count, explained.break_reasons)
-    else:
-        f = step if mode == "eager" else torch.compile(step, fullgraph=True)
-        for _ in range(2):
-            print(f(torch.ones(4)).tolist())
-"""
+""" + MAIN
 
 
 def test_nvidias_api_compiles_with_no_graph_break_and_sends_what_eager_code_sends():
     torch_or_skip()
-    explained, _ = run(NVIDIA_API, args=["explain"])
-    check(explained)
-    assert "graph breaks 0 []" in explained.stdout, explained.stdout + explained.stderr
-    eager, eager_calls = run(NVIDIA_API, args=["eager"])
-    compiled, compiled_calls = run(NVIDIA_API, args=["compiled"])
-    check(eager)
-    check(compiled)
-    assert compiled.stdout == eager.stdout == "[3.0, 3.0, 3.0, 3.0]\n" * 2
+    eager_calls, compiled_calls = compiled_and_eager(NVIDIA_API)
     events = [c for c in eager_calls if "Push" in c or "Pop" in c or "Mark" in c or "Start" in c or "End" in c]
     assert events[:7] == [
         'DomainRangePushEx domain="train" {msg=reg:"forward" color=0x00ff0000 category=1} -> 0',
@@ -135,10 +138,7 @@ def test_nvidias_api_compiles_with_no_graph_break_and_sends_what_eager_code_send
         "DomainRangePop default -> 0",
     ], eager_calls
     assert len(events) == 14
-    # The same calls in the same order (the thread is named at its first
-    # call, whichever that is).
-    named = lambda calls: [c for c in calls if not c.startswith("NameOsThread")]
-    assert named(compiled_calls) == named(eager_calls)
+    assert unnamed(compiled_calls) == unnamed(eager_calls)
 
 
 DECORATED = """
@@ -157,27 +157,12 @@ DECORATED = """
     def step(x):
         return head(layer(x))
 
-    mode = sys.argv[1]
-    if mode == "explain":
-        explained = torch._dynamo.explain(step)(torch.ones(4))
-        print("graph breaks", explained.graph_break_count, explained.break_reasons)
-    else:
-        f = step if mode == "eager" else torch.compile(step, fullgraph=True)
-        for _ in range(2):
-            print(f(torch.ones(4)).tolist())
-"""
+""" + MAIN
 
 
 def test_annotated_functions_compile_with_no_graph_break_and_send_what_eager_code_sends():
     torch_or_skip()
-    explained, _ = run(DECORATED, args=["explain"])
-    check(explained)
-    assert "graph breaks 0 []" in explained.stdout, explained.stdout + explained.stderr
-    eager, eager_calls = run(DECORATED, args=["eager"])
-    compiled, compiled_calls = run(DECORATED, args=["compiled"])
-    check(eager)
-    check(compiled)
-    assert compiled.stdout == eager.stdout == "[3.0, 3.0, 3.0, 3.0]\n" * 2
+    eager_calls, compiled_calls = compiled_and_eager(DECORATED)
     ranges = [c for c in eager_calls if "Push" in c or "Pop" in c]
     assert ranges[:4] == [
         'DomainRangePushEx domain="train" {msg=reg:"layer" color=0x00ff0000 category=1} -> 0',
@@ -185,5 +170,4 @@ def test_annotated_functions_compile_with_no_graph_break_and_send_what_eager_cod
         'DomainRangePushEx default {msg=reg:"head" color=0x000000ff} -> 0',
         "DomainRangePop default -> 0",
     ], eager_calls
-    named = lambda calls: [c for c in calls if not c.startswith("NameOsThread")]
-    assert named(compiled_calls) == named(eager_calls)
+    assert unnamed(compiled_calls) == unnamed(eager_calls)

@@ -380,23 +380,11 @@ fn gpu_times_on_cuptis_own_clock_are_placed_by_a_measured_offset() {
     }
 }
 
-/// The body of `GET path` from the server at `port` (HTTP/1.0).
+/// The JSON body of `GET path` from the server at `port`.
 fn get(port: u16, path: &str) -> serde_json::Value {
-    use std::io::{Read, Write};
-    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-    write!(
-        stream,
-        "GET {path} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
-    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
-    assert!(
-        head.starts_with("HTTP/1.0 200") || head.starts_with("HTTP/1.1 200"),
-        "{head}"
-    );
-    serde_json::from_str(body).unwrap()
+    let (status, head, body) = common::http_get(port, &format!("127.0.0.1:{port}"), path, "");
+    assert_eq!(status, 200, "{head}");
+    serde_json::from_str(&body).unwrap()
 }
 
 #[test]

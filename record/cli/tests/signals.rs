@@ -222,8 +222,7 @@ fn sigint_to_nvtxr_reaches_the_command_and_the_trace_is_complete() {
     std::io::BufRead::read_line(&mut stdout, &mut line).unwrap();
     assert_eq!(line, "ready\n");
     std::thread::sleep(std::time::Duration::from_millis(100));
-    // SAFETY: signalling our own child process.
-    unsafe { libc::kill(child.id() as i32, 2) };
+    signal(&child, 2);
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(128 + 2));
     let ev = events(&load(&dir.join("trace.json")));
@@ -254,8 +253,8 @@ fn record_until_sigterm(
     std::io::BufRead::read_line(&mut stdout, &mut line).unwrap();
     assert_eq!(line, "ready\n");
     std::thread::sleep(std::time::Duration::from_millis(50));
-    // SAFETY: signalling our own child process (nvtxr, which forwards it).
-    unsafe { libc::kill(child.id() as i32, 15) };
+    signal(&child, 15); // nvtxr forwards it
+
     (child, stdout)
 }
 
@@ -304,8 +303,7 @@ fn sigterm_then_sigkill_as_mpirun_sends_them_leaves_a_trace_or_the_recording_and
             break PathBuf::from(dir);
         }
     };
-    // SAFETY: as above.
-    unsafe { libc::kill(child.id() as i32, 9) };
+    signal(&child, 9);
     child.wait().unwrap();
     let left: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()

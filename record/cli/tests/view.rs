@@ -8,8 +8,7 @@ mod common;
 use common::*;
 use nvtxr_harness::{artifacts, compile_c, have_tool, Producer};
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
@@ -65,21 +64,10 @@ impl Server {
         (status, body)
     }
 
-    /// GET `path` with `host` as the Host header and `headers` (lines, each
-    /// ending in CRLF): the status, the head and the body (HTTP/1.0: a body
-    /// of any length comes whole, never chunked).
+    /// GET `path` with `host` as the Host header and `headers` (see
+    /// [`http_get`]).
     fn request(&self, host: &str, path: &str, headers: &str) -> (u16, String, String) {
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-        write!(
-            stream,
-            "GET {path} HTTP/1.0\r\nHost: {host}\r\n{headers}Connection: close\r\n\r\n"
-        )
-        .unwrap();
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).unwrap();
-        let (head, body) = answer.split_once("\r\n\r\n").unwrap();
-        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-        (status, head.to_string(), body.to_string())
+        http_get(self.port, host, path, headers)
     }
 
     fn get(&self, path: &str) -> Value {

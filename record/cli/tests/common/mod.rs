@@ -292,3 +292,21 @@ pub fn kept_recording_in(said: &str) -> Option<&str> {
         .find_map(|l| l.split("convert it with: nvtxr report ").nth(1))
         .and_then(|command| command.trim().rsplit(' ').next())
 }
+
+/// `GET path` from the server on 127.0.0.1:`port` with `host` as the Host
+/// header and `headers` (lines, each ending in CRLF): the status, the head
+/// and the body (HTTP/1.0: a body of any length comes whole, never chunked).
+pub fn http_get(port: u16, host: &str, path: &str, headers: &str) -> (u16, String, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.0\r\nHost: {host}\r\n{headers}Connection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    (status, head.to_string(), body.to_string())
+}
