@@ -78,7 +78,7 @@ def _define(torch):
         category: Optional[str],
         category_value: Optional[int],
     ) -> None:
-        _native.push_range(message, _either(color, color_value), domain, _either(category, category_value))
+        _event(_native.push_range, message, color, color_value, domain, category, category_value)
 
     @torch.library.custom_op("nvtxr::pop", mutates_args=())
     def pop(domain: Optional[str]) -> None:
@@ -93,7 +93,7 @@ def _define(torch):
         category: Optional[str],
         category_value: Optional[int],
     ) -> None:
-        _native.mark(message, _either(color, color_value), domain, _either(category, category_value))
+        _event(_native.mark, message, color, color_value, domain, category, category_value)
 
     @torch.library.custom_op("nvtxr::start", mutates_args=())
     def start(
@@ -104,7 +104,7 @@ def _define(torch):
         category: Optional[str],
         category_value: Optional[int],
     ) -> torch.Tensor:
-        started = _native.start_range(message, _either(color, color_value), domain, _either(category, category_value))
+        started = _event(_native.start_range, message, color, color_value, domain, category, category_value)
         return torch.tensor(_as_signed(started[0] if started else 0), dtype=torch.int64)
 
     @torch.library.custom_op("nvtxr::end", mutates_args=())
@@ -174,9 +174,13 @@ def _end(range_id):
     _torch.ops.nvtxr.text_end(range_id)
 
 
-def _either(name, value):
-    """A color or category given as a name or as a number: the one given."""
-    return name if name is not None else value
+def _event(call, message, color, color_value, domain, category, category_value):
+    """An operator's arguments (a color or category as a name or a number,
+    whichever was given: see `_split`) passed to `call`, an event call of
+    NVIDIA's API."""
+    color = color if color is not None else color_value
+    category = category if category is not None else category_value
+    return call(message, color, domain, category)
 
 
 def _split(value):
