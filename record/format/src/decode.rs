@@ -5,6 +5,23 @@ use crate::layout::*;
 use crate::record::{Kind, Record};
 use std::borrow::Cow;
 
+/// The LEB128 varint at `bytes[*at..]`, `*at` moved past it; `None` for
+/// one cut short or longer than 64 bits. The recording's and the GPU
+/// file's (`gpu`) reader.
+#[inline(always)]
+pub(crate) fn varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let b = *bytes.get(*at)?;
+        *at += 1;
+        v |= u64::from(b & 0x7f) << shift;
+        if b & 0x80 == 0 {
+            return Some(v);
+        }
+    }
+    None
+}
+
 /// Reads fields from a byte slice.
 struct Reader<'a> {
     bytes: &'a [u8],
@@ -41,15 +58,7 @@ impl<'a> Reader<'a> {
     }
     #[inline(always)]
     fn varint(&mut self) -> Option<u64> {
-        let mut v = 0u64;
-        for shift in (0..64).step_by(7) {
-            let b = self.u8()?;
-            v |= u64::from(b & 0x7f) << shift;
-            if b & 0x80 == 0 {
-                return Some(v);
-            }
-        }
-        None
+        varint(self.bytes, &mut self.at)
     }
     #[inline(always)]
     fn bytes(&mut self) -> Option<&'a [u8]> {

@@ -220,16 +220,7 @@ impl<'a> GpuRecords<'a> {
     }
 
     fn varint(&mut self) -> Option<u64> {
-        let mut v = 0u64;
-        for shift in (0..64).step_by(7) {
-            let b = *self.bytes.get(self.at)?;
-            self.at += 1;
-            v |= u64::from(b & 0x7f) << shift;
-            if b & 0x80 == 0 {
-                return Some(v);
-            }
-        }
-        None
+        crate::decode::varint(self.bytes, &mut self.at)
     }
     fn u32(&mut self) -> Option<u32> {
         u32::try_from(self.varint()?).ok()
