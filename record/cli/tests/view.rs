@@ -463,7 +463,9 @@ fn only_requests_with_the_printed_token_are_answered() {
     let (port, token) = (server.port, server.token.clone());
     assert_eq!(token.len(), 32, "{}", server.url());
     let here = format!("127.0.0.1:{port}");
-    let wrong = format!("{}0", &token[..31]);
+    // The token with its last digit changed (to another digit, whatever it was).
+    let last = if token.ends_with('0') { '1' } else { '0' };
+    let wrong = format!("{}{last}", &token[..31]);
     for (path, cookie) in [
         ("/meta".to_string(), String::new()),
         (format!("/meta?token={wrong}"), String::new()),
