@@ -232,6 +232,17 @@ fn every_kernel_copy_and_sync_is_under_the_range_that_launched_it() {
     assert_eq!(row(":step")[5..], ["3", "6"]);
     assert_eq!(row(":backward")[5..], ["2", "4"]);
     assert_eq!(row(":worker")[5..], ["1", "1"]);
+    // The start/end range on the main thread holds that thread's launches
+    // (the worker's is on another thread): 4 kernels, 7 activities. The one
+    // ended on another thread than the one that started it is not projected.
+    assert_eq!(row(":epoch")[5..], ["4", "7"]);
+    let projected = said
+        .split("NVTX ranges projected onto the GPU")
+        .nth(1)
+        .and_then(|t| t.split("\n\n").nth(1))
+        .unwrap();
+    assert!(!projected.contains(":handoff"), "{projected}");
+    assert!(projected.contains(":epoch"), "{projected}");
 }
 
 #[test]

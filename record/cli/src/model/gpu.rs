@@ -3,7 +3,6 @@
 //! ties each kernel, copy and set to its launch and to the NVTX ranges open
 //! around that launch.
 
-use super::Details;
 use compact_str::CompactString;
 use hashbrown::HashMap;
 use nvtxr_record_format::gpu::{
@@ -173,10 +172,13 @@ impl Projection {
     }
 }
 
-/// Adds a launch's activities to the projection of every range open around it.
-pub(super) fn project<'a>(caused: &[Activity], open: impl Iterator<Item = &'a mut Details>) {
-    for details in open {
-        let p = details.gpu.get_or_insert_with(Default::default);
+/// Adds a launch's activities to the projections of the ranges open around it.
+pub(super) fn project<'a>(
+    caused: &[Activity],
+    open: impl Iterator<Item = &'a mut Option<Projection>>,
+) {
+    for projection in open {
+        let p = projection.get_or_insert_with(Default::default);
         for a in caused.iter().filter(|a| a.tag != Tag::Sync as u8) {
             p.add(a);
         }

@@ -76,7 +76,8 @@ pub struct Details {
     /// Extended payloads (NVTX's payload extension), decoded by the tool:
     /// named values, a pop's or an end's added to its range's.
     pub fields: Option<Box<Fields>>,
-    /// Push/pop ranges: the GPU work launched inside them, projected.
+    /// The GPU work launched inside the range, projected: push/pop ranges,
+    /// and start/end ranges that end on the thread that started them.
     pub gpu: Option<Projection>,
 }
 

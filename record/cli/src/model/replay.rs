@@ -1,6 +1,6 @@
 //! The second pass: each range and mark, complete, to a sink.
 
-use super::gpu::project;
+use super::gpu::{project, Projection};
 use super::scan::{key, read_chunk, Image, Names, Scan};
 use super::{
     add_fields, parse_fields, Details, Fields, Filter, GpuEvent, Launch, Launched, Mark, Payload,
@@ -90,7 +90,11 @@ impl Scan {
                 names: &self.names,
             };
             let last = self.last.get(&process.key).copied().unwrap_or(0);
-            let mut starts: HashMap<(u64, u64), (u32, Decoded<'static>)> = HashMap::new();
+            // Start/end ranges waiting for their end: the thread that
+            // started each, its start and (started on this thread) the GPU
+            // work launched on that thread since.
+            let mut starts: HashMap<(u64, u64), (u32, Decoded<'static>, Option<Projection>)> =
+                HashMap::new();
             let mut ends: HashMap<(u64, u64), End> = HashMap::new();
             let mut emit_range = |sink: &mut dyn Sink, r: Range| {
                 if filter.keeps(&r.details, r.start) {
@@ -106,6 +110,8 @@ impl Scan {
             for ((tid, chunks), thread) in threads.iter().zip(&process.threads) {
                 sink.thread_start(process, thread)?;
                 let mut stacks = Stacks::default();
+                // The start/end ranges this thread started and has not ended.
+                let mut started_here: Vec<(u64, u64)> = Vec::new();
                 let mut depth = 0;
                 for file in chunks {
                     let Some(chunk) = read_chunk(&file.path, &mut buffer)? else {
@@ -142,10 +148,12 @@ impl Scan {
                             Kind::Start => match ends.remove(&(r.domain, r.value)) {
                                 Some(end) => emit_range(
                                     sink,
-                                    start_end(&r, *tid, Some(end), last, &resolve),
+                                    start_end(&r, *tid, Some(end), last, None, &resolve),
                                 )?,
                                 None => {
-                                    drop(starts.insert((r.domain, r.value), (*tid, r.into_owned())))
+                                    let key = (r.domain, r.value);
+                                    started_here.push(key);
+                                    drop(starts.insert(key, (*tid, r.into_owned(), None)))
                                 }
                             },
                             Kind::End => {
@@ -154,11 +162,26 @@ impl Scan {
                                     time: r.timestamp,
                                     fields: r.fields.as_deref().map(parse_fields),
                                 };
-                                match starts.remove(&(r.domain, r.value)) {
-                                    Some((opener, open)) => emit_range(
-                                        sink,
-                                        start_end(&open, opener, Some(end), last, &resolve),
-                                    )?,
+                                let key = (r.domain, r.value);
+                                match starts.remove(&key) {
+                                    Some((opener, open, gpu)) => {
+                                        // Projected only when it ends on the thread that started it.
+                                        let gpu = if opener == *tid {
+                                            started_here.retain(|k| *k != key);
+                                            gpu
+                                        } else {
+                                            None
+                                        };
+                                        let range = start_end(
+                                            &open,
+                                            opener,
+                                            Some(end),
+                                            last,
+                                            gpu,
+                                            &resolve,
+                                        );
+                                        emit_range(sink, range)?
+                                    }
                                     None => drop(ends.insert((r.domain, r.value), end)),
                                 }
                             }
@@ -195,7 +218,12 @@ impl Scan {
                                     .iter()
                                     .map(|&i| placed(&gpu.activities[i], placement))
                                     .collect();
-                                project(&caused, stacks.open_mut());
+                                project(&caused, stacks.open_mut().map(|d| &mut d.gpu));
+                                for key in &started_here {
+                                    if let Some(open) = starts.get_mut(key) {
+                                        project(&caused, std::iter::once(&mut open.2));
+                                    }
+                                }
                                 let launch = Launch {
                                     tid: *tid,
                                     start: placement.place(entry).min(r.timestamp),
@@ -237,9 +265,9 @@ impl Scan {
             }
             // Never ended: closed at the process's last event.
             let mut open: Vec<_> = starts.into_values().collect();
-            open.sort_by_key(|(_, r)| r.timestamp);
-            for (tid, r) in open {
-                emit_range(sink, start_end(&r, tid, None, last, &resolve))?;
+            open.sort_by_key(|(_, r, _)| r.timestamp);
+            for (tid, r, gpu) in open {
+                emit_range(sink, start_end(&r, tid, None, last, gpu, &resolve))?;
             }
             if let Some(gpu) = gpu {
                 for a in &gpu.activities {
@@ -433,9 +461,18 @@ struct End {
     fields: Option<Box<Fields>>,
 }
 
-/// A start/end range opened by `tid`, ended by `end` (`None`: never).
-fn start_end(open: &Decoded, tid: u32, end: Option<End>, last: u64, resolve: &Resolver) -> Range {
+/// A start/end range opened by `tid`, ended by `end` (`None`: never), with
+/// the GPU work projected onto it.
+fn start_end(
+    open: &Decoded,
+    tid: u32,
+    end: Option<End>,
+    last: u64,
+    gpu: Option<Projection>,
+    resolve: &Resolver,
+) -> Range {
     let mut details = resolve.details(open);
+    details.gpu = gpu;
     let unterminated = end.is_none();
     let (end_tid, end_time) = match end {
         Some(end) => {

@@ -8,7 +8,9 @@
  * "backward", "worker" on a second thread, "tail"), on two devices and three
  * streams; copies both ways and a set; a stream synchronization; buffers
  * completed out of order, one saying 2 records were dropped, and one left
- * to the flush at exit, after the last NVTX call. */
+ * to the flush at exit, after the last NVTX call; a start/end range around
+ * the main thread's launches ("epoch") and one ended on the worker thread
+ * ("handoff"). */
 #include <cupti.h>
 #include <dlfcn.h>
 #include <nvtx3/nvToolsExt.h>
@@ -42,12 +44,17 @@ static void *load(void *library, const char *name) {
     return f;
 }
 
+/* Started on the main thread, ended by the worker: not projected (its
+ * launches are on other threads than the one that started it). */
+static nvtxRangeId_t handoff;
+
 static void *worker(void *arg) {
     (void)arg;
     nvtxRangePushA("worker");
     api(RUNTIME, LAUNCH_KERNEL, 6, 20000);
     kernel(1, 6, "_Z6reducePKfPfi", 1, 2, 15, 0, 60000);
     nvtxRangePop();
+    nvtxRangeEnd(handoff);
     return NULL;
 }
 
@@ -75,6 +82,9 @@ int main(void) {
     context(0, 1, 0);
     context(0, 2, 1);
 
+    /* A start/end range on the main thread: every launch of this thread
+ * between its start and its end is projected onto it. */
+    nvtxRangeId_t epoch = nvtxRangeStartA("epoch");
     nvtxRangePushA("step");
     nvtxRangePushA("forward");
     api(RUNTIME, LAUNCH_KERNEL, 1, 20000);
@@ -94,6 +104,7 @@ int main(void) {
     nvtxRangePop();
     nvtxRangePop();
 
+    handoff = nvtxRangeStartA("handoff");
     pthread_t t;
     pthread_create(&t, NULL, worker, NULL);
     pthread_join(t, NULL);
@@ -109,6 +120,7 @@ int main(void) {
     api(RUNTIME, LAUNCH_KERNEL, 9, 20000);
     kernel(2, 9, "_Z4gemmPKfS0_Pfi", 0, 1, 7, 0, 50000);
     nvtxRangePop();
+    nvtxRangeEnd(epoch);
     /* Queue 2 is completed by the tool's flush at exit. */
     return 0;
 }
