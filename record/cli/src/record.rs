@@ -122,7 +122,12 @@ impl Raw {
                 }
                 std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
             }
-            Err(e) => return Err(e),
+            Err(e) => {
+                return Err(std::io::Error::new(
+                    e.kind(),
+                    format!("{}: {e}", dir.display()),
+                ))
+            }
         }
         Ok(Raw::Kept(dir.to_path_buf()))
     }

@@ -246,6 +246,100 @@ fn every_kernel_copy_and_sync_is_under_the_range_that_launched_it() {
 }
 
 #[test]
+fn forked_children_record_their_own_gpu_work_and_never_the_parents() {
+    // One child forked before the parent's cuInit initializes CUDA itself;
+    // one forked from the CUDA process exits through exit() while the
+    // parent's records wait in CUPTI's buffers.
+    let (dir, out) = run("fork", &[], &[("FORK_CHILDREN", "1")]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    let trace = load(&dir.join("trace.json"));
+    let gemm = "gemm(float const*, float const*, float*, int)";
+    let k = |name: &str, range: &str, device, stream| {
+        (name.to_string(), range.to_string(), device, stream)
+    };
+    // Each kernel once: the second child wrote none of its parent's.
+    assert_eq!(
+        kernels(&trace),
+        [
+            k("child()", "child work", 0, 7),
+            k(gemm, "backward", 1, 13),
+            k(gemm, "forward", 0, 7),
+            k(gemm, "tail", 0, 7),
+            k("reduce(float const*, float*, int)", "worker", 1, 15),
+            k("relu(float*, int)", "backward", 1, 13),
+        ]
+    );
+    let events = trace["traceEvents"].as_array().unwrap();
+    let pid_of = |name: &str| -> Vec<u64> {
+        events
+            .iter()
+            .filter(|e| e["ph"] == "X" && e["name"] == name)
+            .map(|e| e["pid"].as_u64().unwrap())
+            .collect()
+    };
+    let (parent, first, second) = (pid_of("forward"), pid_of("child work"), pid_of("forked"));
+    assert_eq!((parent.len(), first.len(), second.len()), (1, 1, 1));
+    assert!(
+        parent[0] != first[0] && parent[0] != second[0] && first[0] != second[0],
+        "three processes: {parent:?} {first:?} {second:?}"
+    );
+    // The child's kernel is on a GPU process of its own.
+    let gpu_pid = |kernel: &str| {
+        events
+            .iter()
+            .find(|e| e["cat"] == "kernel" && e["args"]["demangled"] == kernel)
+            .map(|e| e["pid"].as_u64().unwrap())
+            .unwrap()
+    };
+    assert_ne!(gpu_pid("child()"), gpu_pid("relu(float*, int)"));
+}
+
+#[test]
+fn ranks_recorded_apart_merge_with_each_ranks_gpus() {
+    // Two runs, as two ranks of a job each under its own `nvtxr record`,
+    // merged by `nvtxr report`.
+    let keep = nvtxr_harness::work_dir().join(format!("gpu-ranks-{}", std::process::id()));
+    std::fs::create_dir_all(&keep).unwrap();
+    let ranks: Vec<PathBuf> = (0..2).map(|r| keep.join(format!("rec.{r}"))).collect();
+    let mut each_rank = Vec::new();
+    for (r, rec) in ranks.iter().enumerate() {
+        let (dir, out) = run(&format!("rank{r}"), &["--keep", rec.to_str().unwrap()], &[]);
+        assert!(out.status.success(), "{}", text(&out));
+        each_rank.extend(kernels(&load(&dir.join("trace.json"))));
+    }
+    each_rank.sort();
+    let json = keep.join("merged.json");
+    let mut args = vec!["report", "-q", "-o", json.to_str().unwrap()];
+    args.extend(ranks.iter().map(|r| r.to_str().unwrap()));
+    let out = common::nvtxr(&args, &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let trace = load(&json);
+    assert_eq!(each_rank.len(), 10);
+    assert_eq!(
+        kernels(&trace),
+        each_rank,
+        "every rank's kernels, each under its range"
+    );
+    // Two devices per rank: four GPU processes, each kernel's launch on its
+    // own rank's process.
+    let events = trace["traceEvents"].as_array().unwrap();
+    let gpu_pids: std::collections::BTreeSet<u64> = events
+        .iter()
+        .filter(|e| e["cat"] == "kernel" && e["ph"] == "X")
+        .map(|e| e["pid"].as_u64().unwrap())
+        .collect();
+    assert_eq!(gpu_pids.len(), 4, "{gpu_pids:?}");
+    let launch_pids: std::collections::BTreeSet<u64> = events
+        .iter()
+        .filter(|e| e["cat"] == "cuda_api")
+        .map(|e| e["pid"].as_u64().unwrap())
+        .collect();
+    assert_eq!(launch_pids.len(), 2, "{launch_pids:?}");
+    std::fs::remove_dir_all(keep).unwrap();
+}
+
+#[test]
 fn the_perfetto_trace_has_a_track_per_stream_and_flows() {
     let (cupti, app) = built();
     let dir = scratch_in("gpu", "perfetto");

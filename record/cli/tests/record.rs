@@ -1218,6 +1218,14 @@ fn bad_outputs_and_settings_are_refused_before_the_program_runs() {
     );
     assert_eq!(mode(&theirs), 0o777, "not chmod'ed");
     assert!(!ran.exists());
+    // --keep in a folder that does not exist: the error names it.
+    let nowhere = dir.join("no/such/rec");
+    let args = record_args(&["--keep", nowhere.to_str().unwrap()]);
+    let out = nvtxr(&args.iter().map(String::as_str).collect::<Vec<_>>(), &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let says = format!("{}: No such file or directory", nowhere.display());
+    assert!(text(&out).contains(&says), "{}", text(&out));
+    assert!(!ran.exists());
 }
 
 #[test]

@@ -70,6 +70,7 @@ pub(crate) fn say(what: std::fmt::Arguments) {
 extern "C" fn in_fork_child() {
     writer::after_fork_in_child();
     ahead::after_fork_in_child();
+    gpu::after_fork_in_child();
     if let Some(calibration) = recording::calibration() {
         if let Err(e) = recording::start_image(calibration) {
             recording::warn_dropping(format_args!("{e}"));

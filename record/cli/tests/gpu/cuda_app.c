@@ -10,7 +10,13 @@
  * completed out of order, one saying 2 records were dropped, and one left
  * to the flush at exit, after the last NVTX call; a start/end range around
  * the main thread's launches ("epoch") and one ended on the worker thread
- * ("handoff"). */
+ * ("handoff").
+ *
+ * With FORK_CHILDREN=1, two forked children as well: one forked before the
+ * parent's cuInit, which initializes CUDA itself and launches a kernel
+ * ("child()" inside "child work"); one forked from the CUDA process while
+ * its records wait in CUPTI's buffers, which only annotates ("forked") and
+ * exits through exit(), as a DataLoader worker does. */
 #include <cupti.h>
 #include <dlfcn.h>
 #include <nvtx3/nvToolsExt.h>
@@ -18,6 +24,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define RUNTIME CUPTI_CB_DOMAIN_RUNTIME_API
 #define DRIVER CUPTI_CB_DOMAIN_DRIVER_API
@@ -58,7 +66,47 @@ static void *worker(void *arg) {
     return NULL;
 }
 
+/* cuInit: the driver loads the injection library and calls its InitializeInjection. */
+static int inject(void) {
+    const char *injection = getenv("CUDA_INJECTION64_PATH");
+    if (injection && *injection) {
+        void *tool = dlopen(injection, RTLD_NOW);
+        int (*initialize)(void) = tool ? (int (*)(void))dlsym(tool, "InitializeInjection") : NULL;
+        if (!initialize) { fprintf(stderr, "cuda_app: no InitializeInjection in %s\n", injection); return 0; }
+        initialize();
+    }
+    return 1;
+}
+
+/* Runs `child` in a forked child, which exits through exit(); waits for it. */
+static void forked(void (*child)(void)) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        child();
+        exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) { fprintf(stderr, "cuda_app: a child failed\n"); exit(3); }
+}
+
+static void child_with_its_own_cuda(void) {
+    if (!inject()) exit(3);
+    context(0, 1, 0);
+    nvtxRangePushA("child work");
+    api(RUNTIME, LAUNCH_KERNEL, 1, 20000);
+    kernel(0, 1, "_Z5childv", 0, 1, 7, 0, 10000);
+    nvtxRangePop();
+}
+
+static void child_of_a_cuda_process(void) {
+    nvtxRangePushA("forked");
+    nvtxRangePop();
+}
+
 int main(void) {
+    const char *fork_children = getenv("FORK_CHILDREN");
+    int forks = fork_children && *fork_children == '1';
     const char *cupti = getenv("FAKE_CUPTI");
     void *fake = cupti ? dlopen(cupti, RTLD_NOW | RTLD_GLOBAL) : NULL;
     if (!fake) { fprintf(stderr, "cuda_app: cannot load the test CUPTI\n"); return 3; }
@@ -71,14 +119,8 @@ int main(void) {
     *(void **)&complete = load(fake, "fake_complete");
     *(void **)&drop = load(fake, "fake_drop");
 
-    /* cuInit: the driver loads the injection library. */
-    const char *injection = getenv("CUDA_INJECTION64_PATH");
-    if (injection && *injection) {
-        void *tool = dlopen(injection, RTLD_NOW);
-        int (*initialize)(void) = tool ? (int (*)(void))dlsym(tool, "InitializeInjection") : NULL;
-        if (!initialize) { fprintf(stderr, "cuda_app: no InitializeInjection in %s\n", injection); return 3; }
-        initialize();
-    }
+    if (forks) forked(child_with_its_own_cuda);
+    if (!inject()) return 3;
     context(0, 1, 0);
     context(0, 2, 1);
 
@@ -91,6 +133,7 @@ int main(void) {
     kernel(0, 1, "_Z4gemmPKfS0_Pfi", 0, 1, 7, 0, 100000);
     api(RUNTIME, MEMCPY_ASYNC, 2, 10000);
     copy(0, 2, HTOD, 1 << 20, 0, 1, 14, 100000, 30000);
+    if (forks) forked(child_of_a_cuda_process);
     nvtxRangePop();
     nvtxRangePushA("backward");
     api(DRIVER, CU_LAUNCH_KERNEL, 3, 20000);

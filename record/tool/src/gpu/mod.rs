@@ -153,8 +153,21 @@ extern "C" fn flush_at_exit() {
     flush();
 }
 
+/// In a forked child: the parent's CUPTI session is the parent's. The
+/// child records no GPU activity through it, never writes the records
+/// waiting in its copy of CUPTI's buffers (they are the parent's, which
+/// writes them) and, at exit, does not flush CUPTI (whose threads stayed in
+/// the parent). A child that initializes CUDA itself, from a parent that
+/// never did, attaches as any process does.
+pub fn after_fork_in_child() {
+    ACTIVE.store(false, Ordering::Release);
+}
+
 /// Hands every buffer CUPTI holds to [`buffers`] (at exit, and in tests).
 pub fn flush() {
+    if !active() {
+        return;
+    }
     if let Some(cupti) = CUPTI.get() {
         // SAFETY: CUPTI's documented call.
         unsafe { (cupti.flush_all)(cupti::FLUSH_FORCED) };
