@@ -9,7 +9,7 @@
 mod common;
 
 use common::{load, record, scratch_in, text};
-use nvtxr_harness::{check, compile_c, cupti_include, Producer};
+use nvtxr_harness::{check, compile_c, cupti_include, fake_cupti, Producer};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -26,30 +26,13 @@ fn source(name: &str) -> String {
 fn built() -> &'static (PathBuf, PathBuf) {
     static ONCE: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
     ONCE.get_or_init(|| {
-        let include = cupti_include();
-        let dir = nvtxr_harness::work_dir().join(format!("gpu-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let cupti = dir.join("libfakecupti.so");
-        check(
-            "compiling the test CUPTI",
-            Command::new("gcc")
-                .args([
-                    "-shared", "-fPIC", "-Wall", "-Wextra", "-Werror", "-pthread", "-I",
-                ])
-                .arg(include)
-                .arg(source("fake_cupti.c"))
-                .arg("-o")
-                .arg(&cupti)
-                .output()
-                .unwrap(),
-        );
-        let include_flag = format!("-I{}", include.display());
+        let include_flag = format!("-I{}", cupti_include().display());
         let app = compile_c(
             &source("cuda_app.c"),
             Producer::NvidiaHeader,
             &[&include_flag, "-ldl"],
         );
-        (cupti, app)
+        (fake_cupti().to_path_buf(), app)
     })
 }
 
@@ -414,7 +397,8 @@ fn without_cupti_the_nvtx_recording_is_unchanged_and_one_line_says_why() {
             .iter()
             .filter(|e| e["cat"] == "nvtx")
             .count();
-        assert_eq!(ranges, 5, "{name}: every NVTX range");
+        // Five push/pop ranges, two start/end ranges (a begin and an end each).
+        assert_eq!(ranges, 5 + 2 * 2, "{name}: every NVTX range");
     }
 }
 

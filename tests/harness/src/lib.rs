@@ -11,6 +11,9 @@ pub use xtask::artifacts::{
 };
 pub use xtask::install;
 
+mod cupti;
+pub use cupti::{cupti_include, fake_cupti, CUPTI_WHEELS};
+
 /// Runs test `name` of the current test binary again, as a child process
 /// (one process per tool attachment), with the event-log tool attached when
 /// `tool` is set; returns the lines the tool logged (its `init` line first).
@@ -168,27 +171,6 @@ pub fn nvidia() -> &'static Nvidia {
         }
     })
 }
-
-/// NVIDIA's CUPTI headers (with the `cuda.h` and `crt/` they include), from
-/// PyPI's `nvidia-cuda-cupti`, `nvidia-cuda-runtime` and `nvidia-cuda-crt`,
-/// unpacked once under `target/harness/cupti`; returns the include folder.
-/// Code against them compiles with no CUDA installed.
-pub fn cupti_include() -> &'static Path {
-    static ONCE: OnceLock<PathBuf> = OnceLock::new();
-    ONCE.get_or_init(|| {
-        let dir = filled_once("cupti", "nvidia/cu13/include/cupti.h", |tmp| {
-            unpacked_wheels(tmp, &CUPTI_WHEELS)
-        });
-        dir.join("nvidia/cu13/include")
-    })
-}
-
-/// The PyPI packages of NVIDIA's CUPTI headers and the CUDA headers they include.
-pub const CUPTI_WHEELS: [&str; 3] = [
-    "nvidia-cuda-cupti==13.5.25",
-    "nvidia-cuda-runtime==13.5.37",
-    "nvidia-cuda-crt==13.5.37",
-];
 
 /// NVIDIA's Python `nvtx` package, installed once under `target/harness/python`;
 /// returns the folder to put on `PYTHONPATH`.

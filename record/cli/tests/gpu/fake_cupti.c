@@ -261,3 +261,11 @@ void fake_sync(int q, uint32_t correlation, uint32_t context, uint32_t stream, u
     r.cudaEventId = 0;
     enqueue(q, &r, sizeof r);
 }
+
+/* A kernel launched through cudaLaunchKernel on the calling thread (device
+ * 0, context 1, 20 us), for scripts that do not spell CUPTI's numbers (the
+ * Python tests). `name` must live until the buffer is completed. */
+void fake_launch(uint32_t correlation, const char *name, uint32_t stream) {
+    fake_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, correlation, 10000);
+    fake_kernel(0, correlation, name, 0, 1, stream, 0, 20000);
+}

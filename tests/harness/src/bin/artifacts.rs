@@ -17,6 +17,11 @@ fn main() {
         "export NVIDIA_NVTX_INCLUDE='{}'",
         nvtxr_harness::nvidia().include_dir.display()
     );
+    // The test CUPTI library (tests/gpu's fake), for the Python GPU tests.
+    println!(
+        "export FAKE_CUPTI='{}'",
+        nvtxr_harness::fake_cupti().display()
+    );
     println!(
         "export PKG_CONFIG_PATH='{}'${{PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}}",
         a.lib_dir.join("pkgconfig").display()

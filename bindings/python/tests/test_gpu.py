@@ -1,0 +1,86 @@
+"""GPU work under Python's ranges: `nvtxr record -- python train.py` ties
+each kernel to the `nvtxr.annotate`, `torch.cuda.nvtx` or `emit_nvtx` range
+that launched it.
+
+CI has no GPU: the program stands in for the CUDA driver with the test
+CUPTI library (`record/cli/tests/gpu/fake_cupti.c`, written from NVIDIA's
+CUPTI headers, path in FAKE_CUPTI): it calls the recording tool's
+`InitializeInjection` as the driver does at `cuInit`, then launches fake
+kernels from inside each kind of range, one from inside a PyTorch operator
+run under `emit_nvtx`."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import artifact
+
+PROGRAM = """
+import ctypes
+import os
+import nvtxr
+import torch
+
+fake = ctypes.CDLL(os.environ["FAKE_CUPTI"], mode=ctypes.RTLD_GLOBAL)
+fake.fake_launch.argtypes = [ctypes.c_uint32, ctypes.c_char_p, ctypes.c_uint32]
+# cuInit: the driver loads the injection library nvtxr record names.
+ctypes.CDLL(os.environ["CUDA_INJECTION64_PATH"]).InitializeInjection()
+names = []  # the kernels' names live until CUPTI's buffers are read, at exit
+
+def launch(correlation, name):
+    names.append(name.encode())
+    fake.fake_launch(correlation, names[-1], 7)
+
+@torch.library.custom_op("fakecuda::gemm", mutates_args=())
+def gemm(x: torch.Tensor) -> torch.Tensor:
+    launch(3, "_Z4gemmv")
+    return x.clone()
+
+# emit_nvtx synchronizes the GPU on entry and exit; this machine may have none.
+torch.cuda.synchronize = lambda device=None: None
+with nvtxr.annotate("step"):
+    launch(1, "_Z4stepv")
+    torch.cuda.nvtx.range_push("torch range")
+    launch(2, "_Z5torchv")
+    torch.cuda.nvtx.range_pop()
+    with torch.autograd.profiler.emit_nvtx():
+        torch.ops.fakecuda.gemm(torch.ones(2))  # through the dispatcher, as aten ops
+print("launched")
+"""
+
+
+def test_kernels_launched_from_python_are_under_the_range_that_launched_them(tmp_path):
+    pytest.importorskip("torch")
+    nvtxr = artifact("NVTXR_COMMAND")
+    cupti = artifact("FAKE_CUPTI")
+    script = tmp_path / "train.py"
+    script.write_text(textwrap.dedent(PROGRAM))
+    trace = tmp_path / "trace.json"
+    env = {k: v for k, v in os.environ.items() if k not in ("NVTX_INJECTION64_PATH", "CUDA_INJECTION64_PATH")}
+    env["NVTXR_CUPTI"] = cupti
+    process = subprocess.run(
+        [nvtxr, "record", "--exact-names", "-o", str(trace), "--", sys.executable, str(script)],
+        env=env, capture_output=True, text=True, timeout=300,
+    )
+    said = process.stdout + process.stderr
+    assert process.returncode == 0, said
+    assert "launched" in process.stdout
+    assert "GPU activity not recorded" not in said, said
+    events = json.loads(trace.read_text())["traceEvents"]
+    kernels = {
+        e["name"]: e["args"]["launched by"]
+        for e in events
+        if e.get("cat") == "kernel" and e["ph"] == "X"
+    }
+    assert sorted(kernels) == ["_Z4gemmv", "_Z4stepv", "_Z5torchv"], kernels
+    assert kernels["_Z4stepv"]["range"] == "step"
+    assert kernels["_Z5torchv"]["range"] == "torch range"
+    assert kernels["_Z4gemmv"]["range"].startswith("fakecuda::gemm, seq = "), kernels
+    # The summary projects them onto the ranges: "step" holds all three.
+    projected = said.split("NVTX ranges projected onto the GPU")[1].split("\n\n")[1]
+    step = next(line.split() for line in projected.splitlines() if line.startswith(":step "))
+    assert step[-2:] == ["3", "3"], projected
