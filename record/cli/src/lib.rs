@@ -20,6 +20,7 @@ mod chrome;
 mod demangle;
 mod html;
 mod model;
+mod nsight;
 mod output;
 mod outputs;
 mod perfetto;

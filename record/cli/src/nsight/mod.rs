@@ -1,0 +1,311 @@
+//! The tables of Nsight Systems' exports (`nsys export --type sqlite`, and
+//! its Parquet directories), so that SQL and recipes written against one run
+//! on nvtxr's: the one definition of every table, column and type, and of
+//! the rows a recording gives them ([`export`]), which the SQLite
+//! (`crate::sqlite`) and Parquet (`crate::parquet`) writers store.
+//!
+//! Matched against the SQLite schema reference of the Nsight Systems User
+//! Guide (the 2024–2025 releases: `NVTX_EVENTS` with 19 columns, ending in
+//! `jsonTextId`, `jsonText`). Written: `StringIds`, `ThreadNames`,
+//! `PROCESSES`, `TARGET_INFO_SESSION_START_TIME`, `NVTX_EVENTS` and the NVTX
+//! rows of `ENUM_NSYS_EVENT_TYPE`, and the CUDA tables
+//! `CUPTI_ACTIVITY_KIND_KERNEL`, `_MEMCPY`, `_MEMSET`, `_SYNCHRONIZATION`,
+//! `_RUNTIME` and `TARGET_INFO_GPU` (the columns nvtxr knows, names through
+//! `StringIds`); nothing of NVIDIA's tables is changed or added to. What
+//! nvtxr knows besides goes in a table of its own, `NVTXR_PROCESSES` (rank,
+//! world size, host, command line, recording).
+//!
+//! - Times are ns from the start of the session (the trace's first event).
+//! - `globalTid` is serialized as Nsight serializes it: the pid in bits
+//!   24–47, the tid in bits 0–23; the recording (rank) of a merged report in
+//!   bits 48–55, where Nsight keeps its hardware id. `globalPid` is the same
+//!   with the tid left 0.
+//! - Event types: 33 category name, 34 mark, 59 push/pop range, 60
+//!   start/end range, 75 domain creation (its name in `text`). Messages are
+//!   `StringIds` (`textId`) in SQLite, `text` in Parquet (both are Nsight's
+//!   ways: a query reads `coalesce(text, value)`); domains are numbered per
+//!   process (`domainId`, 0 the default domain). Payloads go in the column
+//!   of their type (a 32-bit payload in the 64-bit column of its kind);
+//!   extended payloads, decoded, in `jsonText` as a JSON object
+//!   (`json_extract(jsonText, '$.bytes')`).
+
+pub mod export;
+
+use crate::model::Process;
+
+/// A column's type: SQLite's `INTEGER`, `REAL`, `TEXT`; Parquet's 64-bit
+/// integer, double, UTF-8 string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Type {
+    Int,
+    Real,
+    Text,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Column {
+    pub name: &'static str,
+    pub ty: Type,
+    /// `NOT NULL`.
+    pub required: bool,
+}
+
+#[derive(Debug)]
+pub struct Table {
+    pub name: &'static str,
+    pub columns: &'static [Column],
+    /// Its first column is its primary key (SQLite).
+    pub keyed: bool,
+}
+
+const fn int(name: &'static str) -> Column {
+    Column {
+        name,
+        ty: Type::Int,
+        required: false,
+    }
+}
+const fn int_required(name: &'static str) -> Column {
+    Column {
+        name,
+        ty: Type::Int,
+        required: true,
+    }
+}
+const fn real(name: &'static str) -> Column {
+    Column {
+        name,
+        ty: Type::Real,
+        required: false,
+    }
+}
+const fn text(name: &'static str) -> Column {
+    Column {
+        name,
+        ty: Type::Text,
+        required: false,
+    }
+}
+
+/// A value of a row, in its column's type (`None`: NULL).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value<'a> {
+    Int(Option<i64>),
+    Real(Option<f64>),
+    Text(Option<std::borrow::Cow<'a, str>>),
+}
+
+impl<'a> Value<'a> {
+    pub fn int(v: impl Into<i64>) -> Value<'a> {
+        Value::Int(Some(v.into()))
+    }
+    pub fn text(v: &'a str) -> Value<'a> {
+        Value::Text(Some(v.into()))
+    }
+}
+
+pub const STRING_IDS: Table = Table {
+    name: "StringIds",
+    columns: &[
+        int_required("id"),
+        Column {
+            name: "value",
+            ty: Type::Text,
+            required: true,
+        },
+    ],
+    keyed: true,
+};
+pub const THREAD_NAMES: Table = Table {
+    name: "ThreadNames",
+    columns: &[int_required("nameId"), int("priority"), int("globalTid")],
+    keyed: false,
+};
+pub const PROCESSES: Table = Table {
+    name: "PROCESSES",
+    columns: &[int("globalPid"), int("pid"), text("name")],
+    keyed: false,
+};
+pub const SESSION_START: Table = Table {
+    name: "TARGET_INFO_SESSION_START_TIME",
+    columns: &[int("utcEpochNs"), text("utcTime"), text("localTime")],
+    keyed: false,
+};
+pub const EVENT_TYPES: Table = Table {
+    name: "ENUM_NSYS_EVENT_TYPE",
+    columns: &[int_required("id"), text("name"), text("label")],
+    keyed: true,
+};
+pub const NVTX_EVENTS: Table = Table {
+    name: "NVTX_EVENTS",
+    columns: &[
+        int_required("start"),
+        int("end"),
+        int_required("eventType"),
+        int("rangeId"),
+        int("category"),
+        int("color"),
+        text("text"),
+        int("globalTid"),
+        int("endGlobalTid"),
+        int("textId"),
+        int("domainId"),
+        int("uint64Value"),
+        int("int64Value"),
+        real("doubleValue"),
+        int("uint32Value"),
+        int("int32Value"),
+        real("floatValue"),
+        int("jsonTextId"),
+        text("jsonText"),
+    ],
+    keyed: false,
+};
+pub const NVTXR_PROCESSES: Table = Table {
+    name: "NVTXR_PROCESSES",
+    columns: &[
+        int("globalPid"),
+        int("rank"),
+        int("worldSize"),
+        text("host"),
+        text("command"),
+        int("recording"),
+    ],
+    keyed: false,
+};
+pub const TARGET_INFO_GPU: Table = Table {
+    name: "TARGET_INFO_GPU",
+    columns: &[int_required("id"), text("name"), int("globalPid")],
+    keyed: false,
+};
+/// The columns every GPU activity table starts with.
+macro_rules! activity {
+    ($($more:expr),* $(,)?) => {
+        &[
+            int_required("start"),
+            int_required("end"),
+            int_required("deviceId"),
+            int_required("contextId"),
+            int_required("streamId"),
+            int("correlationId"),
+            int("globalPid"),
+            $($more),*
+        ]
+    };
+}
+pub const KERNEL: Table = Table {
+    name: "CUPTI_ACTIVITY_KIND_KERNEL",
+    columns: activity![
+        int_required("demangledName"),
+        int_required("shortName"),
+        int("mangledName"),
+        int_required("registersPerThread"),
+        int_required("gridX"),
+        int_required("gridY"),
+        int_required("gridZ"),
+        int_required("blockX"),
+        int_required("blockY"),
+        int_required("blockZ"),
+        int_required("staticSharedMemory"),
+        int_required("dynamicSharedMemory"),
+    ],
+    keyed: false,
+};
+pub const MEMCPY: Table = Table {
+    name: "CUPTI_ACTIVITY_KIND_MEMCPY",
+    columns: activity![
+        int_required("bytes"),
+        int_required("copyKind"),
+        int("srcKind"),
+        int("dstKind")
+    ],
+    keyed: false,
+};
+pub const MEMSET: Table = Table {
+    name: "CUPTI_ACTIVITY_KIND_MEMSET",
+    columns: activity![int_required("value"), int_required("bytes"), int("memKind")],
+    keyed: false,
+};
+pub const SYNCHRONIZATION: Table = Table {
+    name: "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+    columns: activity![int_required("syncType"), int_required("eventId")],
+    keyed: false,
+};
+pub const RUNTIME: Table = Table {
+    name: "CUPTI_ACTIVITY_KIND_RUNTIME",
+    columns: &[
+        int_required("start"),
+        int_required("end"),
+        int_required("eventClass"),
+        int("globalTid"),
+        int("correlationId"),
+        int_required("nameId"),
+        int_required("returnValue"),
+    ],
+    keyed: false,
+};
+
+/// Every table, in the order they are created.
+pub const TABLES: [&Table; 13] = [
+    &STRING_IDS,
+    &THREAD_NAMES,
+    &PROCESSES,
+    &SESSION_START,
+    &EVENT_TYPES,
+    &NVTX_EVENTS,
+    &NVTXR_PROCESSES,
+    &TARGET_INFO_GPU,
+    &KERNEL,
+    &MEMCPY,
+    &MEMSET,
+    &SYNCHRONIZATION,
+    &RUNTIME,
+];
+
+/// Nsight's NVTX event types (`ENUM_NSYS_EVENT_TYPE`): id, name, label.
+pub const EVENT_TYPE_ROWS: [(i64, &str, &str); 6] = [
+    (CATEGORY, "NVTX_CATEGORY", "NVTX Category"),
+    (MARK, "NVTX_MARK", "NVTX Mark"),
+    (39, "NVTX_THREAD", "NVTX Thread"),
+    (PUSH_POP, "NVTX_PUSHPOP_RANGE", "NVTX PushPop Range"),
+    (START_END, "NVTX_STARTEND_RANGE", "NVTX StartEnd Range"),
+    (DOMAIN_CREATE, "NVTX_DOMAIN_CREATE", "NVTX Domain Create"),
+];
+
+pub const CATEGORY: i64 = 33;
+pub const MARK: i64 = 34;
+pub const PUSH_POP: i64 = 59;
+pub const START_END: i64 = 60;
+pub const DOMAIN_CREATE: i64 = 75;
+/// Nsight's `eventClass` of CUDA runtime API rows (`ENUM_NSYS_EVENT_CLASS`).
+pub const RUNTIME_CLASS: i64 = 0;
+
+/// `globalPid` as Nsight serializes it (see the module's notes).
+pub fn global_pid(p: &Process) -> i64 {
+    ((p.recording as i64 & 0xFF) << 48) | ((i64::from(p.pid) & 0xFF_FFFF) << 24)
+}
+
+pub fn global_tid(p: &Process, tid: u32) -> i64 {
+    global_pid(p) | (i64::from(tid) & 0xFF_FFFF)
+}
+
+/// A kernel's short name, as Nsight's `shortName`: the demangled name
+/// without its parameters, template arguments and scopes.
+pub fn short_name(demangled: &str) -> &str {
+    let base = demangled.split('(').next().unwrap_or(demangled);
+    let base = base.split('<').next().unwrap_or(base);
+    base.rsplit("::").next().unwrap_or(base).trim()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn short_names_are_nsights() {
+        assert_eq!(super::short_name("gemm(float const*, int)"), "gemm");
+        assert_eq!(
+            super::short_name("at::native::vectorized_elementwise_kernel<4, float>(int)"),
+            "vectorized_elementwise_kernel"
+        );
+        assert_eq!(super::short_name("relu_kernel"), "relu_kernel");
+    }
+}
