@@ -23,6 +23,7 @@ mod model;
 mod nsight;
 mod output;
 mod outputs;
+mod parquet;
 mod perfetto;
 mod progress;
 mod ranks;

@@ -48,6 +48,11 @@ pub struct Outputs {
     /// --type sqlite`): SQL written against one runs on this file.
     #[arg(long, value_name = "FILE")]
     pub sqlite: Option<PathBuf>,
+    /// The same tables as Parquet, with `rank` and `host` columns, for
+    /// DuckDB, Dask and `nvtxr.recipes`: `DIR/<TABLE>/<part>.parquet`, a
+    /// part per report (per rank, under `nvtxr record` in a parallel job).
+    #[arg(long, value_name = "DIR")]
+    pub parquet: Option<PathBuf>,
     /// No progress line and no summary table on the terminal (nor, unless
     /// `--csv`, `--json` or `--html` wants it, a summary computed).
     #[arg(short, long)]
@@ -128,6 +133,7 @@ impl Outputs {
             csv: optional(&self.csv)?,
             json: optional(&self.json)?,
             sqlite: optional(&self.sqlite)?,
+            parquet: optional(&self.parquet)?,
             ..self.clone()
         })
     }
@@ -182,6 +188,7 @@ impl Outputs {
             ("--csv", &self.csv),
             ("--json", &self.json),
             ("--sqlite", &self.sqlite),
+            ("--parquet", &self.parquet),
         ] {
             if let Some(p) = path {
                 option(name, Some(shown(p)));
@@ -261,6 +268,14 @@ impl Outputs {
                 ));
             }
             files.push((path.clone(), target));
+        }
+        if let Some(dir) = &self.parquet {
+            if dir.exists() && !dir.is_dir() {
+                return Err(format!(
+                    "--parquet {}: not a directory (name a directory for the tables)",
+                    dir.display()
+                ));
+            }
         }
         Ok(files
             .iter()

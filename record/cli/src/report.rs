@@ -2,7 +2,7 @@
 //! the summary on the terminal.
 
 use crate::outputs::{write_output, Outputs, TraceFormat};
-use crate::{chrome, html, model, perfetto, progress, ranks, sqlite, summary, temporary};
+use crate::{chrome, html, model, parquet, perfetto, progress, ranks, sqlite, summary, temporary};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -188,6 +188,12 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
             &|out| sqlite::write(&scan, &filter, out).map(drop),
             scan.records,
         )?;
+    }
+    if let Some(dir) = &outputs.parquet {
+        progress::begin(format!("writing {}", dir.display()), scan.records);
+        let written = parquet::write(&scan, &filter, dir);
+        progress::end();
+        written.map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     if outputs.html {
         let title = scan

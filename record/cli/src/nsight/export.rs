@@ -45,6 +45,8 @@ pub struct Exporter<S> {
     categories: HashSet<(u64, i64, u32)>,
     /// GPUs in `TARGET_INFO_GPU`, by (globalPid, device).
     gpus: HashSet<(i64, u32)>,
+    /// The current process's ranges still open at its end.
+    open_ranges: i64,
 }
 
 impl<S: Store> Exporter<S> {
@@ -69,6 +71,7 @@ impl<S: Store> Exporter<S> {
             domains: HashMap::new(),
             categories: HashSet::new(),
             gpus: HashSet::new(),
+            open_ranges: 0,
         })
     }
 
@@ -181,6 +184,7 @@ impl<S: Store> Sink for Exporter<S> {
     }
 
     fn range(&mut self, p: &Process, r: &Range) -> Result<()> {
+        self.open_ranges += i64::from(r.unterminated);
         let (kind, range_id, end_tid) = match r.style {
             Style::PushPop => (PUSH_POP, None, None),
             Style::StartEnd => (START_END, Some(r.id), Some(r.end_tid)),
@@ -271,6 +275,8 @@ impl<S: Store> Sink for Exporter<S> {
             Value::text(&p.host),
             Value::text(&p.command),
             Value::int(p.recording as i64),
+            Value::int(p.dropped as i64),
+            Value::int(std::mem::take(&mut self.open_ranges)),
         ];
         self.store.row(Some(p), &NVTXR_PROCESSES, &row)
     }

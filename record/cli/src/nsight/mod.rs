@@ -170,6 +170,11 @@ pub const NVTXR_PROCESSES: Table = Table {
         text("host"),
         text("command"),
         int("recording"),
+        // Events the tool could not record, and ranges still open when the
+        // process ended (it died mid-run, or never closed them): a process
+        // with either is partial.
+        int("droppedEvents"),
+        int("openRanges"),
     ],
     keyed: false,
 };

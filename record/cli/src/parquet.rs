@@ -1,0 +1,290 @@
+//! Nsight's tables (see [`crate::nsight`]) as Parquet, laid out for engines
+//! that read a folder of files per table (DuckDB, Dask, pyarrow):
+//! `DIR/<TABLE>/<part>.parquet`, one part per `nvtxr report` (per rank under
+//! `nvtxr record --parquet` in a parallel job), each table with two more
+//! columns, `rank` and `host`, so a query across the job needs no join to
+//! tell ranks apart.
+//!
+//! - A part is named `rank-NNNNN` when every process of the recording is the
+//!   same rank, else `<host>-<pid>` of its first process.
+//! - Messages are in `text` (Nsight's other way; `textId` is NULL): names
+//!   repeat, and Parquet's dictionaries store each once per row group.
+//! - Rows are written in row groups of [`ROW_GROUP`]: memory stays bounded
+//!   at any size. Times are delta-encoded, the rest dictionary-encoded, all
+//!   of it compressed with zstd.
+//! - Every file is written under a hidden temporary name and renamed into
+//!   place once all are complete: a stopped or failed export leaves none.
+
+use crate::model::{Filter, Process, Scan};
+use crate::nsight::export::{Exporter, Store};
+use crate::nsight::{Table, Type, Value, STRING_IDS, TABLES};
+use parquet::basic::{Compression, Encoding, LogicalType, Repetition, ZstdLevel};
+use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int64Type};
+use parquet::file::properties::WriterProperties;
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::types::{ColumnPath, Type as Schema};
+use std::collections::HashMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Rows per row group.
+const ROW_GROUP: usize = 1 << 17;
+/// The columns every table gets besides Nsight's.
+const RANK: &str = "rank";
+const HOST: &str = "host";
+
+/// Writes the tables of what `filter` keeps under `dir` (created if need
+/// be); returns the number of events, and leaves nothing when there are none.
+pub fn write(scan: &Scan, filter: &Filter, dir: &Path) -> std::io::Result<usize> {
+    let part = part_name(&scan.processes);
+    let mut tables = Vec::new();
+    for table in TABLES {
+        let folder = dir.join(table.name);
+        std::fs::create_dir_all(&folder)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", folder.display())))?;
+        let path = folder.join(format!("{part}.parquet"));
+        let temporary = folder.join(format!(".{part}.parquet.{}.tmp", std::process::id()));
+        tables.push(TableFile::create(table, temporary, path)?);
+    }
+    let mut parts = Parts {
+        tables,
+        strings: HashMap::new(),
+    };
+    let written = (|| {
+        let mut export = Exporter::new(&mut parts, scan)?;
+        let events = scan.replay(filter, &mut export)?;
+        if events > 0 {
+            for t in &mut parts.tables {
+                t.finish()?;
+            }
+        }
+        Ok(events)
+    })();
+    for t in parts.tables {
+        match written {
+            Ok(events) if events > 0 => std::fs::rename(&t.temporary, &t.path)?,
+            _ => {
+                let _ = std::fs::remove_file(&t.temporary);
+            }
+        }
+    }
+    written
+}
+
+/// The part's file name (see the module's notes).
+fn part_name(processes: &[Process]) -> String {
+    let ranks: Vec<_> = processes.iter().map(|p| p.rank).collect();
+    match (ranks.first(), processes.first()) {
+        (Some(Some(rank)), _) if ranks.iter().all(|r| *r == Some(*rank)) => {
+            format!("rank-{rank:05}")
+        }
+        (_, Some(p)) => format!("{}-{}", p.host, p.pid),
+        _ => "empty".into(),
+    }
+}
+
+/// One table's Parquet file being written.
+struct TableFile {
+    table: &'static Table,
+    writer: Option<SerializedFileWriter<File>>,
+    columns: Vec<Column>,
+    rows: usize,
+    temporary: PathBuf,
+    path: PathBuf,
+}
+
+/// A column's values of the current row group, and its definition levels
+/// (1: a value, 0: NULL) when it may be NULL.
+enum Values {
+    Int(Vec<i64>),
+    Real(Vec<f64>),
+    Text(Vec<ByteArray>),
+}
+
+struct Column {
+    values: Values,
+    levels: Option<Vec<i16>>,
+}
+
+impl TableFile {
+    fn create(table: &'static Table, temporary: PathBuf, path: PathBuf) -> std::io::Result<Self> {
+        let types = table
+            .columns
+            .iter()
+            .map(|c| (c.name, c.ty, c.required))
+            .chain([(RANK, Type::Int, false), (HOST, Type::Text, false)]);
+        let mut fields = Vec::new();
+        let mut columns = Vec::new();
+        let mut properties = WriterProperties::builder()
+            .set_compression(Compression::ZSTD(ZstdLevel::default()))
+            .set_max_row_group_size(ROW_GROUP);
+        for (name, ty, required) in types {
+            let physical = match ty {
+                Type::Int => parquet::basic::Type::INT64,
+                Type::Real => parquet::basic::Type::DOUBLE,
+                Type::Text => parquet::basic::Type::BYTE_ARRAY,
+            };
+            let repetition = if required {
+                Repetition::REQUIRED
+            } else {
+                Repetition::OPTIONAL
+            };
+            let field = Schema::primitive_type_builder(name, physical)
+                .with_repetition(repetition)
+                .with_logical_type((ty == Type::Text).then_some(LogicalType::String))
+                .build()
+                .map_err(std::io::Error::other)?;
+            fields.push(Arc::new(field));
+            if matches!(name, "start" | "end") {
+                // Times: near-sorted, all different; their deltas are small.
+                let path = ColumnPath::from(name);
+                properties = properties
+                    .set_column_dictionary_enabled(path.clone(), false)
+                    .set_column_encoding(path, Encoding::DELTA_BINARY_PACKED);
+            }
+            columns.push(Column {
+                values: match ty {
+                    Type::Int => Values::Int(Vec::new()),
+                    Type::Real => Values::Real(Vec::new()),
+                    Type::Text => Values::Text(Vec::new()),
+                },
+                levels: (!required).then(Vec::new),
+            });
+        }
+        let schema = Schema::group_type_builder(table.name)
+            .with_fields(fields)
+            .build()
+            .map_err(std::io::Error::other)?;
+        let file = File::create(&temporary)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", temporary.display())))?;
+        let writer =
+            SerializedFileWriter::new(file, Arc::new(schema), Arc::new(properties.build()))
+                .map_err(std::io::Error::other)?;
+        Ok(TableFile {
+            table,
+            writer: Some(writer),
+            columns,
+            rows: 0,
+            temporary,
+            path,
+        })
+    }
+
+    fn push(
+        &mut self,
+        values: &[Value],
+        rank: Option<i64>,
+        host: Option<&str>,
+    ) -> std::io::Result<()> {
+        let extra = [Value::Int(rank), Value::Text(host.map(Into::into))];
+        for (column, value) in self.columns.iter_mut().zip(values.iter().chain(&extra)) {
+            let present = match (&mut column.values, value) {
+                (Values::Int(v), Value::Int(x)) => x.map(|x| v.push(x)).is_some(),
+                (Values::Real(v), Value::Real(x)) => x.map(|x| v.push(x)).is_some(),
+                (Values::Text(v), Value::Text(x)) => x
+                    .as_ref()
+                    .map(|x| v.push(ByteArray::from(x.as_bytes().to_vec())))
+                    .is_some(),
+                _ => unreachable!(
+                    "{}: a value of another type than its column's",
+                    self.table.name
+                ),
+            };
+            if let Some(levels) = &mut column.levels {
+                levels.push(i16::from(present));
+            }
+        }
+        self.rows += 1;
+        if self.rows == ROW_GROUP {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Writes the buffered rows as a row group.
+    fn flush(&mut self) -> std::io::Result<()> {
+        let writer = self.writer.as_mut().expect("open until finished");
+        let mut group = writer.next_row_group().map_err(std::io::Error::other)?;
+        for column in &mut self.columns {
+            let mut out = group
+                .next_column()
+                .map_err(std::io::Error::other)?
+                .expect("a writer per column");
+            let levels = column.levels.as_deref();
+            match &mut column.values {
+                Values::Int(v) => out.typed::<Int64Type>().write_batch(v, levels, None),
+                Values::Real(v) => out.typed::<DoubleType>().write_batch(v, levels, None),
+                Values::Text(v) => out.typed::<ByteArrayType>().write_batch(v, levels, None),
+            }
+            .map_err(std::io::Error::other)?;
+            out.close().map_err(std::io::Error::other)?;
+            match &mut column.values {
+                Values::Int(v) => v.clear(),
+                Values::Real(v) => v.clear(),
+                Values::Text(v) => v.clear(),
+            }
+            if let Some(levels) = &mut column.levels {
+                levels.clear();
+            }
+        }
+        group.close().map_err(std::io::Error::other)?;
+        self.rows = 0;
+        Ok(())
+    }
+
+    /// Writes the last rows and the footer.
+    fn finish(&mut self) -> std::io::Result<()> {
+        if self.rows > 0 {
+            self.flush()?;
+        }
+        let writer = self.writer.take().expect("finished once");
+        writer.close().map_err(std::io::Error::other)?;
+        Ok(())
+    }
+}
+
+/// Every table's file, and the `StringIds` ids given so far (GPU kernels'
+/// and APIs' names, thread names: few).
+struct Parts {
+    tables: Vec<TableFile>,
+    strings: HashMap<String, i64>,
+}
+
+impl Store for &mut Parts {
+    fn row(
+        &mut self,
+        p: Option<&Process>,
+        table: &'static Table,
+        values: &[Value],
+    ) -> std::io::Result<()> {
+        let file = self
+            .tables
+            .iter_mut()
+            .find(|t| std::ptr::eq(t.table, table))
+            .expect("a file per table");
+        file.push(
+            values,
+            p.and_then(|p| p.rank).map(i64::from),
+            p.map(|p| p.host.as_str()),
+        )
+    }
+
+    fn string_id(&mut self, p: &Process, text: &str) -> std::io::Result<i64> {
+        if let Some(&id) = self.strings.get(text) {
+            return Ok(id);
+        }
+        let id = self.strings.len() as i64 + 1;
+        self.strings.insert(text.to_string(), id);
+        self.row(Some(p), &STRING_IDS, &[Value::int(id), Value::text(text)])?;
+        Ok(id)
+    }
+
+    fn message<'t>(
+        &mut self,
+        _: &Process,
+        text: &'t str,
+    ) -> std::io::Result<(Option<&'t str>, Option<i64>)> {
+        Ok((Some(text), None))
+    }
+}
