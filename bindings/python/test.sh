@@ -11,6 +11,9 @@ cd "$(dirname "$0")/../.."
 eval "$(cargo run -q -p nvtxr-harness --bin artifacts)"
 pip=("$PYTHON" -m pip install -q --disable-pip-version-check --root-user-action=ignore)
 "${pip[@]}" "maturin>=1.5,<2" pytest numpy setuptools
+# DuckDB, pandas, pyarrow and Dask's distributed for nvtxr.recipes and the
+# Parquet tests (tests/test_recipes.py).
+"${pip[@]}" duckdb pandas pyarrow "dask[distributed]"
 # PyTorch from PyPI (the CUDA build; it runs torch.compile on the CPU) for
 # tests/test_torch_compile.py.
 "${pip[@]}" torch

@@ -2,7 +2,7 @@
 //! that read a folder of files per table (DuckDB, Dask, pyarrow):
 //! `DIR/<TABLE>/<part>.parquet`, one part per `nvtxr report` (per rank under
 //! `nvtxr record --parquet` in a parallel job), each table with two more
-//! columns, `rank` and `host`, so a query across the job needs no join to
+//! columns, `rank` and `host` (unless it has its own: `NVTXR_PROCESSES`), so a query across the job needs no join to
 //! tell ranks apart.
 //!
 //! - A part is named `rank-NNNNN` when every process of the recording is the
@@ -87,6 +87,8 @@ fn part_name(processes: &[Process]) -> String {
 /// One table's Parquet file being written.
 struct TableFile {
     table: &'static Table,
+    /// Whether `rank` and `host` are added (tables that have none of their own).
+    extra: bool,
     writer: Option<SerializedFileWriter<File>>,
     columns: Vec<Column>,
     rows: usize,
@@ -109,11 +111,16 @@ struct Column {
 
 impl TableFile {
     fn create(table: &'static Table, temporary: PathBuf, path: PathBuf) -> std::io::Result<Self> {
+        let extra = !table
+            .columns
+            .iter()
+            .any(|c| c.name == RANK || c.name == HOST);
+        let added = [(RANK, Type::Int, false), (HOST, Type::Text, false)];
         let types = table
             .columns
             .iter()
             .map(|c| (c.name, c.ty, c.required))
-            .chain([(RANK, Type::Int, false), (HOST, Type::Text, false)]);
+            .chain(added.into_iter().filter(|_| extra));
         let mut fields = Vec::new();
         let mut columns = Vec::new();
         let mut properties = WriterProperties::builder()
@@ -163,6 +170,7 @@ impl TableFile {
                 .map_err(std::io::Error::other)?;
         Ok(TableFile {
             table,
+            extra,
             writer: Some(writer),
             columns,
             rows: 0,
@@ -178,7 +186,8 @@ impl TableFile {
         host: Option<&str>,
     ) -> std::io::Result<()> {
         let extra = [Value::Int(rank), Value::Text(host.map(Into::into))];
-        for (column, value) in self.columns.iter_mut().zip(values.iter().chain(&extra)) {
+        let extra = if self.extra { &extra[..] } else { &[] };
+        for (column, value) in self.columns.iter_mut().zip(values.iter().chain(extra)) {
             let present = match (&mut column.values, value) {
                 (Values::Int(v), Value::Int(x)) => x.map(|x| v.push(x)).is_some(),
                 (Values::Real(v), Value::Real(x)) => x.map(|x| v.push(x)).is_some(),
