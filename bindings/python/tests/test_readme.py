@@ -10,12 +10,14 @@ HERE = os.path.dirname(__file__)
 READMES = [os.path.join(HERE, "..", "..", "..", "README.md"), os.path.join(HERE, "..", "README.md")]
 
 
-def python_blocks():
+def python_blocks(recipes=False):
+    """The READMEs' Python blocks: those that annotate, or (`recipes`) those
+    that query a Parquet directory (run by tests/test_recipes.py)."""
     blocks = []
     for readme in READMES:
         with open(readme) as f:
             blocks += re.findall(r"```python\n(.*?)```", f.read(), re.S)
-    return blocks
+    return [b for b in blocks if ("nvtxr import recipes" in b) == recipes]
 
 
 def test_the_readme_python_quick_start_runs_and_records():

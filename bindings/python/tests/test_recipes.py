@@ -65,7 +65,7 @@ def record_ranks(tmp_path, parquet, *, die=None):
 @pytest.fixture(scope="module")
 def job(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("job")
-    parquet = tmp / "parquet"
+    parquet = tmp / "pq"  # as the README names it
     return parquet, record_ranks(tmp, parquet)
 
 
@@ -254,3 +254,15 @@ def test_an_empty_rank_and_one_that_died_are_listed_as_partial(tmp_path):
     assert "ranges open" in partial[0]["why"] and partial[1]["why"] == "no NVTX events"
     assert len([w for w in caught if issubclass(w.category, recipes.PartialRankWarning)]) == 2
     assert sorted(set(pace["rank"])) == [0, 1, 2]
+
+
+def test_the_readme_recipes_run_as_shown(job, monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    from test_readme import python_blocks
+
+    parquet, _ = job
+    [code] = python_blocks(recipes=True)
+    monkeypatch.chdir(parquet.parent)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, host="127.0.0.1", scheduler_port=0,
+                                  dashboard_address=None) as cluster:
+        exec(code.replace("tcp://127.0.0.1:8786", cluster.scheduler_address), {})
