@@ -70,11 +70,11 @@ static void loop(void) {
     }
 }
 
-/* COUNT ranges (a mark in each), then "done" and exit: a conversion big
+/* COUNT ranges (a mark in each), then "done PID" and exit: a conversion big
    enough to be interrupted. */
 static void bulk(int count) {
     ranges("bulk", count);
-    printf("done\n");
+    printf("done %d\n", (int)getpid());
     fflush(stdout);
 }
 

@@ -116,21 +116,35 @@ impl<W: Write> Write for Stoppable<W> {
 }
 
 /// Opens what is not a regular file (a pipe, a device) for writing. A FIFO
-/// with no reader blocks here: a signal that stops the conversion ends the
-/// wait (std's `open` would retry it).
+/// with no reader is waited for, polled every 10 ms (a blocking `open` could
+/// miss a signal that came just before it), until a signal stops the
+/// conversion. The descriptor is then made blocking again.
 fn open_in_place(path: &Path) -> std::io::Result<File> {
     let c = CString::new(path.as_os_str().as_bytes())?;
     loop {
         crate::signals::check()?;
+        let flags = libc::O_WRONLY | libc::O_CLOEXEC | libc::O_NONBLOCK;
         // SAFETY: a NUL-terminated path.
-        let fd = unsafe { libc::open(c.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) };
+        let fd = unsafe { libc::open(c.as_ptr(), flags) };
         if fd >= 0 {
             // SAFETY: a fresh descriptor we own.
-            return Ok(unsafe { File::from_raw_fd(fd) });
+            let file = unsafe { File::from_raw_fd(fd) };
+            // SAFETY: our descriptor; clearing O_NONBLOCK.
+            unsafe {
+                libc::fcntl(
+                    fd,
+                    libc::F_SETFL,
+                    libc::fcntl(fd, libc::F_GETFL) & !libc::O_NONBLOCK,
+                )
+            };
+            return Ok(file);
         }
         let e = std::io::Error::last_os_error();
-        if e.kind() != std::io::ErrorKind::Interrupted {
-            return Err(e);
+        match e.raw_os_error() {
+            // A FIFO no one reads yet.
+            Some(libc::ENXIO) => std::thread::sleep(std::time::Duration::from_millis(10)),
+            Some(libc::EINTR) => {}
+            _ => return Err(e),
         }
     }
 }

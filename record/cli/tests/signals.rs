@@ -42,7 +42,9 @@ fn ended(mut child: Child, limit: Duration, what: &str) -> (Option<i32>, String)
 }
 
 /// `nvtxr record` of `bulk N` with `outputs` (relative to `dir`), started;
-/// returns once the program has said it is done (nvtxr converts from then).
+/// returns once the program has ended and nvtxr has reaped it (nvtxr
+/// converts from then: a signal stops the conversion instead of reaching
+/// the program).
 fn bulk_recording(dir: &Path, ranges: u32, outputs: &[&str]) -> Child {
     let mut child = Command::new(&artifacts().nvtxr)
         .current_dir(dir)
@@ -63,7 +65,18 @@ fn bulk_recording(dir: &Path, ranges: u32, outputs: &[&str]) -> Child {
     std::io::BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
-    assert_eq!(line, "done\n");
+    let pid = line
+        .strip_prefix("done ")
+        .and_then(|p| p.trim().parse::<u32>().ok())
+        .unwrap_or_else(|| panic!("the program's pid, not {line:?}"));
+    let reaped = Instant::now();
+    while Path::new(&format!("/proc/{pid}")).exists() {
+        assert!(
+            reaped.elapsed() < Duration::from_secs(120),
+            "the program never ended"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
     child
 }
 
