@@ -266,3 +266,25 @@ def test_the_readme_recipes_run_as_shown(job, monkeypatch):
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, host="127.0.0.1", scheduler_port=0,
                                   dashboard_address=None) as cluster:
         exec(code.replace("tcp://127.0.0.1:8786", cluster.scheduler_address), {})
+
+
+def test_the_command_line_recipes_agree_with_python(job, tmp_path):
+    import io
+
+    parquet, recordings = job
+    from nvtxr import recipes
+
+    def cli(recipe):
+        out = report("-q", "-o", tmp_path / "t.pftrace", "--recipe", recipe, "step", *recordings)
+        return pandas.read_csv(io.StringIO(out))
+
+    key = ["rank", "iteration", "duration"]
+    pace = recipes.pace(parquet, "step", engine="duckdb")
+    assert cli("pace")[key].values.tolist() == pace[key].values.tolist()
+    columns = ["iteration", "ranks", "slowest_rank", "slowest", "median", "lag"]
+    slow = recipes.stragglers(parquet, "step", engine="duckdb")
+    assert cli("stragglers")[columns].values.tolist() == slow[columns].values.tolist()
+    process = subprocess.run([artifact("NVTXR_COMMAND"), "report", "-q", "-o", str(tmp_path / "t.pftrace"),
+                              "--recipe", "nonesuch", "step", str(recordings[0])],
+                             capture_output=True, text=True, timeout=60)
+    assert process.returncode != 0 and "--recipe nonesuch: unknown (use pace or stragglers" in process.stderr

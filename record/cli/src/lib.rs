@@ -99,6 +99,12 @@ enum Command {
         /// slowest rank and the spread.
         #[arg(long, value_name = "NAME")]
         per_rank: Option<String>,
+        /// Run a recipe of `nvtxr.recipes` without Python and print its
+        /// table as CSV on stdout: `pace NAME` (each rank's duration of every
+        /// instance of the range NAME, by iteration) or `stragglers NAME`
+        /// (per iteration, the slowest rank and its lag behind the median).
+        #[arg(long, num_args = 2, value_names = ["RECIPE", "NAME"])]
+        recipe: Option<Vec<String>>,
         /// The recording directories.
         #[arg(required = true)]
         dirs: Vec<PathBuf>,
@@ -151,7 +157,9 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
             dirs,
             align_on,
             per_rank,
+            recipe,
         } => {
+            let recipe = recipe.map(|r| (r[0].clone(), r[1].clone()));
             let outputs = match outputs.expanded() {
                 Ok(outputs) => outputs,
                 Err(e) => return failed(&e, 2),
@@ -160,7 +168,12 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
             signals::converting();
             let stopped = "no output was left half-written, and the recording is as it was";
             signals::on_second_signal(&format!("\nnvtxr: stopped; {stopped}\n"));
-            match report(&dirs, &outputs, &RankOptions { align_on, per_rank }) {
+            let ranks = RankOptions {
+                align_on,
+                per_rank,
+                recipe,
+            };
+            match report(&dirs, &outputs, &ranks) {
                 Ok(()) => 0,
                 Err(e) => match signals::stopped_by() {
                     Some(signal) => failed(

@@ -83,6 +83,8 @@ struct Rank {
     key: u64,
     label: String,
     rank: Option<u32>,
+    host: String,
+    pid: u32,
     /// (start, duration), sorted by start once collected.
     instances: Vec<(u64, u64)>,
 }
@@ -103,6 +105,8 @@ impl Sink for Durations<'_> {
                 key: p.key,
                 label: p.label(),
                 rank: p.rank,
+                host: p.host.clone(),
+                pid: p.pid,
                 instances: Vec::new(),
             });
         }
@@ -115,11 +119,9 @@ impl Sink for Durations<'_> {
     }
 }
 
-/// The per-rank table of the range `name`: one row per instance (by start
-/// order on each rank), with each rank's duration, the spread (slowest
-/// minus fastest) and the slowest rank. Memory: one duration per instance
-/// per rank.
-pub fn per_rank(scan: &Scan, filter: &Filter, name: &str, f: &Format) -> Result<String, String> {
+/// Each process's instances of the range `name`, by rank, each process's
+/// by start. Memory: one duration per instance per rank.
+fn instances(scan: &Scan, filter: &Filter, name: &str, option: &str) -> Result<Vec<Rank>, String> {
     let mut durations = Durations {
         name,
         per_process: Vec::new(),
@@ -128,12 +130,20 @@ pub fn per_rank(scan: &Scan, filter: &Filter, name: &str, f: &Format) -> Result<
         .map_err(|e| e.to_string())?;
     let mut ranks = durations.per_process;
     if ranks.is_empty() {
-        return Err(format!("--per-rank {name}: no range named {name}"));
+        return Err(format!("{option} {name}: no range named {name}"));
     }
     ranks.sort_by_key(|r| (r.rank.unwrap_or(u32::MAX), r.key));
     for r in &mut ranks {
         r.instances.sort_unstable();
     }
+    Ok(ranks)
+}
+
+/// The per-rank table of the range `name`: one row per instance (by start
+/// order on each rank), with each rank's duration, the spread (slowest
+/// minus fastest) and the slowest rank.
+pub fn per_rank(scan: &Scan, filter: &Filter, name: &str, f: &Format) -> Result<String, String> {
+    let ranks = instances(scan, filter, name, "--per-rank")?;
     let instances = ranks.iter().map(|r| r.instances.len()).max().unwrap_or(0);
     let unit = f.unit.label();
     let mut header = vec!["Instance".to_string()];
@@ -180,5 +190,64 @@ pub fn per_rank(scan: &Scan, filter: &Filter, name: &str, f: &Format) -> Result<
         slowest_count[most],
         summary::count(instances as u64, "instance", "instances")
     );
+    Ok(out)
+}
+
+/// The recipes `nvtxr report --recipe` runs (those of Python's
+/// `nvtxr.recipes` that need no GPU tables), as CSV with the same columns.
+pub const RECIPES: [&str; 2] = ["pace", "stragglers"];
+
+/// `--recipe RECIPE NAME`: `pace` (each rank's duration of every instance of
+/// `name`, by iteration) or `stragglers` (per iteration, the slowest rank
+/// and its lag behind the median), as CSV; times in ns from the trace's start.
+pub fn recipe(scan: &Scan, filter: &Filter, recipe: &str, name: &str) -> Result<String, String> {
+    if !RECIPES.contains(&recipe) {
+        return Err(format!(
+            "--recipe {recipe}: unknown (use {}; the others are nvtxr.recipes' in Python)",
+            RECIPES.join(" or ")
+        ));
+    }
+    let ranks = instances(scan, filter, name, &format!("--recipe {recipe}"))?;
+    let rank = |r: &Rank| r.rank.map_or(String::new(), |n| n.to_string());
+    let iterations = ranks.iter().map(|r| r.instances.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    if recipe == "pace" {
+        out += "rank,host,pid,iteration,start,end,duration\n";
+        for k in 0..iterations {
+            for r in &ranks {
+                if let Some(&(start, duration)) = r.instances.get(k) {
+                    let start = start.saturating_sub(scan.origin);
+                    let end = start + duration;
+                    out += &format!(
+                        "{},{},{},{},{start},{end},{duration}\n",
+                        rank(r),
+                        r.host,
+                        r.pid,
+                        k + 1
+                    );
+                }
+            }
+        }
+        return Ok(out);
+    }
+    out += "iteration,ranks,slowest_rank,slowest_host,slowest_pid,slowest,median,lag\n";
+    for k in 0..iterations {
+        let mut present: Vec<(u64, &Rank)> = ranks
+            .iter()
+            .filter_map(|r| r.instances.get(k).map(|i| (i.1, r)))
+            .collect();
+        present.sort_by_key(|(d, _)| *d);
+        let n = present.len();
+        let median = (present[(n - 1) / 2].0 + present[n / 2].0) as f64 / 2.0;
+        let (slowest, r) = present[n - 1];
+        out += &format!(
+            "{},{n},{},{},{},{slowest},{median},{}\n",
+            k + 1,
+            rank(r),
+            r.host,
+            r.pid,
+            slowest as f64 - median
+        );
+    }
     Ok(out)
 }

@@ -13,6 +13,8 @@ pub struct RankOptions {
     pub align_on: Option<String>,
     /// `--per-rank NAME`.
     pub per_rank: Option<String>,
+    /// `--recipe RECIPE NAME`.
+    pub recipe: Option<(String, String)>,
 }
 
 /// How an error reading the recordings in `dirs` is told (or one of
@@ -110,6 +112,13 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
         Some(name) => Some(ranks::per_rank(&scan, &filter, name, &outputs.format())?),
         None => None,
     };
+    if let Some((recipe, name)) = &ranks.recipe {
+        // On stdout, for a pipe or a file; the rest goes on as asked.
+        let csv = ranks::recipe(&scan, &filter, recipe, name)?;
+        std::io::stdout()
+            .write_all(csv.as_bytes())
+            .map_err(|e| format!("--recipe: cannot write: {e}"))?;
+    }
     // The summary (when it is wanted) is replayed on a core of its own while
     // the trace is written; nothing is written when the replay selects no
     // event.
