@@ -257,3 +257,41 @@ fn the_scale_benchmark_prints_every_figure() {
         }
     }
 }
+
+#[test]
+fn the_ranks_benchmark_prints_every_figure_and_dask_agrees() {
+    let rows = rows("bench_ranks");
+    let export = rows
+        .iter()
+        .find(|r| r.len() == 7 && r[0] == "4")
+        .unwrap_or_else(|| panic!("the 4-rank row: {rows:?}"));
+    assert_eq!(export[1], "40000");
+    for cell in &export[2..] {
+        assert!(cell.parse::<f64>().is_ok_and(|v| v > 0.0), "{export:?}");
+    }
+    let recipes = ["pace", "stragglers", "summary", "gpu_projection"];
+    let duckdb: Vec<&Vec<String>> = rows
+        .iter()
+        .filter(|r| r.len() == 5 && recipes.contains(&r[0].as_str()))
+        .collect();
+    let rows_of: Vec<(&str, &str)> = duckdb
+        .iter()
+        .map(|r| (r[0].as_str(), r[1].as_str()))
+        .collect();
+    // 4 ranks × 25 steps; 25 steps; two range names; no GPU work.
+    assert_eq!(
+        rows_of,
+        [
+            ("pace", "100"),
+            ("stragglers", "25"),
+            ("summary", "2"),
+            ("gpu_projection", "0")
+        ]
+    );
+    let dask: Vec<&Vec<String>> = rows
+        .iter()
+        .filter(|r| r.len() == 3 && recipes.contains(&r[0].as_str()))
+        .collect();
+    assert_eq!(dask.len(), 4, "{rows:?}");
+    assert!(dask.iter().all(|r| r[2] == "same as on DuckDB"), "{dask:?}");
+}

@@ -47,6 +47,9 @@ enum Workflow {
     /// The 10^7- and 10^8-event loop: per-event tail latency while recording, each
     /// format's size, conversion time and memory.
     BenchScale,
+    /// 256 simulated ranks, 10^8 events: per-rank Parquet, and each recipe
+    /// of `nvtxr.recipes` on DuckDB and on a Dask cluster.
+    BenchRanks,
     /// The Python package against NVIDIA's `nvtx` package.
     BenchPython,
     /// The `tracing` layer's cost.
@@ -200,6 +203,7 @@ fn main() -> ExitCode {
         Workflow::Bench { markdown: false } => workflow("bench", true),
         Workflow::BenchRecord => workflow("bench_record", true),
         Workflow::BenchScale => workflow("bench_scale", true),
+        Workflow::BenchRanks => workflow("bench_ranks", true),
         Workflow::BenchPython => workflow("bench_python", true),
         Workflow::BenchTracing => workflow("bench_tracing", true),
         Workflow::BenchHaskell => workflow("bench_haskell", true),

@@ -11,7 +11,9 @@ pub use xtask::artifacts::{
 };
 pub use xtask::install;
 
+mod cost;
 mod cupti;
+pub use cost::{measured, Cost};
 pub use cupti::{cupti_include, fake_cupti, CUPTI_WHEELS};
 
 /// Runs test `name` of the current test binary again, as a child process

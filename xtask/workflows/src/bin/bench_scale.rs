@@ -9,48 +9,15 @@
 //! included as a user gets it (and once more without, `-q`). JSON and HTML are
 //! left out at 10^8 events (6 GB of JSON is past what any viewer opens).
 
-use nvtxr_harness::{artifacts, compile_c, have_tool, work_dir, Producer, CHROMIUM_FLAGS};
+use nvtxr_harness::{
+    artifacts, compile_c, have_tool, measured, work_dir, Producer, CHROMIUM_FLAGS,
+};
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
 /// Iterations (4 events each): (full, `--quick`).
 const SIZES: (&[u64], &[u64]) = (&[2_500_000, 25_000_000], &[25_000]);
-
-/// A child's wall time, CPU time and peak resident memory.
-struct Cost {
-    wall: f64,
-    cpu: f64,
-    rss_mb: f64,
-}
-
-/// Runs `cmd` to its end; its cost and stdout.
-fn measured(cmd: &mut Command) -> (Cost, String) {
-    let started = Instant::now();
-    // Reaped by `wait4` below, which also gives its resource usage.
-    #[allow(clippy::zombie_processes)]
-    let mut child = cmd.stdout(std::process::Stdio::piped()).spawn().unwrap();
-    let mut stdout = String::new();
-    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value to fill.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: waiting for our own child, filling our rusage.
-    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
-    assert!(
-        pid > 0 && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        "{cmd:?} failed"
-    );
-    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    (
-        Cost {
-            wall: started.elapsed().as_secs_f64(),
-            cpu: seconds(usage.ru_utime) + seconds(usage.ru_stime),
-            rss_mb: usage.ru_maxrss as f64 / 1024.0,
-        },
-        stdout,
-    )
-}
 
 fn size(path: &Path) -> u64 {
     if path.is_dir() {
