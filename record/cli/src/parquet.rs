@@ -20,7 +20,7 @@ use crate::nsight::export::{Exporter, Store};
 use crate::nsight::{Table, Type, Value, STRING_IDS, TABLES};
 use parquet::basic::{Compression, Encoding, LogicalType, Repetition, ZstdLevel};
 use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int64Type};
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::{ColumnPath, Type as Schema};
 use std::collections::HashMap;
@@ -101,7 +101,29 @@ struct TableFile {
 enum Values {
     Int(Vec<i64>),
     Real(Vec<f64>),
-    Text(Vec<ByteArray>),
+    Text(Vec<ByteArray>, Texts),
+}
+
+/// A text column's values seen lately, each once: a value that repeats (a
+/// name, the host) is shared, not copied per row.
+#[derive(Default)]
+struct Texts(hashbrown::HashMap<Box<str>, ByteArray>);
+
+impl Texts {
+    /// Distinct values kept (then forgotten, to start again).
+    const KEPT: usize = 4096;
+
+    fn get(&mut self, text: &str) -> ByteArray {
+        if let Some(b) = self.0.get(text) {
+            return b.clone();
+        }
+        if self.0.len() >= Self::KEPT {
+            self.0.clear();
+        }
+        let b = ByteArray::from(text.as_bytes().to_vec());
+        self.0.insert(text.into(), b.clone());
+        b
+    }
 }
 
 struct Column {
@@ -124,7 +146,11 @@ impl TableFile {
         let mut fields = Vec::new();
         let mut columns = Vec::new();
         let mut properties = WriterProperties::builder()
-            .set_compression(Compression::ZSTD(ZstdLevel::default()))
+            .set_compression(Compression::ZSTD(
+                ZstdLevel::try_new(3).expect("a zstd level"),
+            ))
+            // Min and max per row group (engines skip groups by them), not per page.
+            .set_statistics_enabled(EnabledStatistics::Chunk)
             .set_max_row_group_size(ROW_GROUP);
         for (name, ty, required) in types {
             let physical = match ty {
@@ -154,7 +180,7 @@ impl TableFile {
                 values: match ty {
                     Type::Int => Values::Int(Vec::new()),
                     Type::Real => Values::Real(Vec::new()),
-                    Type::Text => Values::Text(Vec::new()),
+                    Type::Text => Values::Text(Vec::new(), Texts::default()),
                 },
                 levels: (!required).then(Vec::new),
             });
@@ -191,10 +217,9 @@ impl TableFile {
             let present = match (&mut column.values, value) {
                 (Values::Int(v), Value::Int(x)) => x.map(|x| v.push(x)).is_some(),
                 (Values::Real(v), Value::Real(x)) => x.map(|x| v.push(x)).is_some(),
-                (Values::Text(v), Value::Text(x)) => x
-                    .as_ref()
-                    .map(|x| v.push(ByteArray::from(x.as_bytes().to_vec())))
-                    .is_some(),
+                (Values::Text(v, seen), Value::Text(x)) => {
+                    x.as_ref().map(|x| v.push(seen.get(x))).is_some()
+                }
                 _ => unreachable!(
                     "{}: a value of another type than its column's",
                     self.table.name
@@ -224,14 +249,14 @@ impl TableFile {
             match &mut column.values {
                 Values::Int(v) => out.typed::<Int64Type>().write_batch(v, levels, None),
                 Values::Real(v) => out.typed::<DoubleType>().write_batch(v, levels, None),
-                Values::Text(v) => out.typed::<ByteArrayType>().write_batch(v, levels, None),
+                Values::Text(v, _) => out.typed::<ByteArrayType>().write_batch(v, levels, None),
             }
             .map_err(std::io::Error::other)?;
             out.close().map_err(std::io::Error::other)?;
             match &mut column.values {
                 Values::Int(v) => v.clear(),
                 Values::Real(v) => v.clear(),
-                Values::Text(v) => v.clear(),
+                Values::Text(v, _) => v.clear(),
             }
             if let Some(levels) = &mut column.levels {
                 levels.clear();

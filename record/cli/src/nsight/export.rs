@@ -152,22 +152,23 @@ impl<S: Store> Exporter<S> {
     }
 }
 
-/// An `NVTX_EVENTS` row with its start, type and thread, the rest NULL.
-fn nvtx_row<'a>(start: i64, kind: i64, global_tid: i64) -> Vec<Value<'a>> {
-    NVTX_EVENTS
-        .columns
-        .iter()
-        .enumerate()
-        .map(|(i, c)| match i {
-            0 => Value::int(start),
-            2 => Value::int(kind),
-            7 => Value::int(global_tid),
-            _ if c.ty == super::Type::Real => Value::Real(None),
-            _ if c.ty == super::Type::Text => Value::Text(None),
-            _ => Value::Int(None),
-        })
-        .collect()
+/// An `NVTX_EVENTS` row with its start, type and thread, the rest NULL (on
+/// the stack: a row per event).
+fn nvtx_row<'a>(start: i64, kind: i64, global_tid: i64) -> [Value<'a>; NVTX_COLUMNS] {
+    std::array::from_fn(|i| match i {
+        0 => Value::int(start),
+        2 => Value::int(kind),
+        7 => Value::int(global_tid),
+        _ => match NVTX_EVENTS.columns[i].ty {
+            super::Type::Real => Value::Real(None),
+            super::Type::Text => Value::Text(None),
+            super::Type::Int => Value::Int(None),
+        },
+    })
 }
+
+/// `NVTX_EVENTS`' columns.
+const NVTX_COLUMNS: usize = NVTX_EVENTS.columns.len();
 
 impl<S: Store> Sink for Exporter<S> {
     fn thread_start(&mut self, p: &Process, t: &Thread) -> Result<()> {
