@@ -62,8 +62,10 @@ def test_kernels_launched_from_python_are_under_the_range_that_launched_them(tmp
     trace = tmp_path / "trace.json"
     env = {k: v for k, v in os.environ.items() if k not in ("NVTX_INJECTION64_PATH", "CUDA_INJECTION64_PATH")}
     env["NVTXR_CUPTI"] = cupti
+    parquet = tmp_path / "pq"
     process = subprocess.run(
-        [nvtxr, "record", "--exact-names", "-o", str(trace), "--", sys.executable, str(script)],
+        [nvtxr, "record", "--exact-names", "-o", str(trace), "--parquet", str(parquet),
+         "--", sys.executable, str(script)],
         env=env, capture_output=True, text=True, timeout=300,
     )
     said = process.stdout + process.stderr
@@ -84,3 +86,18 @@ def test_kernels_launched_from_python_are_under_the_range_that_launched_them(tmp
     projected = said.split("NVTX ranges projected onto the GPU")[1].split("\n\n")[1]
     step = next(line.split() for line in projected.splitlines() if line.startswith(":step "))
     assert step[-2:] == ["3", "3"], projected
+
+    # The Parquet tables answer the same: nvtxr.recipes.gpu_projection.
+    pytest.importorskip("duckdb")
+    from nvtxr import recipes
+
+    table = recipes.gpu_projection(parquet, engine="duckdb")
+    rows = {r.range: (r.instances, r.kernels, r.gpu_ops) for r in table.itertuples()}
+    assert rows["step"] == (1, 3, 3), rows
+    assert rows["torch range"] == (1, 1, 1), rows
+    gemm = [name for name in rows if name.startswith("fakecuda::gemm")]
+    assert len(gemm) == 1 and rows[gemm[0]] == (1, 1, 1), rows
+    for line in projected.splitlines()[2:]:
+        cells = line.split()
+        if cells and cells[0] == ":step":
+            assert int(cells[-2]) == rows["step"][1] and int(cells[-1]) == rows["step"][2]
