@@ -357,7 +357,7 @@ impl Sink for Writer<'_> {
         let pid = gpu_pid(p, a.device);
         if self.gpus.insert((pid, a.stream)) {
             if self.gpus.insert((pid, u32::MAX)) {
-                let label = gpu_label(p, a.device);
+                let label = gpu_label(p, a.device, g.gpu);
                 self.event(&Event::metadata(
                     "process_name",
                     pid,

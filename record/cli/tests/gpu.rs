@@ -138,21 +138,17 @@ fn every_kernel_copy_and_sync_is_under_the_range_that_launched_it() {
             ("Device-to-Host", "backward")
         ]
     );
-    let names: Vec<_> = events
+    // A process per GPU, named with the name CUPTI gave it.
+    let names: Vec<&str> = events
         .iter()
         .filter(|e| e["ph"] == "M" && e["name"] == "process_name")
-        .map(|e| {
-            e["args"]["name"]
-                .as_str()
-                .unwrap()
-                .split(' ')
-                .take(2)
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
+        .filter_map(|e| e["args"]["name"].as_str())
+        .filter(|name| name.starts_with("GPU "))
         .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(names[0].starts_with("GPU 0: NVIDIA H200 ("), "{names:?}");
     assert!(
-        names.contains(&"GPU 0".to_string()) && names.contains(&"GPU 1".to_string()),
+        names[1].starts_with("GPU 1: NVIDIA H100 80GB HBM3 ("),
         "{names:?}"
     );
 
@@ -193,7 +189,20 @@ fn every_kernel_copy_and_sync_is_under_the_range_that_launched_it() {
     assert_eq!(count("CUPTI_ACTIVITY_KIND_MEMSET"), 1);
     assert_eq!(count("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"), 1);
     assert_eq!(count("CUPTI_ACTIVITY_KIND_RUNTIME"), 9);
-    assert_eq!(count("TARGET_INFO_GPU"), 2);
+    let gpus: Vec<(i64, String, i64, i64, i64, i64)> = db
+        .prepare("SELECT id, name, totalMemory, smCount, computeMajor, computeMinor FROM TARGET_INFO_GPU ORDER BY id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        gpus,
+        [
+            (0, "NVIDIA H200".to_string(), 150 << 30, 132, 9, 0),
+            (1, "NVIDIA H100 80GB HBM3".to_string(), 80 << 30, 132, 9, 0)
+        ]
+    );
 
     // The summary's GPU tables.
     for line in [
@@ -552,6 +561,7 @@ fn cupti_layout() {
         ("CUPTI_ACTIVITY_KIND_MEMSET", "KIND_MEMSET"),
         ("CUPTI_ACTIVITY_KIND_KERNEL", "KIND_KERNEL"),
         ("CUPTI_ACTIVITY_KIND_CONTEXT", "KIND_CONTEXT"),
+        ("CUPTI_ACTIVITY_KIND_DEVICE", "KIND_DEVICE"),
         (
             "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL",
             "KIND_CONCURRENT_KERNEL",
@@ -670,6 +680,24 @@ fn cupti_layout() {
             "offsetof(CUpti_ActivityContext4, deviceId)",
             "CONTEXT_DEVICE",
         ),
+        (
+            "offsetof(CUpti_ActivityDevice6, globalMemorySize)",
+            "DEVICE_MEMORY",
+        ),
+        (
+            "offsetof(CUpti_ActivityDevice6, numMultiprocessors)",
+            "DEVICE_MULTIPROCESSORS",
+        ),
+        (
+            "offsetof(CUpti_ActivityDevice6, computeCapabilityMajor)",
+            "DEVICE_COMPUTE_MAJOR",
+        ),
+        (
+            "offsetof(CUpti_ActivityDevice6, computeCapabilityMinor)",
+            "DEVICE_COMPUTE_MINOR",
+        ),
+        ("offsetof(CUpti_ActivityDevice6, id)", "DEVICE_ID"),
+        ("offsetof(CUpti_ActivityDevice6, name)", "DEVICE_NAME"),
         (
             "offsetof(CUpti_CallbackData, callbackSite)",
             "CALLBACK_SITE",

@@ -54,6 +54,9 @@ pub enum Tag {
     /// tool's clock itself (`cuptiActivityRegisterTimestampCallback`), else
     /// 1 and the offset added to CUPTI's times, measured once.
     Clock = 9,
+    /// A GPU: its id, name, compute capability (major, minor), global
+    /// memory in bytes and multiprocessors.
+    Device = 10,
 }
 
 impl Tag {
@@ -69,6 +72,7 @@ impl Tag {
             7 => Tag::Context,
             8 => Tag::Dropped,
             9 => Tag::Clock,
+            10 => Tag::Device,
             _ => return None,
         })
     }
@@ -114,6 +118,20 @@ pub enum GpuRecord<'a> {
     Context { context: u32, device: u32 },
     Dropped(u64),
     Clock { measured: bool, offset: i64 },
+    Device(Device<'a>),
+}
+
+/// A GPU, as CUPTI describes it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Device<'a> {
+    pub id: u32,
+    /// Its name, as `nvidia-smi` shows it ("NVIDIA H200").
+    pub name: Cow<'a, str>,
+    pub compute_major: u32,
+    pub compute_minor: u32,
+    /// Global memory, bytes.
+    pub memory: u64,
+    pub multiprocessors: u32,
 }
 
 fn varint(out: &mut Vec<u8>, mut v: u64) {
@@ -193,6 +211,16 @@ impl GpuRecord<'_> {
                 out.push(Tag::Clock as u8);
                 varint(out, u64::from(*measured));
                 varint(out, zigzag(*offset));
+            }
+            GpuRecord::Device(d) => {
+                out.push(Tag::Device as u8);
+                varint(out, d.id.into());
+                string(out, &d.name);
+                for v in [d.compute_major, d.compute_minor] {
+                    varint(out, v.into());
+                }
+                varint(out, d.memory);
+                varint(out, d.multiprocessors.into());
             }
         }
     }
@@ -284,6 +312,14 @@ impl<'a> GpuRecords<'a> {
                 measured: self.varint()? != 0,
                 offset: unzigzag(self.varint()?),
             },
+            Tag::Device => GpuRecord::Device(Device {
+                id: self.u32()?,
+                name: self.text()?,
+                compute_major: self.u32()?,
+                compute_minor: self.u32()?,
+                memory: self.varint()?,
+                multiprocessors: self.u32()?,
+            }),
         })
     }
 }
@@ -461,6 +497,14 @@ mod tests {
             GpuRecord::Activity(copy),
             GpuRecord::Activity(sync),
             GpuRecord::Dropped(12),
+            GpuRecord::Device(Device {
+                id: 1,
+                name: "NVIDIA H200".into(),
+                compute_major: 9,
+                compute_minor: 0,
+                memory: 150_000_000_000,
+                multiprocessors: 132,
+            }),
         ];
         let mut bytes = GPU_MAGIC.to_vec();
         for r in &records {

@@ -6,7 +6,7 @@
 use compact_str::CompactString;
 use hashbrown::HashMap;
 use nvtxr_record_format::gpu::{
-    copy_kind_name, decode_gpu, sync_type_name, Activity, GpuRecord, Tag, GPU_FILE,
+    copy_kind_name, decode_gpu, sync_type_name, Activity, Device, GpuRecord, Tag, GPU_FILE,
 };
 use std::path::Path;
 
@@ -20,6 +20,8 @@ pub struct Gpu {
     pub apis: HashMap<u64, String>,
     /// Each CUDA context's device.
     pub devices: HashMap<u32, u32>,
+    /// Each GPU's description (name, compute capability, memory), by device id.
+    pub gpus: HashMap<u32, Device<'static>>,
     /// Records CUPTI said it dropped.
     pub dropped: u64,
     /// The offset added to CUPTI's own clock's times (CLOCK_MONOTONIC minus
@@ -60,6 +62,10 @@ impl Gpu {
                     let _ = self.devices.insert(context, device);
                 }
                 GpuRecord::Dropped(n) => self.dropped += n,
+                GpuRecord::Device(d) => {
+                    let name = d.name.into_owned().into();
+                    let _ = self.gpus.insert(d.id, Device { name, ..d });
+                }
                 GpuRecord::Clock { measured, offset } => {
                     self.measured_offset = measured.then_some(offset)
                 }
@@ -192,6 +198,8 @@ pub struct GpuEvent<'a> {
     pub name: &'a str,
     /// Its launch: the thread, the API call's name, the innermost range open then.
     pub launch: Option<&'a Launched>,
+    /// Its GPU's description, when CUPTI gave one.
+    pub gpu: Option<&'a Device<'static>>,
 }
 
 /// What the replay kept of a launch, for its activities: its thread, API
@@ -210,7 +218,11 @@ pub fn gpu_pid(p: &super::Process, device: u32) -> u32 {
     0x6000_0000 | (p.trace_pid & 0xf_ffff) << 8 | (device & 0xff)
 }
 
-/// The label of a process's GPU.
-pub fn gpu_label(p: &super::Process, device: u32) -> String {
-    format!("GPU {device} ({})", p.label())
+/// The label of a process's GPU: `GPU 0: NVIDIA H200 (process)`, or
+/// without its name when CUPTI gave none.
+pub fn gpu_label(p: &super::Process, device: u32, gpu: Option<&Device>) -> String {
+    match gpu.filter(|g| !g.name.is_empty()) {
+        Some(g) => format!("GPU {device}: {} ({})", g.name, p.label()),
+        None => format!("GPU {device} ({})", p.label()),
+    }
 }

@@ -279,6 +279,7 @@ impl Scan {
                             activity: &activity,
                             name: &name,
                             launch: launched.get(&a.correlation),
+                            gpu: gpu.gpus.get(&a.device),
                         },
                     )?;
                 }

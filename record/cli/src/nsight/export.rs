@@ -219,8 +219,20 @@ impl<S: Store> Sink for Exporter<S> {
         let a = g.activity;
         let gpid = global_pid(p);
         if self.gpus.insert((gpid, a.device)) {
-            let name = format!("GPU {}", a.device);
-            let row = [Value::int(a.device), Value::text(&name), Value::int(gpid)];
+            let known = |f: fn(&nvtxr_record_format::gpu::Device) -> i64| Value::Int(g.gpu.map(f));
+            let name = match g.gpu.filter(|d| !d.name.is_empty()) {
+                Some(d) => d.name.to_string(),
+                None => format!("GPU {}", a.device),
+            };
+            let row = [
+                Value::int(a.device),
+                Value::text(&name),
+                Value::int(gpid),
+                known(|d| d.memory as i64),
+                known(|d| d.multiprocessors.into()),
+                known(|d| d.compute_major.into()),
+                known(|d| d.compute_minor.into()),
+            ];
             self.store.row(Some(p), &TARGET_INFO_GPU, &row)?;
         }
         let mut row = vec![

@@ -180,7 +180,15 @@ pub const NVTXR_PROCESSES: Table = Table {
 };
 pub const TARGET_INFO_GPU: Table = Table {
     name: "TARGET_INFO_GPU",
-    columns: &[int_required("id"), text("name"), int("globalPid")],
+    columns: &[
+        int_required("id"),
+        text("name"),
+        int("globalPid"),
+        int("totalMemory"),
+        int("smCount"),
+        int("computeMajor"),
+        int("computeMinor"),
+    ],
     keyed: false,
 };
 /// The columns every GPU activity table starts with.

@@ -1,5 +1,5 @@
 //! GPU activity in the Perfetto trace: a process track per GPU of each
-//! process (named `GPU n (process)`), a child track per stream, kernels,
+//! process (named `GPU n: NAME (process)`), a child track per stream, kernels,
 //! copies, sets and synchronizations as slices on it with their arguments
 //! (under `fields`), and a flow from each launch (an instant named after the
 //! API on the launching thread) to what it launched.
@@ -49,7 +49,7 @@ impl Writer<'_> {
                     uuid: Some(gpu),
                     process: Some(ProcessDescriptor {
                         pid: Some(gpu_pid(p, a.device) as i32),
-                        process_name: Some(gpu_label(p, a.device)),
+                        process_name: Some(gpu_label(p, a.device, g.gpu)),
                         process_labels: Vec::new(),
                     }),
                     ..Default::default()

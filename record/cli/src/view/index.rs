@@ -132,6 +132,8 @@ pub struct Index {
     /// The current process's GPU activity, a lane per (device, stream): a
     /// stream runs one thing at a time. Rows of their own at its end.
     gpu: std::collections::BTreeMap<(u32, u32), Lane>,
+    /// The current process's GPUs' labels, by device.
+    gpu_labels: HashMap<u32, String>,
 }
 
 impl Index {
@@ -148,6 +150,7 @@ impl Index {
             rows: Vec::new(),
             asynchronous: Lane::default(),
             gpu: Default::default(),
+            gpu_labels: HashMap::new(),
         })
     }
 
@@ -413,9 +416,13 @@ impl Sink for Index {
         self.complete_row()
     }
 
-    fn gpu(&mut self, _: &Process, g: &GpuEvent) -> std::io::Result<()> {
+    fn gpu(&mut self, p: &Process, g: &GpuEvent) -> std::io::Result<()> {
         self.items += 1;
         let a = g.activity;
+        if !self.gpu_labels.contains_key(&a.device) {
+            self.gpu_labels
+                .insert(a.device, gpu_label(p, a.device, g.gpu));
+        }
         let fields = match crate::chrome::gpu_args(g) {
             serde_json::Value::Object(fields) => Some(Box::new(fields)),
             _ => None,
@@ -436,13 +443,16 @@ impl Sink for Index {
     }
 
     fn process_end(&mut self, p: &Process) -> std::io::Result<()> {
-        for ((device, stream), lane) in std::mem::take(&mut self.gpu) {
+        let gpus = std::mem::take(&mut self.gpu);
+        for ((device, stream), lane) in gpus {
+            let label = self.gpu_labels[&device].clone();
             let row = self.row(p, format!("stream {stream}"), false);
             row.info.pid = gpu_pid(p, device);
-            row.info.process = gpu_label(p, device);
+            row.info.process = label;
             row.lanes.push(lane);
             self.complete_row()?;
         }
+        self.gpu_labels.clear();
         if p.threads.is_empty() {
             self.row(p, html::NOTHING_RECORDED.into(), false).info.empty = true;
             return Ok(());

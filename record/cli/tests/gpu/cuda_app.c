@@ -43,6 +43,7 @@ static void (*copy)(int, uint32_t, uint8_t, uint64_t, uint32_t, uint32_t, uint32
 static void (*set)(int, uint32_t, uint32_t, uint64_t, uint32_t, uint32_t, uint32_t, uint64_t, uint64_t);
 static void (*sync_)(int, uint32_t, uint32_t, uint32_t, uint64_t);
 static void (*context)(int, uint32_t, uint32_t);
+static void (*device)(int, uint32_t, const char *, uint32_t, uint32_t, uint64_t, uint32_t);
 static void (*complete)(int);
 static void (*drop)(size_t);
 
@@ -116,11 +117,14 @@ int main(void) {
     *(void **)&set = load(fake, "fake_memset");
     *(void **)&sync_ = load(fake, "fake_sync");
     *(void **)&context = load(fake, "fake_context");
+    *(void **)&device = load(fake, "fake_device");
     *(void **)&complete = load(fake, "fake_complete");
     *(void **)&drop = load(fake, "fake_drop");
 
     if (forks) forked(child_with_its_own_cuda);
     if (!inject()) return 3;
+    device(0, 0, "NVIDIA H200", 9, 0, 150ull << 30, 132);
+    device(0, 1, "NVIDIA H100 80GB HBM3", 9, 0, 80ull << 30, 132);
     context(0, 1, 0);
     context(0, 2, 1);
 

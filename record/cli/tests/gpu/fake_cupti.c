@@ -116,7 +116,8 @@ static size_t record_size(const uint8_t *r) {
     case CUPTI_ACTIVITY_KIND_MEMSET: return sizeof(CUpti_ActivityMemset5);
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return sizeof(CUpti_ActivitySynchronization2);
     case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(CUpti_ActivityContext4);
-    default: return 0;
+    case CUPTI_ACTIVITY_KIND_DEVICE: return sizeof(CUpti_ActivityDevice6);
+    default: abort(); /* a kind this double never queues: fail, never loop */
     }
 }
 
@@ -188,6 +189,22 @@ void fake_api(int domain, int cbid, uint32_t correlation, uint64_t busy_ns) {
     while (monotonic() < until) {}
     data.callbackSite = CUPTI_API_EXIT;
     subscriber_callback(NULL, domain, cbid, &data);
+}
+
+/* A GPU's description, as CUPTI gives it when the device activity kind is
+ * enabled. `name` must live until the buffer is completed. */
+void fake_device(int q, uint32_t id, const char *name, uint32_t major, uint32_t minor,
+                 uint64_t memory, uint32_t multiprocessors) {
+    CUpti_ActivityDevice6 r;
+    memset(&r, 0, sizeof r);
+    r.kind = CUPTI_ACTIVITY_KIND_DEVICE;
+    r.id = id;
+    r.name = name;
+    r.computeCapabilityMajor = major;
+    r.computeCapabilityMinor = minor;
+    r.globalMemorySize = memory;
+    r.numMultiprocessors = multiprocessors;
+    enqueue(q, &r, sizeof r);
 }
 
 void fake_context(int q, uint32_t context, uint32_t device) {

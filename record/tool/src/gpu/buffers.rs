@@ -4,7 +4,7 @@
 
 use super::cupti::{self, field, offset, Cupti};
 use crate::recording;
-use nvtxr_record_format::gpu::{Activity, GpuRecord, Tag, GPU_FILE, GPU_MAGIC};
+use nvtxr_record_format::gpu::{Activity, Device, GpuRecord, Tag, GPU_FILE, GPU_MAGIC};
 use std::collections::HashMap;
 use std::ffi::{c_char, c_void, CStr};
 use std::io::Write;
@@ -217,6 +217,22 @@ unsafe fn decode(
                     context: field(r, CONTEXT_CONTEXT),
                     device: field(r, CONTEXT_DEVICE),
                 })
+            }
+            cupti::KIND_DEVICE => {
+                let name: *const c_char = field(r, DEVICE_NAME);
+                let name = if name.is_null() {
+                    String::new()
+                } else {
+                    CStr::from_ptr(name).to_string_lossy().into_owned()
+                };
+                return Some(GpuRecord::Device(Device {
+                    id: field(r, DEVICE_ID),
+                    name: name.into(),
+                    compute_major: field(r, DEVICE_COMPUTE_MAJOR),
+                    compute_minor: field(r, DEVICE_COMPUTE_MINOR),
+                    memory: field(r, DEVICE_MEMORY),
+                    multiprocessors: field(r, DEVICE_MULTIPROCESSORS),
+                }));
             }
             _ => return None,
         }

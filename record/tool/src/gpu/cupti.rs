@@ -22,6 +22,7 @@ pub const API_ENTER: u32 = 0;
 pub const KIND_MEMCPY: u32 = 1;
 pub const KIND_MEMSET: u32 = 2;
 pub const KIND_KERNEL: u32 = 3;
+pub const KIND_DEVICE: u32 = 8;
 pub const KIND_CONTEXT: u32 = 9;
 pub const KIND_CONCURRENT_KERNEL: u32 = 10;
 pub const KIND_SYNCHRONIZATION: u32 = 38;
@@ -76,6 +77,14 @@ pub mod offset {
 
     pub const CONTEXT_CONTEXT: usize = 4;
     pub const CONTEXT_DEVICE: usize = 8;
+
+    /// `CUpti_ActivityDevice6` (`CUPTI_ACTIVITY_KIND_DEVICE`).
+    pub const DEVICE_MEMORY: usize = 16;
+    pub const DEVICE_MULTIPROCESSORS: usize = 44;
+    pub const DEVICE_COMPUTE_MAJOR: usize = 104;
+    pub const DEVICE_COMPUTE_MINOR: usize = 108;
+    pub const DEVICE_ID: usize = 112;
+    pub const DEVICE_NAME: usize = 136;
 
     /// `CUpti_CallbackData`.
     pub const CALLBACK_SITE: usize = 0;

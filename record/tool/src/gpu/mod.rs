@@ -124,6 +124,7 @@ fn attach() -> Result<(), String> {
         ));
     }
     for kind in [
+        cupti::KIND_DEVICE,
         cupti::KIND_CONTEXT,
         cupti::KIND_CONCURRENT_KERNEL,
         cupti::KIND_MEMCPY,
