@@ -419,10 +419,9 @@ impl Sink for Index {
     fn gpu(&mut self, p: &Process, g: &GpuEvent) -> std::io::Result<()> {
         self.items += 1;
         let a = g.activity;
-        if !self.gpu_labels.contains_key(&a.device) {
-            self.gpu_labels
-                .insert(a.device, gpu_label(p, a.device, g.gpu));
-        }
+        self.gpu_labels
+            .entry(a.device)
+            .or_insert_with(|| gpu_label(p, a.device, g.gpu));
         let fields = match crate::chrome::gpu_args(g) {
             serde_json::Value::Object(fields) => Some(Box::new(fields)),
             _ => None,
