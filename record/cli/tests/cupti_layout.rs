@@ -1,0 +1,219 @@
+//! The tool's CUPTI numbers and record offsets against NVIDIA's own headers
+//! (PyPI `nvidia-cuda-cupti`): what `record/tool/src/gpu/cupti.rs` reads
+//! from CUPTI's records is where CUPTI 13 puts it.
+
+use nvtxr_harness::{check, cupti_include};
+use std::process::Command;
+
+/// Every number and record offset the tool reads (`record/tool/src/gpu/cupti.rs`,
+/// its `pub const`s) against NVIDIA's CUPTI headers: a C program prints each
+/// as the compiler lays it out.
+#[test]
+fn cupti_layout() {
+    let checked: &[(&str, &str)] = &[
+        ("CUPTI_SUCCESS", "SUCCESS"),
+        (
+            "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED",
+            "ERROR_MULTIPLE_SUBSCRIBERS",
+        ),
+        ("CUPTI_CB_DOMAIN_DRIVER_API", "DOMAIN_DRIVER"),
+        ("CUPTI_CB_DOMAIN_RUNTIME_API", "DOMAIN_RUNTIME"),
+        ("CUPTI_API_ENTER", "API_ENTER"),
+        ("CUPTI_ACTIVITY_KIND_MEMCPY", "KIND_MEMCPY"),
+        ("CUPTI_ACTIVITY_KIND_MEMSET", "KIND_MEMSET"),
+        ("CUPTI_ACTIVITY_KIND_KERNEL", "KIND_KERNEL"),
+        ("CUPTI_ACTIVITY_KIND_CONTEXT", "KIND_CONTEXT"),
+        ("CUPTI_ACTIVITY_KIND_DEVICE", "KIND_DEVICE"),
+        (
+            "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL",
+            "KIND_CONCURRENT_KERNEL",
+        ),
+        (
+            "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+            "KIND_SYNCHRONIZATION",
+        ),
+        ("CUPTI_ACTIVITY_FLAG_FLUSH_FORCED", "FLUSH_FORCED"),
+        (
+            "offsetof(CUpti_ActivityKernel13, registersPerThread)",
+            "KERNEL_REGISTERS",
+        ),
+        ("offsetof(CUpti_ActivityKernel13, start)", "KERNEL_START"),
+        ("offsetof(CUpti_ActivityKernel13, end)", "KERNEL_END"),
+        (
+            "offsetof(CUpti_ActivityKernel13, deviceId)",
+            "KERNEL_DEVICE",
+        ),
+        (
+            "offsetof(CUpti_ActivityKernel13, contextId)",
+            "KERNEL_CONTEXT",
+        ),
+        (
+            "offsetof(CUpti_ActivityKernel13, streamId)",
+            "KERNEL_STREAM",
+        ),
+        ("offsetof(CUpti_ActivityKernel13, gridX)", "KERNEL_GRID"),
+        ("offsetof(CUpti_ActivityKernel13, blockX)", "KERNEL_BLOCK"),
+        (
+            "offsetof(CUpti_ActivityKernel13, staticSharedMemory)",
+            "KERNEL_STATIC_SHARED",
+        ),
+        (
+            "offsetof(CUpti_ActivityKernel13, dynamicSharedMemory)",
+            "KERNEL_DYNAMIC_SHARED",
+        ),
+        (
+            "offsetof(CUpti_ActivityKernel13, correlationId)",
+            "KERNEL_CORRELATION",
+        ),
+        ("offsetof(CUpti_ActivityKernel13, name)", "KERNEL_NAME"),
+        (
+            "offsetof(CUpti_ActivityMemcpy7, copyKind)",
+            "MEMCPY_COPY_KIND",
+        ),
+        (
+            "offsetof(CUpti_ActivityMemcpy7, srcKind)",
+            "MEMCPY_SRC_KIND",
+        ),
+        (
+            "offsetof(CUpti_ActivityMemcpy7, dstKind)",
+            "MEMCPY_DST_KIND",
+        ),
+        ("offsetof(CUpti_ActivityMemcpy7, bytes)", "MEMCPY_BYTES"),
+        ("offsetof(CUpti_ActivityMemcpy7, start)", "MEMCPY_START"),
+        ("offsetof(CUpti_ActivityMemcpy7, end)", "MEMCPY_END"),
+        ("offsetof(CUpti_ActivityMemcpy7, deviceId)", "MEMCPY_DEVICE"),
+        (
+            "offsetof(CUpti_ActivityMemcpy7, contextId)",
+            "MEMCPY_CONTEXT",
+        ),
+        ("offsetof(CUpti_ActivityMemcpy7, streamId)", "MEMCPY_STREAM"),
+        (
+            "offsetof(CUpti_ActivityMemcpy7, correlationId)",
+            "MEMCPY_CORRELATION",
+        ),
+        ("offsetof(CUpti_ActivityMemset5, value)", "MEMSET_VALUE"),
+        ("offsetof(CUpti_ActivityMemset5, bytes)", "MEMSET_BYTES"),
+        ("offsetof(CUpti_ActivityMemset5, start)", "MEMSET_START"),
+        ("offsetof(CUpti_ActivityMemset5, end)", "MEMSET_END"),
+        ("offsetof(CUpti_ActivityMemset5, deviceId)", "MEMSET_DEVICE"),
+        (
+            "offsetof(CUpti_ActivityMemset5, contextId)",
+            "MEMSET_CONTEXT",
+        ),
+        ("offsetof(CUpti_ActivityMemset5, streamId)", "MEMSET_STREAM"),
+        (
+            "offsetof(CUpti_ActivityMemset5, correlationId)",
+            "MEMSET_CORRELATION",
+        ),
+        (
+            "offsetof(CUpti_ActivityMemset5, memoryKind)",
+            "MEMSET_MEMORY_KIND",
+        ),
+        (
+            "offsetof(CUpti_ActivitySynchronization2, type)",
+            "SYNC_TYPE",
+        ),
+        (
+            "offsetof(CUpti_ActivitySynchronization2, start)",
+            "SYNC_START",
+        ),
+        ("offsetof(CUpti_ActivitySynchronization2, end)", "SYNC_END"),
+        (
+            "offsetof(CUpti_ActivitySynchronization2, correlationId)",
+            "SYNC_CORRELATION",
+        ),
+        (
+            "offsetof(CUpti_ActivitySynchronization2, contextId)",
+            "SYNC_CONTEXT",
+        ),
+        (
+            "offsetof(CUpti_ActivitySynchronization2, streamId)",
+            "SYNC_STREAM",
+        ),
+        (
+            "offsetof(CUpti_ActivitySynchronization2, cudaEventId)",
+            "SYNC_EVENT",
+        ),
+        (
+            "offsetof(CUpti_ActivityContext4, contextId)",
+            "CONTEXT_CONTEXT",
+        ),
+        (
+            "offsetof(CUpti_ActivityContext4, deviceId)",
+            "CONTEXT_DEVICE",
+        ),
+        (
+            "offsetof(CUpti_ActivityDevice6, globalMemorySize)",
+            "DEVICE_MEMORY",
+        ),
+        (
+            "offsetof(CUpti_ActivityDevice6, numMultiprocessors)",
+            "DEVICE_MULTIPROCESSORS",
+        ),
+        (
+            "offsetof(CUpti_ActivityDevice6, computeCapabilityMajor)",
+            "DEVICE_COMPUTE_MAJOR",
+        ),
+        (
+            "offsetof(CUpti_ActivityDevice6, computeCapabilityMinor)",
+            "DEVICE_COMPUTE_MINOR",
+        ),
+        ("offsetof(CUpti_ActivityDevice6, id)", "DEVICE_ID"),
+        ("offsetof(CUpti_ActivityDevice6, name)", "DEVICE_NAME"),
+        (
+            "offsetof(CUpti_CallbackData, callbackSite)",
+            "CALLBACK_SITE",
+        ),
+        (
+            "offsetof(CUpti_CallbackData, correlationData)",
+            "CALLBACK_CORRELATION_DATA",
+        ),
+        (
+            "offsetof(CUpti_CallbackData, correlationId)",
+            "CALLBACK_CORRELATION_ID",
+        ),
+    ];
+    let source =
+        std::fs::read_to_string(nvtxr_harness::root().join("record/tool/src/gpu/cupti.rs"))
+            .unwrap();
+    let ours: std::collections::HashMap<&str, usize> = source
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("pub const "))
+        .filter_map(|l| {
+            let (name, rest) = l.split_once(':')?;
+            let value = rest.split('=').nth(1)?.trim().trim_end_matches(';');
+            Some((name, value.parse().ok()?))
+        })
+        .collect();
+    let dir = nvtxr_harness::work_dir().join(format!("cupti-layout-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut c = String::from(
+        "#include <stddef.h>\n#include <stdio.h>\n#include <cupti.h>\nint main(void) {\n",
+    );
+    for (expr, _) in checked {
+        c += &format!("    printf(\"%zu\\n\", (size_t)({expr}));\n");
+    }
+    c += "    return 0;\n}\n";
+    std::fs::write(dir.join("layout.c"), c).unwrap();
+    let exe = dir.join("layout");
+    check(
+        "gcc layout.c",
+        Command::new("gcc")
+            .arg("-I")
+            .arg(cupti_include())
+            .arg(dir.join("layout.c"))
+            .arg("-o")
+            .arg(&exe)
+            .output()
+            .unwrap(),
+    );
+    let out = check("layout", Command::new(&exe).output().unwrap());
+    let printed: Vec<usize> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    assert_eq!(printed.len(), checked.len());
+    for ((expr, name), theirs) in checked.iter().zip(&printed) {
+        assert_eq!(ours.get(name), Some(theirs), "{name} = {expr}");
+    }
+}
