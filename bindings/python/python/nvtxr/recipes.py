@@ -171,7 +171,7 @@ def _run(parquet_dir, tables, part_sql, combine_sql, parameters, engine):
         from distributed import default_client
 
         client = default_client()
-        futures = client.map(_part, [parquet_dir] * len(parts), [p for p in parts],
+        futures = client.map(_part, [parquet_dir] * len(parts), parts,
                              tables=tables, sql=part_sql, parameters=parameters, pure=False)
         results = client.gather(futures)
     else:
@@ -247,6 +247,11 @@ def _parts(parquet_dir, tables):
     return parts
 
 
+def _quoted(path):
+    """`path` as an SQL string literal (a view's definition takes no parameters)."""
+    return "'" + str(path).replace("'", "''") + "'"
+
+
 def _part(parquet_dir, parts, *, tables, sql, parameters):
     """Runs a recipe's per-part query on some parts (a list, or one name):
     returns its rows and the partial ranks among them."""
@@ -254,8 +259,8 @@ def _part(parquet_dir, parts, *, tables, sql, parameters):
         parts = [parts]
     with _connect() as db:
         for table in tables:
-            files = [os.path.join(parquet_dir, table, part) for part in parts]
-            db.execute(f'CREATE VIEW "{table}" AS SELECT * FROM read_parquet({files!r})')
+            files = ", ".join(_quoted(os.path.join(parquet_dir, table, part)) for part in parts)
+            db.execute(f'CREATE VIEW "{table}" AS SELECT * FROM read_parquet([{files}])')
         rows = db.execute(sql, parameters).df()
         partial = []
         for part in parts:
