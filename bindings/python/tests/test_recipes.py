@@ -275,7 +275,8 @@ def test_the_command_line_recipes_agree_with_python(job, tmp_path):
     from nvtxr import recipes
 
     def cli(recipe):
-        out = report("-q", "-o", tmp_path / "t.pftrace", "--recipe", recipe, "step", *recordings)
+        # Without -q: the summary goes to stderr, stdout is the CSV alone.
+        out = report("-o", tmp_path / "t.pftrace", "--recipe", recipe, "step", *recordings)
         return pandas.read_csv(io.StringIO(out))
 
     key = ["rank", "iteration", "duration"]
@@ -288,3 +289,7 @@ def test_the_command_line_recipes_agree_with_python(job, tmp_path):
                               "--recipe", "nonesuch", "step", str(recordings[0])],
                              capture_output=True, text=True, timeout=60)
     assert process.returncode != 0 and "--recipe nonesuch: unknown (use pace or stragglers" in process.stderr
+    process = subprocess.run([artifact("NVTXR_COMMAND"), "report", "-q", "-o", "/dev/stdout", "--format", "json",
+                              "--recipe", "pace", "step", str(recordings[0])],
+                             capture_output=True, text=True, timeout=60)
+    assert process.returncode != 0 and "where an output already goes" in process.stderr, process.stderr

@@ -76,8 +76,14 @@ impl From<String> for Failure {
 /// The recording is read in passes, one chunk at a time (see `model`): one
 /// for the summary, one per output file.
 pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Result<(), Failure> {
-    // Lines for people go where no output goes.
-    let to_stdout = outputs.check()?;
+    // Lines for people go where no output goes (`--recipe` prints on stdout).
+    let mut to_stdout = outputs.check()?;
+    if ranks.recipe.is_some() {
+        if to_stdout {
+            return Err("--recipe prints its table on stdout, where an output already goes: name a file for it".to_string().into());
+        }
+        to_stdout = true;
+    }
     let mut term: Box<dyn Write> = if to_stdout {
         Box::new(std::io::stderr())
     } else {
