@@ -52,7 +52,7 @@ fn run(name: &str, extra: &[&str], env: &[(&str, &str)]) -> (PathBuf, std::proce
 }
 
 /// Every kernel: (name, launching range, device, stream), from the JSON trace.
-fn kernels(trace: &serde_json::Value) -> Vec<(String, String, u64, u64)> {
+fn kernels(trace: &serde_json::Value) -> Vec<Kernel> {
     let mut out: Vec<_> = trace["traceEvents"]
         .as_array()
         .unwrap()
@@ -72,6 +72,24 @@ fn kernels(trace: &serde_json::Value) -> Vec<(String, String, u64, u64)> {
     out
 }
 
+type Kernel = (String, String, u64, u64);
+
+fn kernel(name: &str, range: &str, device: u64, stream: u64) -> Kernel {
+    (name.to_string(), range.to_string(), device, stream)
+}
+
+/// The kernels `cuda_app.c` launches, as [`kernels`] lists them.
+fn scripted_kernels() -> Vec<Kernel> {
+    let gemm = "gemm(float const*, float const*, float*, int)";
+    vec![
+        kernel(gemm, "backward", 1, 13),
+        kernel(gemm, "forward", 0, 7),
+        kernel(gemm, "tail", 0, 7),
+        kernel("reduce(float const*, float*, int)", "worker", 1, 15),
+        kernel("relu(float*, int)", "backward", 1, 13),
+    ]
+}
+
 #[test]
 fn every_kernel_copy_and_sync_is_under_the_range_that_launched_it() {
     let (dir, out) = run("all", &[], &[]);
@@ -82,20 +100,7 @@ fn every_kernel_copy_and_sync_is_under_the_range_that_launched_it() {
         "{said}"
     );
     let trace = load(&dir.join("trace.json"));
-    let gemm = "gemm(float const*, float const*, float*, int)";
-    let k = |name: &str, range: &str, device, stream| {
-        (name.to_string(), range.to_string(), device, stream)
-    };
-    assert_eq!(
-        kernels(&trace),
-        [
-            k(gemm, "backward", 1, 13),
-            k(gemm, "forward", 0, 7),
-            k(gemm, "tail", 0, 7),
-            k("reduce(float const*, float*, int)", "worker", 1, 15),
-            k("relu(float*, int)", "backward", 1, 13),
-        ]
-    );
+    assert_eq!(kernels(&trace), scripted_kernels());
     let events = trace["traceEvents"].as_array().unwrap();
     // Each kernel starts after its launch, inside the range's thread; every
     // activity has its flow from its launch.
@@ -246,22 +251,11 @@ fn forked_children_record_their_own_gpu_work_and_never_the_parents() {
     let said = text(&out);
     assert!(out.status.success(), "{said}");
     let trace = load(&dir.join("trace.json"));
-    let gemm = "gemm(float const*, float const*, float*, int)";
-    let k = |name: &str, range: &str, device, stream| {
-        (name.to_string(), range.to_string(), device, stream)
-    };
     // Each kernel once: the second child wrote none of its parent's.
-    assert_eq!(
-        kernels(&trace),
-        [
-            k("child()", "child work", 0, 7),
-            k(gemm, "backward", 1, 13),
-            k(gemm, "forward", 0, 7),
-            k(gemm, "tail", 0, 7),
-            k("reduce(float const*, float*, int)", "worker", 1, 15),
-            k("relu(float*, int)", "backward", 1, 13),
-        ]
-    );
+    let mut expected = scripted_kernels();
+    expected.push(kernel("child()", "child work", 0, 7));
+    expected.sort();
+    assert_eq!(kernels(&trace), expected);
     let events = trace["traceEvents"].as_array().unwrap();
     let pid_of = |name: &str| -> Vec<u64> {
         events

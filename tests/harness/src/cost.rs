@@ -1,6 +1,7 @@
-//! What running a child costs: its wall time, CPU time and peak memory (the
-//! benchmarks' figures).
+//! What running a child costs: its wall time, CPU time and peak memory, and
+//! the bytes it left on disk (the benchmarks' figures).
 
+use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
@@ -37,4 +38,16 @@ pub fn measured(cmd: &mut Command) -> (Cost, String) {
         },
         stdout,
     )
+}
+
+/// The bytes a file holds, or every file under a folder.
+pub fn bytes_on_disk(path: &Path) -> u64 {
+    if path.is_dir() {
+        std::fs::read_dir(path)
+            .unwrap()
+            .map(|e| bytes_on_disk(&e.unwrap().path()))
+            .sum()
+    } else {
+        std::fs::metadata(path).map_or(0, |m| m.len())
+    }
 }

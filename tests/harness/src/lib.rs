@@ -13,7 +13,7 @@ pub use xtask::install;
 
 mod cost;
 mod cupti;
-pub use cost::{measured, Cost};
+pub use cost::{bytes_on_disk, measured, Cost};
 pub use cupti::{cupti_include, fake_cupti, CUPTI_WHEELS};
 
 /// Runs test `name` of the current test binary again, as a child process

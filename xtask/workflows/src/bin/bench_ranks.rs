@@ -11,23 +11,14 @@
 //! equal to DuckDB's answers. Each rank's raw recording is removed once
 //! converted (10^8 events of them would not fit this machine's disk).
 
-use nvtxr_harness::{artifacts, check, compile_c, measured, python, root, work_dir, Producer};
+use nvtxr_harness::{
+    artifacts, bytes_on_disk, check, compile_c, measured, python, root, work_dir, Producer,
+};
 use std::path::Path;
 use std::process::Command;
 
 /// (ranks, steps per rank, layers per step): full and `--quick`.
 const SIZES: [(usize, u64, u64); 2] = [(256, 1000, 199), (4, 25, 199)];
-
-fn size(path: &Path) -> u64 {
-    if path.is_dir() {
-        std::fs::read_dir(path)
-            .unwrap()
-            .map(|e| size(&e.unwrap().path()))
-            .sum()
-    } else {
-        std::fs::metadata(path).map_or(0, |m| m.len())
-    }
-}
 
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
@@ -68,7 +59,7 @@ fn main() {
         std::fs::remove_dir_all(&rec).unwrap();
     }
     let parquet_cpu = (both_cpu - pftrace_cpu).max(1e-3);
-    let bytes = size(&parquet);
+    let bytes = bytes_on_disk(&parquet);
     println!("| ranks | events | `.pftrace` events per CPU-s | Parquet events per CPU-s | Parquet bytes | bytes per event | peak RSS of a rank's report (MB) |");
     println!("|---|---|---|---|---|---|---|");
     println!(

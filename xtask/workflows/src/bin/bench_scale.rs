@@ -10,7 +10,7 @@
 //! left out at 10^8 events (6 GB of JSON is past what any viewer opens).
 
 use nvtxr_harness::{
-    artifacts, compile_c, have_tool, measured, work_dir, Producer, CHROMIUM_FLAGS,
+    artifacts, bytes_on_disk, compile_c, have_tool, measured, work_dir, Producer, CHROMIUM_FLAGS,
 };
 use std::path::Path;
 use std::process::Command;
@@ -18,17 +18,6 @@ use std::time::Instant;
 
 /// Iterations (4 events each): (full, `--quick`).
 const SIZES: (&[u64], &[u64]) = (&[2_500_000, 25_000_000], &[25_000]);
-
-fn size(path: &Path) -> u64 {
-    if path.is_dir() {
-        std::fs::read_dir(path)
-            .unwrap()
-            .map(|e| size(&e.unwrap().path()))
-            .sum()
-    } else {
-        std::fs::metadata(path).map_or(0, |m| m.len())
-    }
-}
 
 /// `nvtxr view` of a recording: the time until it serves, its peak memory
 /// then, and the time headless Chromium takes to draw the page (whole
@@ -173,7 +162,7 @@ fn main() {
             "| {events} | {} / {} / {} | {} ({over_bare}) | {:.1} |",
             f[0], f[1], f[2], f[3], recording.wall
         );
-        let raw = size(&rec);
+        let raw = bytes_on_disk(&rec);
         formats.push((events, "raw recording", raw, None));
         for (format, file) in [
             ("Perfetto", "t.pftrace"),
@@ -201,7 +190,7 @@ fn main() {
                 _ => cmd.arg("-o").arg(&out),
             };
             let (cost, _) = measured(cmd.arg(&rec));
-            formats.push((events, format, size(&out), Some(cost)));
+            formats.push((events, format, bytes_on_disk(&out), Some(cost)));
             let _ = std::fs::remove_file(&out);
         }
         viewers.push((events, viewer(nvtxr, &rec, &dir)));
