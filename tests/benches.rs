@@ -295,3 +295,32 @@ fn the_ranks_benchmark_prints_every_figure_and_dask_agrees() {
     assert_eq!(dask.len(), 4, "{rows:?}");
     assert!(dask.iter().all(|r| r[2] == "same as on DuckDB"), "{dask:?}");
 }
+
+#[test]
+fn the_gpu_benchmark_prints_every_figure() {
+    let rows = rows("bench_gpu");
+    let recorded: Vec<&Vec<String>> = rows.iter().filter(|r| r.len() == 8).collect();
+    // The header, `--gpu off`, GPU recorded; 200 steps of 50 NVTX events,
+    // 38 activities and 38 launches.
+    assert_eq!(recorded.len(), 3, "{rows:?}");
+    assert_eq!(recorded[1][1..3], ["10000", "0"], "{rows:?}");
+    assert_eq!(recorded[2][1..3], ["10000", "15200"], "{rows:?}");
+    for row in &recorded[1..] {
+        for cell in &row[3..] {
+            assert!(cell.parse::<f64>().is_ok(), "{row:?}");
+        }
+    }
+    let bytes = |r: &Vec<String>| r[3].parse::<u64>().unwrap();
+    assert!(bytes(recorded[2]) > bytes(recorded[1]), "{rows:?}");
+    let figures: Vec<&Vec<String>> = rows.iter().filter(|r| r.len() == 3).collect();
+    let names: Vec<&str> = figures.iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "figure",
+            "NVTX events per CPU-s",
+            "GPU records per CPU-s",
+            "bytes per GPU activity record, raw (`.pftrace`)"
+        ]
+    );
+}

@@ -50,6 +50,9 @@ enum Workflow {
     /// 256 simulated ranks, 10^8 events: per-rank Parquet, and each recipe
     /// of `nvtxr.recipes` on DuckDB and on a Dask cluster.
     BenchRanks,
+    /// GPU records with no GPU (the test CUPTI): how fast they convert beside
+    /// NVTX events, and their bytes.
+    BenchGpu,
     /// The Python package against NVIDIA's `nvtx` package.
     BenchPython,
     /// The `tracing` layer's cost.
@@ -204,6 +207,7 @@ fn main() -> ExitCode {
         Workflow::BenchRecord => workflow("bench_record", true),
         Workflow::BenchScale => workflow("bench_scale", true),
         Workflow::BenchRanks => workflow("bench_ranks", true),
+        Workflow::BenchGpu => workflow("bench_gpu", true),
         Workflow::BenchPython => workflow("bench_python", true),
         Workflow::BenchTracing => workflow("bench_tracing", true),
         Workflow::BenchHaskell => workflow("bench_haskell", true),

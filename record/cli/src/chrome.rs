@@ -411,42 +411,22 @@ impl Sink for Writer<'_> {
 /// A GPU activity's arguments, as every output shows them: its launch and
 /// range, and the fields of its kind.
 pub fn gpu_args(g: &GpuEvent) -> serde_json::Value {
-    use nvtxr_record_format::gpu::{copy_kind_name, Tag};
-    let a = g.activity;
-    let mut args = serde_json::json!({
-        "device": a.device,
-        "context": a.context,
-        "stream": a.stream,
-        "correlation": a.correlation,
+    use crate::model::{Arg, ArgValue};
+    use serde_json::{json, Value};
+    let mut args = serde_json::Map::new();
+    g.args(|name, value| {
+        let value = match value {
+            ArgValue::Uint(v) => Value::from(v),
+            ArgValue::Int(v) => Value::from(v),
+            ArgValue::Text(t) => Value::from(t),
+            ArgValue::Dims(d) => json!(d),
+            ArgValue::Launch(l) => json!({
+                Arg::Api.name(): l.api.as_str(),
+                Arg::Thread.name(): l.tid,
+                Arg::Range.name(): l.range.as_deref(),
+            }),
+        };
+        args.insert(name.name().to_string(), value);
     });
-    match Tag::from_byte(a.tag) {
-        Some(Tag::Kernel) => {
-            args["grid"] = serde_json::json!(a.grid);
-            args["block"] = serde_json::json!(a.block);
-            args["registers per thread"] = a.registers.into();
-            args["static shared memory"] = a.static_shared.into();
-            args["dynamic shared memory"] = a.dynamic_shared.into();
-            let demangled = crate::demangle::demangle(g.name);
-            if demangled != g.name {
-                args["demangled"] = demangled.into();
-            }
-        }
-        Some(Tag::Memcpy) => {
-            args["bytes"] = a.bytes.into();
-            args["kind"] = copy_kind_name(a.copy_kind).into();
-        }
-        Some(Tag::Memset) => {
-            args["bytes"] = a.bytes.into();
-            args["value"] = a.copy_kind.into();
-        }
-        _ => {}
-    }
-    if let Some(l) = g.launch {
-        args["launched by"] = serde_json::json!({
-            "api": l.api.as_str(),
-            "thread": l.tid,
-            "range": l.range.as_deref(),
-        });
-    }
-    args
+    Value::Object(args)
 }

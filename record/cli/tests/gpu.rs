@@ -326,23 +326,19 @@ fn ranks_recorded_apart_merge_with_each_ranks_gpus() {
 }
 
 #[test]
-fn the_perfetto_trace_has_a_track_per_stream_and_flows() {
-    let (cupti, app) = built();
-    let dir = scratch_in("gpu", "perfetto");
+fn the_perfetto_trace_has_every_activity_with_the_jsons_arguments() {
+    let rec = nvtxr_harness::work_dir().join(format!("gpu-perfetto-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&rec);
+    let (dir, out) = run("perfetto", &["--keep", rec.to_str().unwrap()], &[]);
+    assert!(out.status.success(), "{}", text(&out));
     let trace = dir.join("t.pftrace");
-    let out = Command::new(&nvtxr_harness::artifacts().nvtxr)
-        .arg("record")
-        .arg("-q")
-        .arg("-o")
+    let report = Command::new(&nvtxr_harness::artifacts().nvtxr)
+        .args(["report", "-q", "-o"])
         .arg(&trace)
-        .arg("--")
-        .arg(app)
-        .env("NVTXR_CUPTI", cupti)
-        .env("FAKE_CUPTI", cupti)
-        .env_remove(nvtxr_harness::INJECTION_PATH_VAR)
+        .arg(&rec)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", text(&out));
+    assert!(report.status.success(), "{}", text(&report));
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/perfetto_check.py");
     let check = Command::new(nvtxr_harness::python())
         .arg(&script)
@@ -351,12 +347,51 @@ fn the_perfetto_trace_has_a_track_per_stream_and_flows() {
         .output()
         .unwrap();
     assert!(check.status.success(), "{}", text(&check));
-    let report = String::from_utf8_lossy(&check.stdout);
-    let kernels = report
-        .lines()
-        .filter(|l| l.contains("_Z4gemmPKfS0_Pfi"))
-        .count();
-    assert!(kernels >= 3, "the three gemm launches in {report}");
+    // Each GPU slice of the Perfetto trace, by correlation id and name: its
+    // arguments; and the same from the JSON trace of the same recording.
+    let slices = |events: Vec<serde_json::Value>| {
+        let mut out: Vec<(u64, String, serde_json::Value)> = events
+            .into_iter()
+            .filter(|e| e["args"]["correlation"].is_u64() && e["args"]["context"].is_u64())
+            .map(|e| {
+                let mut args = e["args"].clone();
+                args.as_object_mut().unwrap().remove("domain");
+                (
+                    args["correlation"].as_u64().unwrap(),
+                    e["name"].as_str().unwrap().to_string(),
+                    args,
+                )
+            })
+            .collect();
+        out.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+        out
+    };
+    let perfetto = slices(
+        String::from_utf8_lossy(&check.stdout)
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|e| e["kind"] == "slice")
+            .collect(),
+    );
+    let json = slices(
+        load(&dir.join("trace.json"))["traceEvents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["ph"] == "X")
+            .cloned()
+            .collect(),
+    );
+    // Five kernels, two copies, a set, a synchronization.
+    assert_eq!(perfetto.len(), 9, "{perfetto:#?}");
+    assert_eq!(perfetto, json);
+    assert!(
+        perfetto
+            .iter()
+            .all(|(_, _, a)| a["launched by"]["api"].is_string()),
+        "{perfetto:#?}"
+    );
+    std::fs::remove_dir_all(&rec).unwrap();
 }
 
 #[test]

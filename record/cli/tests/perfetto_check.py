@@ -109,7 +109,10 @@ def main(path):
         def value(a):
             # Nested annotations (decoded payload fields): dicts and arrays.
             if a.dict_entries:
-                return {d.name: value(d) for d in a.dict_entries}
+                return {
+                    d.name if d.HasField("name") else interned("ann", d.name_iid, "annotation name"): value(d)
+                    for d in a.dict_entries
+                }
             if a.array_values:
                 return [value(v) for v in a.array_values]
             kind = a.WhichOneof("value")

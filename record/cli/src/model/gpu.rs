@@ -8,6 +8,7 @@ use hashbrown::HashMap;
 use nvtxr_record_format::gpu::{
     copy_kind_name, decode_gpu, sync_type_name, Activity, Device, GpuRecord, Tag, GPU_FILE,
 };
+use std::borrow::Cow;
 use std::path::Path;
 
 /// One process's GPU activity.
@@ -28,8 +29,10 @@ pub struct Gpu {
     /// CUPTI's, measured once by the tool), when CUPTI could not read
     /// CLOCK_MONOTONIC itself.
     pub measured_offset: Option<i64>,
-    /// Activity indexes by correlation id.
-    by_correlation: HashMap<u32, Vec<usize>>,
+    /// Each kernel name demangled, by name id (see [`Gpu::seal`]).
+    demangled: HashMap<u32, String>,
+    /// (correlation id, activity index) of every activity, in that order.
+    by_correlation: Vec<(u32, u32)>,
 }
 
 impl Gpu {
@@ -82,20 +85,25 @@ impl Gpu {
             }
         }
         self.activities.sort_by_key(|a| (a.start, a.end));
-        self.by_correlation.clear();
-        for (i, a) in self.activities.iter().enumerate() {
-            self.by_correlation
-                .entry(a.correlation)
-                .or_default()
-                .push(i);
-        }
+        self.by_correlation = (self.activities.iter().enumerate())
+            .map(|(i, a)| (a.correlation, i as u32))
+            .collect();
+        self.by_correlation.sort_unstable();
+        // Demangled once per name, not once per kernel.
+        self.demangled = (self.kernel_names.iter())
+            .map(|(id, name)| (*id, crate::demangle::demangle(name)))
+            .collect();
     }
 
-    /// The activities a launch with this correlation id caused.
-    pub fn caused_by(&self, correlation: u32) -> &[usize] {
-        self.by_correlation
-            .get(&correlation)
-            .map_or(&[], Vec::as_slice)
+    /// The indexes of the activities a launch with this correlation id caused.
+    pub fn caused_by(&self, correlation: u32) -> impl Iterator<Item = usize> + '_ {
+        let from = self
+            .by_correlation
+            .partition_point(|(c, _)| *c < correlation);
+        self.by_correlation[from..]
+            .iter()
+            .take_while(move |(c, _)| *c == correlation)
+            .map(|(_, i)| *i as usize)
     }
 
     /// The GPU times of the activities, first and last (CLOCK_MONOTONIC ns).
@@ -107,16 +115,26 @@ impl Gpu {
 
     /// What an activity is called: a kernel's (mangled) name, a copy's
     /// direction, a set, a synchronization's kind.
-    pub fn name(&self, a: &Activity) -> String {
+    pub fn name(&self, a: &Activity) -> Cow<'_, str> {
         match Tag::from_byte(a.tag) {
-            Some(Tag::Kernel) => self
-                .kernel_names
-                .get(&a.name)
-                .cloned()
-                .unwrap_or_else(|| format!("(kernel {})", a.name)),
-            Some(Tag::Memcpy) => format!("[CUDA memcpy {}]", copy_kind_name(a.copy_kind)),
-            Some(Tag::Memset) => "[CUDA memset]".to_string(),
-            _ => sync_type_name(a.sync_type).to_string(),
+            Some(Tag::Kernel) => match self.kernel_names.get(&a.name) {
+                Some(name) => Cow::Borrowed(name),
+                None => Cow::Owned(format!("(kernel {})", a.name)),
+            },
+            Some(Tag::Memcpy) => {
+                Cow::Owned(format!("[CUDA memcpy {}]", copy_kind_name(a.copy_kind)))
+            }
+            Some(Tag::Memset) => Cow::Borrowed("[CUDA memset]"),
+            _ => Cow::Borrowed(sync_type_name(a.sync_type)),
+        }
+    }
+
+    /// A kernel's name as people read it (the name itself when it is not a
+    /// C++ symbol, and for other activities).
+    pub fn demangled<'a>(&'a self, a: &Activity, name: &'a str) -> &'a str {
+        match a.tag == Tag::Kernel as u8 {
+            true => self.demangled.get(&a.name).map_or(name, String::as_str),
+            false => name,
         }
     }
 
@@ -143,9 +161,10 @@ pub struct Launch {
     pub correlation: u32,
     /// The API's name (see [`Gpu::api_name`]).
     pub api: CompactString,
-    /// The names of the NVTX push/pop ranges open around it on its thread,
-    /// outermost first, every domain.
-    pub ranges: Vec<CompactString>,
+    /// The innermost NVTX push/pop range open around it on its thread (of
+    /// the domain with the highest id that has one open, the default domain
+    /// last).
+    pub range: Option<CompactString>,
 }
 
 /// The GPU time of a range: its launches' activities (kernels, copies and
@@ -196,10 +215,133 @@ pub(super) fn project<'a>(
 pub struct GpuEvent<'a> {
     pub activity: &'a Activity,
     pub name: &'a str,
+    /// A kernel's name demangled; `name` for other activities and names
+    /// that are not C++ symbols.
+    pub demangled: &'a str,
     /// Its launch: the thread, the API call's name, the innermost range open then.
     pub launch: Option<&'a Launched>,
     /// Its GPU's description, when CUPTI gave one.
     pub gpu: Option<&'a Device<'static>>,
+}
+
+/// The arguments an activity may have, in the order every output shows
+/// them (the last three are `LaunchedBy`'s entries).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arg {
+    Device,
+    Context,
+    Stream,
+    Correlation,
+    Grid,
+    Block,
+    Registers,
+    StaticShared,
+    DynamicShared,
+    Demangled,
+    Bytes,
+    Kind,
+    Value,
+    LaunchedBy,
+    Api,
+    Thread,
+    Range,
+}
+
+impl Arg {
+    /// Every argument, each at its own index (`arg as usize`).
+    pub const ALL: [Arg; 17] = [
+        Arg::Device,
+        Arg::Context,
+        Arg::Stream,
+        Arg::Correlation,
+        Arg::Grid,
+        Arg::Block,
+        Arg::Registers,
+        Arg::StaticShared,
+        Arg::DynamicShared,
+        Arg::Demangled,
+        Arg::Bytes,
+        Arg::Kind,
+        Arg::Value,
+        Arg::LaunchedBy,
+        Arg::Api,
+        Arg::Thread,
+        Arg::Range,
+    ];
+
+    /// Its name in the outputs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Arg::Device => "device",
+            Arg::Context => "context",
+            Arg::Stream => "stream",
+            Arg::Correlation => "correlation",
+            Arg::Grid => "grid",
+            Arg::Block => "block",
+            Arg::Registers => "registers per thread",
+            Arg::StaticShared => "static shared memory",
+            Arg::DynamicShared => "dynamic shared memory",
+            Arg::Demangled => "demangled",
+            Arg::Bytes => "bytes",
+            Arg::Kind => "kind",
+            Arg::Value => "value",
+            Arg::LaunchedBy => "launched by",
+            Arg::Api => "api",
+            Arg::Thread => "thread",
+            Arg::Range => "range",
+        }
+    }
+}
+
+/// An activity's argument's value.
+#[derive(Debug, Clone, Copy)]
+pub enum ArgValue<'a> {
+    Uint(u64),
+    Int(i64),
+    Text(&'a str),
+    /// A grid's or block's dimensions (x, y, z).
+    Dims([i32; 3]),
+    /// What launched it: the API call ([`Arg::Api`]), its thread
+    /// ([`Arg::Thread`]) and the innermost range open there ([`Arg::Range`]),
+    /// a nested dictionary.
+    Launch(&'a Launched),
+}
+
+impl<'a> GpuEvent<'a> {
+    /// Its arguments, in the order every output shows them (the JSON's
+    /// `args`, Perfetto's debug annotations, `nvtxr view`'s tooltip).
+    pub fn args(&self, mut arg: impl FnMut(Arg, ArgValue<'a>)) {
+        use ArgValue::*;
+        let a = self.activity;
+        arg(Arg::Device, Uint(a.device.into()));
+        arg(Arg::Context, Uint(a.context.into()));
+        arg(Arg::Stream, Uint(a.stream.into()));
+        arg(Arg::Correlation, Uint(a.correlation.into()));
+        match Tag::from_byte(a.tag) {
+            Some(Tag::Kernel) => {
+                arg(Arg::Grid, Dims(a.grid));
+                arg(Arg::Block, Dims(a.block));
+                arg(Arg::Registers, Uint(a.registers.into()));
+                arg(Arg::StaticShared, Int(a.static_shared.into()));
+                arg(Arg::DynamicShared, Int(a.dynamic_shared.into()));
+                if self.demangled != self.name {
+                    arg(Arg::Demangled, Text(self.demangled));
+                }
+            }
+            Some(Tag::Memcpy) => {
+                arg(Arg::Bytes, Uint(a.bytes));
+                arg(Arg::Kind, Text(copy_kind_name(a.copy_kind)));
+            }
+            Some(Tag::Memset) => {
+                arg(Arg::Bytes, Uint(a.bytes));
+                arg(Arg::Value, Uint(a.copy_kind.into()));
+            }
+            _ => {}
+        }
+        if let Some(l) = self.launch {
+            arg(Arg::LaunchedBy, Launch(l));
+        }
+    }
 }
 
 /// What the replay kept of a launch, for its activities: its thread, API

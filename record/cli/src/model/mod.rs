@@ -21,7 +21,7 @@ mod replay;
 mod scan;
 
 pub use filter::{Filter, Selection};
-pub use gpu::{gpu_label, gpu_pid, Gpu, GpuEvent, Launch, Launched, Projection};
+pub use gpu::{gpu_label, gpu_pid, Arg, ArgValue, Gpu, GpuEvent, Launch, Launched, Projection};
 pub use scan::{scan, Scan};
 
 use nvtx_protocol::attr;

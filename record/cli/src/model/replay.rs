@@ -106,13 +106,18 @@ impl Scan {
             let mut marks = 0;
             let gpu = self.gpu.get(&process.key);
             let placement = &self.placements[process.recording];
-            let mut launched: HashMap<u32, Launched> = HashMap::new();
+            // What launched each activity: an index into `launches`, plus 1
+            // (0: not launched on a recorded thread).
+            let mut launches: Vec<Launched> = Vec::new();
+            let mut launch_of = vec![0u32; gpu.map_or(0, |g| g.activities.len())];
+            let mut caused = Vec::new();
             for ((tid, chunks), thread) in threads.iter().zip(&process.threads) {
                 sink.thread_start(process, thread)?;
                 let mut stacks = Stacks::default();
                 // The start/end ranges this thread started and has not ended.
                 let mut started_here: Vec<(u64, u64)> = Vec::new();
                 let mut depth = 0;
+                let mut last_launch = None;
                 for file in chunks {
                     let Some(chunk) = read_chunk(&file.path, &mut buffer)? else {
                         continue;
@@ -208,39 +213,39 @@ impl Scan {
                             Kind::Launch => {
                                 let Some(gpu) = gpu else { continue };
                                 let correlation = r.value as u32;
-                                if launched.contains_key(&correlation) {
-                                    // A driver call inside a runtime call: the same launch.
+                                if last_launch == Some(correlation) {
+                                    // A driver call inside a runtime call
+                                    // (recorded at its return, just before
+                                    // the runtime call's): the same launch.
                                     continue;
                                 }
+                                last_launch = Some(correlation);
                                 let entry = image.clock.ns_near(r.payload.1, &mut segment);
-                                let caused: Vec<_> = gpu
-                                    .caused_by(correlation)
-                                    .iter()
-                                    .map(|&i| placed(&gpu.activities[i], placement))
-                                    .collect();
-                                project(&caused, stacks.open_mut().map(|d| &mut d.gpu));
-                                for key in &started_here {
-                                    if let Some(open) = starts.get_mut(key) {
-                                        project(&caused, std::iter::once(&mut open.2));
-                                    }
-                                }
                                 let launch = Launch {
                                     tid: *tid,
                                     start: placement.place(entry).min(r.timestamp),
                                     end: r.timestamp,
                                     correlation,
                                     api: gpu.api_name(r.string.unwrap_or(0)).into(),
-                                    ranges: stacks.names(),
+                                    range: stacks.innermost(),
                                 };
+                                caused.clear();
+                                for i in gpu.caused_by(correlation) {
+                                    caused.push(placed(&gpu.activities[i], placement));
+                                    launch_of[i] = launches.len() as u32 + 1;
+                                }
+                                project(&caused, stacks.open_mut().map(|d| &mut d.gpu));
+                                for key in &started_here {
+                                    if let Some(open) = starts.get_mut(key) {
+                                        project(&caused, std::iter::once(&mut open.2));
+                                    }
+                                }
                                 sink.launch(process, &launch)?;
-                                launched.insert(
-                                    correlation,
-                                    Launched {
-                                        tid: *tid,
-                                        api: launch.api.clone(),
-                                        range: launch.ranges.last().cloned(),
-                                    },
-                                );
+                                launches.push(Launched {
+                                    tid: *tid,
+                                    api: launch.api,
+                                    range: launch.range,
+                                });
                             }
                             // Names were learned by the scan; anchors placed the timestamps.
                             Kind::DomainCreate
@@ -270,7 +275,7 @@ impl Scan {
                 emit_range(sink, start_end(&r, tid, None, last, gpu, &resolve))?;
             }
             if let Some(gpu) = gpu {
-                for a in &gpu.activities {
+                for (a, launch) in gpu.activities.iter().zip(&launch_of) {
                     let activity = placed(a, placement);
                     let name = gpu.name(a);
                     sink.gpu(
@@ -278,7 +283,8 @@ impl Scan {
                         &GpuEvent {
                             activity: &activity,
                             name: &name,
-                            launch: launched.get(&a.correlation),
+                            demangled: gpu.demangled(a, &name),
+                            launch: launch.checked_sub(1).map(|i| &launches[i as usize]),
                             gpu: gpu.gpus.get(&a.device),
                         },
                     )?;
@@ -401,16 +407,15 @@ impl Stacks {
             .map(|(_, d)| d)
     }
 
-    /// The open ranges' names, outermost first: the default domain's, then
-    /// the others' (by domain id).
-    fn names(&self) -> Vec<CompactString> {
-        let mut domains: Vec<_> = self.domains.iter().collect();
-        domains.sort_by_key(|(id, _)| **id);
-        self.default
-            .iter()
-            .chain(domains.into_iter().flat_map(|(_, s)| s))
+    /// The innermost open range's name: of the domain with the highest id
+    /// that has one open, else of the default domain.
+    fn innermost(&self) -> Option<CompactString> {
+        (self.domains.iter())
+            .filter_map(|(id, s)| Some((*id, s.last()?)))
+            .max_by_key(|(id, _)| *id)
+            .map(|(_, open)| open)
+            .or(self.default.last())
             .map(|(_, d)| d.name.clone())
-            .collect()
     }
 
     /// Every stack, the default domain's first, then by domain id.

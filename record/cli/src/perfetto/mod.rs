@@ -44,6 +44,8 @@ struct ProcessTracks {
     described: std::collections::HashSet<u64>,
     /// Thread uuids by tid (for flows on start/end ranges).
     threads: HashMap<u32, u64>,
+    /// Each GPU stream's sequence, by its track's uuid.
+    streams: HashMap<u64, Sequence>,
 }
 
 pub struct Writer<'a> {
@@ -161,6 +163,7 @@ impl<'a> Writer<'a> {
             sequence,
             described: Default::default(),
             threads: HashMap::new(),
+            streams: HashMap::new(),
         });
         Ok(())
     }

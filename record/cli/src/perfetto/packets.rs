@@ -6,7 +6,7 @@ use super::annotations::{annotations, ANNOTATIONS};
 use super::intern::Interner;
 use super::proto::*;
 use super::wire::{interned, packet, track_event, Fields, TRACE_PACKET};
-use crate::model::{Details, Payload};
+use crate::model::{Arg, Details, GpuEvent, Payload};
 use std::io::Write;
 
 /// Uncompressed bytes of packets per compressed block (Perfetto reads up to 512 KB).
@@ -30,6 +30,8 @@ pub(super) struct Sequence {
     pub(super) track: Option<u64>,
     pub(super) names: Interner,
     pub(super) strings: Interner,
+    /// A GPU stream's: the GPU's argument names are defined too.
+    pub(super) gpu: bool,
     /// Set when the next packet must clear the incremental state first.
     pub(super) fresh: bool,
 }
@@ -152,6 +154,12 @@ impl Packets<'_> {
                 for (name, iid) in ANNOTATIONS.iter().zip(1..) {
                     i.interned(interned::DEBUG_ANNOTATION_NAMES, iid, name.as_bytes());
                 }
+                if s.gpu {
+                    for arg in Arg::ALL {
+                        let name = arg.name().as_bytes();
+                        i.interned(interned::DEBUG_ANNOTATION_NAMES, gpu_arg_iid(arg), name);
+                    }
+                }
             });
         })
     }
@@ -165,6 +173,19 @@ impl Packets<'_> {
         event: Event,
         name: Option<&str>,
         details: Option<&Details>,
+    ) -> std::io::Result<()> {
+        let args = details.map_or(Args::None, Args::Details);
+        self.event_with(s, time, event, name, args)
+    }
+
+    /// [`Packets::event`] with its arguments from `args`.
+    pub(super) fn event_with(
+        &mut self,
+        s: &mut Sequence,
+        time: u64,
+        event: Event,
+        name: Option<&str>,
+        args: Args,
     ) -> std::io::Result<()> {
         if s.fresh || s.names.len() + s.strings.len() > MAX_INTERNED {
             self.clear(s)?;
@@ -185,24 +206,34 @@ impl Packets<'_> {
             p.uint(packet::TRUSTED_PACKET_SEQUENCE_ID, s.id.into());
             p.uint(packet::SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
             let mut name_iid = None;
-            let mut args = Vec::new();
-            if name.is_some() || details.is_some() {
+            let mut annotated = Vec::new();
+            let mut gpu = None;
+            if name.is_some() || !matches!(args, Args::None) {
                 p.message_if_any(packet::INTERNED_DATA, |i| {
                     name_iid =
                         name.map(|name| intern(&mut s.names, name, i, interned::EVENT_NAMES));
-                    if let Some(d) = details {
-                        args = annotations(d, |text| {
-                            intern(
-                                &mut s.strings,
-                                text,
-                                i,
-                                interned::DEBUG_ANNOTATION_STRING_VALUES,
-                            )
-                        });
+                    match args {
+                        Args::None => {}
+                        Args::Details(d) => {
+                            annotated = annotations(d, |text| {
+                                intern(
+                                    &mut s.strings,
+                                    text,
+                                    i,
+                                    interned::DEBUG_ANNOTATION_STRING_VALUES,
+                                )
+                            })
+                        }
+                        Args::Gpu(g) => gpu = Some(super::gpu::interned_args(g, s, i)),
                     }
                 });
             }
-            p.message(packet::TRACK_EVENT, |t| event.encode(t, name_iid, &args));
+            p.message(packet::TRACK_EVENT, |t| {
+                event.encode(t, name_iid, &annotated);
+                if let Some(gpu) = &gpu {
+                    super::gpu::encode_args(t, gpu);
+                }
+            });
         })
     }
 
@@ -211,6 +242,12 @@ impl Packets<'_> {
         self.flush_block()?;
         self.out.flush()
     }
+}
+
+/// The iid of a GPU argument's name on a GPU stream's sequence (after
+/// [`ANNOTATIONS`]).
+pub(super) fn gpu_arg_iid(arg: Arg) -> u64 {
+    (ANNOTATIONS.len() + 1 + arg as usize) as u64
 }
 
 /// The iid of `text` in `table`, defined in `interned_data`'s field `field`
@@ -226,6 +263,13 @@ pub(super) fn intern(
         interned_data.interned(field, iid, text.as_bytes());
     }
     iid
+}
+
+/// An event's arguments: none, an NVTX event's details, a GPU activity's.
+pub(super) enum Args<'x> {
+    None,
+    Details(&'x Details),
+    Gpu(&'x GpuEvent<'x>),
 }
 
 /// A track event, beyond its time, name and details.

@@ -42,6 +42,16 @@ pub mod track_event {
     pub const TERMINATING_FLOW_IDS: u32 = 48;
 }
 
+/// `DebugAnnotation`'s fields.
+pub mod debug_annotation {
+    pub const NAME_IID: u32 = 1;
+    pub const UINT_VALUE: u32 = 3;
+    pub const INT_VALUE: u32 = 4;
+    pub const DICT_ENTRIES: u32 = 11;
+    pub const ARRAY_VALUES: u32 = 12;
+    pub const STRING_VALUE_IID: u32 = 17;
+}
+
 /// `InternedData`'s fields; each entry (`EventName`, `DebugAnnotationName`,
 /// `InternedString`) is an iid (field [`IID`]) and its text (field [`TEXT`]).
 pub mod interned {

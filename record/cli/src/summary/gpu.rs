@@ -46,18 +46,28 @@ struct Projected {
 pub struct GpuSummary {
     kernels: BTreeMap<String, Stats>,
     ranges: BTreeMap<String, Projected>,
-    by_range: BTreeMap<(String, String), Stats>,
+    /// Kernels by range, then by name.
+    by_range: BTreeMap<String, BTreeMap<String, Stats>>,
+    /// A range's group name, built here for each lookup.
+    key: String,
+}
+
+/// The entry of `key` in `map`, made when missing (`key` copied only then).
+fn entry<'m, T: Default>(map: &'m mut BTreeMap<String, T>, key: &str) -> &'m mut T {
+    if !map.contains_key(key) {
+        map.insert(key.to_string(), T::default());
+    }
+    map.get_mut(key).expect("just made")
 }
 
 impl GpuSummary {
     /// A push/pop range that launched GPU work.
     pub fn range(&mut self, r: &Range, p: &Projection) {
-        let name = if r.details.domain.is_empty() {
-            format!(":{}", r.details.name)
-        } else {
-            format!("{}:{}", r.details.domain, r.details.name)
-        };
-        let e = self.ranges.entry(name).or_default();
+        self.key.clear();
+        self.key += &r.details.domain;
+        self.key.push(':');
+        self.key += &r.details.name;
+        let e = entry(&mut self.ranges, &self.key);
         e.instances += 1;
         e.range_time += r.end - r.start;
         e.projected += p.end - p.start;
@@ -72,15 +82,11 @@ impl GpuSummary {
         if a.tag != Tag::Kernel as u8 {
             return;
         }
-        let name = crate::demangle::demangle(g.name);
         let ns = a.end - a.start;
         if let Some(range) = g.launch.and_then(|l| l.range.as_deref()) {
-            self.by_range
-                .entry((range.to_string(), name.clone()))
-                .or_default()
-                .add(ns);
+            entry(entry(&mut self.by_range, range), g.demangled).add(ns);
         }
-        self.kernels.entry(name).or_default().add(ns);
+        entry(&mut self.kernels, g.demangled).add(ns);
     }
 
     pub fn is_empty(&self) -> bool {
@@ -144,8 +150,10 @@ impl GpuSummary {
         out += "\nNVTX ranges projected onto the GPU (the work each launched, nested ranges included):\n\n";
         out += &grid(&lines, &[0]);
 
-        let mut pairs: Vec<_> = self.by_range.iter().collect();
-        pairs.sort_by(|a, b| a.0 .0.cmp(&b.0 .0).then(b.1.total.cmp(&a.1.total)));
+        let mut pairs: Vec<_> = (self.by_range.iter())
+            .flat_map(|(range, kernels)| kernels.iter().map(move |(k, s)| ((range, k), s)))
+            .collect();
+        pairs.sort_by(|a, b| a.0 .0.cmp(b.0 .0).then(b.1.total.cmp(&a.1.total)));
         let mut lines = vec![vec![
             "Range".to_string(),
             "Kernel".to_string(),
@@ -156,7 +164,7 @@ impl GpuSummary {
             format!("Max ({unit})"),
         ]];
         for ((range, kernel), s) in pairs.iter().take(take(pairs.len())) {
-            let mut l = vec![range.clone(), kernel.clone()];
+            let mut l = vec![range.to_string(), kernel.to_string()];
             l.extend(stat(s));
             lines.push(l);
         }
