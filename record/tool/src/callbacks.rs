@@ -3,7 +3,7 @@
 
 use crate::handles::{id_of, new_handle, next_id};
 use crate::text::{Event, Text};
-use crate::writer;
+use crate::events;
 use nvtx_protocol::{attr, slot, EventAttributes, Handle, ToolFunctions};
 use nvtxr_record_format::Kind;
 use std::ffi::{c_char, c_int, c_void};
@@ -51,29 +51,29 @@ fn text_event(kind: Kind, domain: u64, value: u64, text: Option<Text>) -> Event 
 unsafe extern "C" fn mark_ex(a: *const EventAttributes) {
     // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
     unsafe {
-        writer::record(&mut from_attributes(Kind::Mark, 0, 0, a));
+        events::record(&mut from_attributes(Kind::Mark, 0, 0, a));
     }
 }
 unsafe extern "C" fn mark_a(m: *const c_char) {
     // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
     unsafe {
-        writer::record_simple(Kind::Mark, 0, 0, m);
+        events::record_simple(Kind::Mark, 0, 0, m);
     }
 }
 unsafe extern "C" fn mark_w(m: *const i32) {
-    writer::record(&mut text_event(Kind::Mark, 0, 0, Some(Text::Wide(m))));
+    events::record(&mut text_event(Kind::Mark, 0, 0, Some(Text::Wide(m))));
 }
 unsafe extern "C" fn domain_mark_ex(d: Handle, a: *const EventAttributes) {
     // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
     unsafe {
-        writer::record(&mut from_attributes(Kind::Mark, id_of(d), 0, a));
+        events::record(&mut from_attributes(Kind::Mark, id_of(d), 0, a));
     }
 }
 
 // Start/end ranges.
 fn start(mut e: Event) -> u64 {
     let id = e.value;
-    writer::record(&mut e);
+    events::record(&mut e);
     id
 }
 unsafe extern "C" fn range_start_ex(a: *const EventAttributes) -> u64 {
@@ -83,7 +83,7 @@ unsafe extern "C" fn range_start_ex(a: *const EventAttributes) -> u64 {
 unsafe extern "C" fn range_start_a(m: *const c_char) -> u64 {
     let id = next_id();
     // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
-    unsafe { writer::record_simple(Kind::Start, 0, id, m) };
+    unsafe { events::record_simple(Kind::Start, 0, id, m) };
     id
 }
 unsafe extern "C" fn range_start_w(m: *const i32) -> u64 {
@@ -95,22 +95,22 @@ unsafe extern "C" fn domain_range_start_ex(d: Handle, a: *const EventAttributes)
 }
 unsafe extern "C" fn range_end(id: u64) {
     // SAFETY: no text.
-    unsafe { writer::record_simple(Kind::End, 0, id, std::ptr::null()) };
+    unsafe { events::record_simple(Kind::End, 0, id, std::ptr::null()) };
 }
 unsafe extern "C" fn domain_range_end(d: Handle, id: u64) {
     // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
     unsafe {
-        writer::record_simple(Kind::End, id_of(d), id, std::ptr::null());
+        events::record_simple(Kind::End, id_of(d), id, std::ptr::null());
     }
 }
 
 // Push/pop ranges: return the depth, as NVIDIA's tools do.
 fn push(mut e: Event) -> c_int {
-    writer::record(&mut e)
+    events::record(&mut e)
 }
 fn pop(domain: u64) -> c_int {
     // SAFETY: no text.
-    unsafe { writer::record_simple(Kind::Pop, domain, 0, std::ptr::null()) }
+    unsafe { events::record_simple(Kind::Pop, domain, 0, std::ptr::null()) }
 }
 unsafe extern "C" fn range_push_ex(a: *const EventAttributes) -> c_int {
     // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
@@ -118,7 +118,7 @@ unsafe extern "C" fn range_push_ex(a: *const EventAttributes) -> c_int {
 }
 unsafe extern "C" fn range_push_a(m: *const c_char) -> c_int {
     // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
-    unsafe { writer::record_simple(Kind::Push, 0, 0, m) }
+    unsafe { events::record_simple(Kind::Push, 0, 0, m) }
 }
 unsafe extern "C" fn range_push_w(m: *const i32) -> c_int {
     push(text_event(Kind::Push, 0, 0, Some(Text::Wide(m))))
@@ -139,7 +139,7 @@ unsafe extern "C" fn domain_range_pop(d: Handle) -> c_int {
 unsafe extern "C" fn name_category_a(category: u32, n: *const c_char) {
     // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
     unsafe {
-        writer::record(&mut Event::simple(
+        events::record(&mut Event::simple(
             Kind::NameCategory,
             0,
             category.into(),
@@ -148,7 +148,7 @@ unsafe extern "C" fn name_category_a(category: u32, n: *const c_char) {
     }
 }
 unsafe extern "C" fn name_category_w(category: u32, n: *const i32) {
-    writer::record(&mut Event::simple(
+    events::record(&mut Event::simple(
         Kind::NameCategory,
         0,
         category.into(),
@@ -158,7 +158,7 @@ unsafe extern "C" fn name_category_w(category: u32, n: *const i32) {
 unsafe extern "C" fn domain_name_category_a(d: Handle, category: u32, n: *const c_char) {
     // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
     unsafe {
-        writer::record(&mut Event::simple(
+        events::record(&mut Event::simple(
             Kind::NameCategory,
             id_of(d),
             category.into(),
@@ -169,7 +169,7 @@ unsafe extern "C" fn domain_name_category_a(d: Handle, category: u32, n: *const 
 unsafe extern "C" fn domain_name_category_w(d: Handle, category: u32, n: *const i32) {
     // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
     unsafe {
-        writer::record(&mut Event::simple(
+        events::record(&mut Event::simple(
             Kind::NameCategory,
             id_of(d),
             category.into(),
@@ -180,7 +180,7 @@ unsafe extern "C" fn domain_name_category_w(d: Handle, category: u32, n: *const 
 unsafe extern "C" fn name_os_thread_a(tid: u32, n: *const c_char) {
     // SAFETY: the producer passes what the protocol says: NULL or NUL-terminated strings, NULL or valid attributes, handles this tool made.
     unsafe {
-        writer::record(&mut Event::simple(
+        events::record(&mut Event::simple(
             Kind::NameThread,
             0,
             tid.into(),
@@ -189,7 +189,7 @@ unsafe extern "C" fn name_os_thread_a(tid: u32, n: *const c_char) {
     }
 }
 unsafe extern "C" fn name_os_thread_w(tid: u32, n: *const i32) {
-    writer::record(&mut Event::simple(
+    events::record(&mut Event::simple(
         Kind::NameThread,
         0,
         tid.into(),
@@ -200,7 +200,7 @@ unsafe extern "C" fn name_os_thread_w(tid: u32, n: *const i32) {
 // Domains and registered strings.
 fn create_domain(text: Option<Text>) -> *mut c_void {
     let id = next_id();
-    writer::record(&mut Event::simple(Kind::DomainCreate, id, 0, text));
+    events::record(&mut Event::simple(Kind::DomainCreate, id, 0, text));
     new_handle(id, None)
 }
 unsafe extern "C" fn domain_create_a(n: *const c_char) -> *mut c_void {
@@ -213,7 +213,7 @@ unsafe extern "C" fn domain_create_w(n: *const i32) -> *mut c_void {
 fn register(domain: u64, text: Option<Text>) -> *mut c_void {
     let id = next_id();
     let mut e = Event::simple(Kind::RegisterString, domain, id, text);
-    writer::record(&mut e);
+    events::record(&mut e);
     let owned = e.text.map(|t| t.to_owned_string());
     new_handle(id, owned)
 }

@@ -9,7 +9,7 @@ use crate::clock;
 use crate::handles::id_of;
 use crate::payload::decode_values;
 use crate::text::{Event, Text};
-use crate::{probe, writer};
+use crate::{events, probe};
 use nvtx_protocol::ext::{
     cbid, CounterAttr, CounterBatch, COUNTER_BATCH_BEGIN_INTERVAL, COUNTER_BATCH_END_INTERVAL,
     COUNTER_SAMPLE_ZERO,
@@ -44,7 +44,7 @@ fn counters() -> &'static RwLock<HashMap<(u64, u64), Counter>> {
 
 /// Records that counter `id` of `domain` is named `name`.
 fn record_name(domain: u64, id: u64, name: &str) {
-    writer::record(&mut Event::simple(
+    events::record(&mut Event::simple(
         Kind::CounterRegister,
         domain,
         id,
@@ -85,8 +85,8 @@ fn sample_at(domain: u64, id: u64, payload: (u8, u64), at: Option<u64>) {
     let mut e = Event::simple(Kind::CounterSample, domain, id, None);
     e.payload = payload;
     match at {
-        Some(t) => writer::record_at(&mut e, t),
-        None => writer::record(&mut e),
+        Some(t) => events::record_at(&mut e, t),
+        None => events::record(&mut e),
     };
 }
 

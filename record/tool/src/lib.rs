@@ -15,6 +15,7 @@ mod ahead;
 mod callbacks;
 mod clock;
 mod counters;
+mod events;
 mod extensions;
 mod gpu;
 mod handles;

@@ -9,7 +9,7 @@
 
 use crate::handles::{id_of, message_text, new_handle, next_id};
 use crate::text::{Event, Text};
-use crate::{probe, writer};
+use crate::{events, probe};
 use nvtx_protocol::ext::cbid;
 use nvtx_protocol::mem::{
     HeapDesc, MarkInitializedBatch, PermissionsAssignBatch, PermissionsAssignRegionDesc,
@@ -32,7 +32,7 @@ fn mark(d: Handle, what: &str, fields: Map<String, Value>) {
     let domain = unsafe { id_of(d) };
     let mut e = Event::simple(Kind::Mark, domain, 0, Some(Text::Bytes(what.as_bytes())));
     e.fields = Some(Text::Owned(Value::Object(fields).to_string()));
-    writer::record(&mut e);
+    events::record(&mut e);
 }
 
 /// A copy of a struct of this extension: `None` for NULL, unreadable

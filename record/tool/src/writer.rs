@@ -19,7 +19,6 @@ use crate::ahead::{self, FIRST_CHUNK, MAX_CHUNK};
 use crate::clock;
 use crate::recording::{self, Mapping};
 use crate::text::{Event, Text};
-use crate::thread::current;
 use nvtxr_record_format::{self as format, Kind, Stamp, CHUNK_COMMITTED, CHUNK_HEADER, MAX_FIXED};
 use std::cell::{Cell, UnsafeCell};
 use std::ffi::c_char;
@@ -50,7 +49,7 @@ pub(crate) struct Writer {
     epoch: Cell<u64>,
     tid: Cell<u32>,
     /// Inside `record` (a signal handler that re-enters sees it set).
-    busy: Cell<bool>,
+    pub(crate) busy: Cell<bool>,
     /// Clock reading after which the next anchor (and OS-name check) is due.
     next_anchor: Cell<u64>,
     /// Events still to drop before retrying to make a chunk.
@@ -99,145 +98,6 @@ impl Writer {
     }
 }
 
-/// Records one event on the calling thread. Returns, for a push or a pop,
-/// the depth NVIDIA's tools return (see `Writer::step_depth`); else 0; -1
-/// when the event could not be recorded.
-///
-/// Runs inside a panic guard: a panic here (a bug) must never unwind into
-/// the program that called NVTX; the event is dropped and counted instead.
-pub fn record(event: &mut Event) -> i32 {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| record_unguarded(event)))
-        .unwrap_or_else(|_| dropped_by_panic())
-}
-
-/// After a panic while recording (a bug): the event is dropped and counted,
-/// and the thread's writer is usable again for its next event.
-#[cold]
-fn dropped_by_panic() -> i32 {
-    if let Some(w) = current() {
-        w.busy.set(false);
-    }
-    recording::count_dropped(1);
-    -1
-}
-
-/// Records an event that happened earlier, at `timestamp` (a reading of
-/// the recording clock, as `nvtxTimestampGet` gives): written with its
-/// absolute time, so that it may sit anywhere in its chunk.
-pub fn record_at(event: &mut Event, timestamp: u64) -> i32 {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        event.timestamp = timestamp;
-        write_on_this_thread(event, true)
-    }))
-    .unwrap_or_else(|_| dropped_by_panic())
-}
-
-fn record_unguarded(event: &mut Event) -> i32 {
-    event.timestamp = clock::now();
-    write_on_this_thread(event, false)
-}
-
-/// Writes `event` (its time set) on the calling thread's writer.
-fn write_on_this_thread(event: &Event, absolute: bool) -> i32 {
-    match current() {
-        Some(w) => w
-            .exclusive(|w| w.write(event, absolute))
-            // A signal handler interrupted this thread mid-record.
-            .unwrap_or_else(|| w.set_aside(event)),
-        None => {
-            recording::count_dropped(1);
-            -1
-        }
-    }
-}
-
-/// [`record`] for the commonest events, the fast way: a record with only a
-/// kind, a domain, a value and a C string's text (NULL: none), encoded
-/// straight from the producer's arguments. Anything the fast way does not
-/// cover (a long text, an anchor due, no room, a signal handler's record)
-/// goes through `record`.
-///
-/// # Safety
-/// `text` is NULL or NUL-terminated.
-#[inline(always)]
-pub unsafe fn record_simple(kind: Kind, domain: u64, value: u64, text: *const c_char) -> i32 {
-    // One fast way per kind, so that each leaves out what its kind does not
-    // need (`kind` is a constant where this is inlined).
-    let fast = match kind {
-        // SAFETY: the caller upholds this function's `# Safety` contract.
-        Kind::Mark => unsafe { record_simple_fast::<MARK>(domain, value, text) },
-        // SAFETY: as above.
-        Kind::Push => unsafe { record_simple_fast::<PUSH>(domain, value, text) },
-        // SAFETY: as above.
-        Kind::Pop => unsafe { record_simple_fast::<POP>(domain, value, text) },
-        // SAFETY: as above.
-        Kind::Start => unsafe { record_simple_fast::<START>(domain, value, text) },
-        // SAFETY: as above.
-        Kind::End => unsafe { record_simple_fast::<END>(domain, value, text) },
-        _ => FAST_DECLINED,
-    };
-    if fast != FAST_DECLINED {
-        return fast;
-    }
-    // SAFETY: as above.
-    unsafe { record_simple_slow(kind, domain, value, text) }
-}
-
-const MARK: u8 = Kind::Mark as u8;
-const PUSH: u8 = Kind::Push as u8;
-const POP: u8 = Kind::Pop as u8;
-const START: u8 = Kind::Start as u8;
-const END: u8 = Kind::End as u8;
-
-/// [`record_simple`] through [`record`], out of the fast way's way.
-///
-/// # Safety
-/// `text` is NULL or NUL-terminated.
-#[cold]
-#[inline(never)]
-unsafe fn record_simple_slow(kind: Kind, domain: u64, value: u64, text: *const c_char) -> i32 {
-    // SAFETY: the caller upholds this function's `# Safety` contract.
-    record(&mut Event::simple(kind, domain, value, unsafe {
-        Text::from_c(text)
-    }))
-}
-
-/// What [`record_simple_fast`] returns when it did not record the event.
-const FAST_DECLINED: i32 = i32::MIN;
-
-/// The fast way of [`record_simple`]: the result, or [`FAST_DECLINED`].
-///
-/// `extern "C"`, so it cannot unwind: nothing in it can panic (no
-/// indexing, no allocation; sizes stay within the chunk and the depth
-/// saturates; the side-buffer append guards itself), so it needs no panic
-/// guard, whose closure cost about 20 instructions per event here.
-/// Inlined into each tool callback, where the domain and value are often
-/// constants (0 for the default domain's push): 161 → 140 instructions per
-/// event in the recording benchmark's push/pop loop.
-///
-/// # Safety
-/// `text` is NULL or NUL-terminated.
-#[inline(always)]
-unsafe extern "C" fn record_simple_fast<const KIND: u8>(
-    domain: u64,
-    value: u64,
-    text: *const c_char,
-) -> i32 {
-    let Some(kind) = Kind::from_u8(KIND) else {
-        return FAST_DECLINED;
-    };
-    let Some(w) = current() else {
-        return FAST_DECLINED;
-    };
-    // The clock read once the thread's writer is found: one value less to
-    // keep across that call.
-    let timestamp = clock::now();
-    // SAFETY: the caller upholds this function's `# Safety` contract.
-    w.exclusive(|w| unsafe { w.write_simple(timestamp, kind, domain, value, text) })
-        .flatten()
-        .unwrap_or(FAST_DECLINED)
-}
-
 /// In a forked child: the chunks the threads hold are the parent's.
 pub fn after_fork_in_child() {
     EPOCH.fetch_add(1, Ordering::Relaxed);
@@ -248,7 +108,7 @@ impl Writer {
     /// handlers set aside meanwhile. `None` when a record is already being
     /// written on this thread (this is a signal handler that interrupted it).
     #[inline(always)]
-    fn exclusive<R>(&self, write: impl FnOnce(&Writer) -> R) -> Option<R> {
+    pub(crate) fn exclusive<R>(&self, write: impl FnOnce(&Writer) -> R) -> Option<R> {
         if self.busy.replace(true) {
             return None;
         }
@@ -291,13 +151,13 @@ impl Writer {
         }
     }
 
-    /// `write` for [`record_simple`]: `None` when the fast way does not
+    /// `write` for `events::record_simple`: `None` when the fast way does not
     /// cover the event (nothing written then).
     ///
     /// # Safety
     /// `text` is NULL or NUL-terminated.
     #[inline(always)]
-    unsafe fn write_simple(
+    pub(crate) unsafe fn write_simple(
         &self,
         timestamp: u64,
         kind: Kind,
@@ -333,7 +193,7 @@ impl Writer {
 
     /// Writes `e`; `absolute`: with its time as is, not relative to the
     /// previous record's (an event recorded after the fact).
-    fn write(&self, e: &Event, absolute: bool) -> i32 {
+    pub(crate) fn write(&self, e: &Event, absolute: bool) -> i32 {
         let need = MAX_EXTRA + format::max_len(e);
         let epoch = EPOCH.load(Ordering::Relaxed);
         if self.epoch.get() != epoch {
@@ -384,7 +244,7 @@ impl Writer {
     /// -1 if it does not fit.
     #[cold]
     #[inline(never)]
-    fn set_aside(&self, e: &Event) -> i32 {
+    pub(crate) fn set_aside(&self, e: &Event) -> i32 {
         let need = format::max_len(e);
         loop {
             let at = self.side_len.load(Ordering::Relaxed);

@@ -24,7 +24,7 @@ mod buffers;
 mod cupti;
 
 use crate::text::Event;
-use crate::{clock, say, writer};
+use crate::{clock, events, say};
 use cupti::{offset, Cupti};
 use nvtx_protocol::attr::PAYLOAD_U64;
 use nvtxr_record_format::gpu::{cupti_candidates, GpuRecord, GPU_VAR};
@@ -204,7 +204,7 @@ unsafe extern "C" fn on_api(_: *mut c_void, domain: u32, cbid: u32, data: *const
         let mut event = Event::simple(Kind::Launch, 0, correlation.into(), None);
         event.string = Some(api_id(domain, cbid));
         event.payload = (PAYLOAD_U64 as u8, *slot);
-        writer::record(&mut event);
+        events::record(&mut event);
     }
 }
 

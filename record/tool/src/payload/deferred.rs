@@ -18,7 +18,7 @@ use super::time;
 use crate::clock;
 use crate::handles::{id_of, next_id};
 use crate::text::{Event, Text, MAX_TEXT};
-use crate::writer;
+use crate::events;
 use nvtx_protocol::payload::{entry_flag, schema_type, EventBatch, PayloadData};
 use nvtx_protocol::Handle;
 use nvtxr_record_format::Kind;
@@ -65,8 +65,8 @@ fn submit(domain: u64, mut decoded: Decoded) {
             let id = next_id();
             let mut open = Event::simple(Kind::Start, domain, id, text);
             open.fields = Some(Text::Owned(json));
-            writer::record_at(&mut open, start);
-            writer::record_at(
+            events::record_at(&mut open, start);
+            events::record_at(
                 &mut Event::simple(Kind::End, domain, id, None),
                 end.max(start),
             );
@@ -74,7 +74,7 @@ fn submit(domain: u64, mut decoded: Decoded) {
         (at, None) => {
             let mut mark = Event::simple(Kind::Mark, domain, 0, text);
             mark.fields = Some(Text::Owned(json));
-            writer::record_at(&mut mark, at);
+            events::record_at(&mut mark, at);
         }
     }
 }

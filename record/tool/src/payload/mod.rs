@@ -14,7 +14,7 @@ mod time;
 
 use crate::handles::{id_of, next_id};
 use crate::text::{Event, Text, MAX_TEXT};
-use crate::writer;
+use crate::events;
 use nvtx_protocol::payload::{EnumAttr, PayloadData, SchemaAttr};
 use nvtx_protocol::Handle;
 use nvtxr_record_format::Kind;
@@ -88,7 +88,7 @@ unsafe fn record(kind: Kind, d: Handle, value: u64, data: *const c_void, count: 
     unsafe {
         let mut e = Event::simple(kind, id_of(d), value, None);
         attach(&mut e, data.cast(), count);
-        writer::record(&mut e)
+        events::record(&mut e)
     }
 }
 
