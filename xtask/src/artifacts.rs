@@ -171,7 +171,7 @@ fn write_uninstalled_pc(lib_dir: &Path) {
          Version: {version}\nLibs: -L${{libdir}} -Wl,-rpath,${{libdir}} -lnvtxr\nCflags: -I${{includedir}}\n",
         lib = lib_dir.display(),
         inc = root().join("include").display(),
-        version = crate::install::nvtxr_version(),
+        version = crate::version::nvtxr_version(),
     );
     std::fs::write(dir.join("nvtxr.pc"), pc).unwrap();
 }

@@ -1,9 +1,9 @@
 //! The functions the tool writes into a producer's slots: each turns its
 //! arguments into an [`Event`] and records it on the calling thread.
 
+use crate::events;
 use crate::handles::{id_of, new_handle, next_id};
 use crate::text::{Event, Text};
-use crate::events;
 use nvtx_protocol::{attr, slot, EventAttributes, Handle, ToolFunctions};
 use nvtxr_record_format::Kind;
 use std::ffi::{c_char, c_int, c_void};

@@ -147,4 +147,3 @@ unsafe extern "C" fn record_simple_fast<const KIND: u8>(
         .flatten()
         .unwrap_or(FAST_DECLINED)
 }
-

@@ -82,7 +82,7 @@ pub unsafe fn domain(d: *const c_void) -> String {
     unsafe {
         if d.is_null() {
             "default".into()
-        } else if crate::slots::was_destroyed(d) {
+        } else if was_destroyed(d) {
             "DESTROYED-HANDLE".into()
         } else {
             format!(
@@ -149,4 +149,23 @@ pub unsafe fn attributes(d: *const c_void, a: *const EventAttributes) -> String 
         }
         format!("{{{}}}", parts.join(" "))
     }
+}
+
+/// Domain handles the producer destroyed (a tool that frees them would have).
+static DESTROYED: std::sync::Mutex<Vec<usize>> = std::sync::Mutex::new(Vec::new());
+
+/// Whether `d` was destroyed (handles are never freed, so never reused).
+fn was_destroyed(d: *const c_void) -> bool {
+    DESTROYED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .contains(&(d as usize))
+}
+
+/// Notes that the producer destroyed domain `d`.
+pub(crate) fn mark_destroyed(d: *const c_void) {
+    DESTROYED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(d as usize);
 }

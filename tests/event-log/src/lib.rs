@@ -27,6 +27,8 @@
 
 mod extensions;
 mod format;
+mod nothing;
+mod objects;
 mod slots;
 
 use std::ffi::{c_int, c_uint};
@@ -103,7 +105,7 @@ pub unsafe extern "C" fn InitializeInjectionNvtx2(get_export_table: GetExportTab
         }
         if tables_ok {
             let functions = match mode.as_str() {
-                "null" => slots::null_functions(),
+                "null" => nothing::null_functions(),
                 "domains-only" => slots::domain_functions(),
                 _ => slots::functions(),
             };

@@ -1,11 +1,10 @@
 //! The functions the event-log tool writes into the producer's slots.
 
-use crate::format::{attributes, c_str, domain, w_str, Domain, Registered};
+use crate::format::{attributes, c_str, domain, mark_destroyed, w_str, Domain, Registered};
+use crate::objects::*;
 use crate::record;
 use nvtx_protocol::WChar;
-use nvtx_protocol::{
-    slot, EventAttributes, Handle, ResourceAttributes, SyncUserAttributes, ToolFunctions, WStr,
-};
+use nvtx_protocol::{slot, EventAttributes, Handle, ToolFunctions, WStr};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void};
@@ -255,96 +254,6 @@ unsafe extern "C" fn domain_range_pop(d: Handle) -> c_int {
         depth
     }
 }
-/// A message of type ascii (1) or unicode (2), quoted.
-unsafe fn message(message_type: i32, p: *const c_void) -> String {
-    // SAFETY: the caller upholds this function's contract (for a slot
-    // function, the protocol's: valid arguments of the slot's types).
-    unsafe {
-        match message_type {
-            1 => c_str(p.cast()),
-            2 => w_str(p.cast()),
-            t => format!("msgtype={t}"),
-        }
-    }
-}
-
-/// A resource or sync-object handle: a leaked box with its description.
-fn new_object(description: String) -> Handle {
-    Box::into_raw(Box::new(description)).cast()
-}
-
-unsafe fn object(h: Handle) -> String {
-    // SAFETY: the caller upholds this function's contract (for a slot
-    // function, the protocol's: valid arguments of the slot's types).
-    unsafe {
-        if h.is_null() {
-            "NULL".into()
-        } else {
-            (*h.cast::<String>()).clone()
-        }
-    }
-}
-
-unsafe extern "C" fn domain_resource_create(d: Handle, attr: *const ResourceAttributes) -> Handle {
-    // SAFETY: the caller upholds this function's contract (for a slot
-    // function, the protocol's: valid arguments of the slot's types).
-    unsafe {
-        let a = &*attr;
-        let description = format!(
-            "{{type=0x{:x} id=0x{:x} msg={} version={} size={}}}",
-            a.identifier_type,
-            a.identifier,
-            message(a.message_type, a.message),
-            a.version,
-            a.size
-        );
-        record(format!("DomainResourceCreate {} {description}", domain(d)));
-        new_object(description)
-    }
-}
-unsafe extern "C" fn domain_resource_destroy(r: Handle) {
-    // SAFETY: the caller upholds this function's contract (for a slot
-    // function, the protocol's: valid arguments of the slot's types).
-    unsafe {
-        record(format!("DomainResourceDestroy {}", object(r)));
-    }
-}
-
-// SYNC
-unsafe extern "C" fn sync_user_create(d: Handle, attr: *const SyncUserAttributes) -> Handle {
-    // SAFETY: the caller upholds this function's contract (for a slot
-    // function, the protocol's: valid arguments of the slot's types).
-    unsafe {
-        let a = &*attr;
-        let description = format!(
-            "{{msg={} version={} size={}}}",
-            message(a.message_type, a.message),
-            a.version,
-            a.size
-        );
-        record(format!("DomainSyncUserCreate {} {description}", domain(d)));
-        new_object(description)
-    }
-}
-macro_rules! sync_fns {
-    ($($f:ident: $label:literal;)*) => {$(
-        unsafe extern "C" fn $f(h: Handle) {
-            // SAFETY: the caller upholds this function's contract (for a slot
-            // function, the protocol's: valid arguments of the slot's types).
-            unsafe {
-                record(format!(concat!($label, " {}"), object(h)));
-
-            }
-        }
-    )*};
-}
-sync_fns! {
-    sync_user_destroy: "DomainSyncUserDestroy";
-    sync_user_acquire_start: "DomainSyncUserAcquireStart";
-    sync_user_acquire_failed: "DomainSyncUserAcquireFailed";
-    sync_user_acquire_success: "DomainSyncUserAcquireSuccess";
-    sync_user_releasing: "DomainSyncUserReleasing";
-}
 unsafe extern "C" fn domain_name_category_a(d: Handle, id: u32, n: *const c_char) {
     // SAFETY: the caller upholds this function's contract (for a slot
     // function, the protocol's: valid arguments of the slot's types).
@@ -406,27 +315,13 @@ unsafe extern "C" fn domain_create_w(n: WStr) -> Handle {
         new_domain(wtext(n))
     }
 }
-/// Domain handles the producer destroyed (a tool that frees them would have).
-static DESTROYED: std::sync::Mutex<Vec<usize>> = std::sync::Mutex::new(Vec::new());
-
-/// Whether `d` was destroyed (handles are never freed, so never reused).
-pub(crate) fn was_destroyed(d: *const c_void) -> bool {
-    DESTROYED
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .contains(&(d as usize))
-}
-
 unsafe extern "C" fn domain_destroy(d: Handle) {
     // SAFETY: the caller upholds this function's contract (for a slot
     // function, the protocol's: valid arguments of the slot's types).
     unsafe {
         record(format!("DomainDestroy {}", domain(d)));
         if !d.is_null() {
-            DESTROYED
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(d as usize);
+            mark_destroyed(d);
         }
     }
 }
@@ -553,68 +448,5 @@ pub fn domain_functions() -> ToolFunctions {
         .set(slot::DOMAIN_CREATE_A, domain_create_a)
         .set(slot::DOMAIN_CREATE_W, domain_create_w)
         .set(slot::DOMAIN_DESTROY, domain_destroy);
-    f
-}
-
-// The do-nothing tool: CORE and CORE2 filled, nothing recorded. Push and
-// pop return depth 0, range ids 1, handles a non-NULL dummy.
-unsafe extern "C" fn nothing1<A>(_: A) {}
-unsafe extern "C" fn nothing2<A, B>(_: A, _: B) {}
-unsafe extern "C" fn nothing3<A, B, C>(_: A, _: B, _: C) {}
-unsafe extern "C" fn depth0() -> c_int {
-    0
-}
-unsafe extern "C" fn depth1<A>(_: A) -> c_int {
-    0
-}
-unsafe extern "C" fn depth2<A, B>(_: A, _: B) -> c_int {
-    0
-}
-unsafe extern "C" fn id1<A>(_: A) -> u64 {
-    1
-}
-unsafe extern "C" fn id2<A, B>(_: A, _: B) -> u64 {
-    1
-}
-unsafe extern "C" fn handle1<A>(_: A) -> Handle {
-    std::ptr::NonNull::dangling().as_ptr()
-}
-unsafe extern "C" fn handle2<A, B>(_: A, _: B) -> Handle {
-    std::ptr::NonNull::dangling().as_ptr()
-}
-
-/// The do-nothing functions.
-pub fn null_functions() -> ToolFunctions {
-    let mut f = ToolFunctions::new();
-    f.set(slot::MARK_EX, nothing1)
-        .set(slot::MARK_A, nothing1)
-        .set(slot::MARK_W, nothing1)
-        .set(slot::RANGE_START_EX, id1)
-        .set(slot::RANGE_START_A, id1)
-        .set(slot::RANGE_START_W, id1)
-        .set(slot::RANGE_END, nothing1)
-        .set(slot::RANGE_PUSH_EX, depth1)
-        .set(slot::RANGE_PUSH_A, depth1)
-        .set(slot::RANGE_PUSH_W, depth1)
-        .set(slot::RANGE_POP, depth0)
-        .set(slot::NAME_CATEGORY_A, nothing2)
-        .set(slot::NAME_CATEGORY_W, nothing2)
-        .set(slot::NAME_OS_THREAD_A, nothing2)
-        .set(slot::NAME_OS_THREAD_W, nothing2)
-        .set(slot::DOMAIN_MARK_EX, nothing2)
-        .set(slot::DOMAIN_RANGE_START_EX, id2)
-        .set(slot::DOMAIN_RANGE_END, nothing2)
-        .set(slot::DOMAIN_RANGE_PUSH_EX, depth2)
-        .set(slot::DOMAIN_RANGE_POP, depth1)
-        .set(slot::DOMAIN_RESOURCE_CREATE, handle2)
-        .set(slot::DOMAIN_RESOURCE_DESTROY, nothing1)
-        .set(slot::DOMAIN_NAME_CATEGORY_A, nothing3)
-        .set(slot::DOMAIN_NAME_CATEGORY_W, nothing3)
-        .set(slot::DOMAIN_REGISTER_STRING_A, handle2)
-        .set(slot::DOMAIN_REGISTER_STRING_W, handle2)
-        .set(slot::DOMAIN_CREATE_A, handle1)
-        .set(slot::DOMAIN_CREATE_W, handle1)
-        .set(slot::DOMAIN_DESTROY, nothing1)
-        .set(slot::INITIALIZE, nothing1);
     f
 }

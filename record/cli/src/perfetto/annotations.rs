@@ -1,8 +1,13 @@
-//! An event's arguments as Perfetto's debug annotations: the domain,
-//! category, payload, color and decoded fields, as the JSON's `args`.
+//! An event's arguments as Perfetto's debug annotations, as the JSON's
+//! `args`: an NVTX event's domain, category, payload, color and decoded
+//! fields (prost messages); a GPU activity's arguments, encoded by hand (per
+//! kernel, prost messages cost 4 times as much, `docs/gpu.md`).
 
+use super::intern::{intern, Interner};
 use super::proto::DebugAnnotation;
-use crate::model::{css_color, Details, Payload};
+use super::wire::{debug_annotation as da, interned, track_event, Fields};
+use crate::model::{css_color, Arg, ArgValue, Details, GpuEvent, Payload};
+use smallvec::SmallVec;
 
 /// Debug annotation names, interned on every sequence with these ids.
 pub(super) const ANNOTATIONS: [&str; 6] = [
@@ -13,6 +18,12 @@ pub(super) const ANNOTATIONS: [&str; 6] = [
     "color",
     "fields",
 ];
+/// The iid of a GPU argument's name on a GPU stream's sequence (after
+/// [`ANNOTATIONS`]).
+pub(super) fn gpu_arg_iid(arg: Arg) -> u64 {
+    (ANNOTATIONS.len() + 1 + arg as usize) as u64
+}
+
 const DOMAIN: u64 = 1;
 const CATEGORY: u64 = 2;
 const CATEGORY_NAME: u64 = 3;
@@ -113,4 +124,99 @@ fn value_annotation(v: &serde_json::Value) -> DebugAnnotation {
         Value::Object(fields) => a.dict_entries = dict(fields),
     }
     a
+}
+
+/// A GPU argument ready to encode: its name's iid and its value, texts
+/// interned.
+pub(super) struct Annotation {
+    name: u64,
+    value: Value,
+}
+
+enum Value {
+    Uint(u64),
+    Int(i64),
+    /// An interned text.
+    Text(u64),
+    Dims([i32; 3]),
+    /// `launched by`: `api`, `thread`, `range` (names and values interned).
+    Launch([(u64, Option<Value2>); 3]),
+}
+
+/// A value inside `launched by`.
+#[derive(Clone, Copy)]
+enum Value2 {
+    Uint(u64),
+    Text(u64),
+}
+
+pub(super) type GpuArgs = SmallVec<[Annotation; 12]>;
+
+/// A GPU activity's arguments, their texts interned in `strings` (new
+/// ones defined in `interned_data`, `i`).
+pub(super) fn gpu_annotations(g: &GpuEvent, strings: &mut Interner, i: &mut Fields) -> GpuArgs {
+    let mut out = GpuArgs::new();
+    let mut text =
+        |i: &mut Fields, t: &str| intern(strings, t, i, interned::DEBUG_ANNOTATION_STRING_VALUES);
+    g.args(|n, v| {
+        let value = match v {
+            ArgValue::Uint(v) => Value::Uint(v),
+            ArgValue::Int(v) => Value::Int(v),
+            ArgValue::Text(t) => Value::Text(text(i, t)),
+            ArgValue::Dims(d) => Value::Dims(d),
+            ArgValue::Launch(l) => Value::Launch([
+                (gpu_arg_iid(Arg::Api), Some(Value2::Text(text(i, &l.api)))),
+                (gpu_arg_iid(Arg::Thread), Some(Value2::Uint(l.tid.into()))),
+                (
+                    gpu_arg_iid(Arg::Range),
+                    l.range.as_deref().map(|r| Value2::Text(text(i, r))),
+                ),
+            ]),
+        };
+        out.push(Annotation {
+            name: gpu_arg_iid(n),
+            value,
+        });
+    });
+    out
+}
+
+/// Writes a GPU activity's arguments into its `TrackEvent`.
+pub(super) fn encode_gpu_annotations(t: &mut Fields, args: &GpuArgs) {
+    for a in args {
+        t.message(track_event::DEBUG_ANNOTATIONS, |d| {
+            d.uint(da::NAME_IID, a.name);
+            match &a.value {
+                Value::Uint(v) => d.uint(da::UINT_VALUE, *v),
+                Value::Int(v) => int(d, *v),
+                Value::Text(iid) => d.uint(da::STRING_VALUE_IID, *iid),
+                Value::Dims(dims) => {
+                    for v in dims {
+                        d.message(da::ARRAY_VALUES, |e| int(e, i64::from(*v)));
+                    }
+                }
+                Value::Launch(entries) => {
+                    for (name, value) in entries {
+                        d.message(da::DICT_ENTRIES, |e| {
+                            e.uint(da::NAME_IID, *name);
+                            match value {
+                                Some(Value2::Uint(v)) => e.uint(da::UINT_VALUE, *v),
+                                Some(Value2::Text(iid)) => e.uint(da::STRING_VALUE_IID, *iid),
+                                None => {}
+                            }
+                        });
+                    }
+                }
+            }
+        });
+    }
+}
+
+/// An integer as the JSON-built annotations wrote it: `uint_value` when
+/// not negative.
+fn int(d: &mut Fields, v: i64) {
+    match u64::try_from(v) {
+        Ok(u) => d.uint(da::UINT_VALUE, u),
+        Err(_) => d.uint(da::INT_VALUE, v as u64),
+    }
 }

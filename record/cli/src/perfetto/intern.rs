@@ -3,6 +3,7 @@
 //! new one allocates nothing once the buffer has grown (a trace of distinct
 //! names, "step 1", "step 2"..., interns one per range).
 
+use super::wire::Fields;
 use hashbrown::{DefaultHashBuilder, HashTable};
 use std::hash::BuildHasher;
 
@@ -46,6 +47,21 @@ impl Interner {
             .insert_unique(hash, i, |&j| hasher.hash_one(nth(bytes, ends, j)));
         (u64::from(i) + 1, true)
     }
+}
+
+/// The iid of `text` in `table`, defined in `interned_data`'s field `field`
+/// the first time.
+pub(super) fn intern(
+    table: &mut Interner,
+    text: &str,
+    interned_data: &mut Fields,
+    field: u32,
+) -> u64 {
+    let (iid, new) = table.intern(text.as_bytes());
+    if new {
+        interned_data.interned(field, iid, text.as_bytes());
+    }
+    iid
 }
 
 /// Text `i` of `bytes`, where texts end at `ends`.

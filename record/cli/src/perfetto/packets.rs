@@ -2,8 +2,10 @@
 //! out; the sequences they belong to, with their interned names and delta
 //! clocks; and the track events written into them.
 
-use super::annotations::{annotations, ANNOTATIONS};
-use super::intern::Interner;
+use super::annotations::{
+    annotations, encode_gpu_annotations, gpu_annotations, gpu_arg_iid, ANNOTATIONS,
+};
+use super::intern::{intern, Interner};
 use super::proto::*;
 use super::wire::{interned, packet, track_event, Fields, TRACE_PACKET};
 use crate::model::{Arg, Details, GpuEvent, Payload};
@@ -224,14 +226,14 @@ impl Packets<'_> {
                                 )
                             })
                         }
-                        Args::Gpu(g) => gpu = Some(super::gpu::interned_args(g, s, i)),
+                        Args::Gpu(g) => gpu = Some(gpu_annotations(g, &mut s.strings, i)),
                     }
                 });
             }
             p.message(packet::TRACK_EVENT, |t| {
                 event.encode(t, name_iid, &annotated);
                 if let Some(gpu) = &gpu {
-                    super::gpu::encode_args(t, gpu);
+                    encode_gpu_annotations(t, gpu);
                 }
             });
         })
@@ -242,27 +244,6 @@ impl Packets<'_> {
         self.flush_block()?;
         self.out.flush()
     }
-}
-
-/// The iid of a GPU argument's name on a GPU stream's sequence (after
-/// [`ANNOTATIONS`]).
-pub(super) fn gpu_arg_iid(arg: Arg) -> u64 {
-    (ANNOTATIONS.len() + 1 + arg as usize) as u64
-}
-
-/// The iid of `text` in `table`, defined in `interned_data`'s field `field`
-/// the first time.
-pub(super) fn intern(
-    table: &mut Interner,
-    text: &str,
-    interned_data: &mut Fields,
-    field: u32,
-) -> u64 {
-    let (iid, new) = table.intern(text.as_bytes());
-    if new {
-        interned_data.interned(field, iid, text.as_bytes());
-    }
-    iid
 }
 
 /// An event's arguments: none, an NVTX event's details, a GPU activity's.

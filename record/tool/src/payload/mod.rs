@@ -12,9 +12,9 @@ mod deferred;
 mod schema;
 mod time;
 
+use crate::events;
 use crate::handles::{id_of, next_id};
 use crate::text::{Event, Text, MAX_TEXT};
-use crate::events;
 use nvtx_protocol::payload::{EnumAttr, PayloadData, SchemaAttr};
 use nvtx_protocol::Handle;
 use nvtxr_record_format::Kind;
