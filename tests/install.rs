@@ -30,7 +30,7 @@ fn consumer(name: &str) -> TempDir {
     let dir = outside(name);
     for f in ["main.c", "main.cpp", "CMakeLists.txt"] {
         std::fs::copy(
-            root().join("examples/c/consumer").join(f),
+            root().join("bindings/c/examples/consumer").join(f),
             dir.path().join(f),
         )
         .unwrap();

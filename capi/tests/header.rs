@@ -46,7 +46,7 @@ fn conventions(root: &Path) -> String {
 fn generate() -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut config =
-        cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("cbindgen.toml");
+        cbindgen::Config::from_file(root.join("../cbindgen.toml")).expect("cbindgen.toml");
     config.header = Some(conventions(root));
     let from_toml = config.after_includes.take().unwrap_or_default();
     config.after_includes = Some(format!(

@@ -73,6 +73,27 @@ fn symlink(target: &str, link: &Path) {
     std::os::unix::fs::symlink(target, link).unwrap();
 }
 
+/// The templates of the files that tell build systems where nvtxr is, and
+/// where each goes under `lib/`.
+const PACKAGING: [(&str, &str); 4] = [
+    (
+        include_str!("../../bindings/c/packaging/nvtxr.pc.in"),
+        "pkgconfig/nvtxr.pc",
+    ),
+    (
+        include_str!("../../bindings/c/packaging/nvtxr-static.pc.in"),
+        "pkgconfig/nvtxr-static.pc",
+    ),
+    (
+        include_str!("../../bindings/c/packaging/nvtxrConfig.cmake.in"),
+        "cmake/nvtxr/nvtxrConfig.cmake",
+    ),
+    (
+        include_str!("../../bindings/c/packaging/nvtxrConfigVersion.cmake.in"),
+        "cmake/nvtxr/nvtxrConfigVersion.cmake",
+    ),
+];
+
 /// Installs into `destdir` + `prefix` (files refer to `prefix`), without
 /// debug info (kept in `.debug/` files with `keep_debug`); returns the root
 /// the files went to.
@@ -106,74 +127,27 @@ pub fn install(prefix: &Path, destdir: Option<&Path>, keep_debug: bool) -> PathB
         );
     }
 
+    // The pkg-config and CMake files: bindings/c/packaging's templates.
+    let prefix = prefix.display().to_string();
     let static_libs = STATIC_LINK_FLAGS.join(" ");
-    let pc_head = format!(
-        "prefix={prefix}\nexec_prefix=${{prefix}}\nlibdir=${{exec_prefix}}/lib\nincludedir=${{prefix}}/include\n\n\
-         Version: {version}\nCflags: -I${{includedir}}\n",
-        prefix = prefix.display()
-    );
-    write(
-        &lib.join("pkgconfig/nvtxr.pc"),
-        &format!(
-            "{pc_head}Name: nvtxr\nDescription: NVTX annotations with NVIDIA's NVTX3 tool-loading protocol\n\
-             Libs: -L${{libdir}} -Wl,-rpath,${{libdir}} -lnvtxr\nLibs.private: {static_libs}\n"
-        ),
-    );
-    write(
-        &lib.join("pkgconfig/nvtxr-static.pc"),
-        &format!(
-            "{pc_head}Name: nvtxr-static\nDescription: nvtxr, linked statically\n\
-             Libs: ${{libdir}}/libnvtxr.a {static_libs}\n"
-        ),
-    );
-
-    let cmake = lib.join("cmake/nvtxr");
-    write(
-        &cmake.join("nvtxrConfig.cmake"),
-        &format!(
-            r#"# nvtxr's CMake package: find_package(nvtxr) gives
-#   nvtxr::shared  the shared library (SONAME {soname})
-#   nvtxr::static  the static library, with its link dependencies
-#   nvtxr::nvtxr   nvtxr::shared, or nvtxr::static when nvtxr_USE_STATIC_LIBS is ON
-get_filename_component(_nvtxr_prefix "${{CMAKE_CURRENT_LIST_DIR}}/../../.." ABSOLUTE)
-if(NOT TARGET nvtxr::shared)
-  add_library(nvtxr::shared SHARED IMPORTED)
-  set_target_properties(nvtxr::shared PROPERTIES
-    IMPORTED_LOCATION "${{_nvtxr_prefix}}/lib/{real}"
-    IMPORTED_SONAME "{soname}"
-    INTERFACE_INCLUDE_DIRECTORIES "${{_nvtxr_prefix}}/include")
-  add_library(nvtxr::static STATIC IMPORTED)
-  set_target_properties(nvtxr::static PROPERTIES
-    IMPORTED_LOCATION "${{_nvtxr_prefix}}/lib/libnvtxr.a"
-    INTERFACE_INCLUDE_DIRECTORIES "${{_nvtxr_prefix}}/include"
-    INTERFACE_LINK_LIBRARIES "{libs}")
-  add_library(nvtxr::nvtxr INTERFACE IMPORTED)
-  if(nvtxr_USE_STATIC_LIBS)
-    set_target_properties(nvtxr::nvtxr PROPERTIES INTERFACE_LINK_LIBRARIES nvtxr::static)
-  else()
-    set_target_properties(nvtxr::nvtxr PROPERTIES INTERFACE_LINK_LIBRARIES nvtxr::shared)
-  endif()
-endif()
-unset(_nvtxr_prefix)
-"#,
-            libs = cmake_libraries()
-        ),
-    );
-    write(
-        &cmake.join("nvtxrConfigVersion.cmake"),
-        &format!(
-            r#"# Compatible: the same major version, at least the version asked for.
-set(PACKAGE_VERSION "{version}")
-if(PACKAGE_FIND_VERSION VERSION_GREATER PACKAGE_VERSION OR NOT PACKAGE_FIND_VERSION_MAJOR STREQUAL "{major}")
-  set(PACKAGE_VERSION_COMPATIBLE FALSE)
-else()
-  set(PACKAGE_VERSION_COMPATIBLE TRUE)
-  if(PACKAGE_FIND_VERSION STREQUAL PACKAGE_VERSION)
-    set(PACKAGE_VERSION_EXACT TRUE)
-  endif()
-endif()
-"#
-        ),
-    );
+    let cmake_libs = cmake_libraries();
+    let fill = |template: &str| {
+        [
+            ("@PREFIX@", prefix.as_str()),
+            ("@VERSION@", version.as_str()),
+            ("@MAJOR@", major.as_str()),
+            ("@SONAME@", soname.as_str()),
+            ("@REAL@", real.as_str()),
+            ("@STATIC_LIBS@", static_libs.as_str()),
+            ("@CMAKE_LIBS@", cmake_libs.as_str()),
+        ]
+        .iter()
+        .fold(template.to_string(), |t, (key, value)| {
+            t.replace(key, value)
+        })
+    };
+    for (template, to) in PACKAGING {
+        write(&lib.join(to), &fill(template));
+    }
     base
 }

@@ -1,5 +1,5 @@
 //! Test helpers: nvtxr's artifacts as `xtask` builds them (the event-log
-//! tool beside them), the C programs in `tests/c` and `examples/c` compiled,
+//! tool beside them), the C programs in `tests/c` and `bindings/c/examples` compiled,
 //! NVIDIA's reference producers fetched from PyPI, programs run under the
 //! event-log tool.
 //!
@@ -254,18 +254,18 @@ fn unique(stem: &str) -> PathBuf {
     ))
 }
 
-/// Where a C or C++ program is: `tests/c` (test programs) or `examples/c`
+/// Where a C or C++ program is: `tests/c` (test programs) or `bindings/c/examples`
 /// (what users read); an absolute path as it is.
 fn c_source(source: &str) -> PathBuf {
     let test = root().join("tests/c").join(source);
     if test.exists() {
         test
     } else {
-        root().join("examples/c").join(source)
+        root().join("bindings/c/examples").join(source)
     }
 }
 
-/// Compiles `<source>` from `tests/c`, else `examples/c` (an absolute path as
+/// Compiles `<source>` from `tests/c`, else `bindings/c/examples` (an absolute path as
 /// it is) (C11, or C++17 for `.cpp`; a later `-std=`
 /// in `extra` wins) with `-Wall -Wextra -Werror` against the given producer;
 /// returns the executable.

@@ -1,6 +1,6 @@
 //! The demo: builds nvtxr, its recording tool and the `nvtxr` command, runs
 //! the annotated example workloads (the C training loop in
-//! `examples/c/example.c` and, when GHC is installed, the Haskell training
+//! `bindings/c/examples/example.c` and, when GHC is installed, the Haskell training
 //! example) under `nvtxr record`, and prints the summary and where the trace
 //! and the HTML timeline are.
 
