@@ -310,3 +310,189 @@ pub fn http_get(port: u16, host: &str, path: &str, headers: &str) -> (u16, Strin
     let status = head.split(' ').nth(1).unwrap().parse().unwrap();
     (status, head.to_string(), body.to_string())
 }
+
+// The `record`-family tests' shared helpers.
+
+/// Compiles `tests/c/<source>` for `producer` and records it into scratch
+/// folder `name`: the trace `t.json`, the recording kept in `rec`. Returns
+/// the folder and what `nvtxr record` printed (the program's output
+/// included); the recording succeeded.
+pub fn recorded_program(source: &str, producer: Producer, name: &str) -> (PathBuf, Output) {
+    recorded_program_with(source, producer, name, &[])
+}
+
+/// [`recorded_program`], compiled with `extra` arguments.
+pub fn recorded_program_with(
+    source: &str,
+    producer: Producer,
+    name: &str,
+    extra: &[&str],
+) -> (PathBuf, Output) {
+    let exe = compile_c(source, producer, extra);
+    let dir = scratch_in("record", name);
+    let out = nvtxr(
+        &[
+            "record",
+            "--keep",
+            dir.join("rec").to_str().unwrap(),
+            "-o",
+            dir.join("t.json").to_str().unwrap(),
+            "--",
+            exe.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(
+        out.status.success(),
+        "{source} ({producer:?}): {}",
+        text(&out)
+    );
+    let said = format!(
+        "nvtxr: the recording is kept in {}",
+        dir.join("rec").display()
+    );
+    assert!(text(&out).contains(&said), "{}", text(&out));
+    (dir, out)
+}
+
+/// `nvtxr record -q [extra] -- record_scenarios NAME`, with its trace's events.
+pub fn scenario(name: &str, extra: &[&str]) -> (Output, Vec<Event>, PathBuf) {
+    let dir = scratch_in("record", name);
+    let mut args = vec!["-q"];
+    args.extend(extra);
+    let out = record(&dir, &args, &[scenarios().to_str().unwrap(), name], &[]);
+    let ev = events(&load(&dir.join("trace.json")));
+    (out, ev, dir)
+}
+
+/// `nvtxr report -q -o TRACE REC`.
+pub fn report(trace: &Path, rec: &Path) -> Output {
+    nvtxr(
+        &[
+            "report",
+            "-q",
+            "-o",
+            trace.to_str().unwrap(),
+            rec.to_str().unwrap(),
+        ],
+        &[],
+    )
+}
+
+/// Every `.events` file of a recording.
+pub fn chunk_files(rec: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(rec)
+        .unwrap()
+        .flat_map(|f| std::fs::read_dir(f.unwrap().path()).unwrap())
+        .map(|f| f.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "events"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// One range or mark, as both formats can show it: kind (`slice`,
+/// `instant`), name, pid, tid (`None` for start/end ranges, which Perfetto
+/// puts on async tracks), start and end ns from the trace's origin, args.
+pub type Shown = (String, String, u64, Option<u64>, i64, i64, String);
+
+/// The JSON trace's ranges and marks as [`Shown`].
+pub fn shown_in_json(trace: &Path) -> Vec<Shown> {
+    let mut out: Vec<Shown> = events(&load(trace))
+        .into_iter()
+        .map(|e| {
+            let kind = match e.ph.as_str() {
+                "i" => "instant",
+                "C" => "counter",
+                _ => "slice",
+            };
+            // Counter tracks belong to the process, named with their domain.
+            let tid = (e.ph != "b" && e.ph != "C").then_some(e.tid);
+            let name = match e.ph.as_str() {
+                "C" if e.cat != "nvtx" => format!("{}: {}", e.cat, e.name),
+                _ => e.name,
+            };
+            (
+                kind.into(),
+                name,
+                e.pid,
+                tid,
+                e.start,
+                e.end,
+                sorted(&e.args),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// A `.pftrace` checked by `perfetto_check.py` with Perfetto's own protos;
+/// its ranges and marks as [`Shown`], and its flows (from, to) by tid.
+pub fn shown_in_perfetto(trace: &Path) -> (Vec<Shown>, Vec<(u64, u64)>) {
+    let out = Command::new(nvtxr_harness::python())
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/perfetto_check.py"))
+        .arg(trace)
+        .env("PYTHONPATH", nvtxr_harness::perfetto_protos())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let mut shown = Vec::new();
+    let mut flows: HashMap<u64, (Option<u64>, Option<u64>)> = HashMap::new();
+    for line in String::from_utf8(out.stdout).unwrap().lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let Some(kind) = v["kind"].as_str() else {
+            continue; // a track
+        };
+        let tid = v["tid"].as_u64();
+        if kind == "flow" {
+            for (key, to) in [("flow_ids", false), ("terminating", true)] {
+                for id in v["args"][key].as_array().unwrap() {
+                    let ends = flows.entry(id.as_u64().unwrap()).or_default();
+                    if to {
+                        ends.1 = tid
+                    } else {
+                        ends.0 = tid
+                    }
+                }
+            }
+            continue;
+        }
+        shown.push((
+            kind.to_string(),
+            v["name"].as_str().unwrap().to_string(),
+            v["pid"].as_u64().unwrap(),
+            tid,
+            v["start"].as_i64().unwrap(),
+            v["end"].as_i64().unwrap(),
+            sorted(&v["args"]),
+        ));
+    }
+    shown.sort();
+    let flows = flows
+        .into_values()
+        .map(|(from, to)| (from.expect("a flow's start"), to.expect("a flow's end")))
+        .collect();
+    (shown, flows)
+}
+
+/// `v` as JSON text with every object's keys sorted (the JSON trace keeps
+/// its arguments in order, the Perfetto check in another).
+pub fn sorted(v: &Value) -> String {
+    match v {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            let members: Vec<String> = keys
+                .into_iter()
+                .map(|k| format!("{}:{}", Value::from(k.as_str()), sorted(&map[k])))
+                .collect();
+            format!("{{{}}}", members.join(","))
+        }
+        Value::Array(items) => format!(
+            "[{}]",
+            items.iter().map(sorted).collect::<Vec<_>>().join(",")
+        ),
+        v => v.to_string(),
+    }
+}

@@ -1,0 +1,150 @@
+//! The HTML timeline (`--html`) in headless Chromium.
+
+mod common;
+
+use common::*;
+use nvtxr_harness::{compile_c, have_tool, Producer};
+use std::path::PathBuf;
+
+fn scratch(name: &str) -> PathBuf {
+    scratch_in("record", name)
+}
+
+#[test]
+fn html_timeline_renders_the_ranges_in_headless_chromium() {
+    if !have_tool("chromium") {
+        return;
+    }
+    let exe = compile_c("example.c", Producer::NvtxrShared, &[]);
+    let dir = scratch("html");
+    let out = record(&dir, &["-q", "--html"], &[exe.to_str().unwrap()], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let page = dir.join("trace.html");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        !html.contains("http://") && !html.contains("https://"),
+        "the page needs no network"
+    );
+    let dom = dump_dom(&dir, &format!("file://{}", page.display()));
+    assert_draws_the_example(&dom);
+}
+
+#[test]
+fn html_timeline_of_a_long_trace_draws_about_a_bar_per_pixel() {
+    if !have_tool("chromium") {
+        return;
+    }
+    let dir = html_of("html-many", "many");
+    let dom = dump_dom(
+        &dir,
+        &format!("file://{}", dir.join("trace.html").display()),
+    );
+    let bars = dom.matches("class=\"range\"").count();
+    // 80,000 ranges on 4 thread rows, about 1,000 pixels wide each.
+    assert!((4..=4 * 1200).contains(&bars), "{bars} bars drawn");
+    for t in 0..4 {
+        assert!(
+            dom.contains(&format!("data-name=\"busy {t}\"")),
+            "busy {t} not drawn"
+        );
+    }
+}
+
+/// Records `record_scenarios SCENARIO` with `--html` into `scratch(name)`.
+fn html_of(name: &str, scenario: &str) -> PathBuf {
+    let dir = scratch(name);
+    let out = record(
+        &dir,
+        &["-q", "--html"],
+        &[scenarios().to_str().unwrap(), scenario],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    dir
+}
+
+#[test]
+fn html_timeline_bars_are_visible_readable_findable_and_summarized() {
+    if !have_tool("chromium") {
+        return;
+    }
+    let dir = html_of("html-colors", "colors");
+    let page = dir.join("trace.html");
+    let dom = dump_dom(&dir, &format!("file://{}#find=whi", page.display()));
+    // Every bar has an outline (a white bar on a white row shows).
+    assert!(
+        dom.contains(".range rect { stroke: rgba(0, 0, 0, .45)"),
+        "{dom}"
+    );
+    // Labels: dark on light bars, white on dark ones.
+    for (name, ink) in [
+        ("white", "#111"),
+        ("yellow", "#111"),
+        ("cyan", "#111"),
+        ("navy", "#fff"),
+    ] {
+        let bar = dom
+            .split("<g class=\"")
+            .find(|g| g.contains(&format!("data-name=\"{name}\"")))
+            .unwrap_or_else(|| panic!("{name} not drawn:\n{dom}"));
+        assert!(
+            bar.contains(&format!("fill=\"{ink}\">{name}")),
+            "{name}: {bar}"
+        );
+    }
+    // Found by name: the match outlined, the others dimmed.
+    assert!(
+        dom.contains("<g class=\"range found\" data-name=\"white\""),
+        "{dom}"
+    );
+    assert!(
+        dom.contains("<g class=\"range dim\" data-name=\"navy\""),
+        "{dom}"
+    );
+    assert!(
+        dom.contains("<span id=\"found\">1 match in view</span>"),
+        "{dom}"
+    );
+    // Names with no color of their own: a distinct color each.
+    let fill = |name: &str| {
+        let bar = dom
+            .split("<g class=\"")
+            .find(|g| g.contains(&format!("data-name=\"{name}\"")))
+            .unwrap_or_else(|| panic!("{name} not drawn"));
+        bar.split("fill=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let fills: std::collections::BTreeSet<String> =
+        ["compute", "barrier", "loss", "Loss", "prefetch done"]
+            .into_iter()
+            .map(fill)
+            .collect();
+    assert_eq!(fills.len(), 5, "{fills:?}");
+    // The legend and the summary table: the legend capped to the names with
+    // the most time, in natural order.
+    assert!(dom.contains("background:#ffff00\"></span>yellow"), "{dom}");
+    assert!(dom.contains("and 14 more (by least time)"), "{dom}");
+    let legend = dom.split("id=\"legend\"").nth(1).unwrap();
+    let (two, ten) = (
+        legend.find("</span>step 2<"),
+        legend.find("</span>step 10<"),
+    );
+    if let (Some(two), Some(ten)) = (two, ten) {
+        assert!(two < ten, "natural order");
+    }
+    assert_eq!(
+        dom.matches("<td class=\"style\">PushPop</td><td>").count(),
+        54,
+        "{dom}"
+    );
+    // A process that recorded nothing says so.
+    assert!(
+        dom.contains("no NVTX events: the process made no NVTX call while recorded"),
+        "{dom}"
+    );
+}
