@@ -4,91 +4,15 @@
 //! (`tests/gpu/cuda_app.c`) script launches and activity buffers: five
 //! kernels on two devices and three streams, copies both ways, a set, a
 //! synchronization, buffers out of order, 2 dropped records, a kernel
-//! launched from another thread, a buffer flushed at exit.
+//! launched from another thread, a buffer flushed at exit. (When GPU
+//! recording cannot work: `gpu_cannot.rs`.)
 
 mod common;
 
-use common::{load, record, scratch_in, text};
-use nvtxr_harness::{compile_c, cupti_include, fake_cupti, Producer};
+use common::cuda::*;
+use common::{load, text};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
-
-fn source(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/gpu")
-        .join(name)
-        .display()
-        .to_string()
-}
-
-/// The test CUPTI library and the program, built once.
-fn built() -> &'static (PathBuf, PathBuf) {
-    static ONCE: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
-    ONCE.get_or_init(|| {
-        let include_flag = format!("-I{}", cupti_include().display());
-        let app = compile_c(
-            &source("cuda_app.c"),
-            Producer::NvidiaHeader,
-            &[&include_flag, "-ldl"],
-        );
-        (fake_cupti().to_path_buf(), app)
-    })
-}
-
-fn run(name: &str, extra: &[&str], env: &[(&str, &str)]) -> (PathBuf, std::process::Output) {
-    let (cupti, app) = built();
-    let dir = scratch_in("gpu", name);
-    let cupti = cupti.display().to_string();
-    let mut env = env.to_vec();
-    env.push(("NVTXR_CUPTI", &cupti));
-    env.push(("FAKE_CUPTI", &cupti));
-    let mut args = vec!["--sqlite"];
-    let sqlite = dir.join("trace.sqlite").display().to_string();
-    args.push(&sqlite);
-    args.extend(extra);
-    let out = record(&dir, &args, &[app.to_str().unwrap()], &env);
-    (dir, out)
-}
-
-/// Every kernel: (name, launching range, device, stream), from the JSON trace.
-fn kernels(trace: &serde_json::Value) -> Vec<Kernel> {
-    let mut out: Vec<_> = trace["traceEvents"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["cat"] == "kernel" && e["ph"] == "X")
-        .map(|e| {
-            let a = &e["args"];
-            (
-                a["demangled"].as_str().unwrap().to_string(),
-                a["launched by"]["range"].as_str().unwrap_or("").to_string(),
-                a["device"].as_u64().unwrap(),
-                a["stream"].as_u64().unwrap(),
-            )
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-type Kernel = (String, String, u64, u64);
-
-fn kernel(name: &str, range: &str, device: u64, stream: u64) -> Kernel {
-    (name.to_string(), range.to_string(), device, stream)
-}
-
-/// The kernels `cuda_app.c` launches, as [`kernels`] lists them.
-fn scripted_kernels() -> Vec<Kernel> {
-    let gemm = "gemm(float const*, float const*, float*, int)";
-    vec![
-        kernel(gemm, "backward", 1, 13),
-        kernel(gemm, "forward", 0, 7),
-        kernel(gemm, "tail", 0, 7),
-        kernel("reduce(float const*, float*, int)", "worker", 1, 15),
-        kernel("relu(float*, int)", "backward", 1, 13),
-    ]
-}
 
 #[test]
 fn every_kernel_copy_and_sync_is_under_the_range_that_launched_it() {
@@ -392,119 +316,6 @@ fn the_perfetto_trace_has_every_activity_with_the_jsons_arguments() {
         "{perfetto:#?}"
     );
     std::fs::remove_dir_all(&rec).unwrap();
-}
-
-#[test]
-fn without_cupti_the_nvtx_recording_is_unchanged_and_one_line_says_why() {
-    for (name, env, why) in [
-        (
-            "missing",
-            vec![("NVTXR_CUPTI", "/nonexistent/libcupti.so")],
-            "no usable libcupti",
-        ),
-        ("busy", vec![("FAKE_CUPTI_BUSY", "1")], "another profiler"),
-        (
-            "failing",
-            vec![("FAKE_CUPTI_ENABLE_FAILS", "1")],
-            "cuptiActivityEnable",
-        ),
-    ] {
-        let (cupti, app) = built();
-        let dir = scratch_in("gpu", name);
-        let cupti = cupti.display().to_string();
-        let mut all = vec![
-            ("NVTXR_CUPTI", cupti.as_str()),
-            ("FAKE_CUPTI", cupti.as_str()),
-        ];
-        all.extend(env.iter().copied());
-        // A later NVTXR_CUPTI wins (the missing one).
-        let out = record(&dir, &[], &[app.to_str().unwrap()], &all);
-        let said = text(&out);
-        assert!(out.status.success(), "{name}: {said}");
-        let warnings: Vec<_> = said
-            .lines()
-            .filter(|l| l.contains("GPU activity not recorded"))
-            .collect();
-        assert_eq!(warnings.len(), 1, "{name}: {said}");
-        assert!(warnings[0].contains(why), "{name}: {said}");
-        let trace = load(&dir.join("trace.json"));
-        assert!(kernels(&trace).is_empty(), "{name}");
-        let ranges = trace["traceEvents"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|e| e["cat"] == "nvtx")
-            .count();
-        // Five push/pop ranges, two start/end ranges (a begin and an end each).
-        assert_eq!(ranges, 5 + 2 * 2, "{name}: every NVTX range");
-    }
-}
-
-#[test]
-fn gpu_off_records_none_and_gpu_on_refuses_a_missing_cupti_before_running() {
-    let (dir, out) = run("off", &["--gpu", "off"], &[]);
-    let said = text(&out);
-    assert!(out.status.success(), "{said}");
-    assert!(!said.contains("GPU"), "{said}");
-    assert!(kernels(&load(&dir.join("trace.json"))).is_empty());
-
-    let dir = scratch_in("gpu", "on");
-    let marker = dir.join("ran");
-    let out = record(
-        &dir,
-        &["--gpu", "on"],
-        &["touch", marker.to_str().unwrap()],
-        &[("NVTXR_CUPTI", "/nonexistent/libcupti.so")],
-    );
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(
-        text(&out).contains("--gpu on: no libcupti loads"),
-        "{}",
-        text(&out)
-    );
-    assert!(!marker.exists(), "the program did not run");
-}
-
-#[test]
-fn another_tools_cuda_injection_is_left_alone() {
-    let dir = scratch_in("gpu", "other-injection");
-    let show = ["sh", "-c", "echo injection=$CUDA_INJECTION64_PATH"];
-    let other = [("CUDA_INJECTION64_PATH", "/opt/other/libinjection.so")];
-    let out = record(&dir, &[], &show, &other);
-    let said = text(&out);
-    assert!(
-        said.contains("injection=/opt/other/libinjection.so"),
-        "{said}"
-    );
-    assert!(
-        said.contains("nvtxr: GPU activity not recorded: CUDA_INJECTION64_PATH already names /opt/other/libinjection.so"),
-        "{said}"
-    );
-    let out = record(&dir, &["--gpu", "on"], &show, &other);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(
-        !text(&out).contains("injection="),
-        "not run: {}",
-        text(&out)
-    );
-}
-
-#[test]
-fn gpu_times_on_cuptis_own_clock_are_placed_by_a_measured_offset() {
-    let (dir, out) = run("own-clock", &[], &[("FAKE_CUPTI_OWN_CLOCK", "1")]);
-    assert!(out.status.success(), "{}", text(&out));
-    let trace = load(&dir.join("trace.json"));
-    assert_eq!(kernels(&trace).len(), 5);
-    // Each kernel starts after its launch and before the trace's last event + 1 ms.
-    let events = trace["traceEvents"].as_array().unwrap();
-    for end in events.iter().filter(|e| e["ph"] == "f") {
-        let start = events
-            .iter()
-            .find(|s| s["ph"] == "s" && s["id"] == end["id"])
-            .unwrap();
-        let (s, e) = (start["ts"].as_f64().unwrap(), end["ts"].as_f64().unwrap());
-        assert!(s <= e && e - s < 10_000.0, "launch {s} µs, activity {e} µs");
-    }
 }
 
 /// The JSON body of `GET path` from the server at `port`.

@@ -2,6 +2,8 @@
 //! running `nvtxr`, reading its JSON trace back, headless Chromium.
 #![allow(dead_code)] // each test file uses its own part
 
+pub mod cuda;
+
 use nvtxr_harness::{artifacts, compile_c, Producer};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};

@@ -1,0 +1,85 @@
+//! The GPU tests' shared pieces: the test CUPTI (`tests/gpu/fake_cupti.c`,
+//! built from NVIDIA's CUPTI 13 headers) and the program that loads the
+//! tool as the CUDA driver does (`tests/gpu/cuda_app.c`), recorded; the
+//! kernels a JSON trace shows.
+
+use super::{record, scratch_in};
+use nvtxr_harness::{compile_c, cupti_include, fake_cupti, Producer};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+pub fn source(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/gpu")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// The test CUPTI library and the program, built once.
+pub fn built() -> &'static (PathBuf, PathBuf) {
+    static ONCE: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        let include_flag = format!("-I{}", cupti_include().display());
+        let app = compile_c(
+            &source("cuda_app.c"),
+            Producer::NvidiaHeader,
+            &[&include_flag, "-ldl"],
+        );
+        (fake_cupti().to_path_buf(), app)
+    })
+}
+
+pub fn run(name: &str, extra: &[&str], env: &[(&str, &str)]) -> (PathBuf, std::process::Output) {
+    let (cupti, app) = built();
+    let dir = scratch_in("gpu", name);
+    let cupti = cupti.display().to_string();
+    let mut env = env.to_vec();
+    env.push(("NVTXR_CUPTI", &cupti));
+    env.push(("FAKE_CUPTI", &cupti));
+    let mut args = vec!["--sqlite"];
+    let sqlite = dir.join("trace.sqlite").display().to_string();
+    args.push(&sqlite);
+    args.extend(extra);
+    let out = record(&dir, &args, &[app.to_str().unwrap()], &env);
+    (dir, out)
+}
+
+/// Every kernel: (name, launching range, device, stream), from the JSON trace.
+pub fn kernels(trace: &serde_json::Value) -> Vec<Kernel> {
+    let mut out: Vec<_> = trace["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["cat"] == "kernel" && e["ph"] == "X")
+        .map(|e| {
+            let a = &e["args"];
+            (
+                a["demangled"].as_str().unwrap().to_string(),
+                a["launched by"]["range"].as_str().unwrap_or("").to_string(),
+                a["device"].as_u64().unwrap(),
+                a["stream"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+pub type Kernel = (String, String, u64, u64);
+
+pub fn kernel(name: &str, range: &str, device: u64, stream: u64) -> Kernel {
+    (name.to_string(), range.to_string(), device, stream)
+}
+
+/// The kernels `cuda_app.c` launches, as [`kernels`] lists them.
+pub fn scripted_kernels() -> Vec<Kernel> {
+    let gemm = "gemm(float const*, float const*, float*, int)";
+    vec![
+        kernel(gemm, "backward", 1, 13),
+        kernel(gemm, "forward", 0, 7),
+        kernel(gemm, "tail", 0, 7),
+        kernel("reduce(float const*, float*, int)", "worker", 1, 15),
+        kernel("relu(float*, int)", "backward", 1, 13),
+    ]
+}

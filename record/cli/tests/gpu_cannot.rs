@@ -1,0 +1,122 @@
+//! When GPU recording cannot work (no libcupti, another profiler holding
+//! CUPTI, CUPTI failing, `--gpu off`/`on`, another tool's CUDA injection,
+//! GPU times on CUPTI's own clock): the NVTX recording unchanged, one line
+//! saying why. The test CUPTI and program: `gpu.rs`.
+
+mod common;
+
+use common::cuda::*;
+use common::{load, record, scratch_in, text};
+
+#[test]
+fn without_cupti_the_nvtx_recording_is_unchanged_and_one_line_says_why() {
+    for (name, env, why) in [
+        (
+            "missing",
+            vec![("NVTXR_CUPTI", "/nonexistent/libcupti.so")],
+            "no usable libcupti",
+        ),
+        ("busy", vec![("FAKE_CUPTI_BUSY", "1")], "another profiler"),
+        (
+            "failing",
+            vec![("FAKE_CUPTI_ENABLE_FAILS", "1")],
+            "cuptiActivityEnable",
+        ),
+    ] {
+        let (cupti, app) = built();
+        let dir = scratch_in("gpu", name);
+        let cupti = cupti.display().to_string();
+        let mut all = vec![
+            ("NVTXR_CUPTI", cupti.as_str()),
+            ("FAKE_CUPTI", cupti.as_str()),
+        ];
+        all.extend(env.iter().copied());
+        // A later NVTXR_CUPTI wins (the missing one).
+        let out = record(&dir, &[], &[app.to_str().unwrap()], &all);
+        let said = text(&out);
+        assert!(out.status.success(), "{name}: {said}");
+        let warnings: Vec<_> = said
+            .lines()
+            .filter(|l| l.contains("GPU activity not recorded"))
+            .collect();
+        assert_eq!(warnings.len(), 1, "{name}: {said}");
+        assert!(warnings[0].contains(why), "{name}: {said}");
+        let trace = load(&dir.join("trace.json"));
+        assert!(kernels(&trace).is_empty(), "{name}");
+        let ranges = trace["traceEvents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["cat"] == "nvtx")
+            .count();
+        // Five push/pop ranges, two start/end ranges (a begin and an end each).
+        assert_eq!(ranges, 5 + 2 * 2, "{name}: every NVTX range");
+    }
+}
+
+#[test]
+fn gpu_off_records_none_and_gpu_on_refuses_a_missing_cupti_before_running() {
+    let (dir, out) = run("off", &["--gpu", "off"], &[]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(!said.contains("GPU"), "{said}");
+    assert!(kernels(&load(&dir.join("trace.json"))).is_empty());
+
+    let dir = scratch_in("gpu", "on");
+    let marker = dir.join("ran");
+    let out = record(
+        &dir,
+        &["--gpu", "on"],
+        &["touch", marker.to_str().unwrap()],
+        &[("NVTXR_CUPTI", "/nonexistent/libcupti.so")],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("--gpu on: no libcupti loads"),
+        "{}",
+        text(&out)
+    );
+    assert!(!marker.exists(), "the program did not run");
+}
+
+#[test]
+fn another_tools_cuda_injection_is_left_alone() {
+    let dir = scratch_in("gpu", "other-injection");
+    let show = ["sh", "-c", "echo injection=$CUDA_INJECTION64_PATH"];
+    let other = [("CUDA_INJECTION64_PATH", "/opt/other/libinjection.so")];
+    let out = record(&dir, &[], &show, &other);
+    let said = text(&out);
+    assert!(
+        said.contains("injection=/opt/other/libinjection.so"),
+        "{said}"
+    );
+    assert!(
+        said.contains("nvtxr: GPU activity not recorded: CUDA_INJECTION64_PATH already names /opt/other/libinjection.so"),
+        "{said}"
+    );
+    let out = record(&dir, &["--gpu", "on"], &show, &other);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        !text(&out).contains("injection="),
+        "not run: {}",
+        text(&out)
+    );
+}
+
+#[test]
+fn gpu_times_on_cuptis_own_clock_are_placed_by_a_measured_offset() {
+    let (dir, out) = run("own-clock", &[], &[("FAKE_CUPTI_OWN_CLOCK", "1")]);
+    assert!(out.status.success(), "{}", text(&out));
+    let trace = load(&dir.join("trace.json"));
+    assert_eq!(kernels(&trace).len(), 5);
+    // Each kernel starts after its launch and before the trace's last event + 1 ms.
+    let events = trace["traceEvents"].as_array().unwrap();
+    for end in events.iter().filter(|e| e["ph"] == "f") {
+        let start = events
+            .iter()
+            .find(|s| s["ph"] == "s" && s["id"] == end["id"])
+            .unwrap();
+        let (s, e) = (start["ts"].as_f64().unwrap(), end["ts"].as_f64().unwrap());
+        assert!(s <= e && e - s < 10_000.0, "launch {s} µs, activity {e} µs");
+    }
+}
