@@ -202,7 +202,7 @@ impl Gpu {
 /// it (without the folders of the program's own CUDA libraries, unknown
 /// before it runs).
 fn check_cupti() -> Result<(), String> {
-    use nvtxr_record_format::gpu::cupti_candidates;
+    use nvtxr_record_format::cupti::cupti_candidates;
     use std::os::unix::ffi::OsStrExt;
     let candidates = cupti_candidates(&[]);
     for path in &candidates {

@@ -39,6 +39,7 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 mod chunk;
+pub mod cupti;
 mod decode;
 mod encode;
 pub mod gpu;

@@ -3,7 +3,7 @@
 //!
 //! `nvtxr record` names this library in `CUDA_INJECTION64_PATH` too; the
 //! CUDA driver loads it at `cuInit` and calls [`InitializeInjection`]. That
-//! loads libcupti (see [`gpu::cupti_candidates`](nvtxr_record_format::gpu::cupti_candidates)),
+//! loads libcupti (see [`cupti_candidates`](nvtxr_record_format::cupti::cupti_candidates)),
 //! subscribes to the callbacks of the few API entry points that put work on a
 //! GPU (not to whole API domains: CUPTI's records of every API call cost
 //! 60% of a training step, these cost nothing measurable), and enables the
@@ -27,7 +27,8 @@ use crate::text::Event;
 use crate::{clock, events, say};
 use cupti::{offset, Cupti};
 use nvtx_protocol::attr::PAYLOAD_U64;
-use nvtxr_record_format::gpu::{cupti_candidates, GpuRecord, GPU_VAR};
+use nvtxr_record_format::cupti::cupti_candidates;
+use nvtxr_record_format::gpu::{GpuRecord, GPU_VAR};
 use nvtxr_record_format::Kind;
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, Ordering};

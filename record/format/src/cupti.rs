@@ -1,0 +1,72 @@
+//! Where the recording looks for CUPTI's library, libcupti: the same list
+//! for `nvtxr record --gpu on` (which refuses to run without one) and the
+//! recording tool (which loads the first that loads).
+
+use crate::gpu::CUPTI_VAR;
+
+/// Where to look for libcupti, in order: `NVTXR_CUPTI` alone when it is
+/// set; else beside the CUDA libraries the program loaded (`loaded`: their
+/// folders; the toolkit's and PyPI's `nvidia-*` layouts); the CUDA toolkit
+/// (`CUDA_HOME`, `CUDA_PATH`, `/usr/local/cuda`); the active virtual
+/// environment's `nvidia-cuda-cupti`; then the loader's own path (bare
+/// names, for `dlopen` to search).
+pub fn cupti_candidates(loaded: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
+    use std::path::PathBuf;
+    if let Some(named) = std::env::var_os(CUPTI_VAR).filter(|v| !v.is_empty()) {
+        return vec![PathBuf::from(named)];
+    }
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for dir in loaded {
+        dirs.push(dir.clone());
+        dirs.push(dir.join("../extras/CUPTI/lib64"));
+        dirs.push(dir.join("../../cuda_cupti/lib"));
+    }
+    let toolkits = ["CUDA_HOME", "CUDA_PATH"]
+        .iter()
+        .filter_map(|v| {
+            std::env::var_os(v)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        })
+        .chain([PathBuf::from("/usr/local/cuda")]);
+    for root in toolkits {
+        for sub in ["extras/CUPTI/lib64", "targets/x86_64-linux/lib", "lib64"] {
+            dirs.push(root.join(sub));
+        }
+    }
+    if let Some(venv) = std::env::var_os("VIRTUAL_ENV") {
+        if let Ok(entries) = std::fs::read_dir(PathBuf::from(venv).join("lib")) {
+            for python in entries.flatten() {
+                let nvidia = python.path().join("site-packages/nvidia");
+                for sub in ["cu13/lib", "cuda_cupti/lib"] {
+                    dirs.push(nvidia.join(sub));
+                }
+            }
+        }
+    }
+    let mut found = Vec::new();
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut here: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("libcupti.so"))
+            })
+            .collect();
+        // The newest version first.
+        here.sort();
+        here.reverse();
+        for p in here {
+            if !found.contains(&p) {
+                found.push(p);
+            }
+        }
+    }
+    found.extend(["libcupti.so.13", "libcupti.so.12", "libcupti.so"].map(PathBuf::from));
+    found
+}
