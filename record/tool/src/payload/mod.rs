@@ -11,6 +11,7 @@ mod decode;
 mod deferred;
 mod schema;
 mod time;
+mod values;
 
 use crate::events;
 use crate::handles::{id_of, next_id};
