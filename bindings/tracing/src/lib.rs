@@ -13,6 +13,27 @@
 //!   events by their callsite and spans by their name only, for the lowest
 //!   cost.
 //!
+//! What it shows can be configured, as tracing-tracy's `Config` does:
+//! [`NvtxLayer::with_field_formatter`] sets how each field becomes text,
+//! [`NvtxLayer::with_range_name`] what names a span's ranges
+//! ([`RangeName`]), and [`NvtxLayer::on_error`] what is told when the layer
+//! cannot show something as it should (by default, nothing):
+//!
+//! ```
+//! use nvtxr_tracing::{NvtxLayer, RangeName};
+//! use tracing_subscriber::prelude::*;
+//!
+//! let layer = NvtxLayer::new()
+//!     .with_range_name(RangeName::TargetAndName)
+//!     .with_field_formatter(|text, name, value| {
+//!         use std::fmt::Write;
+//!         let _ = write!(text, " [{name}: {value}]");
+//!     })
+//!     .on_error(|why| eprintln!("nvtxr-tracing: {why}"));
+//! tracing_subscriber::registry().with(layer).init();
+//! tracing::info!(rows = 3, "loaded"); // the mark "loaded [rows: 3]"
+//! ```
+//!
 //! Span and event names are registered strings, registered once per
 //! callsite (callsite metadata is `'static`) in a lock-free table: with a
 //! tool attached, no lock and no allocation per span entry or event. Live
@@ -35,7 +56,7 @@ mod spans;
 
 use nvtxr::{Domain, EventAttributes, LocalRange, Payload, Range, RegisteredString};
 use std::cell::{Cell, RefCell};
-use std::fmt::Write as _;
+use std::fmt::{Display, Write as _};
 use std::sync::OnceLock;
 use tracing::span::{Attributes, Id};
 use tracing::subscriber::Interest;
@@ -47,6 +68,25 @@ use tracing_subscriber::Layer;
 /// Callsites whose names are registered; later ones send their name as text.
 const CALLSITES: usize = 4096;
 
+/// What names a span's ranges (its life's and its entries').
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RangeName {
+    /// The span's name; its life's range shows its fields too (`job n=3`).
+    #[default]
+    NameAndFields,
+    /// The span's name alone, on both ranges: no formatting per span.
+    Name,
+    /// The span's target and name (`my_crate::db::query`); its life's range
+    /// shows its fields too.
+    TargetAndName,
+}
+
+/// Writes one field (`name`, `value`) onto the text of the fields before it.
+type FieldFormatter = dyn Fn(&mut String, &str, &dyn Display) + Send + Sync;
+
+/// Told why the layer could not show something as it should.
+type ErrorHook = dyn Fn(&'static str) + Send + Sync;
+
 /// The layer. See the crate documentation.
 pub struct NvtxLayer {
     domain: &'static Domain,
@@ -57,6 +97,11 @@ pub struct NvtxLayer {
     spans: spans::Spans,
     /// Events named by their message and fields (else by their callsite).
     fields: bool,
+    range_name: RangeName,
+    formatter: Option<Box<FieldFormatter>>,
+    on_error: Option<Box<ErrorHook>>,
+    /// The callsite table was full once (said once).
+    full: std::sync::atomic::AtomicBool,
 }
 
 thread_local! {
@@ -89,6 +134,10 @@ impl NvtxLayer {
             texts: (0..CALLSITES).map(|_| OnceLock::new()).collect(),
             spans: spans::Spans::new(),
             fields: true,
+            range_name: RangeName::default(),
+            formatter: None,
+            on_error: None,
+            full: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -99,14 +148,75 @@ impl NvtxLayer {
         self
     }
 
+    /// What names spans' ranges (default [`RangeName::NameAndFields`]).
+    pub fn with_range_name(mut self, name: RangeName) -> Self {
+        self.range_name = name;
+        self
+    }
+
+    /// How each field (but the message) becomes text on a mark or a
+    /// span's life's range: `format(text, name, value)` appends it to
+    /// `text`, which holds the fields before it; the mark's text is then its
+    /// message followed by `text`, a life's range's its name followed by
+    /// `text`. The default appends `name=value`, a space between fields and
+    /// after the message or name. The first numeric field is still the
+    /// payload.
+    pub fn with_field_formatter(
+        mut self,
+        format: impl Fn(&mut String, &str, &dyn Display) + Send + Sync + 'static,
+    ) -> Self {
+        self.formatter = Some(Box::new(format));
+        self
+    }
+
+    /// Calls `hook` with the reason when the layer cannot show something as
+    /// it should: more callsites than its table holds (their names then go
+    /// as text, said once), a span exited before spans entered after it on
+    /// its thread (their ranges are popped with it). By default nothing is
+    /// said.
+    pub fn on_error(mut self, hook: impl Fn(&'static str) + Send + Sync + 'static) -> Self {
+        self.on_error = Some(Box::new(hook));
+        self
+    }
+
+    fn error(&self, why: &'static str) {
+        if let Some(hook) = &self.on_error {
+            hook(why);
+        }
+    }
+
+    /// A span's or event's fields, formatted as configured.
+    fn fields(&self) -> Fields<'_> {
+        Fields {
+            message: String::new(),
+            rest: String::new(),
+            payload: None,
+            formatter: self.formatter.as_deref(),
+        }
+    }
+
+    /// The name registered for a callsite: a span's as [`RangeName`] says,
+    /// an event's its own (`event src/main.rs:8`).
+    fn callsite_name(
+        &self,
+        metadata: &'static Metadata<'static>,
+    ) -> std::borrow::Cow<'static, str> {
+        match self.range_name {
+            RangeName::TargetAndName if metadata.is_span() => {
+                format!("{}::{}", metadata.target(), metadata.name()).into()
+            }
+            _ => metadata.name().into(),
+        }
+    }
+
     /// An event's mark, with its message and fields (see the crate's
     /// documentation).
     fn mark_fields(&self, event: &Event<'_>) {
-        let mut fields = Fields::default();
+        let mut fields = self.fields();
         event.record(&mut fields);
         let mut text = fields.message;
         if !fields.rest.is_empty() {
-            if !text.is_empty() {
+            if !text.is_empty() && self.formatter.is_none() {
                 text.push(' ');
             }
             text.push_str(&fields.rest);
@@ -140,11 +250,14 @@ impl NvtxLayer {
     /// Registers a callsite's name once (lock-free: slots are set once).
     fn register(&self, metadata: &'static Metadata<'static>) {
         for (key, slot) in self.probe(metadata) {
-            let (k, _) =
-                self.names[slot].get_or_init(|| (key, self.domain.register(metadata.name())));
+            let (k, _) = self.names[slot]
+                .get_or_init(|| (key, self.domain.register(&self.callsite_name(metadata))));
             if *k == key {
                 return;
             }
+        }
+        if !self.full.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            self.error("the callsite table is full: later callsites' names are sent as text");
         }
     }
 
@@ -214,12 +327,18 @@ where
         }
         name_thread_once();
         let span = self.span(attrs.metadata());
-        let range = if self.fields && !attrs.fields().is_empty() {
+        let with_fields = self.fields && self.range_name != RangeName::Name;
+        let range = if with_fields && !attrs.fields().is_empty() {
             // A span with fields: its life's range shows them (its entries
             // keep the registered name).
-            let mut fields = Fields::default();
+            let mut fields = self.fields();
             attrs.record(&mut fields);
-            let text = format!("{} {}", attrs.metadata().name(), fields.rest);
+            let text = format!(
+                "{}{}{}",
+                self.callsite_name(attrs.metadata()),
+                if self.formatter.is_some() { "" } else { " " },
+                fields.rest
+            );
             let attributes = EventAttributes::new(text.as_str());
             self.domain.start(match fields.payload {
                 Some(p) => attributes.payload(p),
@@ -263,6 +382,7 @@ where
                 entered.pop(); // the usual case, checked first
             } else if let Some(i) = entered.iter().rposition(|(entered, _)| entered == id) {
                 entered.truncate(i);
+                self.error("a span exited before the spans entered after it on its thread");
             }
         });
     }
@@ -294,46 +414,52 @@ where
 }
 
 /// An event's message and other fields, as its mark shows them.
-#[derive(Default)]
-struct Fields {
+struct Fields<'f> {
     message: String,
-    /// `name=value` of the other fields, in order.
+    /// The other fields, in order: ` name=value` each, or as the layer's
+    /// formatter writes them.
     rest: String,
     /// The first numeric field's value.
     payload: Option<Payload>,
+    formatter: Option<&'f FieldFormatter>,
 }
 
-impl Fields {
-    fn add(&mut self, name: &str, value: std::fmt::Arguments) {
+impl Fields<'_> {
+    fn add(&mut self, name: &str, value: &dyn Display) {
         if name == "message" {
-            let _ = self.message.write_fmt(value);
+            let _ = write!(self.message, "{value}");
             return;
         }
-        if !self.rest.is_empty() {
-            self.rest.push(' ');
+        match self.formatter {
+            Some(format) => format(&mut self.rest, name, value),
+            None => {
+                if !self.rest.is_empty() {
+                    self.rest.push(' ');
+                }
+                let _ = write!(self.rest, "{name}={value}");
+            }
         }
-        let _ = write!(self.rest, "{name}={value}");
     }
 }
 
-impl tracing::field::Visit for Fields {
+impl tracing::field::Visit for Fields<'_> {
     fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
-        self.add(field.name(), format_args!("{value:?}"));
+        self.add(field.name(), &format_args!("{value:?}"));
     }
     fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
-        self.add(field.name(), format_args!("{value}"));
+        self.add(field.name(), &value);
     }
     fn record_i64(&mut self, field: &tracing::field::Field, value: i64) {
         self.payload.get_or_insert(Payload::I64(value));
-        self.add(field.name(), format_args!("{value}"));
+        self.add(field.name(), &value);
     }
     fn record_u64(&mut self, field: &tracing::field::Field, value: u64) {
         self.payload.get_or_insert(Payload::U64(value));
-        self.add(field.name(), format_args!("{value}"));
+        self.add(field.name(), &value);
     }
     fn record_f64(&mut self, field: &tracing::field::Field, value: f64) {
         self.payload.get_or_insert(Payload::F64(value));
-        self.add(field.name(), format_args!("{value}"));
+        self.add(field.name(), &value);
     }
 }
 

@@ -229,3 +229,57 @@ fn without_fields_events_are_named_by_their_callsite() {
         );
     }
 }
+
+#[test]
+fn a_configured_layer_formats_fields_names_ranges_and_reports_errors() {
+    let calls = recorded_with(
+        "a_configured_layer_formats_fields_names_ranges_and_reports_errors",
+        true,
+        || {
+            nvtxr_tracing::NvtxLayer::new()
+                .with_range_name(nvtxr_tracing::RangeName::TargetAndName)
+                .with_field_formatter(|text, name, value| {
+                    use std::fmt::Write;
+                    let _ = write!(text, " [{name}: {value}]");
+                })
+                .on_error(|why| nvtxr::mark(&format!("error: {why}")))
+        },
+        || {
+            tracing::info!(rows = 3, who = "me", "loaded");
+            let outer = tracing::info_span!("outer", n = 1);
+            let inner = tracing::info_span!("inner");
+            let a = outer.enter();
+            let b = inner.enter();
+            // Out of order: `outer` exits while `inner` is still entered.
+            drop(a);
+            drop(b);
+        },
+    );
+    let shown: Vec<&str> = calls
+        .iter()
+        .map(String::as_str)
+        .filter(|c| !c.contains("NameOsThread"))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            // The event: the formatter's text after the message.
+            "DomainRegisterStringA default \"loaded [rows: 3] [who: me]\"",
+            "DomainMarkEx default {msg=reg:\"loaded [rows: 3] [who: me]\" payload=i64:3}",
+            // Spans named by target and name; the life's range with its fields.
+            "DomainRegisterStringA default \"layer::outer\"",
+            "RangeStartEx {msg=\"layer::outer [n: 1]\" payload=i64:1} -> 1",
+            "DomainRegisterStringA default \"layer::inner\"",
+            "DomainRangeStartEx default {msg=reg:\"layer::inner\"} -> 2",
+            "DomainRangePushEx default {msg=reg:\"layer::outer\"} -> 0",
+            "DomainRangePushEx default {msg=reg:\"layer::inner\"} -> 1",
+            // `outer` exits first: both entries end, and the hook is told.
+            "RangePop -> 1",
+            "RangePop -> 0",
+            "MarkA \"error: a span exited before the spans entered after it on its thread\"",
+            "RangeEnd 2",
+            "RangeEnd 1",
+        ],
+        "{calls:#?}"
+    );
+}
