@@ -10,6 +10,7 @@
 //! returns nonzero.
 
 use std::ffi::{c_int, c_void};
+use std::marker::PhantomData;
 
 /// The tool library's extension entry point.
 pub const ENTRY_POINT: &[u8] = b"InitializeInjectionNvtxExtension\0";
@@ -272,6 +273,96 @@ macro_rules! callback_ids {
     };
 }
 for_each_ext_slot!(callback_ids);
+
+/// One extension function's slot: its module, its callback id (its index
+/// in the module's segment) and `F`, the type of the function a tool writes
+/// there. Only this crate makes them (the [`slot`] constants), so `F` is
+/// always the slot's protocol type.
+pub struct ExtSlot<F> {
+    /// The module's id ([`Module::id`]).
+    pub module: u16,
+    /// The callback id.
+    pub cbid: usize,
+    function: PhantomData<F>,
+}
+
+impl<F> Clone for ExtSlot<F> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<F> Copy for ExtSlot<F> {}
+
+impl<F> ExtSlot<F> {
+    const fn new(module: Module, cbid: usize) -> Self {
+        assert!(std::mem::size_of::<F>() == std::mem::size_of::<usize>());
+        ExtSlot {
+            module: module.id,
+            cbid,
+            function: PhantomData,
+        }
+    }
+}
+
+/// Defines [`slot`] from the list.
+macro_rules! ext_slot_constants {
+    ($($module:ident $cbid:literal $slot:ident $name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty = $none:expr)?;)*) => {
+        /// Every extension function's typed slot, by slot name (see
+        /// [`for_each_ext_slot!`]).
+        pub mod slot {
+            use super::*;
+            $(
+                #[doc = concat!("The slot of `", stringify!($name), "`.")]
+                pub const $slot: ExtSlot<unsafe extern "C" fn($($ty),*) $(-> $ret)?> =
+                    ExtSlot::new($module, $cbid);
+            )*
+        }
+    };
+}
+for_each_ext_slot!(ext_slot_constants);
+
+/// A tool's functions for one extension module's segment, set slot by slot
+/// with the slot's own type (a function of the wrong type does not compile).
+pub struct ExtFunctions {
+    module: Module,
+    entries: Vec<(usize, usize)>,
+}
+
+impl ExtFunctions {
+    /// No functions yet, for `module`'s segment.
+    pub fn new(module: Module) -> Self {
+        ExtFunctions {
+            module,
+            entries: Vec::new(),
+        }
+    }
+
+    /// Sets the function for `slot` (a slot of this module).
+    pub fn set<F: Copy>(&mut self, slot: ExtSlot<F>, function: F) -> &mut Self {
+        assert_eq!(slot.module, self.module.id, "a slot of another module");
+        // SAFETY: F is the slot's function pointer type, of a pointer's size
+        // (see `ExtSlot`).
+        let raw = unsafe { std::mem::transmute_copy::<F, usize>(&function) };
+        self.entries.push((slot.cbid, raw));
+        self
+    }
+
+    /// Writes the functions into the producer's segment; callback ids
+    /// beyond its slot count are skipped.
+    ///
+    /// # Safety
+    /// `segment` is the producer's segment of this module, during the
+    /// tool's extension entry point.
+    pub unsafe fn install(&self, segment: &ModuleSegment) {
+        for &(cbid, f) in &self.entries {
+            if cbid < segment.slot_count {
+                // SAFETY: inside the segment's `slot_count` slots, as the
+                // caller's contract provides.
+                unsafe { *segment.function_slots.add(cbid) = f as isize };
+            }
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -11,8 +11,8 @@ use crate::payload::decode_values;
 use crate::text::{Event, Text};
 use crate::{events, probe};
 use nvtx_protocol::ext::{
-    cbid, CounterAttr, CounterBatch, COUNTER_BATCH_BEGIN_INTERVAL, COUNTER_BATCH_END_INTERVAL,
-    COUNTER_SAMPLE_ZERO,
+    self as ext, slot, CounterAttr, CounterBatch, ExtFunctions, COUNTER_BATCH_BEGIN_INTERVAL,
+    COUNTER_BATCH_END_INTERVAL, COUNTER_SAMPLE_ZERO,
 };
 use nvtx_protocol::payload::{entry_type, schema_id};
 use nvtx_protocol::{attr, Handle};
@@ -237,29 +237,14 @@ unsafe extern "C" fn counter_batch_submit(d: Handle, batch: *const c_void) {
     }
 }
 
-/// The counters module's functions, by callback id.
-pub(crate) fn functions() -> [(usize, usize); 6] {
-    [
-        (
-            cbid::COUNTER_REGISTER,
-            counter_register as *const () as usize,
-        ),
-        (
-            cbid::COUNTER_SAMPLE_INT64,
-            counter_sample_int64 as *const () as usize,
-        ),
-        (
-            cbid::COUNTER_SAMPLE_FLOAT64,
-            counter_sample_float64 as *const () as usize,
-        ),
-        (cbid::COUNTER_SAMPLE, counter_sample as *const () as usize),
-        (
-            cbid::COUNTER_SAMPLE_NO_VALUE,
-            counter_sample_no_value as *const () as usize,
-        ),
-        (
-            cbid::COUNTER_BATCH_SUBMIT,
-            counter_batch_submit as *const () as usize,
-        ),
-    ]
+/// The counters module's functions.
+pub(crate) fn functions() -> ExtFunctions {
+    let mut f = ExtFunctions::new(ext::COUNTERS);
+    f.set(slot::COUNTER_REGISTER, counter_register)
+        .set(slot::COUNTER_SAMPLE_INT64, counter_sample_int64)
+        .set(slot::COUNTER_SAMPLE_FLOAT64, counter_sample_float64)
+        .set(slot::COUNTER_SAMPLE, counter_sample)
+        .set(slot::COUNTER_SAMPLE_NO_VALUE, counter_sample_no_value)
+        .set(slot::COUNTER_BATCH_SUBMIT, counter_batch_submit);
+    f
 }

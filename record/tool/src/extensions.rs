@@ -22,23 +22,17 @@ pub unsafe extern "C" fn InitializeInjectionNvtxExtension(info: *mut ModuleInfo)
         let Some(segment) = info.segments.as_ref() else {
             return 0;
         };
-        let functions: Vec<(usize, usize)> = match (info.module_id, info.compat_id) {
+        let functions = match (info.module_id, info.compat_id) {
             (m, c) if m == ext::COUNTERS.id && c == ext::COUNTERS.compat => {
-                crate::counters::functions().to_vec()
+                crate::counters::functions()
             }
             (m, c) if m == ext::PAYLOAD.id && c == ext::PAYLOAD.compat => {
-                crate::payload::functions().to_vec()
+                crate::payload::functions()
             }
-            (m, c) if m == ext::MEM.id && c == ext::MEM.compat => {
-                crate::memory::functions().to_vec()
-            }
+            (m, c) if m == ext::MEM.id && c == ext::MEM.compat => crate::memory::functions(),
             _ => return 0,
         };
-        for (cbid, f) in functions {
-            if cbid < segment.slot_count {
-                *segment.function_slots.add(cbid) = f as isize;
-            }
-        }
+        functions.install(segment);
         1
     }
 }

@@ -10,7 +10,7 @@
 use crate::handles::{id_of, message_text, new_handle, next_id};
 use crate::text::{Event, Text};
 use crate::{events, probe};
-use nvtx_protocol::ext::cbid;
+use nvtx_protocol::ext::{self, slot, ExtFunctions};
 use nvtx_protocol::mem::{
     HeapDesc, MarkInitializedBatch, PermissionsAssignBatch, PermissionsAssignRegionDesc,
     RegionNameDesc, RegionsNameBatch, RegionsRegisterBatch, RegionsResizeBatch,
@@ -407,67 +407,31 @@ unsafe extern "C" fn cuda_mark_initialized(
     mark(d, "memory cuda initialized", fields);
 }
 
-/// The memory module's functions, by callback id.
-pub(crate) fn functions() -> [(usize, usize); 17] {
-    [
-        (cbid::MEM_HEAP_REGISTER, heap_register as *const () as usize),
-        (
-            cbid::MEM_HEAP_UNREGISTER,
-            heap_unregister as *const () as usize,
-        ),
-        (cbid::MEM_HEAP_RESET, heap_reset as *const () as usize),
-        (
-            cbid::MEM_REGIONS_REGISTER,
-            regions_register as *const () as usize,
-        ),
-        (
-            cbid::MEM_REGIONS_RESIZE,
-            regions_resize as *const () as usize,
-        ),
-        (
-            cbid::MEM_REGIONS_UNREGISTER,
-            regions_unregister as *const () as usize,
-        ),
-        (cbid::MEM_REGIONS_NAME, regions_name as *const () as usize),
-        (
-            cbid::MEM_PERMISSIONS_ASSIGN,
-            permissions_assign as *const () as usize,
-        ),
-        (
-            cbid::MEM_PERMISSIONS_CREATE,
-            permissions_create as *const () as usize,
-        ),
-        (
-            cbid::MEM_PERMISSIONS_DESTROY,
-            permissions_destroy as *const () as usize,
-        ),
-        (
-            cbid::MEM_PERMISSIONS_RESET,
-            permissions_reset as *const () as usize,
-        ),
-        (
-            cbid::MEM_PERMISSIONS_BIND,
-            permissions_bind as *const () as usize,
-        ),
-        (
-            cbid::MEM_PERMISSIONS_UNBIND,
-            permissions_unbind as *const () as usize,
-        ),
-        (
-            cbid::MEM_CUDA_GET_PROCESS_WIDE_PERMISSIONS,
-            cuda_process_permissions as *const () as usize,
-        ),
-        (
-            cbid::MEM_CUDA_GET_DEVICE_WIDE_PERMISSIONS,
-            cuda_device_permissions as *const () as usize,
-        ),
-        (
-            cbid::MEM_CUDA_SET_PEER_ACCESS,
-            cuda_peer_access as *const () as usize,
-        ),
-        (
-            cbid::MEM_CUDA_MARK_INITIALIZED,
-            cuda_mark_initialized as *const () as usize,
-        ),
-    ]
+/// The memory module's functions.
+pub(crate) fn functions() -> ExtFunctions {
+    let mut f = ExtFunctions::new(ext::MEM);
+    f.set(slot::MEM_HEAP_REGISTER, heap_register)
+        .set(slot::MEM_HEAP_UNREGISTER, heap_unregister)
+        .set(slot::MEM_HEAP_RESET, heap_reset)
+        .set(slot::MEM_REGIONS_REGISTER, regions_register)
+        .set(slot::MEM_REGIONS_RESIZE, regions_resize)
+        .set(slot::MEM_REGIONS_UNREGISTER, regions_unregister)
+        .set(slot::MEM_REGIONS_NAME, regions_name)
+        .set(slot::MEM_PERMISSIONS_ASSIGN, permissions_assign)
+        .set(slot::MEM_PERMISSIONS_CREATE, permissions_create)
+        .set(slot::MEM_PERMISSIONS_DESTROY, permissions_destroy)
+        .set(slot::MEM_PERMISSIONS_RESET, permissions_reset)
+        .set(slot::MEM_PERMISSIONS_BIND, permissions_bind)
+        .set(slot::MEM_PERMISSIONS_UNBIND, permissions_unbind)
+        .set(
+            slot::MEM_CUDA_GET_PROCESS_WIDE_PERMISSIONS,
+            cuda_process_permissions,
+        )
+        .set(
+            slot::MEM_CUDA_GET_DEVICE_WIDE_PERMISSIONS,
+            cuda_device_permissions,
+        )
+        .set(slot::MEM_CUDA_SET_PEER_ACCESS, cuda_peer_access)
+        .set(slot::MEM_CUDA_MARK_INITIALIZED, cuda_mark_initialized);
+    f
 }

@@ -16,6 +16,7 @@ mod values;
 use crate::events;
 use crate::handles::{id_of, next_id};
 use crate::text::{Event, Text, MAX_TEXT};
+use nvtx_protocol::ext::{self, slot, ExtFunctions};
 use nvtx_protocol::payload::{EnumAttr, PayloadData, SchemaAttr};
 use nvtx_protocol::Handle;
 use nvtxr_record_format::Kind;
@@ -143,73 +144,27 @@ unsafe extern "C" fn domain_is_enabled(_d: Handle) -> u8 {
     1
 }
 
-/// The payload module's functions, by callback id.
-pub(crate) fn functions() -> [(usize, usize); 17] {
-    use nvtx_protocol::ext::cbid;
-    [
-        (
-            cbid::TIME_DOMAIN_REGISTER,
-            time::register as *const () as usize,
-        ),
-        (
-            cbid::TIME_SYNC_POINT,
-            time::sync_point as *const () as usize,
-        ),
-        (
-            cbid::TIME_SYNC_POINT_TABLE,
-            time::sync_point_table as *const () as usize,
-        ),
-        (
-            cbid::TIMESTAMP_CONVERSION_FACTOR,
-            time::conversion_factor as *const () as usize,
-        ),
-        (cbid::TIMER_SOURCE, time::timer_source as *const () as usize),
-        (
-            cbid::TIMER_SOURCE_WITH_DATA,
-            time::timer_source_with_data as *const () as usize,
-        ),
-        (
-            cbid::TIMESTAMP_GET,
-            deferred::timestamp_get as *const () as usize,
-        ),
-        (
-            cbid::EVENT_SUBMIT,
-            deferred::event_submit as *const () as usize,
-        ),
-        (
-            cbid::EVENT_BATCH_SUBMIT,
-            deferred::event_batch_submit as *const () as usize,
-        ),
-        (
-            cbid::PAYLOAD_SCHEMA_REGISTER,
-            schema_register as *const () as usize,
-        ),
-        (
-            cbid::PAYLOAD_ENUM_REGISTER,
-            enum_register as *const () as usize,
-        ),
-        (cbid::MARK_PAYLOAD, mark_payload as *const () as usize),
-        (
-            cbid::RANGE_PUSH_PAYLOAD,
-            range_push_payload as *const () as usize,
-        ),
-        (
-            cbid::RANGE_POP_PAYLOAD,
-            range_pop_payload as *const () as usize,
-        ),
-        (
-            cbid::RANGE_START_PAYLOAD,
-            range_start_payload as *const () as usize,
-        ),
-        (
-            cbid::RANGE_END_PAYLOAD,
-            range_end_payload as *const () as usize,
-        ),
-        (
-            cbid::DOMAIN_IS_ENABLED,
-            domain_is_enabled as *const () as usize,
-        ),
-    ]
+/// The payload module's functions.
+pub(crate) fn functions() -> ExtFunctions {
+    let mut f = ExtFunctions::new(ext::PAYLOAD);
+    f.set(slot::TIME_DOMAIN_REGISTER, time::register)
+        .set(slot::TIME_SYNC_POINT, time::sync_point)
+        .set(slot::TIME_SYNC_POINT_TABLE, time::sync_point_table)
+        .set(slot::TIMESTAMP_CONVERSION_FACTOR, time::conversion_factor)
+        .set(slot::TIMER_SOURCE, time::timer_source)
+        .set(slot::TIMER_SOURCE_WITH_DATA, time::timer_source_with_data)
+        .set(slot::TIMESTAMP_GET, deferred::timestamp_get)
+        .set(slot::EVENT_SUBMIT, deferred::event_submit)
+        .set(slot::EVENT_BATCH_SUBMIT, deferred::event_batch_submit)
+        .set(slot::PAYLOAD_SCHEMA_REGISTER, schema_register)
+        .set(slot::PAYLOAD_ENUM_REGISTER, enum_register)
+        .set(slot::MARK_PAYLOAD, mark_payload)
+        .set(slot::RANGE_PUSH_PAYLOAD, range_push_payload)
+        .set(slot::RANGE_POP_PAYLOAD, range_pop_payload)
+        .set(slot::RANGE_START_PAYLOAD, range_start_payload)
+        .set(slot::RANGE_END_PAYLOAD, range_end_payload)
+        .set(slot::DOMAIN_IS_ENABLED, domain_is_enabled);
+    f
 }
 
 #[cfg(test)]
