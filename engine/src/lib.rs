@@ -28,7 +28,6 @@ mod ext_call;
 pub mod loader;
 pub mod memory;
 pub mod naming;
-pub mod panic;
 pub mod payloads;
 pub mod statics;
 pub mod sync;

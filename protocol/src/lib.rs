@@ -79,6 +79,7 @@ pub struct VersionInfo {
 const _: () = assert!(std::mem::size_of::<Callbacks>() == 16);
 const _: () = assert!(std::mem::size_of::<VersionInfo>() == 24);
 
+pub mod boundary;
 pub mod ext;
 pub mod mem;
 pub mod nvtxw;

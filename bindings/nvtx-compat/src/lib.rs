@@ -16,10 +16,10 @@
 
 #![allow(non_snake_case)]
 
+use nvtx_protocol::boundary::guard;
 use nvtx_protocol::{for_each_ext_slot, for_each_slot, no_tool_value, slot};
 use nvtxr_engine::loader::extensions;
 use nvtxr_engine::loader::slots::get;
-use nvtxr_engine::panic::guard;
 
 /// Defines each exported function of the protocol's slot list: it forwards
 /// its arguments to the tool's function in its slot.

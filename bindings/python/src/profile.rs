@@ -199,7 +199,7 @@ unsafe extern "C" fn profile(
     }
     // A profile function must not fail: an error here would end profiling
     // with an exception in the program. A panic or error is dropped.
-    let _ = std::panic::catch_unwind(|| {
+    nvtx_protocol::boundary::guard((), || {
         // SAFETY: CPython calls profile functions with the GIL held, with the
         // argument given at install (a `Profiler`) and the frame, both live.
         let py = unsafe { Python::assume_attached() };

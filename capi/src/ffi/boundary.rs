@@ -3,7 +3,6 @@
 //! every function ([`OnPanic`]), so no call site picks its own.
 
 use super::codes::NVTXR_ERROR_INTERNAL;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// What an exported function returns when its body panicked.
 pub trait OnPanic {
@@ -72,7 +71,7 @@ impl<T> OnPanic for Option<T> {
 /// into C.
 #[inline(always)]
 pub fn boundary<T: OnPanic>(body: impl FnOnce() -> T) -> T {
-    catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|_| T::on_panic())
+    nvtx_protocol::boundary::guard_with(T::on_panic, body)
 }
 
 /// The body of an exported function, inside [`boundary`]. `exported!(unsafe

@@ -56,7 +56,7 @@ macro_rules! slot_functions {
             use super::*;
             $(
                 pub(super) unsafe extern "C" fn $name($($arg: $ty),*) $(-> $ret)? {
-                    crate::panic::guard(no_tool_value!($($none)?), || {
+                    nvtx_protocol::boundary::guard(no_tool_value!($($none)?), || {
                         if super::super::tool_attached() {
                             if let Some(f) = get(slot::$slot) {
                                 // SAFETY: the caller's arguments, passed on unchanged.

@@ -6,6 +6,7 @@ use crate::clock;
 use crate::recording;
 use crate::text::{Event, Text};
 use crate::thread::current;
+use nvtx_protocol::boundary::guard_with;
 use nvtxr_record_format::Kind;
 use std::ffi::c_char;
 
@@ -16,8 +17,7 @@ use std::ffi::c_char;
 /// Runs inside a panic guard: a panic here (a bug) must never unwind into
 /// the program that called NVTX; the event is dropped and counted instead.
 pub fn record(event: &mut Event) -> i32 {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| record_unguarded(event)))
-        .unwrap_or_else(|_| dropped_by_panic())
+    guard_with(dropped_by_panic, || record_unguarded(event))
 }
 
 /// After a panic while recording (a bug): the event is dropped and counted,
@@ -35,11 +35,10 @@ fn dropped_by_panic() -> i32 {
 /// the recording clock, as `nvtxTimestampGet` gives): written with its
 /// absolute time, so that it may sit anywhere in its chunk.
 pub fn record_at(event: &mut Event, timestamp: u64) -> i32 {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    guard_with(dropped_by_panic, || {
         event.timestamp = timestamp;
         write_on_this_thread(event, true)
-    }))
-    .unwrap_or_else(|_| dropped_by_panic())
+    })
 }
 
 fn record_unguarded(event: &mut Event) -> i32 {

@@ -19,6 +19,7 @@ use crate::ahead::{self, FIRST_CHUNK, MAX_CHUNK};
 use crate::clock;
 use crate::recording::{self, Mapping};
 use crate::text::{Event, Text};
+use nvtx_protocol::boundary::guard;
 use nvtxr_record_format::{self as format, Kind, Stamp, CHUNK_COMMITTED, CHUNK_HEADER, MAX_FIXED};
 use std::cell::{Cell, UnsafeCell};
 use std::ffi::c_char;
@@ -140,11 +141,11 @@ impl Writer {
     #[inline(never)]
     extern "C" fn append_set_aside(&self) {
         while self.side_len.load(Ordering::Relaxed) != 0 {
-            let appended =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.append_side()));
-            if let Err(payload) = appended {
-                // Leaked, not dropped: dropping a panic's payload may panic again.
-                std::mem::forget(payload);
+            let appended = guard(false, || {
+                self.append_side();
+                true
+            });
+            if !appended {
                 self.side_len.store(0, Ordering::Relaxed);
                 recording::count_dropped(1);
             }

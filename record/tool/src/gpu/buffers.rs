@@ -105,10 +105,10 @@ unsafe extern "C" fn completed(
     if buffer.is_null() {
         return;
     }
-    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    nvtx_protocol::boundary::guard((), || {
         // SAFETY: a buffer from `requested`, `valid` bytes of it filled by CUPTI.
         unsafe { read(context, stream, buffer, valid) }
-    }));
+    });
     let layout = std::alloc::Layout::from_size_align(BUFFER, ALIGN).expect("a valid layout");
     // SAFETY: allocated by `requested` with this layout, no longer CUPTI's.
     unsafe { std::alloc::dealloc(buffer, layout) };

@@ -27,6 +27,7 @@ use crate::text::Event;
 use crate::{clock, events, say};
 use cupti::{offset, Cupti};
 use nvtx_protocol::attr::PAYLOAD_U64;
+use nvtx_protocol::boundary::guard_with;
 use nvtxr_record_format::cupti::cupti_candidates;
 use nvtxr_record_format::gpu::{GpuRecord, GPU_VAR};
 use nvtxr_record_format::Kind;
@@ -49,16 +50,17 @@ fn active() -> bool {
 /// names this library. Returns 1 (the driver ignores the value).
 #[unsafe(no_mangle)]
 pub extern "C" fn InitializeInjection() -> c_int {
-    let attached = std::panic::catch_unwind(|| {
-        if std::env::var(GPU_VAR).is_ok_and(|v| v == "off") || !crate::setup() {
-            return Ok(());
-        }
-        attach()
-    });
-    match attached {
-        Ok(Ok(())) => {}
-        Ok(Err(why)) => say(format_args!("GPU activity not recorded: {why}")),
-        Err(_) => say(format_args!("GPU activity not recorded: an internal error")),
+    let attached = guard_with(
+        || Err("an internal error".to_string()),
+        || {
+            if std::env::var(GPU_VAR).is_ok_and(|v| v == "off") || !crate::setup() {
+                return Ok(());
+            }
+            attach()
+        },
+    );
+    if let Err(why) = attached {
+        say(format_args!("GPU activity not recorded: {why}"));
     }
     1
 }

@@ -19,6 +19,7 @@ use crate::clock;
 use crate::events;
 use crate::handles::{id_of, next_id};
 use crate::text::{Event, Text, MAX_TEXT};
+use nvtx_protocol::boundary::guard;
 use nvtx_protocol::payload::{entry_flag, schema_type, EventBatch, PayloadData};
 use nvtx_protocol::Handle;
 use nvtxr_record_format::Kind;
@@ -83,11 +84,11 @@ fn submit(domain: u64, mut decoded: Decoded) {
 pub(super) unsafe extern "C" fn event_submit(d: Handle, p: *const c_void, n: usize) {
     // SAFETY: the producer passes its domain and `n` payloads.
     let domain = unsafe { id_of(d) };
-    let decoded = std::panic::catch_unwind(|| {
+    let decoded = guard(None, || {
         // SAFETY: as above.
-        unsafe { decode(domain, p.cast::<PayloadData>(), n) }
+        Some(unsafe { decode(domain, p.cast::<PayloadData>(), n) })
     });
-    if let Ok(decoded) = decoded {
+    if let Some(decoded) = decoded {
         submit(domain, decoded);
     }
 }

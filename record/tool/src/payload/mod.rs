@@ -16,6 +16,7 @@ mod values;
 use crate::events;
 use crate::handles::{id_of, next_id};
 use crate::text::{Event, Text, MAX_TEXT};
+use nvtx_protocol::boundary::guard;
 use nvtx_protocol::ext::{self, slot, ExtFunctions};
 use nvtx_protocol::payload::{EnumAttr, PayloadData, SchemaAttr};
 use nvtx_protocol::Handle;
@@ -30,9 +31,11 @@ use std::ffi::{c_int, c_void};
 /// `data` is NULL or `count` payloads as `nvToolsExtPayload.h` says.
 pub(crate) unsafe fn attach(e: &mut Event, data: *const PayloadData, count: usize) {
     let domain = e.domain;
-    // SAFETY: the caller upholds this function's `# Safety` contract.
-    let decoded = std::panic::catch_unwind(|| unsafe { decode::decode(domain, data, count) });
-    let Ok(decoded) = decoded else {
+    let decoded = guard(None, || {
+        // SAFETY: the caller upholds this function's `# Safety` contract.
+        Some(unsafe { decode::decode(domain, data, count) })
+    });
+    let Some(decoded) = decoded else {
         warn("a payload could not be decoded (a bug in nvtxr)");
         return;
     };
@@ -66,8 +69,10 @@ pub(crate) unsafe fn decode_values(
         size,
         payload: values,
     };
-    // SAFETY: the caller upholds this function's `# Safety` contract.
-    let decoded = std::panic::catch_unwind(|| unsafe { decode::decode(domain, &data, 1) });
+    let decoded = guard(None, || {
+        // SAFETY: the caller upholds this function's `# Safety` contract.
+        Some(unsafe { decode::decode(domain, &data, 1) })
+    });
     decoded.map(|d| d.fields).unwrap_or_default()
 }
 
