@@ -2,7 +2,8 @@
 //! library written from them (`record/cli/tests/gpu/fake_cupti.c`), which
 //! scripts what a CUDA driver and GPU would hand nvtxr's recording tool.
 
-use super::{check, filled_once, root, unpacked_wheels, work_dir};
+use super::pypi::{filled_once, unpacked_wheels};
+use super::{check, root, work_dir};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
