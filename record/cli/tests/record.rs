@@ -301,21 +301,6 @@ fn threads_carry_their_os_name_unless_named_through_nvtx() {
 }
 
 #[test]
-fn messages_of_every_length_are_recorded_whole_up_to_the_cut() {
-    let (out, ev, _) = scenario("texts", &[]);
-    assert!(out.status.success(), "{}", text(&out));
-    for length in [127, 128, 200, 70000] {
-        // The tool keeps at most 64 KiB of a message.
-        let kept: String = (0..length.min(64 << 10))
-            .map(|j| char::from(b'a' + (j % 26) as u8))
-            .collect();
-        for ph in ["i", "X", "b"] {
-            assert_eq!(count(&ev, ph, &kept), 1, "{ph} of {length} bytes");
-        }
-    }
-}
-
-#[test]
 fn async_ids_are_unique_across_processes() {
     // `events` (in `scenario`) fails on a duplicate async id; both processes'
     // first range has tool id 1.

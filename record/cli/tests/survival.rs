@@ -331,3 +331,18 @@ fn chunks_made_ahead_by_the_helper_lose_nothing() {
         );
     }
 }
+
+#[test]
+fn messages_of_every_length_are_recorded_whole_up_to_the_cut() {
+    let (out, ev, _) = scenario("texts", &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    for length in [127, 128, 200, 70000] {
+        // The tool keeps at most 64 KiB of a message.
+        let kept: String = (0..length.min(64 << 10))
+            .map(|j| char::from(b'a' + (j % 26) as u8))
+            .collect();
+        for ph in ["i", "X", "b"] {
+            assert_eq!(count(&ev, ph, &kept), 1, "{ph} of {length} bytes");
+        }
+    }
+}
