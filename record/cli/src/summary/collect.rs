@@ -11,7 +11,7 @@
 use super::names::Grouping;
 use super::rows::Rows;
 use super::runs::{RunReader, RunWriter};
-use super::Row;
+use super::stats::Stats;
 use crate::model::{Mark, Process, Range, Sink, Style};
 use hashbrown::{DefaultHashBuilder, HashTable};
 use smallvec::SmallVec;
@@ -26,6 +26,13 @@ struct Key {
     style: Style,
     domain: Box<str>,
     name: Box<str>,
+}
+
+impl Key {
+    /// Its row's `domain:name`.
+    fn range(&self) -> String {
+        format!("{}:{}", self.domain, self.name)
+    }
 }
 
 /// A [`Key`] borrowed from a range: looked up without allocating.
@@ -230,7 +237,9 @@ impl Collector {
                 group.durations.sort_unstable();
                 let mut stats = Stats::new(group.durations.len() as u64);
                 group.durations.iter().for_each(|&d| stats.push(d));
-                rows.offer(stats.total, || stats.row(&key, group.color, self.grand))?;
+                rows.offer(stats.total, || {
+                    stats.row(key.style, key.range(), group.color, self.grand)
+                })?;
             }
             return rows.finish();
         }
@@ -283,7 +292,9 @@ impl Collector {
                     }
                 }
             }
-            rows.offer(stats.total, || stats.row(&key.1, color, self.grand))?;
+            rows.offer(stats.total, || {
+                stats.row(key.1.style, key.1.range(), color, self.grand)
+            })?;
             for &i in &parts {
                 if let Some(head) = group_head(&mut readers[i])? {
                     heads[i] = (head.color, head.count);
@@ -325,78 +336,6 @@ fn group_head(r: &mut RunReader) -> std::io::Result<Option<Head>> {
     }))
 }
 
-/// A group's statistics from its durations in ascending order.
-struct Stats {
-    n: u64,
-    seen: u64,
-    total: u64,
-    min: u64,
-    max: u64,
-    /// Welford's running mean and sum of squared deviations.
-    mean: f64,
-    m2: f64,
-    /// The one or two middle durations.
-    middle: [u64; 2],
-}
-
-impl Stats {
-    fn new(n: u64) -> Stats {
-        Stats {
-            n,
-            seen: 0,
-            total: 0,
-            min: u64::MAX,
-            max: 0,
-            mean: 0.0,
-            m2: 0.0,
-            middle: [0; 2],
-        }
-    }
-
-    fn push(&mut self, d: u64) {
-        let i = self.seen;
-        self.seen += 1;
-        self.total = self.total.saturating_add(d);
-        self.min = self.min.min(d);
-        self.max = self.max.max(d);
-        let x = d as f64;
-        let delta = x - self.mean;
-        self.mean += delta / self.seen as f64;
-        self.m2 += delta * (x - self.mean);
-        if i == (self.n - 1) / 2 {
-            self.middle[0] = d;
-        }
-        if i == self.n / 2 {
-            self.middle[1] = d;
-        }
-    }
-
-    fn row(&self, key: &Key, color: Option<u32>, grand: u64) -> Row {
-        let n = self.n.max(1);
-        Row {
-            time_percent: if grand > 0 {
-                100.0 * self.total as f64 / grand as f64
-            } else {
-                0.0
-            },
-            total: self.total,
-            instances: self.n as usize,
-            avg: self.total as f64 / n as f64,
-            median: (self.middle[0] as f64 + self.middle[1] as f64) / 2.0,
-            min: self.min,
-            max: self.max,
-            stddev: if self.n > 1 {
-                (self.m2 / (self.n - 1) as f64).sqrt()
-            } else {
-                0.0
-            },
-            style: key.style,
-            range: format!("{}:{}", key.domain, key.name),
-            color,
-        }
-    }
-}
-
 #[cfg(test)]
 impl Collector {
     /// Exact names (many groups), past `budget` bytes to runs.
@@ -413,6 +352,7 @@ impl Collector {
 mod tests {
     use super::*;
     use crate::model::Details;
+    use crate::summary::Row;
 
     fn range(name: &str, style: Style, duration: u64, color: Option<u32>) -> Range {
         Range {

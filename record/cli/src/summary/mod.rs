@@ -8,6 +8,7 @@ mod legend;
 mod names;
 mod rows;
 mod runs;
+mod stats;
 
 pub use collect::Collector;
 pub use gpu::GpuSummary;
