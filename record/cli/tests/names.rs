@@ -16,7 +16,7 @@ fn the_pages_grouping_is_the_summarys() {
     let tests = root().join("record/cli/tests");
     let out = Command::new("node")
         .arg(tests.join("group_of.js"))
-        .arg(root().join("record/cli/src/timeline.html"))
+        .arg(root().join("record/cli/src/html/timeline.html"))
         .arg(tests.join("name_groups.json"))
         .output()
         .unwrap();
