@@ -1,7 +1,9 @@
 //! `annotate`, as a context manager and a decorator, and the primitives
 //! `nvtxr._decorate` builds on.
 
-use crate::domain::{get_domain, refresh, Args, Domain, EventAttributes};
+use crate::attributes::refresh;
+use crate::classes::{Args, Domain, EventAttributes};
+use crate::domain::get_domain;
 use crate::threads::name_thread_once;
 use crate::{checked, tasks};
 use nvtx_protocol::NO_PUSH_POP_TRACKING as NO_TRACKING;

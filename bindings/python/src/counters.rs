@@ -2,7 +2,7 @@
 //! classes (`Int64Counter`, `Float64Counter`, NVIDIA's enums and
 //! semantics) are `nvtxr.counters`, in Python.
 
-use crate::domain::Domain;
+use crate::classes::Domain;
 use crate::values::{c_bytes, semantics as counter_semantics, Semantics};
 use crate::{c_string, checked};
 use nvtxr_engine::counters::{CounterOptions, CounterType};

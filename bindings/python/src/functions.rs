@@ -2,7 +2,8 @@
 //! `torch.cuda.nvtx` makes, and the tool's status.
 
 use crate::checked;
-use crate::domain::{get_domain, Args, Domain};
+use crate::classes::{Args, Domain};
+use crate::domain::get_domain;
 use crate::threads::name_thread_once;
 use crate::values::warn;
 use nvtx_protocol::NO_PUSH_POP_TRACKING as NO_TRACKING;

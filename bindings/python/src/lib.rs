@@ -6,6 +6,8 @@
 //! bounded.
 
 mod annotation;
+mod attributes;
+mod classes;
 mod counters;
 mod domain;
 mod functions;
@@ -16,11 +18,12 @@ mod values;
 mod writer;
 
 use annotation::{_call, _end, _pop, _push, _start, annotate};
+use classes::{Domain, EventAttributes, RegisteredString};
 use counters::{
     _counter_batch_bytes, _counter_register, _counter_sample_bytes, _counter_sample_float,
     _counter_sample_int, _counter_sample_no_value, _scope_register,
 };
-use domain::{get_domain, Domain, EventAttributes, RegisteredString};
+use domain::get_domain;
 use functions::{
     _text_end, _text_mark, _text_pop, _text_push, _text_start, enabled, end_range, load_error,
     mark, pop_range, push_range, start_range, tool_attached,

@@ -12,7 +12,7 @@
 //! Python side is asked once per code object.
 
 use crate::annotation::{pop_attributes, push_attributes};
-use crate::domain::EventAttributes;
+use crate::classes::EventAttributes;
 use hashbrown::HashMap;
 use pyo3::ffi;
 use pyo3::prelude::*;

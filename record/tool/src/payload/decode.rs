@@ -8,7 +8,9 @@
 //! is shown as its raw bytes with the reason.
 
 use super::schema::{self, Definition, Entry, Schema};
-use super::values::{before_zero, enum_value, inline_string, pointed, pointed_string, scalar};
+use super::values::{
+    before_zero, enum_value, inline_string, pointed, pointed_string, scalar, MAX_PAYLOAD,
+};
 use crate::text::MAX_TEXT;
 use nvtx_protocol::payload::{entry_flag, entry_type as t, schema_id, schema_type, PayloadData};
 use serde_json::{Map, Value};
@@ -17,8 +19,6 @@ use serde_json::{Map, Value};
 pub const MAX_ELEMENTS: usize = 1 << 16;
 /// The deepest nesting of schemas followed.
 const MAX_DEPTH: usize = 16;
-/// A payload's most bytes.
-pub(super) const MAX_PAYLOAD: usize = 1 << 30;
 
 /// What an event's payloads say.
 #[derive(Debug, Default)]

@@ -2,12 +2,14 @@
 //! floats of every width, addresses), strings inline and pointed to (each
 //! character width), enums by their registered names.
 
-use super::decode::MAX_PAYLOAD;
 use super::schema::Enum;
 use crate::text::MAX_TEXT;
 use nvtx_protocol::payload::entry_type as t;
 use serde_json::Value;
 use std::ffi::CStr;
+
+/// A payload's most bytes.
+pub(super) const MAX_PAYLOAD: usize = 1 << 30;
 
 /// `n` elements of `size` bytes at `data` (cut at [`MAX_PAYLOAD`] bytes).
 ///
