@@ -15,8 +15,10 @@
 //! - [`counters`]: counters (NVTX's counters extension);
 //! - [`statics`]: process-lifetime handles for runtimes that cannot borrow;
 //! - [`claim`]: work done once, safe against re-entry and `fork()`;
-//! - [`thread`]: the calling thread's OS id;
-//! - [`mod@panic`]: the panic boundary every exported function runs inside.
+//! - [`thread`]: the calling thread's OS id.
+//!
+//! Every exported function runs inside `nvtx_protocol::boundary`'s panic
+//! boundary.
 
 pub mod attributes;
 pub mod claim;

@@ -9,7 +9,7 @@ use crate::ext_call;
 use crate::loader::extensions::PAYLOAD;
 use crate::payloads::register;
 use nvtx_protocol::ext::cbid;
-use nvtx_protocol::payload::{SyncPoint, TimeDomainAttr};
+use nvtx_protocol::time::{SyncPoint, TimeDomainAttr};
 use nvtx_protocol::Handle;
 use std::ffi::c_void;
 use std::mem::transmute;
@@ -114,7 +114,7 @@ pub fn conversion_factor(
 
 /// `nvtxTimerSource`: the tool may call `read` for the current time of
 /// `time_domain` whenever it wants. `flags`:
-/// [`nvtx_protocol::payload::TIMER_SOURCE_UNSAFE_AFTER_TEARDOWN`] or 0.
+/// [`nvtx_protocol::time::TIMER_SOURCE_UNSAFE_AFTER_TEARDOWN`] or 0.
 ///
 /// # Safety
 /// `read` is callable from any thread for as long as the tool may call it

@@ -84,6 +84,7 @@ pub mod ext;
 pub mod mem;
 pub mod nvtxw;
 pub mod payload;
+pub mod time;
 
 /// Callback modules: ids and sizes (a module's table has `size + 1` entries).
 pub mod module {

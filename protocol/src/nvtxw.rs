@@ -122,7 +122,7 @@ pub struct Interface {
         unsafe extern "C" fn(Handle, *const crate::ext::CounterAttr, *mut u64) -> R,
     /// `TimeDomainRegister`.
     pub time_domain_register:
-        unsafe extern "C" fn(Handle, *const crate::payload::TimeDomainAttr, *mut u64) -> R,
+        unsafe extern "C" fn(Handle, *const crate::time::TimeDomainAttr, *mut u64) -> R,
     /// `StreamOpen`.
     pub stream_open: unsafe extern "C" fn(Object, *const StreamAttributes, *mut Object) -> R,
     /// `StreamClose`.

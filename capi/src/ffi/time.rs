@@ -8,9 +8,10 @@ use super::boundary::exported;
 use super::codes::{nvtxr_status_t, status, NVTXR_ERROR_NULL_ARGUMENT};
 use super::domain::{domain_ref, nvtxr_domain_t};
 use super::sized::read_sized;
-use nvtx_protocol::payload::{
-    time_domain_id, timer_flag, timer_start, timestamp_type, SemanticsTime, SyncPoint,
-    TimeDomainAttr, SEMANTIC_TIME, TIMER_SOURCE_UNSAFE_AFTER_TEARDOWN, TIME_SEMANTIC_VERSION,
+use nvtx_protocol::payload::{timestamp_type, SemanticsTime, SEMANTIC_TIME, TIME_SEMANTIC_VERSION};
+use nvtx_protocol::time::{
+    time_domain_id, timer_flag, timer_start, SyncPoint, TimeDomainAttr,
+    TIMER_SOURCE_UNSAFE_AFTER_TEARDOWN,
 };
 use nvtxr_engine::time;
 use std::ffi::c_void;

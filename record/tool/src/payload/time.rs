@@ -12,9 +12,9 @@
 //! nothing waits.
 
 use crate::{clock, probe};
-use nvtx_protocol::payload::time_domain_id::{DYNAMIC_START, STATIC_START};
 use nvtx_protocol::payload::timestamp_type as tt;
-use nvtx_protocol::payload::{SyncPoint, TimeDomainAttr};
+use nvtx_protocol::time::time_domain_id::{DYNAMIC_START, STATIC_START};
+use nvtx_protocol::time::{SyncPoint, TimeDomainAttr};
 use std::ffi::c_void;
 use std::sync::Mutex;
 
