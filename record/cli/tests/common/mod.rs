@@ -3,6 +3,7 @@
 #![allow(dead_code)] // each test file uses its own part
 
 pub mod cuda;
+pub mod ranks;
 
 use nvtxr_harness::{artifacts, compile_c, Producer};
 use serde_json::Value;
