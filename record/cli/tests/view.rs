@@ -1,93 +1,18 @@
 //! `nvtxr view` end to end: the server's answers checked against the JSON
 //! trace of the same recording (every event of a zoomed-in window, bars
-//! whose counts add up zoomed out, find), its refusals, and the page in
-//! headless Chromium.
+//! whose counts add up zoomed out), and the page in headless Chromium.
+//! (Who may ask it, and what it refuses: `view_access.rs`.)
 
 mod common;
 
+use common::view::*;
 use common::*;
-use nvtxr_harness::{artifacts, compile_c, have_tool, Producer};
+use nvtxr_harness::{compile_c, have_tool, Producer};
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::PathBuf;
 
 fn scratch(name: &str) -> PathBuf {
     scratch_in("view", name)
-}
-
-/// A running `nvtxr view`, stopped when dropped.
-struct Server {
-    child: Child,
-    port: u16,
-    /// The token of the URL it printed (empty with `--no-token`).
-    token: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// `nvtxr view ARGS...`, once it says where it listens.
-fn view(args: &[&str]) -> Server {
-    let mut child = Command::new(&artifacts().nvtxr)
-        .arg("view")
-        .args(args)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .split("http://127.0.0.1:")
-        .nth(1)
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .split(' ')
-        .next()
-        .unwrap();
-    let port = url.split('/').next().unwrap().parse().unwrap();
-    let token = url.split("?token=").nth(1).unwrap_or("").to_string();
-    Server { child, port, token }
-}
-
-impl Server {
-    /// GET `path` with `host` as the Host header, showing the token in its
-    /// cookie: the status and the body.
-    fn get_as(&self, host: &str, path: &str) -> (u16, String) {
-        let cookie = format!("Cookie: nvtxr-view-{}={}\r\n", self.port, self.token);
-        let (status, _, body) = self.request(host, path, &cookie);
-        (status, body)
-    }
-
-    /// GET `path` with `host` as the Host header and `headers` (see
-    /// [`http_get`]).
-    fn request(&self, host: &str, path: &str, headers: &str) -> (u16, String, String) {
-        http_get(self.port, host, path, headers)
-    }
-
-    fn get(&self, path: &str) -> Value {
-        let (status, body) = self.get_as(&format!("127.0.0.1:{}", self.port), path);
-        assert_eq!(status, 200, "{path}: {body}");
-        serde_json::from_str(&body).unwrap()
-    }
-
-    /// The URL nvtxr printed.
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/?token={}", self.port, self.token)
-    }
-}
-
-/// A recording of `record_scenarios SCENARIO` kept in `dir/rec`, and its
-/// JSON trace's events.
-fn recorded(dir: &Path, command: &[&str]) -> (PathBuf, Vec<Event>) {
-    let trace = dir.join("t.json");
-    let rec = kept(dir, &["-o", trace.to_str().unwrap()], command);
-    (rec, events(&load(&trace)))
 }
 
 /// `nvtxr view` of a recording of `record_scenarios SCENARIO`, and the JSON
@@ -372,39 +297,6 @@ fn every_range_with_its_own_payload_and_color() {
 }
 
 #[test]
-fn requests_for_another_host_and_bad_ones_are_refused() {
-    let dir = scratch("refused");
-    let exe = scenarios();
-    let (rec, _) = recorded(&dir, &[exe.to_str().unwrap(), "worker"]);
-    let server = view(&["-q", rec.to_str().unwrap()]);
-    let port = server.port;
-    // A page elsewhere reaching the server through its own host name (DNS
-    // rebinding) gets nothing.
-    for host in [format!("evil.example:{port}"), "127.0.0.1:1".into()] {
-        let (status, _) = server.get_as(&host, "/meta");
-        assert_eq!(status, 403, "{host}");
-    }
-    let (status, page) = server.get_as(&format!("localhost:{port}"), "/");
-    assert_eq!(status, 200);
-    assert!(page.contains("let DATA = null;"), "the served page");
-    let here = format!("127.0.0.1:{port}");
-    for bad in ["/window?t0=0&t1=x&w=10", "/window?t1=5&w=10"] {
-        let (status, body) = server.get_as(&here, bad);
-        assert_eq!(status, 400, "{bad}: {body}");
-    }
-    assert_eq!(server.get_as(&here, "/elsewhere").0, 404);
-
-    // A trace file instead of a recording: said clearly.
-    let out = nvtxr(&["view", dir.join("t.json").to_str().unwrap()], &[]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        text(&out).contains("reads recording directories"),
-        "{}",
-        text(&out)
-    );
-}
-
-#[test]
 fn the_served_timeline_in_headless_chromium() {
     if !have_tool("chromium") {
         return;
@@ -431,93 +323,4 @@ fn the_served_timeline_in_headless_chromium() {
     assert_eq!(dom.matches("data-name=\"backward\"").count(), 1, "{dom}");
     assert_eq!(dom.matches("data-name=\"forward\"").count(), 0);
     assert_eq!(dom.matches("data-name=\"epoch\"").count(), 1);
-}
-
-#[test]
-fn a_trace_given_for_a_recording_says_what_to_give_to_report_and_view() {
-    let dir = scratch("a-file");
-    let trace = dir.join("t.pftrace");
-    std::fs::write(&trace, b"not a recording").unwrap();
-    for command in ["report", "view"] {
-        let out = Command::new(&artifacts().nvtxr)
-            .arg(command)
-            .arg(&trace)
-            .output()
-            .unwrap();
-        let said = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{command}: {said}");
-        assert!(
-            said.contains("a file; nvtxr reads recording directories (`nvtxr record --keep DIR`")
-                && said.contains("opens in https://ui.perfetto.dev"),
-            "{command}: {said}"
-        );
-    }
-}
-
-#[test]
-fn only_requests_with_the_printed_token_are_answered() {
-    let dir = scratch("token");
-    let exe = scenarios();
-    let (rec, _) = recorded(&dir, &[exe.to_str().unwrap(), "worker"]);
-    let server = view(&["-q", rec.to_str().unwrap()]);
-    let (port, token) = (server.port, server.token.clone());
-    assert_eq!(token.len(), 32, "{}", server.url());
-    let here = format!("127.0.0.1:{port}");
-    // The token with its last digit changed (to another digit, whatever it was).
-    let last = if token.ends_with('0') { '1' } else { '0' };
-    let wrong = format!("{}{last}", &token[..31]);
-    for (path, cookie) in [
-        ("/meta".to_string(), String::new()),
-        (format!("/meta?token={wrong}"), String::new()),
-        ("/".into(), format!("Cookie: nvtxr-view-{port}={wrong}\r\n")),
-        ("/".into(), format!("Cookie: nvtxr-view-1={token}\r\n")),
-    ] {
-        let (status, _, body) = server.request(&here, &path, &cookie);
-        assert_eq!(status, 403, "{path} {cookie}: {body}");
-        assert!(body.contains("with its token"), "{body}");
-    }
-    // The printed URL lets the browser in and sets the cookie its page's
-    // requests then carry.
-    let (status, head, _) = server.request(&here, &format!("/?token={token}"), "");
-    assert_eq!(status, 200);
-    assert!(
-        head.contains(&format!(
-            "Set-Cookie: nvtxr-view-{port}={token}; Path=/; HttpOnly; SameSite=Strict"
-        )),
-        "{head}"
-    );
-    assert!(server.get("/meta")["rows"].is_array());
-    // Another account of the machine (as root: nobody) gets nothing, but
-    // with --no-token.
-    let other = |url: &str| -> Option<String> {
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } != 0 || !have_tool("curl") {
-            return None;
-        }
-        let out = Command::new("setpriv")
-            .args([
-                "--reuid=65534",
-                "--regid=65534",
-                "--clear-groups",
-                "curl",
-                "-s",
-                "-o",
-                "/dev/null",
-                "-w",
-                "%{http_code}",
-                url,
-            ])
-            .output()
-            .unwrap();
-        Some(String::from_utf8_lossy(&out.stdout).into_owned())
-    };
-    if let Some(code) = other(&format!("http://{here}/meta")) {
-        assert_eq!(code, "403");
-        let open = view(&["-q", "--no-token", rec.to_str().unwrap()]);
-        assert!(open.token.is_empty());
-        assert_eq!(
-            other(&format!("http://127.0.0.1:{}/meta", open.port)).unwrap(),
-            "200"
-        );
-    }
 }

@@ -4,6 +4,7 @@
 
 pub mod cuda;
 pub mod ranks;
+pub mod view;
 
 use nvtxr_harness::{artifacts, compile_c, Producer};
 use serde_json::Value;
