@@ -23,21 +23,18 @@
 //!   own thread and calls one of them gets [`Error::Reentered`] instead of
 //!   deadlocking. Events never take the lock.
 
-use crate::claim::{self, Turn};
+use crate::attachment::Attachment;
+use crate::claim;
 use crate::error::Error;
+use crate::handles::{ALIGN, DOMAIN_TAG, STRING_TAG};
 use crate::loader::{self, slots};
 use nvtx_protocol::{slot, EventAttributes};
 use std::cell::{Cell, UnsafeCell};
 use std::collections::BTreeMap;
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::ptr;
-use std::sync::atomic::{compiler_fence, AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{compiler_fence, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
-
-/// Tags at the start of each handle's object: a handle of one kind passed
-/// where the other is expected is detected instead of misread.
-const DOMAIN_TAG: u32 = u32::from_le_bytes(*b"nvDM");
-const STRING_TAG: u32 = u32::from_le_bytes(*b"nvST");
 
 /// One domain. `name == None` is the default (global) domain.
 #[repr(C)]
@@ -94,53 +91,6 @@ pub(crate) struct Attached {
 // attachment claim, before it publishes `DONE` (release), and read only after
 // reading `DONE` (acquire); the rest is atomic or immutable.
 unsafe impl Sync for StringState {}
-
-/// A domain's or string's handle in the tool, made once per life of the domain.
-struct Attachment {
-    claim: AtomicU64,
-    handle: AtomicPtr<c_void>,
-}
-
-impl Attachment {
-    const fn new() -> Self {
-        Attachment {
-            claim: AtomicU64::new(claim::FREE),
-            handle: AtomicPtr::new(ptr::null_mut()),
-        }
-    }
-
-    /// The tool's handle, made by `attach` (with no lock held) if this is
-    /// the first use. `None` when this thread is making it further up its
-    /// stack (the tool re-entered from inside `attach`).
-    #[inline(always)]
-    fn get(&self, attach: impl FnOnce() -> *mut c_void) -> Option<*mut c_void> {
-        if self.claim.load(Ordering::Acquire) == claim::DONE {
-            return Some(self.handle.load(Ordering::Relaxed));
-        }
-        self.get_slow(attach)
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn get_slow(&self, attach: impl FnOnce() -> *mut c_void) -> Option<*mut c_void> {
-        match claim::take(&self.claim, &[]) {
-            (Turn::Done, _) => Some(self.handle.load(Ordering::Relaxed)),
-            (Turn::Mine, _) => {
-                self.handle.store(attach(), Ordering::Relaxed);
-                claim::finish(&self.claim, claim::DONE);
-                Some(self.handle.load(Ordering::Relaxed))
-            }
-            (Turn::Reentered, _) => None,
-        }
-    }
-
-    /// Forgets the handle (the domain was destroyed in the tool); returns it if there was one.
-    fn reset(&self) -> Option<*mut c_void> {
-        let was = self.claim.swap(claim::FREE, Ordering::AcqRel);
-        let handle = self.handle.swap(ptr::null_mut(), Ordering::Relaxed);
-        (was == claim::DONE).then_some(handle)
-    }
-}
 
 struct Registry {
     domains: BTreeMap<CString, &'static DomainState>,
@@ -495,6 +445,11 @@ impl DomainState {
     }
 }
 
+// `handles::is_domain` reads an object's tag only at an aligned address.
+const _: () = assert!(
+    std::mem::align_of::<DomainState>() >= ALIGN && std::mem::align_of::<StringState>() >= ALIGN
+);
+
 /// Which NVTX calls carry the default domain's events. Closing a range must
 /// use the family that opened it: a tool that hooks only one family (NVIDIA's
 /// sample tools hook only the domain calls) would see unbalanced ranges.
@@ -506,40 +461,6 @@ pub enum Family {
     /// As NVIDIA's Python package: the `nvtxDomain...` calls with a NULL
     /// handle for every event, `nvtxDomainRangePop(NULL)`.
     Domain,
-}
-
-/// Whether `p` points to a domain (`true`) or a registered string (`false`)
-/// object, read from its tag; `None` for neither. A pointer that cannot be
-/// an object (misaligned, in the first 64 KiB, which Linux never maps by
-/// default, or past user space) is `None` without being read.
-///
-/// # Safety
-/// `p` points to a domain or string object of nvtxr, or at least to 4
-/// readable bytes, or is one of the pointers refused unread.
-pub unsafe fn is_domain(p: *const c_void) -> Option<bool> {
-    const LOWEST: usize = 64 << 10;
-    const PAST_USER_SPACE: usize = 1 << 57;
-    const ALIGN: usize = 8;
-    const _: () = assert!(
-        std::mem::align_of::<DomainState>() >= ALIGN
-            && std::mem::align_of::<StringState>() >= ALIGN
-    );
-    // One comparison for both checks: rotated right by 3, an address off
-    // 8-byte alignment has one of its top 3 bits set, and one below LOWEST
-    // (wrapped around by the subtraction) its top bit, so either compares
-    // above every aligned address in range.
-    let offset = (p as usize).wrapping_sub(LOWEST);
-    if offset.rotate_right(ALIGN.trailing_zeros()) >= (PAST_USER_SPACE - LOWEST) / ALIGN {
-        return None;
-    }
-    // SAFETY: the caller upholds this function's `# Safety` contract.
-    unsafe {
-        match p.cast::<u32>().read() {
-            DOMAIN_TAG => Some(true),
-            STRING_TAG => Some(false),
-            _ => None,
-        }
-    }
 }
 
 impl StringState {

@@ -20,6 +20,7 @@
 //! Every exported function runs inside `nvtx_protocol::boundary`'s panic
 //! boundary.
 
+mod attachment;
 pub mod attributes;
 pub mod claim;
 pub mod counters;
@@ -27,6 +28,7 @@ pub mod domain;
 pub mod error;
 pub mod events;
 mod ext_call;
+pub mod handles;
 pub mod loader;
 pub mod memory;
 pub mod naming;

@@ -3,9 +3,10 @@
 use super::boundary::exported;
 use super::codes::nvtxr_status_t;
 use super::codes::{status, NVTXR_OK};
-use nvtxr_engine::domain::{is_domain, DomainState, Family, StringState};
+use nvtxr_engine::domain::{DomainState, Family, StringState};
 use nvtxr_engine::error::Error;
 use nvtxr_engine::events;
+use nvtxr_engine::handles::is_domain;
 use nvtxr_engine::loader;
 use std::ffi::{c_char, CStr};
 use std::ptr;
