@@ -214,9 +214,8 @@ impl Scan {
                                 let Some(gpu) = gpu else { continue };
                                 let correlation = r.value as u32;
                                 if last_launch == Some(correlation) {
-                                    // A driver call inside a runtime call
-                                    // (recorded at its return, just before
-                                    // the runtime call's): the same launch.
+                                    // A driver call inside a runtime call,
+                                    // recorded just before it: one launch.
                                     continue;
                                 }
                                 last_launch = Some(correlation);

@@ -316,7 +316,6 @@ pub fn http_get(port: u16, host: &str, path: &str, headers: &str) -> (u16, Strin
 }
 
 // The `record`-family tests' shared helpers.
-
 /// Compiles `tests/c/<source>` for `producer` and records it into scratch
 /// folder `name`: the trace `t.json`, the recording kept in `rec`. Returns
 /// the folder and what `nvtxr record` printed (the program's output
