@@ -489,3 +489,12 @@ fn torchrun_style_ranks_get_a_recording_each_named_by_rank() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).contains("NVTXR_TEST_NOT_SET"), "{}", text(&out));
 }
+
+/// The names of the events of phase `ph`, in order.
+pub fn names<'a>(events: &'a [Event], ph: &str) -> Vec<&'a str> {
+    events
+        .iter()
+        .filter(|e| e.ph == ph)
+        .map(|e| e.name.as_str())
+        .collect()
+}

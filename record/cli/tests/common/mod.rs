@@ -58,7 +58,7 @@ pub fn load(path: &Path) -> Value {
 }
 
 /// Microseconds with three decimals (as the trace writes them) back to ns.
-pub fn ns(v: &Value) -> i64 {
+fn ns(v: &Value) -> i64 {
     (v.as_f64().unwrap() * 1000.0).round() as i64
 }
 
@@ -134,14 +134,6 @@ pub fn events(trace: &Value) -> Vec<Event> {
         }
     }
     out
-}
-
-pub fn names<'a>(events: &'a [Event], ph: &str) -> Vec<&'a str> {
-    events
-        .iter()
-        .filter(|e| e.ph == ph)
-        .map(|e| e.name.as_str())
-        .collect()
 }
 
 pub fn count(events: &[Event], ph: &str, name: &str) -> usize {
@@ -481,7 +473,7 @@ pub fn shown_in_perfetto(trace: &Path) -> (Vec<Shown>, Vec<(u64, u64)>) {
 
 /// `v` as JSON text with every object's keys sorted (the JSON trace keeps
 /// its arguments in order, the Perfetto check in another).
-pub fn sorted(v: &Value) -> String {
+fn sorted(v: &Value) -> String {
     match v {
         Value::Object(map) => {
             let mut keys: Vec<&String> = map.keys().collect();
