@@ -246,10 +246,9 @@ impl<S: Store> Sink for Exporter<S> {
         ];
         let (table, more): (&'static Table, Vec<i64>) = match Tag::from_byte(a.tag) {
             Some(Tag::Kernel) => {
-                let demangled = crate::demangle::demangle(g.name);
                 let mut more = vec![
-                    self.store.string_id(p, &demangled)?,
-                    self.store.string_id(p, short_name(&demangled))?,
+                    self.store.string_id(p, g.demangled)?,
+                    self.store.string_id(p, short_name(g.demangled))?,
                     self.store.string_id(p, g.name)?,
                     a.registers.into(),
                 ];
