@@ -1,10 +1,11 @@
 //! A recording's disk use follows its events, not its threads: a thread
-//! that ends gives back its chunk's unused pages.
+//! that ends hands the rest of its chunk to the next new thread.
 
 mod common;
 
 use common::*;
 use std::os::unix::fs::MetadataExt;
+use std::collections::HashMap;
 use std::path::Path;
 
 /// Bytes a folder's files take on disk, and their apparent size.
@@ -25,7 +26,7 @@ fn disk_use(dir: &Path) -> (u64, u64) {
 }
 
 #[test]
-fn short_lived_threads_cost_a_page_each_not_a_chunk() {
+fn short_lived_threads_share_chunks_and_cost_what_their_events_take() {
     let dir = scratch_in("disk", "short-threads");
     let rec = dir.join("rec");
     let threads = 2000;
@@ -43,13 +44,21 @@ fn short_lived_threads_cost_a_page_each_not_a_chunk() {
     let ev = events(&load(&dir.join("trace.json")));
     assert_eq!(count(&ev, "X", "request"), threads);
     assert_eq!(count(&ev, "i", "tick"), threads);
-    let (used, apparent) = disk_use(&rec);
-    // A filesystem without holes (or with larger blocks) keeps the chunks
-    // whole: then there is nothing to check.
-    if used < apparent / 2 {
-        assert!(
-            used <= threads as u64 * 8192 + (1 << 20),
-            "{used} bytes on disk for {threads} threads ({apparent} apparent)"
-        );
+    // Each thread's records stay its own where threads share a chunk: its
+    // mark lies inside its own range (a tid the kernel reused has two).
+    let mut ranges: HashMap<u64, Vec<(i64, i64)>> = HashMap::new();
+    for e in ev.iter().filter(|e| e.name == "request") {
+        ranges.entry(e.tid).or_default().push((e.start, e.end));
     }
+    for e in ev.iter().filter(|e| e.name == "tick") {
+        let inside = ranges[&e.tid].iter().any(|&(s, end)| s <= e.start && e.start <= end);
+        assert!(inside, "{e:?} is outside its thread's ranges {:?}", ranges[&e.tid]);
+    }
+    let files = chunk_files(&rec).len();
+    assert!(files <= 20, "{files} chunk files for {threads} threads");
+    let (used, apparent) = disk_use(&rec);
+    assert!(
+        used <= threads as u64 * 256 + (1 << 20),
+        "{used} bytes on disk for {threads} threads ({apparent} apparent)"
+    );
 }

@@ -1,4 +1,6 @@
-//! A chunk file: one thread's events.
+//! A chunk file: one thread's events, or several threads' one after the
+//! other (a thread that ended hands the rest of its chunk to a new one, see
+//! [`Kind::Handoff`](crate::Kind::Handoff)).
 
 use crate::decode::{decode, skim, Records};
 use crate::layout::*;
@@ -45,13 +47,55 @@ impl<'a> Chunk<'a> {
     }
 
     /// Its committed records as [`skim`] reads them (`time` gets every
-    /// record's timestamp, `other` every record but events); returns the
-    /// records read and the committed bytes not read (see [`Chunk::records`]).
+    /// record's timestamp, `other` every record but events and handoffs):
+    /// the records read, the committed bytes not read (see
+    /// [`Chunk::records`]) and each thread's part of the chunk.
     pub fn skim(
         &self,
         time: impl FnMut(u64),
         other: impl FnMut(Record<Cow<'a, str>>),
-    ) -> (usize, usize) {
-        skim(self.body, time, other)
+    ) -> Skim {
+        let skimmed = skim(self.body, time, other);
+        let mut segments = Vec::with_capacity(skimmed.handoffs.len() + 1);
+        let (mut tid, mut from) = (self.tid, 0);
+        let read = self.body.len() - skimmed.unread;
+        let ends = skimmed.handoffs.iter().copied().chain([(0, read, read)]);
+        for (next, to, after) in ends {
+            if to > from {
+                segments.push(Segment {
+                    tid,
+                    offset: CHUNK_HEADER + from,
+                    len: to - from,
+                });
+            }
+            (tid, from) = (next, after);
+        }
+        Skim {
+            records: skimmed.records,
+            unread: skimmed.unread,
+            segments,
+        }
     }
+}
+
+/// What [`Chunk::skim`] read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skim {
+    /// Records read.
+    pub records: usize,
+    /// Committed bytes not read.
+    pub unread: usize,
+    /// Each thread's part of the chunk, in order (most chunks: one).
+    pub segments: Vec<Segment>,
+}
+
+/// One thread's records in a chunk: all of it, or the part before, between
+/// or after its handoffs. Its bytes decode on their own ([`decode`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Segment {
+    pub tid: u32,
+    /// The offset of its first byte in the chunk file.
+    pub offset: usize,
+    /// Its bytes.
+    pub len: usize,
 }

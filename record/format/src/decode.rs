@@ -117,6 +117,9 @@ impl<'a> Reader<'a> {
             self.previous = self.previous.wrapping_add(delta as u64);
             self.previous
         };
+        if kind == Kind::Handoff {
+            self.previous = 0;
+        }
         Some(Head {
             kind,
             flags,
@@ -192,22 +195,34 @@ pub fn decode(bytes: &[u8]) -> Records<'_> {
     }
 }
 
+/// What [`skim`] read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skimmed {
+    /// Records read.
+    pub records: usize,
+    /// Bytes not read (as [`Records::unread`]).
+    pub unread: usize,
+    /// Each [`Kind::Handoff`] read: the thread it hands to and its record's
+    /// byte range (start, end).
+    pub handoffs: Vec<(u32, usize, usize)>,
+}
+
 /// The records as [`decode`] reads them, for a pass that needs only names,
 /// clocks and times: `time` gets every record's timestamp, `other` every
 /// record but events (marks, range starts and ends, counter samples),
-/// decoded; the rest of an event is skipped unread. Returns the number of
-/// records read and the bytes not read (as [`Records::unread`]).
+/// decoded; the rest of an event is skipped unread.
 pub fn skim<'a>(
     bytes: &'a [u8],
     mut time: impl FnMut(u64),
     mut other: impl FnMut(Record<Cow<'a, str>>),
-) -> (usize, usize) {
+) -> Skimmed {
     let mut reader = Reader {
         bytes,
         at: 0,
         previous: 0,
     };
     let (mut records, mut whole) = (0, 0);
+    let mut handoffs = Vec::new();
     while let Some(head) = reader.head() {
         let timestamp = head.timestamp;
         if head.kind.is_event() {
@@ -216,6 +231,9 @@ pub fn skim<'a>(
             }
         } else {
             match reader.body(head) {
+                Some(r) if r.kind == Kind::Handoff => {
+                    handoffs.push((r.value as u32, whole, reader.at));
+                }
                 Some(r) => other(r),
                 None => break,
             }
@@ -224,7 +242,11 @@ pub fn skim<'a>(
         records += 1;
         whole = reader.at;
     }
-    (records, bytes.len() - whole)
+    Skimmed {
+        records,
+        unread: bytes.len() - whole,
+        handoffs,
+    }
 }
 
 /// The iterator of [`decode`].

@@ -11,7 +11,10 @@
 //! - `<n>.events`: chunks of one thread's events, each a [`CHUNK_HEADER`]-byte
 //!   header (magic, committed length, thread id, the chunk's number `n`,
 //!   which grows with each chunk the image makes, so it orders a thread's
-//!   chunks) followed by records.
+//!   chunks) followed by records. A thread that ends hands the rest of its
+//!   chunk to a new thread, which goes on after a [`Kind::Handoff`] record:
+//!   so a chunk holds one thread's records, or several threads' one after
+//!   the other ([`Chunk::skim`] splits them into [`Segment`]s).
 //!
 //! Both are shared mappings of their files: an event is in the file (the
 //! kernel's page cache) as soon as the committed length covers it, so a
@@ -48,8 +51,8 @@ mod process;
 mod record;
 pub mod time;
 
-pub use chunk::Chunk;
-pub use decode::{decode, skim, text, Records};
+pub use chunk::{Chunk, Segment, Skim};
+pub use decode::{decode, skim, text, Records, Skimmed};
 pub use encode::{encode, encode_simple, max_len};
 pub use layout::*;
 pub use process::{host_name, ProcessHeader};
@@ -146,6 +149,9 @@ mod tests {
                 Stamp::Relative(&mut previous)
             };
             at += encode(&mut out[at..], stamp, r);
+            if r.kind == Kind::Handoff {
+                previous = 0;
+            }
         }
         out.truncate(at);
         out
@@ -255,8 +261,8 @@ mod tests {
         assert_eq!(decoded.len(), 3);
         assert!(decoded[0].kind.is_event() && decoded[2].kind.is_event());
         let (mut times, mut others) = (Vec::new(), Vec::new());
-        let (count, unread) = skim(&bytes, |t| times.push(t), |r| others.push(r));
-        assert_eq!((count, unread), (3, 0));
+        let skimmed = skim(&bytes, |t| times.push(t), |r| others.push(r));
+        assert_eq!((skimmed.records, skimmed.unread), (3, 0));
         let all_times: Vec<u64> = decoded.iter().map(|r| r.timestamp).collect();
         assert_eq!(times, all_times);
         assert_eq!(others, [decoded[1].clone()]);
@@ -266,8 +272,55 @@ mod tests {
             let mut decoded = decode(&bytes[..cut]);
             let whole = decoded.by_ref().count();
             let skimmed = skim(&bytes[..cut], |_| {}, |_| {});
-            assert_eq!(skimmed, (whole, decoded.unread()), "cut at {cut}");
+            let read = (skimmed.records, skimmed.unread);
+            assert_eq!(read, (whole, decoded.unread()), "cut at {cut}");
         }
+    }
+
+    #[test]
+    fn a_handed_off_chunk_splits_into_each_threads_records() {
+        let at = |r: Record<Cow<'static, str>>, t| Record { timestamp: t, ..r };
+        let pop = || Record::simple(Kind::Pop, 0, 0, None);
+        let handoff = |tid| Record::simple(Kind::Handoff, 0, tid, None);
+        let records = [
+            (at(full(0), 5_000), false),
+            (at(pop(), 5_100), false),
+            (at(handoff(12), 6_000), true),
+            (at(full(0), 6_001), false),
+            (at(handoff(13), 7_000), true),
+            (at(pop(), 7_050), false),
+        ];
+        let body = encode_all(&records);
+        let mut b = vec![0u8; CHUNK_HEADER];
+        b[..8].copy_from_slice(&CHUNK_MAGIC);
+        b[CHUNK_TID..CHUNK_TID + 4].copy_from_slice(&11u32.to_le_bytes());
+        b[CHUNK_COMMITTED..CHUNK_COMMITTED + 8].copy_from_slice(&(body.len() as u64).to_le_bytes());
+        b.extend_from_slice(&body);
+        let chunk = Chunk::parse(&b).unwrap();
+        let mut times = Vec::new();
+        let skim = chunk.skim(|t| times.push(t), |r| panic!("{r:?} is not an event"));
+        assert_eq!((skim.records, skim.unread), (6, 0));
+        assert_eq!(times, [5_000, 5_100, 6_000, 6_001, 7_000, 7_050]);
+        // Each thread's records decode alone, with their own times.
+        let threads: Vec<(u32, Vec<(Kind, u64)>)> = skim
+            .segments
+            .iter()
+            .map(|s| {
+                let records = decode(&b[s.offset..s.offset + s.len]);
+                (s.tid, records.map(|r| (r.kind, r.timestamp)).collect())
+            })
+            .collect();
+        assert_eq!(
+            threads,
+            [
+                (11, vec![(Kind::Push, 5_000), (Kind::Pop, 5_100)]),
+                (12, vec![(Kind::Push, 6_001)]),
+                (13, vec![(Kind::Pop, 7_050)]),
+            ]
+        );
+        // The whole chunk decodes too: relative times restart at each handoff.
+        let all: Vec<u64> = chunk.records().map(|r| r.timestamp).collect();
+        assert_eq!(all, times);
     }
 
     #[test]

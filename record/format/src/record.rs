@@ -41,6 +41,11 @@ pub enum Kind {
     /// [`GPU_FILE`](crate::gpu::GPU_FILE)), the payload (u64) the
     /// process-clock reading at its entry.
     Launch = 15,
+    /// The chunk passes to another thread (one that ended left the rest of
+    /// its chunk to a new one): from here on the records are thread
+    /// `value`'s, and relative timestamps start again from 0, as at a
+    /// chunk's start. Written with an absolute timestamp.
+    Handoff = 16,
 }
 
 impl Kind {
@@ -61,6 +66,7 @@ impl Kind {
             13 => Kind::CounterRegister,
             14 => Kind::CounterSample,
             15 => Kind::Launch,
+            16 => Kind::Handoff,
             _ => return None,
         })
     }

@@ -51,7 +51,7 @@ static READY: [[AtomicPtr<u8>; MAX_READY]; CLASSES] =
 /// first class is always wanted (new threads), the full-size class from
 /// the first time it is asked for on.
 static WANTED: [AtomicBool; CLASSES] = [const { AtomicBool::new(false) }; CLASSES];
-/// A retired mapping: its page-aligned base with log2 of its size in the low bits.
+/// Retired mappings, packed (`Mapping::pack`); 0: a free slot.
 static RETIRED: [AtomicUsize; RETIRED_SLOTS] = [const { AtomicUsize::new(0) }; RETIRED_SLOTS];
 /// The process whose helper runs (0: none).
 static HELPER_PID: AtomicU32 = AtomicU32::new(0);
@@ -117,12 +117,12 @@ pub fn take(size: usize) -> Option<Mapping> {
 /// Hands a chunk the thread is done with to the helper to unmap (what it
 /// holds stays in its file), or unmaps it here when the helper cannot.
 pub fn retire(m: Mapping) {
-    let entry = m.base as usize | m.size.trailing_zeros() as usize;
     if helping()
-        && m.size.is_power_of_two()
-        && RETIRED.iter().any(|slot| {
-            slot.compare_exchange(0, entry, Ordering::AcqRel, Ordering::Relaxed)
-                .is_ok()
+        && m.pack().is_some_and(|entry| {
+            RETIRED.iter().any(|slot| {
+                slot.compare_exchange(0, entry, Ordering::AcqRel, Ordering::Relaxed)
+                    .is_ok()
+            })
         })
     {
         wake();
@@ -228,10 +228,7 @@ fn unmap_retired() {
     for slot in &RETIRED {
         let entry = slot.swap(0, Ordering::AcqRel);
         if entry != 0 {
-            recording::unmap(&Mapping {
-                base: (entry & !0xFFF) as *mut u8,
-                size: 1 << (entry & 0xFFF),
-            });
+            recording::unmap(&Mapping::unpack(entry));
         }
     }
 }

@@ -18,6 +18,7 @@ mod counters;
 mod events;
 mod extensions;
 mod gpu;
+mod handoff;
 mod handles;
 mod memory;
 mod payload;
@@ -71,6 +72,7 @@ pub(crate) fn say(what: std::fmt::Arguments) {
 extern "C" fn in_fork_child() {
     writer::after_fork_in_child();
     ahead::after_fork_in_child();
+    handoff::after_fork_in_child();
     gpu::after_fork_in_child();
     if let Some(calibration) = recording::calibration() {
         if let Err(e) = recording::start_image(calibration) {

@@ -172,6 +172,25 @@ pub struct Mapping {
     pub size: usize,
 }
 
+impl Mapping {
+    /// The mapping in one word, for an atomic slot (never 0): its
+    /// page-aligned base with log2 of its size in the low bits; `None` for
+    /// a size that is not a power of two.
+    pub fn pack(&self) -> Option<usize> {
+        self.size
+            .is_power_of_two()
+            .then(|| self.base as usize | self.size.trailing_zeros() as usize)
+    }
+
+    /// The mapping [`Mapping::pack`] gave `entry` for.
+    pub fn unpack(entry: usize) -> Mapping {
+        Mapping {
+            base: (entry & !0xFFF) as *mut u8,
+            size: 1 << (entry & 0xFFF),
+        }
+    }
+}
+
 /// When a new mapping's pages are faulted in.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Faults {

@@ -11,12 +11,13 @@
 //! its own thread in the middle of a record encodes its event into the
 //! thread's small side buffer, which the interrupted record appends after
 //! itself (an event that does not fit there is dropped and counted). A
-//! thread's first chunk is small and each next one
-//! doubles, up to [`MAX_CHUNK`]. After `fork()` the child leaves the parent's
+//! thread's first chunk is small (or the rest of one a thread that ended
+//! left, see `handoff`) and each next one doubles, up to [`MAX_CHUNK`]. After `fork()` the child leaves the parent's
 //! chunks alone and starts its own.
 
 use crate::ahead::{self, FIRST_CHUNK, MAX_CHUNK};
 use crate::clock;
+use crate::handoff;
 use crate::recording::{self, Mapping};
 use crate::text::{Event, Text};
 use nvtx_protocol::boundary::guard;
@@ -69,12 +70,18 @@ pub(crate) struct Writer {
 }
 
 impl Writer {
-    /// At the thread's end: its chunk's unused pages given back to the disk
-    /// (see `recording::release_unused`), then unmapped.
+    /// At the thread's end: its chunk left for a new thread when it has
+    /// room (see `handoff`); otherwise its unused pages given back to the
+    /// disk (see `recording::release_unused`), then unmapped.
     pub(crate) fn retire_chunk(&self) {
         if let Some((base, size)) = self.chunk.take() {
             let m = Mapping { base, size };
-            recording::release_unused(&m, CHUNK_HEADER + self.len.get());
+            let used = CHUNK_HEADER + self.len.get();
+            let ours = self.epoch.get() == EPOCH.load(Ordering::Relaxed);
+            if ours && size - used >= handoff::MIN_ROOM && handoff::leave(&m) {
+                return;
+            }
+            recording::release_unused(&m, used);
             recording::unmap(&m);
         }
     }
@@ -338,6 +345,11 @@ impl Writer {
             self.retry_in.set(self.retry_in.get() - 1);
             return None;
         }
+        if self.chunk.get().is_none() {
+            if let Some(chunk) = self.take_left(need) {
+                return Some(chunk);
+            }
+        }
         let size = self.next_size.get().max(CHUNK_HEADER + need);
         let tid = self.tid.get();
         // Chunks come ready from the helper when it has one. When it has
@@ -371,6 +383,39 @@ impl Writer {
                 None
             }
         }
+    }
+
+    /// This thread's first chunk, from one a thread that ended left (see
+    /// `handoff`), if there is one with room for `need` bytes: it goes on
+    /// after a handoff record naming this thread.
+    fn take_left(&self, need: usize) -> Option<(*mut u8, usize)> {
+        let m = handoff::take()?;
+        // SAFETY: 8-aligned offset in a page-aligned mapping, only accessed
+        // atomically; the thread that left it committed before leaving it.
+        let committed = unsafe { &*(m.base.add(CHUNK_COMMITTED) as *const AtomicU64) };
+        let len = committed.load(Ordering::Acquire) as usize;
+        if CHUNK_HEADER + len + MAX_FIXED + need > m.size {
+            if !handoff::leave(&m) {
+                recording::release_unused(&m, CHUNK_HEADER + len);
+                ahead::retire(m);
+            }
+            return None;
+        }
+        let mut handoff = Event::simple(Kind::Handoff, 0, self.tid.get().into(), None);
+        handoff.timestamp = clock::now();
+        // SAFETY: the chunk is ours alone now, with room for the handoff
+        // record (at most MAX_FIXED bytes) checked above.
+        let out = unsafe {
+            std::slice::from_raw_parts_mut(m.base.add(CHUNK_HEADER + len), MAX_FIXED)
+        };
+        let n = format::encode(out, Stamp::Absolute, &handoff);
+        self.chunk.set(Some((m.base, m.size)));
+        self.next_size.set((m.size * 2).min(MAX_CHUNK));
+        self.commit(m.base, len + n);
+        // Relative times start again after a handoff; the anchor is due.
+        self.previous.set(0);
+        self.next_anchor.set(0);
+        Some((m.base, m.size))
     }
 
     /// Writes an anchor, and the OS thread name if it changed; returns the bytes written.

@@ -1,7 +1,7 @@
 //! The second pass: each range and mark, complete, to a sink.
 
 use super::gpu::{project, Projection};
-use super::scan::{key, read_chunk, Image, Names, Scan};
+use super::scan::{key, read_part, Image, Names, Scan};
 use super::{
     add_fields, parse_fields, Details, Fields, Filter, GpuEvent, Launch, Launched, Mark, Payload,
     Process, Range, Sample, Selection, Sink, Style,
@@ -118,13 +118,11 @@ impl Scan {
                 let mut started_here: Vec<(u64, u64)> = Vec::new();
                 let mut depth = 0;
                 let mut last_launch = None;
-                for file in chunks {
-                    let Some(chunk) = read_chunk(&file.path, &mut buffer)? else {
-                        continue;
-                    };
-                    let image = &self.images[file.image];
+                for part in chunks {
+                    let bytes = read_part(part, &mut buffer)?;
+                    let image = &self.images[part.image];
                     let (mut count, mut segment) = (0, 0);
-                    for mut r in chunk.records() {
+                    for mut r in nvtxr_record_format::decode(bytes) {
                         count += 1;
                         image.convert(&mut r, &mut segment);
                         r.timestamp = self.placements[image.recording].place(r.timestamp);
@@ -246,8 +244,10 @@ impl Scan {
                                     range: launch.range,
                                 });
                             }
-                            // Names were learned by the scan; anchors placed the timestamps.
+                            // Names were learned by the scan; anchors placed the
+                            // timestamps; the scan split the chunks at handoffs.
                             Kind::DomainCreate
+                            | Kind::Handoff
                             | Kind::CounterRegister
                             | Kind::RegisterString
                             | Kind::NameCategory

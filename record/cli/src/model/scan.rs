@@ -77,13 +77,17 @@ impl Placement {
     }
 }
 
-/// A chunk file: its thread, its place among the thread's chunks (image,
-/// then number) and the image it belongs to.
-pub(super) struct ChunkFile {
+/// One thread's records in a chunk file (all of it, or its part between
+/// handoffs): its thread, its place among the thread's records (image, the
+/// chunk's number, the part's) and the image it belongs to.
+pub(super) struct ChunkPart {
     pub(super) path: PathBuf,
     pub(super) tid: u32,
-    pub(super) order: (usize, u32),
+    pub(super) order: (usize, u32, usize),
     pub(super) image: usize,
+    /// Its bytes' offset in the file, and their length.
+    pub(super) offset: usize,
+    pub(super) len: usize,
 }
 
 /// Everything but the ranges and marks: what the outputs need before them.
@@ -99,7 +103,7 @@ pub struct Scan {
     pub end: u64,
     pub(super) images: Vec<Image>,
     /// Per pid (in `processes` order): each thread's chunks, in order.
-    pub(super) chunks: Vec<Vec<(u32, Vec<ChunkFile>)>>,
+    pub(super) chunks: Vec<Vec<(u32, Vec<ChunkPart>)>>,
     /// By process key.
     pub(super) names: HashMap<u64, Names>,
     /// Per process key: its last timestamp (where ranges left open are closed).
@@ -122,10 +126,9 @@ fn invalid(what: &Path, e: String) -> std::io::Error {
     )
 }
 
-/// Reads a file of a recording into `bytes`: only a regular file, never
-/// through a symlink, never blocking (a FIFO), never more than its size.
-pub(super) fn read_file(path: &Path, bytes: &mut Vec<u8>) -> std::io::Result<()> {
-    use std::io::Read;
+/// Opens a file of a recording: only a regular file, never through a
+/// symlink, never blocking (a FIFO).
+fn open_file(path: &Path) -> std::io::Result<(std::fs::File, u64)> {
     use std::os::unix::fs::OpenOptionsExt;
     let file = std::fs::OpenOptions::new()
         .read(true)
@@ -139,10 +142,34 @@ pub(super) fn read_file(path: &Path, bytes: &mut Vec<u8>) -> std::io::Result<()>
     if !meta.is_file() {
         return Err(invalid(path, "not a regular file".into()));
     }
+    Ok((file, meta.len()))
+}
+
+/// Reads a file of a recording into `bytes` (see [`open_file`]), never
+/// more than its size.
+pub(super) fn read_file(path: &Path, bytes: &mut Vec<u8>) -> std::io::Result<()> {
+    use std::io::Read;
+    let (file, len) = open_file(path)?;
     bytes.clear();
-    bytes.reserve(meta.len() as usize);
-    file.take(meta.len()).read_to_end(bytes)?;
+    bytes.reserve(len as usize);
+    file.take(len).read_to_end(bytes)?;
     Ok(())
+}
+
+/// Reads one thread's records in a chunk file (found by the scan) into
+/// `buffer`.
+pub(super) fn read_part<'b>(part: &ChunkPart, buffer: &'b mut Vec<u8>) -> std::io::Result<&'b [u8]> {
+    use std::os::unix::fs::FileExt;
+    crate::signals::check()?;
+    let (file, _) = open_file(&part.path)?;
+    buffer.resize(part.len, 0);
+    file.read_exact_at(buffer, part.offset as u64).map_err(|e| match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => {
+            invalid(&part.path, "it was cut short while it was being read".into())
+        }
+        _ => e,
+    })?;
+    Ok(buffer)
 }
 
 /// Reads a chunk file into `buffer` (one buffer serves every chunk);
@@ -194,7 +221,7 @@ pub fn scan(dirs: &[PathBuf]) -> std::io::Result<Scan> {
         records: 0,
         gpu: HashMap::new(),
     };
-    let mut threads: BTreeMap<u64, Vec<ChunkFile>> = BTreeMap::new();
+    let mut threads: BTreeMap<u64, Vec<ChunkPart>> = BTreeMap::new();
     for (recording, dir) in dirs.iter().enumerate() {
         let before = scan.processes.len();
         let wall = scan.read_recording(recording, dir, &mut threads)?;
@@ -219,7 +246,7 @@ pub fn scan(dirs: &[PathBuf]) -> std::io::Result<Scan> {
     for process in &mut scan.processes {
         let mut list = threads.remove(&process.key).unwrap_or_default();
         list.sort_by_key(|c| (c.tid, c.order));
-        let mut grouped: Vec<(u32, Vec<ChunkFile>)> = Vec::new();
+        let mut grouped: Vec<(u32, Vec<ChunkPart>)> = Vec::new();
         for chunk in list {
             match grouped.last_mut().filter(|(t, _)| *t == chunk.tid) {
                 Some((_, chunks)) => chunks.push(chunk),
@@ -305,7 +332,7 @@ impl Scan {
         &mut self,
         recording: usize,
         dir: &Path,
-        threads: &mut BTreeMap<u64, Vec<ChunkFile>>,
+        threads: &mut BTreeMap<u64, Vec<ChunkPart>>,
     ) -> std::io::Result<WallClock> {
         let mut folders = Vec::new();
         for entry in std::fs::read_dir(dir).map_err(|e| invalid(dir, e.to_string()))? {
@@ -379,21 +406,27 @@ impl Scan {
                         _ => {}
                     }
                 };
-                let (count, unread) = chunk.skim(time, other);
+                let skim = chunk.skim(time, other);
+                let count = skim.records;
                 self.records += count as u64;
-                let unread = unread as u64 + chunk.missing;
+                let unread = skim.unread as u64 + chunk.missing;
                 if unread > 0 {
                     self.skipped.push(format!(
                         "{}: {unread} bytes of recorded events cannot be read (a damaged or truncated file); the {count} events before them are kept",
                         path.display(),
                     ));
                 }
-                threads.entry(key).or_default().push(ChunkFile {
-                    path,
-                    tid: chunk.tid,
-                    order: (image, chunk.seq),
-                    image,
-                });
+                let parts = threads.entry(key).or_default();
+                for (i, segment) in skim.segments.iter().enumerate() {
+                    parts.push(ChunkPart {
+                        path: path.clone(),
+                        tid: segment.tid,
+                        order: (image, chunk.seq, i),
+                        image,
+                        offset: segment.offset,
+                        len: segment.len,
+                    });
+                }
             }
             let gpu = self.gpu.entry(key).or_default();
             match gpu.read(&folder, &mut buffer) {
