@@ -15,7 +15,7 @@
 //! - Every file is written under a hidden temporary name and renamed into
 //!   place once all are complete: a stopped or failed export leaves none.
 
-use crate::model::{Filter, Process, Scan};
+use crate::model::{Filter, Process, Scan, Sink};
 use crate::nsight::export::{Exporter, Store};
 use crate::nsight::{Table, Type, Value, STRING_IDS, TABLES};
 use parquet::basic::{Compression, Encoding, LogicalType, Repetition, ZstdLevel};
@@ -30,6 +30,9 @@ use std::sync::Arc;
 
 /// Rows per row group.
 const ROW_GROUP: usize = 1 << 17;
+/// The columns with min and max per row group: times, ranks, processes and
+/// threads, the ones engines skip row groups by.
+const FILTERED: [&str; 5] = ["start", "end", RANK, "globalPid", "globalTid"];
 /// The columns every table gets besides Nsight's.
 const RANK: &str = "rank";
 const HOST: &str = "host";
@@ -37,39 +40,75 @@ const HOST: &str = "host";
 /// Writes the tables of what `filter` keeps under `dir` (created if need
 /// be); returns the number of events, and leaves nothing when there are none.
 pub fn write(scan: &Scan, filter: &Filter, dir: &Path) -> std::io::Result<usize> {
-    let part = part_name(&scan.processes);
-    let mut tables = Vec::new();
-    for table in TABLES {
-        let folder = dir.join(table.name);
-        std::fs::create_dir_all(&folder)
-            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", folder.display())))?;
-        let path = folder.join(format!("{part}.parquet"));
-        let temporary = folder.join(format!(".{part}.parquet.{}.tmp", std::process::id()));
-        tables.push(TableFile::create(table, temporary, path)?);
+    let mut tables = Tables::create(scan, dir)?;
+    let replayed = tables
+        .exporter(scan)
+        .and_then(|mut export| scan.replay(filter, &mut export));
+    tables.finish(replayed)
+}
+
+/// One part's tables being written under a directory: fed by a replay
+/// (alone, as [`write`] does, or beside a trace through
+/// [`Tee`](crate::model::Tee)), then finished.
+pub struct Tables {
+    parts: Parts,
+}
+
+impl Tables {
+    /// Creates the tables' files, under hidden temporary names.
+    pub fn create(scan: &Scan, dir: &Path) -> std::io::Result<Tables> {
+        let part = part_name(&scan.processes);
+        let mut tables: Vec<TableFile> = Vec::new();
+        for table in TABLES {
+            let folder = dir.join(table.name);
+            std::fs::create_dir_all(&folder).map_err(|e| {
+                std::io::Error::new(e.kind(), format!("{}: {e}", folder.display()))
+            })?;
+            let path = folder.join(format!("{part}.parquet"));
+            let temporary = folder.join(format!(".{part}.parquet.{}.tmp", std::process::id()));
+            let file = TableFile::create(table, temporary, path);
+            if file.is_err() {
+                for t in &tables {
+                    let _ = std::fs::remove_file(&t.temporary);
+                }
+            }
+            tables.push(file?);
+        }
+        Ok(Tables {
+            parts: Parts {
+                tables,
+                strings: HashMap::new(),
+            },
+        })
     }
-    let mut parts = Parts {
-        tables,
-        strings: HashMap::new(),
-    };
-    let written = (|| {
-        let mut export = Exporter::new(&mut parts, scan)?;
-        let events = scan.replay(filter, &mut export)?;
-        if events > 0 {
-            for t in &mut parts.tables {
-                t.finish()?;
+
+    /// The sink a replay feeds; the session's rows are written now.
+    pub fn exporter(&mut self, scan: &Scan) -> std::io::Result<impl Sink + '_> {
+        Exporter::new(&mut self.parts, scan)
+    }
+
+    /// Completes the files and puts them in place when `replayed` (the
+    /// replay's count of events) is a success with events; else removes
+    /// them. Returns `replayed`, or the error that kept the files out.
+    pub fn finish(mut self, replayed: std::io::Result<usize>) -> std::io::Result<usize> {
+        let written = replayed.and_then(|events| {
+            if events > 0 {
+                for t in &mut self.parts.tables {
+                    t.finish().map_err(|e| t.failed(e))?;
+                }
+            }
+            Ok(events)
+        });
+        for t in self.parts.tables {
+            match written {
+                Ok(events) if events > 0 => std::fs::rename(&t.temporary, &t.path)?,
+                _ => {
+                    let _ = std::fs::remove_file(&t.temporary);
+                }
             }
         }
-        Ok(events)
-    })();
-    for t in parts.tables {
-        match written {
-            Ok(events) if events > 0 => std::fs::rename(&t.temporary, &t.path)?,
-            _ => {
-                let _ = std::fs::remove_file(&t.temporary);
-            }
-        }
+        written
     }
-    written
 }
 
 /// The part's file name (see the module's notes).
@@ -147,10 +186,13 @@ impl TableFile {
         let mut columns = Vec::new();
         let mut properties = WriterProperties::builder()
             .set_compression(Compression::ZSTD(
-                ZstdLevel::try_new(3).expect("a zstd level"),
+                ZstdLevel::try_new(1).expect("a zstd level"),
             ))
-            // Min and max per row group (engines skip groups by them), not per page.
-            .set_statistics_enabled(EnabledStatistics::Chunk)
+            // Min and max per row group (engines skip groups by them), not
+            // per page, and only where queries filter on ranges of values
+            // (see `FILTERED`): elsewhere they cost a comparison and a level
+            // histogram per value and skip nothing.
+            .set_statistics_enabled(EnabledStatistics::None)
             .set_max_row_group_size(ROW_GROUP);
         for (name, ty, required) in types {
             let physical = match ty {
@@ -169,6 +211,10 @@ impl TableFile {
                 .build()
                 .map_err(std::io::Error::other)?;
             fields.push(Arc::new(field));
+            if FILTERED.contains(&name) {
+                properties = properties
+                    .set_column_statistics_enabled(ColumnPath::from(name), EnabledStatistics::Chunk);
+            }
             if matches!(name, "start" | "end") {
                 // Times: near-sorted, all different; their deltas are small.
                 let path = ColumnPath::from(name);
@@ -267,6 +313,12 @@ impl TableFile {
         Ok(())
     }
 
+    /// `e`, naming the file it happened to (a trace's replay that feeds
+    /// the tables too reports it as the trace's).
+    fn failed(&self, e: std::io::Error) -> std::io::Error {
+        std::io::Error::new(e.kind(), format!("{}: {e}", self.path.display()))
+    }
+
     /// Writes the last rows and the footer.
     fn finish(&mut self) -> std::io::Result<()> {
         if self.rows > 0 {
@@ -302,6 +354,7 @@ impl Store for &mut Parts {
             p.and_then(|p| p.rank).map(i64::from),
             p.map(|p| p.host.as_str()),
         )
+        .map_err(|e| file.failed(e))
     }
 
     fn string_id(&mut self, p: &Process, text: &str) -> std::io::Result<i64> {

@@ -127,8 +127,27 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
     }
     // The summary (when it is wanted) is replayed on a core of its own while
     // the trace is written; nothing is written when the replay selects no
-    // event.
+    // event. The Parquet tables are fed by the trace's replay.
     let events = std::cell::Cell::new(None);
+    let tables = match &outputs.parquet {
+        Some(dir) if outputs.trace_format() != TraceFormat::Sqlite => Some(
+            parquet::Tables::create(&scan, dir).map_err(|e| format!("{}: {e}", dir.display()))?,
+        ),
+        _ => None,
+    };
+    let tables = std::cell::RefCell::new(tables);
+    // The replay into `trace`, and into the tables when they are written.
+    let replay = |trace: &mut dyn model::Sink| match tables.borrow_mut().as_mut() {
+        Some(tables) => {
+            let mut export = tables.exporter(&scan)?;
+            let mut both = model::Tee {
+                first: trace,
+                second: &mut export,
+            };
+            scan.replay(&filter, &mut both)
+        }
+        None => scan.replay(&filter, trace),
+    };
     let (written, summary) = std::thread::scope(|threads| {
         let summary = outputs.wants_summary().then(|| {
             summary::beside(threads, || {
@@ -145,14 +164,14 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
                 let n = match outputs.trace_format() {
                     TraceFormat::Json => {
                         let mut trace = chrome::Writer::new(out, scan.origin)?;
-                        let n = scan.replay(&filter, &mut trace)?;
+                        let n = replay(&mut trace)?;
                         trace.finish()?;
                         n
                     }
                     TraceFormat::Perfetto => {
                         let mut trace =
                             perfetto::Writer::new(out, scan.origin, scan.on_wall_clock())?;
-                        let n = scan.replay(&filter, &mut trace)?;
+                        let n = replay(&mut trace)?;
                         trace.finish()?;
                         n
                     }
@@ -174,6 +193,14 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
         (written, summary)
     });
     let replayed = events.get();
+    // Tables fed by the trace's replay: in place if it wrote events, else removed.
+    let tables = tables.into_inner().map(|tables| {
+        tables.finish(match (&written, replayed) {
+            (Ok(()), Some(n)) => Ok(n),
+            (Err(e), _) => Err(std::io::Error::other(e.clone())),
+            (Ok(()), None) => Ok(0),
+        })
+    });
     if replayed == Some(0) {
         let (why, empty) = nothing_selected(&scan, &outputs.selection).map_err(&unreadable)?;
         let dropped = dropped(&scan);
@@ -205,9 +232,12 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
         )?;
     }
     if let Some(dir) = &outputs.parquet {
-        progress::begin(format!("writing {}", dir.display()), scan.records);
-        let written = parquet::write(&scan, &filter, dir);
-        progress::end();
+        let written = tables.unwrap_or_else(|| {
+            progress::begin(format!("writing {}", dir.display()), scan.records);
+            let written = parquet::write(&scan, &filter, dir);
+            progress::end();
+            written
+        });
         written.map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     if outputs.html {

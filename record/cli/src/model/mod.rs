@@ -19,10 +19,12 @@ mod filter;
 mod gpu;
 mod replay;
 mod scan;
+mod tee;
 
 pub use filter::{Filter, Selection};
 pub use gpu::{gpu_label, gpu_pid, Arg, ArgValue, Gpu, GpuEvent, Launch, Launched, Projection};
 pub use scan::{scan, Scan};
+pub use tee::Tee;
 
 use nvtx_protocol::attr;
 
