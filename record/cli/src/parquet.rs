@@ -30,6 +30,8 @@ use std::sync::Arc;
 
 /// Rows per row group.
 const ROW_GROUP: usize = 1 << 17;
+/// Rows after which a table's columns make room for a whole row group.
+const GROWN: usize = 1 << 10;
 /// The columns with min and max per row group: times, ranks, processes and
 /// threads, the ones engines skip row groups by.
 const FILTERED: [&str; 5] = ["start", "end", RANK, "globalPid", "globalTid"];
@@ -146,21 +148,33 @@ enum Values {
 /// A text column's values seen lately, each once: a value that repeats (a
 /// name, the host) is shared, not copied per row.
 #[derive(Default)]
-struct Texts(hashbrown::HashMap<Box<str>, ByteArray>);
+struct Texts {
+    seen: hashbrown::HashMap<Box<str>, ByteArray>,
+    /// The last value (most rows repeat the row before's: the host, a
+    /// loop's range), found without hashing.
+    last: Option<ByteArray>,
+}
 
 impl Texts {
     /// Distinct values kept (then forgotten, to start again).
     const KEPT: usize = 4096;
 
     fn get(&mut self, text: &str) -> ByteArray {
-        if let Some(b) = self.0.get(text) {
-            return b.clone();
+        if let Some(last) = self.last.as_ref().filter(|b| b.data() == text.as_bytes()) {
+            return last.clone();
         }
-        if self.0.len() >= Self::KEPT {
-            self.0.clear();
-        }
-        let b = ByteArray::from(text.as_bytes().to_vec());
-        self.0.insert(text.into(), b.clone());
+        let b = match self.seen.get(text) {
+            Some(b) => b.clone(),
+            None => {
+                if self.seen.len() >= Self::KEPT {
+                    self.seen.clear();
+                }
+                let b = ByteArray::from(text.as_bytes().to_vec());
+                self.seen.insert(text.into(), b.clone());
+                b
+            }
+        };
+        self.last = Some(b.clone());
         b
     }
 }
@@ -168,6 +182,20 @@ impl Texts {
 struct Column {
     values: Values,
     levels: Option<Vec<i16>>,
+}
+
+impl Column {
+    /// Makes room for `more` rows.
+    fn reserve(&mut self, more: usize) {
+        match &mut self.values {
+            Values::Int(v) => v.reserve_exact(more),
+            Values::Real(v) => v.reserve_exact(more),
+            Values::Text(v, _) => v.reserve_exact(more),
+        }
+        if let Some(levels) = &mut self.levels {
+            levels.reserve_exact(more);
+        }
+    }
 }
 
 impl TableFile {
@@ -278,6 +306,12 @@ impl TableFile {
         self.rows += 1;
         if self.rows == ROW_GROUP {
             self.flush()?;
+        } else if self.rows == GROWN {
+            // A big table: room for the whole group at once, rather than
+            // copying every column as it doubles up to it.
+            for column in &mut self.columns {
+                column.reserve(ROW_GROUP - GROWN);
+            }
         }
         Ok(())
     }

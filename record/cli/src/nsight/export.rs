@@ -155,17 +155,30 @@ impl<S: Store> Exporter<S> {
 /// An `NVTX_EVENTS` row with its start, type and thread, the rest NULL (on
 /// the stack: a row per event).
 fn nvtx_row<'a>(start: i64, kind: i64, global_tid: i64) -> [Value<'a>; NVTX_COLUMNS] {
-    std::array::from_fn(|i| match i {
-        0 => Value::int(start),
-        2 => Value::int(kind),
-        7 => Value::int(global_tid),
-        _ => match NVTX_EVENTS.columns[i].ty {
+    let mut row = NVTX_NULLS;
+    row[0] = Value::int(start);
+    row[2] = Value::int(kind);
+    row[7] = Value::int(global_tid);
+    row
+}
+
+/// `NVTX_EVENTS`' row of NULLs, each of its column's type (copied, not
+/// built, per event).
+const NVTX_NULLS: [Value<'static>; NVTX_COLUMNS] = {
+    let mut row = [const { Value::Int(None) }; NVTX_COLUMNS];
+    let mut i = 0;
+    while i < NVTX_COLUMNS {
+        let null = match NVTX_EVENTS.columns[i].ty {
             super::Type::Real => Value::Real(None),
             super::Type::Text => Value::Text(None),
             super::Type::Int => Value::Int(None),
-        },
-    })
-}
+        };
+        // Nothing to drop (a NULL); `forget` keeps the constant evaluable.
+        std::mem::forget(std::mem::replace(&mut row[i], null));
+        i += 1;
+    }
+    row
+};
 
 /// `NVTX_EVENTS`' columns.
 const NVTX_COLUMNS: usize = NVTX_EVENTS.columns.len();
