@@ -163,21 +163,36 @@ fn nvtx_row<'a>(start: i64, kind: i64, global_tid: i64) -> [Value<'a>; NVTX_COLU
 }
 
 /// `NVTX_EVENTS`' row of NULLs, each of its column's type (copied, not
-/// built, per event).
+/// built, per event; its type checks that it has every column).
 const NVTX_NULLS: [Value<'static>; NVTX_COLUMNS] = {
-    let mut row = [const { Value::Int(None) }; NVTX_COLUMNS];
-    let mut i = 0;
-    while i < NVTX_COLUMNS {
-        let null = match NVTX_EVENTS.columns[i].ty {
+    const fn null(i: usize) -> Value<'static> {
+        match NVTX_EVENTS.columns[i].ty {
             super::Type::Real => Value::Real(None),
             super::Type::Text => Value::Text(None),
             super::Type::Int => Value::Int(None),
-        };
-        // Nothing to drop (a NULL); `forget` keeps the constant evaluable.
-        std::mem::forget(std::mem::replace(&mut row[i], null));
-        i += 1;
+        }
     }
-    row
+    [
+        null(0),
+        null(1),
+        null(2),
+        null(3),
+        null(4),
+        null(5),
+        null(6),
+        null(7),
+        null(8),
+        null(9),
+        null(10),
+        null(11),
+        null(12),
+        null(13),
+        null(14),
+        null(15),
+        null(16),
+        null(17),
+        null(18),
+    ]
 };
 
 /// `NVTX_EVENTS`' columns.
