@@ -137,7 +137,7 @@ fn the_recording_benchmark_prints_every_figure() {
     let (tails, short) = rest.split_at(4);
     // Short-lived threads: a header and one row of figures.
     assert_eq!(short.len(), 2, "{all:?}");
-    assert_eq!(short[1].len(), 5, "{:?}", short[1]);
+    assert_eq!(short[1].len(), 6, "{:?}", short[1]);
     for cell in &short[1] {
         let v: f64 = cell.parse().unwrap_or_else(|_| panic!("{:?}", short[1]));
         assert!(v.is_finite() && v > 0.0, "{:?}", short[1]);

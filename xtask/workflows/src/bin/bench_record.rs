@@ -221,6 +221,19 @@ fn main() {
     });
 }
 
+/// The files in a folder and the folders under it.
+fn files(dir: &Path) -> usize {
+    std::fs::read_dir(dir).map_or(0, |entries| {
+        entries
+            .flatten()
+            .map(|e| match e.file_type() {
+                Ok(t) if t.is_dir() => files(&e.path()),
+                _ => 1,
+            })
+            .sum()
+    })
+}
+
 /// Bytes a folder's files take on disk (their blocks).
 fn on_disk(dir: &Path) -> u64 {
     use std::os::unix::fs::MetadataExt;
@@ -237,7 +250,8 @@ fn on_disk(dir: &Path) -> u64 {
 }
 
 /// `threads` short-lived threads (3 events each: push, mark, pop), alone
-/// and recorded: the seconds each run takes and the recording's disk use.
+/// and recorded: the seconds each run takes, the recording's disk use and
+/// its files.
 fn short_threads(threads: usize) {
     let program = compile_c("record_scenarios.c", Producer::NvtxrShared, &[]);
     let dir = work_dir().join(format!("bench-short-threads-{}", std::process::id()));
@@ -259,12 +273,13 @@ fn short_threads(threads: usize) {
     let alone = timed(false);
     let recording = timed(true);
     let bytes = on_disk(&dir);
+    let files = files(&dir);
     let _ = std::fs::remove_dir_all(&dir);
     println!();
-    println!("| short-lived threads | program alone (s) | recording (s) | recording on disk (bytes) | on disk per event (bytes) |");
-    println!("|---|---|---|---|---|");
+    println!("| short-lived threads | program alone (s) | recording (s) | recording on disk (bytes) | files | on disk per event (bytes) |");
+    println!("|---|---|---|---|---|---|");
     println!(
-        "| {threads} | {alone:.2} | {recording:.2} | {bytes} | {:.0} |",
+        "| {threads} | {alone:.2} | {recording:.2} | {bytes} | {files} | {:.0} |",
         bytes as f64 / (3 * threads) as f64
     );
 }
