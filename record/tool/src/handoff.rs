@@ -12,6 +12,7 @@
 //! at a time writes to it, so a death at any moment loses at most the
 //! record being written, as for any chunk.
 
+use crate::ahead::FIRST_CHUNK;
 use crate::recording::{self, Mapping};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -19,6 +20,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 const SLOTS: usize = 8;
 /// A chunk with less room than this is retired, not left.
 pub const MIN_ROOM: usize = 4096;
+/// A bigger chunk (a long-lived thread's) is retired, its unused pages
+/// given back to the disk: what waits here at the program's end stays
+/// reserved, at most `SLOTS` chunks of this size.
+pub const MAX_LEFT: usize = 2 * FIRST_CHUNK;
 
 /// Left chunks, packed (`Mapping::pack`); 0: a free slot.
 static LEFT: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];

@@ -78,7 +78,8 @@ impl Writer {
             let m = Mapping { base, size };
             let used = CHUNK_HEADER + self.len.get();
             let ours = self.epoch.get() == EPOCH.load(Ordering::Relaxed);
-            if ours && size - used >= handoff::MIN_ROOM && handoff::leave(&m) {
+            let worth = size <= handoff::MAX_LEFT && size - used >= handoff::MIN_ROOM;
+            if ours && worth && handoff::leave(&m) {
                 return;
             }
             recording::release_unused(&m, used);
