@@ -229,6 +229,24 @@ static void short_threads(int count) {
     }
 }
 
+/* Short threads, then a thread that goes on in a chunk one of them handed
+   on, and SIGKILL while its range is open: nothing recorded is lost. */
+static void *open_at_death(void *arg) {
+    (void)arg;
+    nvtxr_range_push(NULL, "open at death");
+    pthread_barrier_wait(&all_recorded);
+    pause();
+    return NULL;
+}
+static void short_threads_then_kill(int count) {
+    short_threads(count);
+    pthread_barrier_init(&all_recorded, NULL, 2);
+    pthread_t t;
+    pthread_create(&t, NULL, open_at_death, NULL);
+    pthread_barrier_wait(&all_recorded);
+    raise(SIGKILL);
+}
+
 /* Records past a file-size limit below a chunk's size: must not be killed by SIGXFSZ. */
 static void file_limit(void) {
     struct rlimit size = {16 << 10, 16 << 10};
@@ -429,6 +447,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(s, "signal_storm")) signal_storm();
     else if (!strcmp(s, "many_threads")) many_threads();
     else if (!strcmp(s, "short_threads") && argc > 2) short_threads(atoi(argv[2]));
+    else if (!strcmp(s, "short_threads_then_kill") && argc > 2) short_threads_then_kill(atoi(argv[2]));
     else if (!strcmp(s, "long")) long_run();
     else if (!strcmp(s, "file_limit")) file_limit();
     else if (!strcmp(s, "exec_self")) exec_self(argv[0]);

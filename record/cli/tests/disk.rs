@@ -62,3 +62,30 @@ fn short_lived_threads_share_chunks_and_cost_what_their_events_take() {
         "{used} bytes on disk for {threads} threads ({apparent} apparent)"
     );
 }
+
+#[test]
+fn a_thread_killed_in_a_chunk_handed_on_to_it_loses_nothing_recorded() {
+    let dir = scratch_in("disk", "handed-on-kill");
+    let rec = dir.join("rec");
+    let threads = 100;
+    let out = record(
+        &dir,
+        &["-q", "--keep", rec.to_str().unwrap()],
+        &[
+            scenarios().to_str().unwrap(),
+            "short_threads_then_kill",
+            &threads.to_string(),
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(128 + 9), "{}", text(&out));
+    let ev = events(&load(&dir.join("trace.json")));
+    assert_eq!(count(&ev, "X", "request"), threads);
+    assert_eq!(count(&ev, "i", "tick"), threads);
+    let open = ev.iter().find(|e| e.name == "open at death").expect("the open range");
+    // Its own thread's, closed at the process's last event.
+    assert!(ev.iter().filter(|e| e.tid == open.tid).count() == 1, "{open:?}");
+    // The threads shared chunks: far fewer files than threads.
+    let files = chunk_files(&rec).len();
+    assert!(files <= 12, "{files} chunk files for {} threads", threads + 2);
+}
