@@ -63,9 +63,8 @@ impl Tables {
         let mut tables: Vec<TableFile> = Vec::new();
         for table in TABLES {
             let folder = dir.join(table.name);
-            std::fs::create_dir_all(&folder).map_err(|e| {
-                std::io::Error::new(e.kind(), format!("{}: {e}", folder.display()))
-            })?;
+            std::fs::create_dir_all(&folder)
+                .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", folder.display())))?;
             let path = folder.join(format!("{part}.parquet"));
             let temporary = folder.join(format!(".{part}.parquet.{}.tmp", std::process::id()));
             let file = TableFile::create(table, temporary, path);
@@ -240,8 +239,10 @@ impl TableFile {
                 .map_err(std::io::Error::other)?;
             fields.push(Arc::new(field));
             if FILTERED.contains(&name) {
-                properties = properties
-                    .set_column_statistics_enabled(ColumnPath::from(name), EnabledStatistics::Chunk);
+                properties = properties.set_column_statistics_enabled(
+                    ColumnPath::from(name),
+                    EnabledStatistics::Chunk,
+                );
             }
             if matches!(name, "start" | "end") {
                 // Times: near-sorted, all different; their deltas are small.

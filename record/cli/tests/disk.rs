@@ -4,8 +4,8 @@
 mod common;
 
 use common::*;
-use std::os::unix::fs::MetadataExt;
 use std::collections::HashMap;
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 /// Bytes a folder's files take on disk, and their apparent size.
@@ -51,8 +51,14 @@ fn short_lived_threads_share_chunks_and_cost_what_their_events_take() {
         ranges.entry(e.tid).or_default().push((e.start, e.end));
     }
     for e in ev.iter().filter(|e| e.name == "tick") {
-        let inside = ranges[&e.tid].iter().any(|&(s, end)| s <= e.start && e.start <= end);
-        assert!(inside, "{e:?} is outside its thread's ranges {:?}", ranges[&e.tid]);
+        let inside = ranges[&e.tid]
+            .iter()
+            .any(|&(s, end)| s <= e.start && e.start <= end);
+        assert!(
+            inside,
+            "{e:?} is outside its thread's ranges {:?}",
+            ranges[&e.tid]
+        );
     }
     let files = chunk_files(&rec).len();
     assert!(files <= 20, "{files} chunk files for {threads} threads");
@@ -82,10 +88,20 @@ fn a_thread_killed_in_a_chunk_handed_on_to_it_loses_nothing_recorded() {
     let ev = events(&load(&dir.join("trace.json")));
     assert_eq!(count(&ev, "X", "request"), threads);
     assert_eq!(count(&ev, "i", "tick"), threads);
-    let open = ev.iter().find(|e| e.name == "open at death").expect("the open range");
+    let open = ev
+        .iter()
+        .find(|e| e.name == "open at death")
+        .expect("the open range");
     // Its own thread's, closed at the process's last event.
-    assert!(ev.iter().filter(|e| e.tid == open.tid).count() == 1, "{open:?}");
+    assert!(
+        ev.iter().filter(|e| e.tid == open.tid).count() == 1,
+        "{open:?}"
+    );
     // The threads shared chunks: far fewer files than threads.
     let files = chunk_files(&rec).len();
-    assert!(files <= 12, "{files} chunk files for {} threads", threads + 2);
+    assert!(
+        files <= 12,
+        "{files} chunk files for {} threads",
+        threads + 2
+    );
 }

@@ -50,11 +50,7 @@ impl<'a> Chunk<'a> {
     /// record's timestamp, `other` every record but events and handoffs):
     /// the records read, the committed bytes not read (see
     /// [`Chunk::records`]) and each thread's part of the chunk.
-    pub fn skim(
-        &self,
-        time: impl FnMut(u64),
-        other: impl FnMut(Record<Cow<'a, str>>),
-    ) -> Skim {
+    pub fn skim(&self, time: impl FnMut(u64), other: impl FnMut(Record<Cow<'a, str>>)) -> Skim {
         let skimmed = skim(self.body, time, other);
         let mut segments = Vec::with_capacity(skimmed.handoffs.len() + 1);
         let (mut tid, mut from) = (self.tid, 0);

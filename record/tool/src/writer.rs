@@ -12,8 +12,9 @@
 //! thread's small side buffer, which the interrupted record appends after
 //! itself (an event that does not fit there is dropped and counted). A
 //! thread's first chunk is small (or the rest of one a thread that ended
-//! left, see `handoff`) and each next one doubles, up to [`MAX_CHUNK`]. After `fork()` the child leaves the parent's
-//! chunks alone and starts its own.
+//! left, see `handoff`) and each next one doubles, up to [`MAX_CHUNK`].
+//! After `fork()` the child leaves the parent's chunks alone and starts its
+//! own.
 
 use crate::ahead::{self, FIRST_CHUNK, MAX_CHUNK};
 use crate::clock;
@@ -406,9 +407,8 @@ impl Writer {
         handoff.timestamp = clock::now();
         // SAFETY: the chunk is ours alone now, with room for the handoff
         // record (at most MAX_FIXED bytes) checked above.
-        let out = unsafe {
-            std::slice::from_raw_parts_mut(m.base.add(CHUNK_HEADER + len), MAX_FIXED)
-        };
+        let out =
+            unsafe { std::slice::from_raw_parts_mut(m.base.add(CHUNK_HEADER + len), MAX_FIXED) };
         let n = format::encode(out, Stamp::Absolute, &handoff);
         self.chunk.set(Some((m.base, m.size)));
         self.next_size.set((m.size * 2).min(MAX_CHUNK));

@@ -158,17 +158,22 @@ pub(super) fn read_file(path: &Path, bytes: &mut Vec<u8>) -> std::io::Result<()>
 
 /// Reads one thread's records in a chunk file (found by the scan) into
 /// `buffer`.
-pub(super) fn read_part<'b>(part: &ChunkPart, buffer: &'b mut Vec<u8>) -> std::io::Result<&'b [u8]> {
-    use std::os::unix::fs::FileExt;
+pub(super) fn read_part<'b>(
+    part: &ChunkPart,
+    buffer: &'b mut Vec<u8>,
+) -> std::io::Result<&'b [u8]> {
+    use std::io::{Read, Seek};
     crate::signals::check()?;
-    let (file, _) = open_file(&part.path)?;
-    buffer.resize(part.len, 0);
-    file.read_exact_at(buffer, part.offset as u64).map_err(|e| match e.kind() {
-        std::io::ErrorKind::UnexpectedEof => {
-            invalid(&part.path, "it was cut short while it was being read".into())
-        }
-        _ => e,
-    })?;
+    let (mut file, _) = open_file(&part.path)?;
+    file.seek(std::io::SeekFrom::Start(part.offset as u64))?;
+    buffer.clear();
+    file.take(part.len as u64).read_to_end(buffer)?;
+    if buffer.len() < part.len {
+        return Err(invalid(
+            &part.path,
+            "it was cut short while it was being read".into(),
+        ));
+    }
     Ok(buffer)
 }
 
