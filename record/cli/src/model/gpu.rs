@@ -48,7 +48,7 @@ impl Gpu {
         if !path.exists() {
             return Ok(None);
         }
-        super::scan::read_file(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        super::files::read_file(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
         let mut records = decode_gpu(bytes).map_err(|e| format!("{}: {e}", path.display()))?;
         for r in records.by_ref() {
             match r {

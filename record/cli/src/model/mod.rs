@@ -15,6 +15,7 @@
 //! host's monotonic clock is placed on CLOCK_REALTIME by the pairs its
 //! recording holds, then shifted by what `ranks::align_on` estimates.
 
+mod files;
 mod filter;
 mod gpu;
 mod replay;

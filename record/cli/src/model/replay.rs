@@ -1,7 +1,8 @@
 //! The second pass: each range and mark, complete, to a sink.
 
+use super::files::read_part;
 use super::gpu::{project, Projection};
-use super::scan::{key, read_part, Image, Names, Scan};
+use super::scan::{key, Image, Names, Scan};
 use super::{
     add_fields, parse_fields, Details, Fields, Filter, GpuEvent, Launch, Launched, Mark, Payload,
     Process, Range, Sample, Selection, Sink, Style,
