@@ -221,31 +221,19 @@ fn main() {
     });
 }
 
-/// The files in a folder and the folders under it.
-fn files(dir: &Path) -> usize {
-    std::fs::read_dir(dir).map_or(0, |entries| {
-        entries
-            .flatten()
-            .map(|e| match e.file_type() {
-                Ok(t) if t.is_dir() => files(&e.path()),
-                _ => 1,
-            })
-            .sum()
-    })
-}
-
-/// Bytes a folder's files take on disk (their blocks).
-fn on_disk(dir: &Path) -> u64 {
+/// Bytes a folder's files take on disk (their blocks), and how many files
+/// it and the folders under it hold.
+fn on_disk(dir: &Path) -> (u64, usize) {
     use std::os::unix::fs::MetadataExt;
-    std::fs::read_dir(dir).map_or(0, |entries| {
+    std::fs::read_dir(dir).map_or((0, 0), |entries| {
         entries
             .flatten()
             .map(|e| match e.metadata() {
                 Ok(m) if m.is_dir() => on_disk(&e.path()),
-                Ok(m) => m.blocks() * 512,
-                Err(_) => 0,
+                Ok(m) => (m.blocks() * 512, 1),
+                Err(_) => (0, 0),
             })
-            .sum()
+            .fold((0, 0), |(b, f), (eb, ef)| (b + eb, f + ef))
     })
 }
 
@@ -272,8 +260,7 @@ fn short_threads(threads: usize) {
     };
     let alone = timed(false);
     let recording = timed(true);
-    let bytes = on_disk(&dir);
-    let files = files(&dir);
+    let (bytes, files) = on_disk(&dir);
     let _ = std::fs::remove_dir_all(&dir);
     println!();
     println!("| short-lived threads | program alone (s) | recording (s) | recording on disk (bytes) | files | on disk per event (bytes) |");
