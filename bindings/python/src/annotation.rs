@@ -4,12 +4,14 @@
 use crate::attributes::refresh;
 use crate::classes::{Args, Domain, EventAttributes};
 use crate::domain::get_domain;
+use crate::fastcall::{fast, noargs, Def, Params};
 use crate::threads::name_thread_once;
 use crate::{checked, tasks};
 use nvtx_protocol::NO_PUSH_POP_TRACKING as NO_TRACKING;
 use nvtxr_engine::statics::Family;
+use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::{PyDict, PyString, PyTuple};
 
 /// A decorator's arguments, kept until it learns the function's name.
 pub(crate) struct Deferred {
@@ -125,49 +127,6 @@ impl annotate {
         Ok((slf.get_type(), pyo3::types::PyTuple::new(py, args)?))
     }
 
-    /// Opens the range: push/pop, or inside a running asyncio event loop
-    /// a start/end range of the task (see `tasks`).
-    fn __enter__(slf: PyRef<'_, Self>) -> PyResult<PyRef<'_, Self>> {
-        if let Some(a) = &slf.attributes {
-            let py = slf.py();
-            name_thread_once(py);
-            refresh(a.bind(py))?;
-            let a = a.borrow(py);
-            if tasks::in_event_loop(py)? {
-                let id = checked(py, a.domain().start(&a.attributes(), Family::Domain), 0);
-                tasks::push(py, id)?;
-            } else {
-                checked(py, a.domain().push(&a.attributes(), Family::Domain), 0);
-            }
-        }
-        Ok(slf)
-    }
-
-    /// Closes the range. The exception, if any, is not looked at: the
-    /// arguments are named (not `*args`, which would build a tuple per
-    /// call) and optional, as `__exit__()` may be called by hand.
-    #[pyo3(signature = (_kind=None, _value=None, _traceback=None))]
-    fn __exit__(
-        &self,
-        py: Python<'_>,
-        _kind: Option<&Bound<'_, PyAny>>,
-        _value: Option<&Bound<'_, PyAny>>,
-        _traceback: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<bool> {
-        if let Some(a) = &self.attributes {
-            let domain = a.borrow(py).domain();
-            match tasks::in_event_loop(py)?
-                .then(|| tasks::pop(py))
-                .transpose()?
-                .flatten()
-            {
-                Some(id) => checked(py, domain.end(id, Family::Domain), ()),
-                None => drop(checked(py, domain.pop(Family::Domain), 0)),
-            }
-        }
-        Ok(false)
-    }
-
     /// As a decorator: the function (or coroutine function, generator
     /// function) wrapped in this range; unchanged with no tool.
     fn __call__(&mut self, py: Python<'_>, func: Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
@@ -269,26 +228,153 @@ pub(crate) fn _end(a: &Bound<'_, EventAttributes>, id: u64) {
     checked(a.py(), a.borrow().domain().end(id, Family::Domain), ());
 }
 
-/// `func(*args, **kwargs)` inside a push/pop range: one call from the
-/// decorator's wrapper instead of three. The range is popped whether `func`
-/// returns or raises. `_spec` (the attributes as plain values) is for the
-/// `torch.compile` stand-in of this call (`nvtxr._compile`), not read here.
-#[pyfunction]
-#[pyo3(signature = (a, func, args, kwargs=None, _spec=None))]
-pub(crate) fn _call<'py>(
-    a: &Bound<'py, EventAttributes>,
-    func: &Bound<'py, PyAny>,
-    args: &Bound<'py, pyo3::types::PyTuple>,
-    kwargs: Option<&Bound<'py, PyDict>>,
-    _spec: Option<&Bound<'py, PyAny>>,
-) -> PyResult<Bound<'py, PyAny>> {
-    name_thread_once(a.py());
-    refresh(a)?;
+/// `annotate.__enter__` and `__exit__` (see `fastcall`); PyO3 makes the
+/// other methods.
+pub(crate) const METHODS: [Def; 2] = [
+    noargs!(
+        c"__enter__",
+        c"__enter__($self, /)\n--\n\nOpens the range: push/pop, or inside a running asyncio event loop a start/end range of the task.",
+        enter,
+        off = enter_off
+    ),
+    fast!(
+        c"__exit__",
+        c"__exit__($self, /, _kind=None, _value=None, _traceback=None)\n--\n\nCloses the range. The exception, if any, is not looked at.",
+        exit,
+        off = exit_off
+    ),
+];
+
+/// Whether `slf` (an `annotate`) sends nothing: made with no tool, or
+/// for a domain the tool does not want.
+///
+/// # Safety
+/// `slf` is an `annotate`; called from Python.
+unsafe fn off(slf: *mut ffi::PyObject) -> bool {
+    // SAFETY: see the safety section.
+    let py = unsafe { Python::assume_attached() };
+    let slf = unsafe { Borrowed::from_ptr(py, slf).cast_unchecked::<annotate>() };
+    slf.try_borrow().is_ok_and(|a| a.attributes.is_none())
+}
+
+/// `__enter__` sending nothing: returns the `annotate` at once.
+unsafe fn enter_off(slf: *mut ffi::PyObject) -> Option<*mut ffi::PyObject> {
+    // SAFETY: CPython's argument to an `annotate` method.
+    unsafe { off(slf) }.then(|| {
+        // SAFETY: a live object, returned with a new reference.
+        unsafe { ffi::Py_IncRef(slf) };
+        slf
+    })
+}
+
+/// `__exit__` sending nothing, with at most its three arguments by
+/// position: returns `False` at once.
+unsafe fn exit_off(
+    slf: *mut ffi::PyObject,
+    _args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> Option<*mut ffi::PyObject> {
+    // SAFETY: CPython's arguments to an `annotate` method.
+    (kwnames.is_null() && nargs <= 3 && unsafe { off(slf) }).then(|| {
+        // SAFETY: attached to Python (see `off`).
+        let py = unsafe { Python::assume_attached() };
+        false.into_pyobject(py).unwrap().to_owned().into_ptr()
+    })
+}
+
+/// `__enter__`: opens the range, push/pop or, inside a running asyncio
+/// event loop, a start/end range of the task (see `tasks`).
+unsafe fn enter(py: Python<'_>, slf: *mut ffi::PyObject) -> PyResult<*mut ffi::PyObject> {
+    // SAFETY: the method descriptor checked that `slf` is an `annotate`.
+    let slf = unsafe { Borrowed::from_ptr(py, slf).cast_unchecked::<annotate>() };
+    if let Some(a) = &slf.borrow().attributes {
+        name_thread_once(py);
+        refresh(a.bind(py))?;
+        let a = a.borrow(py);
+        if tasks::in_event_loop(py)? {
+            let id = checked(py, a.domain().start(&a.attributes(), Family::Domain), 0);
+            tasks::push(py, id)?;
+        } else {
+            checked(py, a.domain().push(&a.attributes(), Family::Domain), 0);
+        }
+    }
+    Ok(slf.to_owned().into_ptr())
+}
+
+/// `__exit__`: closes the range. Its arguments (optional: `__exit__()` may
+/// be called by hand) are not looked at.
+unsafe fn exit(
+    py: Python<'_>,
+    slf: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> PyResult<*mut ffi::PyObject> {
+    const PARAMS: Params = Params {
+        function: "__exit__",
+        names: &["_kind", "_value", "_traceback"],
+        positional: 3,
+        required: 0,
+    };
+    // SAFETY: CPython's arguments to an `annotate` method.
+    let [_, _, _] = unsafe { PARAMS.parse(py, args, nargs, kwnames) }?;
+    // SAFETY: the method descriptor checked that `slf` is an `annotate`.
+    let slf = unsafe { Borrowed::from_ptr(py, slf).cast_unchecked::<annotate>() };
+    if let Some(a) = &slf.borrow().attributes {
+        let domain = a.borrow(py).domain();
+        match tasks::in_event_loop(py)?
+            .then(|| tasks::pop(py))
+            .transpose()?
+            .flatten()
+        {
+            Some(id) => checked(py, domain.end(id, Family::Domain), ()),
+            None => drop(checked(py, domain.pop(Family::Domain), 0)),
+        }
+    }
+    Ok(false.into_pyobject(py)?.to_owned().into_ptr())
+}
+
+/// `nvtxr._native._call` (see `fastcall`).
+pub(crate) const FUNCTIONS: [Def; 1] = [fast!(
+    c"_call",
+    c"_call(a, func, args, kwargs=None, _spec=None)\n--\n\n`func(*args, **kwargs)` inside a push/pop range of the attributes `a`.",
+    call
+)];
+
+/// `_call(a, func, args, kwargs=None, _spec=None)`: `func(*args, **kwargs)`
+/// inside a push/pop range, one call from the decorator's wrapper instead
+/// of three. The range is popped whether `func` returns or raises. `_spec`
+/// (the attributes as plain values) is for the `torch.compile` stand-in of
+/// this call (`nvtxr._compile`), not read here.
+unsafe fn call(
+    py: Python<'_>,
+    _module: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> PyResult<*mut ffi::PyObject> {
+    const PARAMS: Params = Params {
+        function: "_call",
+        names: &["a", "func", "args", "kwargs", "_spec"],
+        positional: 5,
+        required: 3,
+    };
+    // SAFETY: CPython's arguments to a module function.
+    let [a, func, args, kwargs, _] = unsafe { PARAMS.parse(py, args, nargs, kwnames) }?;
+    let required = "a required argument";
+    let a = Params::cast::<EventAttributes>("a", a.expect(required))?;
+    let func = func.expect(required);
+    let args = Params::cast::<PyTuple>("args", args.expect(required))?;
+    let kwargs = kwargs
+        .map(|k| Params::cast::<PyDict>("kwargs", k))
+        .transpose()?;
+    name_thread_once(py);
+    refresh(&a)?;
     let attributes = a.borrow();
     let domain = attributes.domain();
-    let py = a.py();
     checked(py, domain.push(&attributes.attributes(), Family::Domain), 0);
-    let result = func.call(args, kwargs);
+    let result = func.call(&*args, kwargs.as_deref());
     checked(py, domain.pop(Family::Domain), 0);
-    result
+    Ok(result?.into_ptr())
 }

@@ -3,11 +3,14 @@
 
 use crate::checked;
 use crate::classes::{Args, Domain, EventAttributes, RegisteredString};
+use crate::fastcall::{fast, noargs, Def, Params};
 use crate::threads::name_thread_once;
 use nvtx_protocol::NO_PUSH_POP_TRACKING as NO_TRACKING;
 use nvtxr_engine::statics::{Attributes, Family, StaticDomain};
 use nvtxr_engine::Error;
+use pyo3::ffi;
 use pyo3::prelude::*;
+use pyo3::type_object::PyTypeInfo;
 use pyo3::types::{PyDict, PyString};
 
 impl Domain {
@@ -40,6 +43,251 @@ impl Domain {
         };
         Ok(checked(py, call(&slf.get().inner, &a.attributes()), off))
     }
+}
+
+/// `Domain`'s event methods (see `fastcall`); PyO3 makes the others.
+pub(crate) const METHODS: [Def; 5] = [
+    fast!(
+        c"mark",
+        c"mark($self, /, attributes=None, *, message=None, color=None, category=None, payload=None)\n--\n\nAn instantaneous event.",
+        mark,
+        off = mark_off
+    ),
+    fast!(
+        c"push_range",
+        c"push_range($self, /, attributes=None, *, message=None, color=None, category=None, payload=None)\n--\n\nOpens a range on this OS thread; returns the tool's depth (-2 with no tool).",
+        push_range,
+        off = push_range_off
+    ),
+    fast!(
+        c"start_range",
+        c"start_range($self, /, attributes=None, *, message=None, color=None, category=None, payload=None)\n--\n\nStarts a range that any thread may end; returns its id (0 with no tool).",
+        start_range,
+        off = start_range_off
+    ),
+    noargs!(
+        c"pop_range",
+        c"pop_range($self, /)\n--\n\nCloses this OS thread's innermost range in this domain; returns the tool's depth (-2 with no tool).",
+        pop_range,
+        off = pop_range_off
+    ),
+    fast!(
+        c"end_range",
+        c"end_range($self, /, range_id)\n--\n\nEnds the range `range_id` (from `start_range`), on any thread.",
+        end_range
+    ),
+];
+
+/// Whether `slf` (a `Domain`) sends nothing: no tool, or one that does
+/// not want this domain's events.
+///
+/// # Safety
+/// `slf` is a `Domain`; called from Python.
+unsafe fn off(slf: *mut ffi::PyObject) -> bool {
+    // SAFETY: see the safety section.
+    let py = unsafe { Python::assume_attached() };
+    let d = unsafe { Borrowed::from_ptr(py, slf).cast_unchecked::<Domain>() };
+    !crate::active() || !d.get().wanted
+}
+
+/// With nothing sent, an event call given its attributes (or nothing) by
+/// position answers `value` at once; a call of any other shape (keywords,
+/// an argument of another type) goes through the body, which checks it.
+///
+/// # Safety
+/// As [`Params::parse`]; `slf` is a `Domain`.
+unsafe fn event_off(
+    slf: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+    value: std::ffi::c_long,
+) -> Option<*mut ffi::PyObject> {
+    // SAFETY: see the safety section.
+    if !unsafe { off(slf) } || !kwnames.is_null() || nargs > 1 {
+        return None;
+    }
+    let py = unsafe { Python::assume_attached() };
+    if nargs == 1 {
+        let a = unsafe { Borrowed::from_ptr(py, *args) };
+        if !a.is_none() && !EventAttributes::is_exact_type_of(&a) {
+            return None;
+        }
+    }
+    // SAFETY: attached to Python; a small int or `None` never fails.
+    Some(match value {
+        NONE => py.None().into_ptr(),
+        _ => unsafe { ffi::PyLong_FromLong(value) },
+    })
+}
+
+/// [`event_off`]'s value for `None`.
+const NONE: std::ffi::c_long = std::ffi::c_long::MIN;
+
+unsafe fn mark_off(
+    slf: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> Option<*mut ffi::PyObject> {
+    // SAFETY: CPython's arguments to a `Domain` method.
+    unsafe { event_off(slf, args, nargs, kwnames, NONE) }
+}
+
+unsafe fn push_range_off(
+    slf: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> Option<*mut ffi::PyObject> {
+    // SAFETY: CPython's arguments to a `Domain` method.
+    unsafe { event_off(slf, args, nargs, kwnames, NO_TRACKING.into()) }
+}
+
+unsafe fn start_range_off(
+    slf: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> Option<*mut ffi::PyObject> {
+    // SAFETY: CPython's arguments to a `Domain` method.
+    unsafe { event_off(slf, args, nargs, kwnames, 0) }
+}
+
+unsafe fn pop_range_off(slf: *mut ffi::PyObject) -> Option<*mut ffi::PyObject> {
+    // SAFETY: CPython's argument to a `Domain` method; a small int never fails.
+    unsafe { off(slf) }.then(|| unsafe { ffi::PyLong_FromLong(NO_TRACKING.into()) })
+}
+
+/// The parameters of `mark`, `push_range` and `start_range`: the
+/// attributes, or (and) keywords that make or change them.
+const fn event_params(function: &'static str) -> Params {
+    Params {
+        function,
+        names: &["attributes", "message", "color", "category", "payload"],
+        positional: 1,
+        required: 0,
+    }
+}
+
+/// One event method's arguments: the domain (the method descriptor checked
+/// its type), the attributes if given (a `TypeError` if not
+/// `EventAttributes`), and the keywords.
+///
+/// # Safety
+/// As [`Params::parse`]; `slf` is a `Domain`.
+unsafe fn event_call<R>(
+    py: Python<'_>,
+    params: &Params,
+    (slf, args, nargs, kwnames): (
+        *mut ffi::PyObject,
+        *const *mut ffi::PyObject,
+        ffi::Py_ssize_t,
+        *mut ffi::PyObject,
+    ),
+    off: R,
+    call: impl FnOnce(&StaticDomain, &Attributes) -> Result<R, Error>,
+) -> PyResult<R> {
+    // SAFETY: see the safety section.
+    let [attributes, message, color, category, payload] =
+        unsafe { params.parse(py, args, nargs, kwnames) }?;
+    let slf = unsafe { Borrowed::from_ptr(py, slf).cast_unchecked::<Domain>() };
+    let attributes = attributes
+        .map(|a| Params::cast::<EventAttributes>("attributes", a))
+        .transpose()?;
+    let args = Args::new(
+        message.as_deref(),
+        color.as_deref(),
+        category.as_deref(),
+        payload.as_deref(),
+    );
+    Domain::event(&slf, attributes.as_deref(), args, off, call)
+}
+
+unsafe fn mark(
+    py: Python<'_>,
+    slf: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> PyResult<*mut ffi::PyObject> {
+    const PARAMS: Params = event_params("mark");
+    let vector = (slf, args, nargs, kwnames);
+    // SAFETY: CPython's arguments to a `Domain` method.
+    unsafe { event_call(py, &PARAMS, vector, (), |d, a| d.mark(a, Family::Domain)) }?;
+    Ok(py.None().into_ptr())
+}
+
+unsafe fn push_range(
+    py: Python<'_>,
+    slf: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> PyResult<*mut ffi::PyObject> {
+    const PARAMS: Params = event_params("push_range");
+    let vector = (slf, args, nargs, kwnames);
+    // SAFETY: CPython's arguments to a `Domain` method.
+    let depth = unsafe {
+        event_call(py, &PARAMS, vector, NO_TRACKING, |d, a| {
+            d.push(a, Family::Domain)
+        })
+    }?;
+    Ok(depth.into_pyobject(py)?.into_ptr())
+}
+
+unsafe fn start_range(
+    py: Python<'_>,
+    slf: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> PyResult<*mut ffi::PyObject> {
+    const PARAMS: Params = event_params("start_range");
+    let vector = (slf, args, nargs, kwnames);
+    // SAFETY: CPython's arguments to a `Domain` method.
+    let id = unsafe { event_call(py, &PARAMS, vector, 0, |d, a| d.start(a, Family::Domain)) }?;
+    Ok(id.into_pyobject(py)?.into_ptr())
+}
+
+unsafe fn pop_range(py: Python<'_>, slf: *mut ffi::PyObject) -> PyResult<*mut ffi::PyObject> {
+    // SAFETY: the method descriptor checked that `slf` is a `Domain`.
+    let slf = unsafe { Borrowed::from_ptr(py, slf).cast_unchecked::<Domain>() };
+    let d = slf.get();
+    let depth = match d.wanted {
+        false => NO_TRACKING,
+        true => {
+            name_thread_once(py);
+            checked(py, d.inner.pop(Family::Domain), NO_TRACKING)
+        }
+    };
+    Ok(depth.into_pyobject(py)?.into_ptr())
+}
+
+unsafe fn end_range(
+    py: Python<'_>,
+    slf: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> PyResult<*mut ffi::PyObject> {
+    const PARAMS: Params = Params {
+        function: "end_range",
+        names: &["range_id"],
+        positional: 1,
+        required: 1,
+    };
+    // SAFETY: CPython's arguments to a `Domain` method.
+    let [range_id] = unsafe { PARAMS.parse(py, args, nargs, kwnames) }?;
+    let range_id: u64 = Params::extract("range_id", range_id.expect("a required argument"))?;
+    // SAFETY: the method descriptor checked that `slf` is a `Domain`.
+    let slf = unsafe { Borrowed::from_ptr(py, slf).cast_unchecked::<Domain>() };
+    let d = slf.get();
+    if d.wanted {
+        name_thread_once(py);
+        checked(py, d.inner.end(range_id, Family::Domain), ());
+    }
+    Ok(py.None().into_ptr())
 }
 
 #[pymethods]
@@ -128,50 +376,6 @@ impl Domain {
         Domain::assign(slf, attributes, changes)
     }
 
-    /// An instantaneous event.
-    #[pyo3(signature = (attributes=None, *, message=None, color=None, category=None, payload=None))]
-    fn mark(
-        slf: &Bound<'_, Self>,
-        attributes: Option<&Bound<'_, EventAttributes>>,
-        message: Option<&Bound<'_, PyAny>>,
-        color: Option<&Bound<'_, PyAny>>,
-        category: Option<&Bound<'_, PyAny>>,
-        payload: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<()> {
-        let args = Args::new(message, color, category, payload);
-        Domain::event(slf, attributes, args, (), |d, a| d.mark(a, Family::Domain))
-    }
-
-    /// Opens a range on this OS thread; returns the tool's depth (-2 with no tool).
-    #[pyo3(signature = (attributes=None, *, message=None, color=None, category=None, payload=None))]
-    fn push_range(
-        slf: &Bound<'_, Self>,
-        attributes: Option<&Bound<'_, EventAttributes>>,
-        message: Option<&Bound<'_, PyAny>>,
-        color: Option<&Bound<'_, PyAny>>,
-        category: Option<&Bound<'_, PyAny>>,
-        payload: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<i32> {
-        let args = Args::new(message, color, category, payload);
-        Domain::event(slf, attributes, args, NO_TRACKING, |d, a| {
-            d.push(a, Family::Domain)
-        })
-    }
-
-    /// Starts a range that any thread may end; returns its id (0 with no tool).
-    #[pyo3(signature = (attributes=None, *, message=None, color=None, category=None, payload=None))]
-    fn start_range(
-        slf: &Bound<'_, Self>,
-        attributes: Option<&Bound<'_, EventAttributes>>,
-        message: Option<&Bound<'_, PyAny>>,
-        color: Option<&Bound<'_, PyAny>>,
-        category: Option<&Bound<'_, PyAny>>,
-        payload: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<u64> {
-        let args = Args::new(message, color, category, payload);
-        Domain::event(slf, attributes, args, 0, |d, a| d.start(a, Family::Domain))
-    }
-
     /// A counter in this domain (NVIDIA's `Domain.get_counter`): an
     /// `Int64Counter` for `int`, a `Float64Counter` for `float`; made once
     /// per name and type, then the same object (see `nvtxr.counters`).
@@ -199,23 +403,6 @@ impl Domain {
             return 0;
         }
         nvtxr_engine::payloads::timestamp()
-    }
-
-    /// Closes this OS thread's innermost range in this domain.
-    fn pop_range(&self, py: Python<'_>) -> i32 {
-        if !self.wanted {
-            return NO_TRACKING;
-        }
-        name_thread_once(py);
-        checked(py, self.inner.pop(Family::Domain), NO_TRACKING)
-    }
-
-    /// Ends the range `range_id` (from `start_range`), on any thread.
-    fn end_range(&self, py: Python<'_>, range_id: u64) {
-        if self.wanted {
-            name_thread_once(py);
-            checked(py, self.inner.end(range_id, Family::Domain), ());
-        }
     }
 }
 

@@ -10,6 +10,7 @@ mod attributes;
 mod classes;
 mod counters;
 mod domain;
+mod fastcall;
 mod functions;
 mod profile;
 mod tasks;
@@ -17,7 +18,7 @@ mod threads;
 mod values;
 mod writer;
 
-use annotation::{_call, _end, _pop, _push, _start, annotate};
+use annotation::{_end, _pop, _push, _start, annotate};
 use classes::{Domain, EventAttributes, RegisteredString};
 use counters::{
     _counter_batch_bytes, _counter_register, _counter_sample_bytes, _counter_sample_float,
@@ -111,9 +112,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         .call_method("register_at_fork", (), Some(&hook))?;
     m.add_function(forked)?;
     m.add_class::<Domain>()?;
+    fastcall::add_methods(&m.py().get_type::<Domain>(), &domain::METHODS)?;
     m.add_class::<RegisteredString>()?;
     m.add_class::<EventAttributes>()?;
     m.add_class::<annotate>()?;
+    fastcall::add_methods(&m.py().get_type::<annotate>(), &annotation::METHODS)?;
     m.add_class::<profile::Profiler>()?;
     m.add_function(wrap_pyfunction!(_command, m)?)?;
     m.add_function(wrap_pyfunction!(get_domain, m)?)?;
@@ -131,7 +134,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_pop, m)?)?;
     m.add_function(wrap_pyfunction!(_start, m)?)?;
     m.add_function(wrap_pyfunction!(_end, m)?)?;
-    m.add_function(wrap_pyfunction!(_call, m)?)?;
+    fastcall::add_functions(m, &annotation::FUNCTIONS)?;
     m.add_function(wrap_pyfunction!(_text_mark, m)?)?;
     m.add_function(wrap_pyfunction!(_text_push, m)?)?;
     m.add_function(wrap_pyfunction!(_text_start, m)?)?;
