@@ -34,6 +34,14 @@ impl<'a, 'py> Args<'a, 'py> {
         )
     }
 
+    /// Whether any argument is given.
+    pub(crate) fn any(&self) -> bool {
+        self.message.is_some()
+            || self.color.is_some()
+            || self.category.is_some()
+            || self.payload.is_some()
+    }
+
     pub fn new(
         message: Option<&'a Bound<'py, PyAny>>,
         color: Option<&'a Bound<'py, PyAny>>,

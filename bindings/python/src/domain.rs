@@ -32,7 +32,10 @@ impl Domain {
         let a: &EventAttributes = match attributes {
             Some(a) => {
                 // Keywords beside attributes change them first, as NVIDIA's do.
-                Domain::assign(slf, a, args.not_none())?;
+                let changes = args.not_none();
+                if changes.any() {
+                    Domain::assign(slf, a, changes)?;
+                }
                 given = a.borrow();
                 &given
             }
@@ -83,6 +86,7 @@ pub(crate) const METHODS: [Def; 5] = [
 ///
 /// # Safety
 /// `slf` is a `Domain`; called from Python.
+#[inline(always)]
 unsafe fn off(slf: *mut ffi::PyObject) -> bool {
     // SAFETY: see the safety section.
     let py = unsafe { Python::assume_attached() };
@@ -96,6 +100,7 @@ unsafe fn off(slf: *mut ffi::PyObject) -> bool {
 ///
 /// # Safety
 /// As [`Params::parse`]; `slf` is a `Domain`.
+#[inline(always)]
 unsafe fn event_off(
     slf: *mut ffi::PyObject,
     args: *const *mut ffi::PyObject,

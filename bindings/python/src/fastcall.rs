@@ -201,6 +201,7 @@ impl Params {
     /// # Safety
     /// `args` holds `nargs` positional arguments and then one per name of
     /// the tuple `kwnames` (or NULL), as CPython passes them.
+    #[inline]
     pub(crate) unsafe fn parse<'a, 'py, const N: usize>(
         &self,
         py: Python<'py>,
@@ -287,6 +288,7 @@ impl Params {
 
     /// Argument `name`'s value as a `T` object; a `TypeError` naming the
     /// argument (as PyO3's) if it is not one.
+    #[inline]
     pub(crate) fn cast<'a, 'py, T: PyTypeInfo>(
         name: &str,
         value: Borrowed<'a, 'py, PyAny>,

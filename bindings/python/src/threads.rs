@@ -23,13 +23,13 @@ thread_local! {
 /// process, at its first NVTX call of any kind (with a tool: without one
 /// there is nobody to tell).
 pub(crate) fn name_thread_once(py: Python<'_>) {
-    if !crate::active() {
+    // The common case first: this thread was named in this process.
+    let generation = FORK_GENERATION.load(Ordering::Relaxed);
+    if THREAD_NAMED.get() == generation || !crate::active() {
         return;
     }
-    let generation = FORK_GENERATION.load(Ordering::Relaxed);
-    if THREAD_NAMED.with(|n| n.replace(generation)) == generation
-        || !NAME_THREADS.load(Ordering::Relaxed)
-    {
+    THREAD_NAMED.set(generation);
+    if !NAME_THREADS.load(Ordering::Relaxed) {
         return;
     }
     let name = py
