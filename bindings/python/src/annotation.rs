@@ -4,7 +4,7 @@
 use crate::attributes::refresh;
 use crate::classes::{Args, Domain, EventAttributes};
 use crate::domain::get_domain;
-use crate::fastcall::{fast, noargs, Def, Params};
+use crate::fastcall::{fast, noargs, Def, Params, Vector};
 use crate::threads::name_thread_once;
 use crate::{checked, tasks};
 use nvtx_protocol::NO_PUSH_POP_TRACKING as NO_TRACKING;
@@ -269,14 +269,9 @@ unsafe fn enter_off(slf: *mut ffi::PyObject) -> Option<*mut ffi::PyObject> {
 
 /// `__exit__` sending nothing, with at most its three arguments by
 /// position: returns `False` at once.
-unsafe fn exit_off(
-    slf: *mut ffi::PyObject,
-    _args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> Option<*mut ffi::PyObject> {
+unsafe fn exit_off(v: Vector) -> Option<*mut ffi::PyObject> {
     // SAFETY: CPython's arguments to an `annotate` method.
-    (kwnames.is_null() && nargs <= 3 && unsafe { off(slf) }).then(|| {
+    (v.at_most(3) && unsafe { off(v.slf) }).then(|| {
         // SAFETY: attached to Python (see `off`).
         let py = unsafe { Python::assume_attached() };
         false.into_pyobject(py).unwrap().to_owned().into_ptr()
@@ -304,13 +299,7 @@ unsafe fn enter(py: Python<'_>, slf: *mut ffi::PyObject) -> PyResult<*mut ffi::P
 
 /// `__exit__`: closes the range. Its arguments (optional: `__exit__()` may
 /// be called by hand) are not looked at.
-unsafe fn exit(
-    py: Python<'_>,
-    slf: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> PyResult<*mut ffi::PyObject> {
+unsafe fn exit(py: Python<'_>, v: Vector) -> PyResult<*mut ffi::PyObject> {
     const PARAMS: Params = Params {
         function: "__exit__",
         names: &["_kind", "_value", "_traceback"],
@@ -318,9 +307,8 @@ unsafe fn exit(
         required: 0,
     };
     // SAFETY: CPython's arguments to an `annotate` method.
-    let [_, _, _] = unsafe { PARAMS.parse(py, args, nargs, kwnames) }?;
-    // SAFETY: the method descriptor checked that `slf` is an `annotate`.
-    let slf = unsafe { Borrowed::from_ptr(py, slf).cast_unchecked::<annotate>() };
+    let [_, _, _] = unsafe { PARAMS.parse(py, v) }?;
+    let slf = unsafe { v.object::<annotate>(py) };
     if let Some(a) = &slf.borrow().attributes {
         let domain = a.borrow(py).domain();
         match tasks::in_event_loop(py)?
@@ -347,13 +335,7 @@ pub(crate) const FUNCTIONS: [Def; 1] = [fast!(
 /// of three. The range is popped whether `func` returns or raises. `_spec`
 /// (the attributes as plain values) is for the `torch.compile` stand-in of
 /// this call (`nvtxr._compile`), not read here.
-unsafe fn call(
-    py: Python<'_>,
-    _module: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> PyResult<*mut ffi::PyObject> {
+unsafe fn call(py: Python<'_>, v: Vector) -> PyResult<*mut ffi::PyObject> {
     const PARAMS: Params = Params {
         function: "_call",
         names: &["a", "func", "args", "kwargs", "_spec"],
@@ -361,7 +343,7 @@ unsafe fn call(
         required: 3,
     };
     // SAFETY: CPython's arguments to a module function.
-    let [a, func, args, kwargs, _] = unsafe { PARAMS.parse(py, args, nargs, kwnames) }?;
+    let [a, func, args, kwargs, _] = unsafe { PARAMS.parse(py, v) }?;
     let required = "a required argument";
     let a = Params::cast::<EventAttributes>("a", a.expect(required))?;
     let func = func.expect(required);

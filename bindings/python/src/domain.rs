@@ -3,7 +3,7 @@
 
 use crate::checked;
 use crate::classes::{Args, Domain, EventAttributes, RegisteredString};
-use crate::fastcall::{fast, noargs, Def, Params};
+use crate::fastcall::{fast, noargs, Def, Params, Vector};
 use crate::threads::name_thread_once;
 use nvtx_protocol::NO_PUSH_POP_TRACKING as NO_TRACKING;
 use nvtxr_engine::statics::{Attributes, Family, StaticDomain};
@@ -95,26 +95,21 @@ unsafe fn off(slf: *mut ffi::PyObject) -> bool {
 }
 
 /// With nothing sent, an event call given its attributes (or nothing) by
-/// position answers `value` at once; a call of any other shape (keywords,
-/// an argument of another type) goes through the body, which checks it.
+/// position answers `value` (`None` for [`NONE`]) at once; a call of any
+/// other shape (keywords, an argument of another type) goes through the
+/// body, which checks it.
 ///
 /// # Safety
-/// As [`Params::parse`]; `slf` is a `Domain`.
+/// `v` is CPython's arguments to a `Domain` method.
 #[inline(always)]
-unsafe fn event_off(
-    slf: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-    value: std::ffi::c_long,
-) -> Option<*mut ffi::PyObject> {
+unsafe fn event_off(v: Vector, value: std::ffi::c_long) -> Option<*mut ffi::PyObject> {
     // SAFETY: see the safety section.
-    if !unsafe { off(slf) } || !kwnames.is_null() || nargs > 1 {
+    if !unsafe { off(v.slf) } || !v.at_most(1) {
         return None;
     }
     let py = unsafe { Python::assume_attached() };
-    if nargs == 1 {
-        let a = unsafe { Borrowed::from_ptr(py, *args) };
+    if v.nargs == 1 {
+        let a = unsafe { v.first(py) };
         if !a.is_none() && !EventAttributes::is_exact_type_of(&a) {
             return None;
         }
@@ -129,74 +124,45 @@ unsafe fn event_off(
 /// [`event_off`]'s value for `None`.
 const NONE: std::ffi::c_long = std::ffi::c_long::MIN;
 
-unsafe fn mark_off(
-    slf: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> Option<*mut ffi::PyObject> {
-    // SAFETY: CPython's arguments to a `Domain` method.
-    unsafe { event_off(slf, args, nargs, kwnames, NONE) }
+// SAFETY (the `*_off` functions): CPython's arguments to a `Domain` method.
+unsafe fn mark_off(v: Vector) -> Option<*mut ffi::PyObject> {
+    unsafe { event_off(v, NONE) }
 }
 
-unsafe fn push_range_off(
-    slf: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> Option<*mut ffi::PyObject> {
-    // SAFETY: CPython's arguments to a `Domain` method.
-    unsafe { event_off(slf, args, nargs, kwnames, NO_TRACKING.into()) }
+unsafe fn push_range_off(v: Vector) -> Option<*mut ffi::PyObject> {
+    unsafe { event_off(v, NO_TRACKING.into()) }
 }
 
-unsafe fn start_range_off(
-    slf: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> Option<*mut ffi::PyObject> {
-    // SAFETY: CPython's arguments to a `Domain` method.
-    unsafe { event_off(slf, args, nargs, kwnames, 0) }
+unsafe fn start_range_off(v: Vector) -> Option<*mut ffi::PyObject> {
+    unsafe { event_off(v, 0) }
 }
 
 unsafe fn pop_range_off(slf: *mut ffi::PyObject) -> Option<*mut ffi::PyObject> {
-    // SAFETY: CPython's argument to a `Domain` method; a small int never fails.
+    // A small int never fails.
     unsafe { off(slf) }.then(|| unsafe { ffi::PyLong_FromLong(NO_TRACKING.into()) })
 }
 
-/// The parameters of `mark`, `push_range` and `start_range`: the
-/// attributes, or (and) keywords that make or change them.
-const fn event_params(function: &'static str) -> Params {
-    Params {
+/// One event method (`mark`, `push_range`, `start_range`): the attributes
+/// (a `TypeError` if not `EventAttributes`), or (and) keywords that make or
+/// change them; the tool's answer, or `off` with nothing sent.
+///
+/// # Safety
+/// `v` is CPython's arguments to a `Domain` method.
+unsafe fn event_call<R>(
+    py: Python<'_>,
+    function: &'static str,
+    v: Vector,
+    off: R,
+    call: impl FnOnce(&StaticDomain, &Attributes) -> Result<R, Error>,
+) -> PyResult<R> {
+    let params = Params {
         function,
         names: &["attributes", "message", "color", "category", "payload"],
         positional: 1,
         required: 0,
-    }
-}
-
-/// One event method's arguments: the domain (the method descriptor checked
-/// its type), the attributes if given (a `TypeError` if not
-/// `EventAttributes`), and the keywords.
-///
-/// # Safety
-/// As [`Params::parse`]; `slf` is a `Domain`.
-unsafe fn event_call<R>(
-    py: Python<'_>,
-    params: &Params,
-    (slf, args, nargs, kwnames): (
-        *mut ffi::PyObject,
-        *const *mut ffi::PyObject,
-        ffi::Py_ssize_t,
-        *mut ffi::PyObject,
-    ),
-    off: R,
-    call: impl FnOnce(&StaticDomain, &Attributes) -> Result<R, Error>,
-) -> PyResult<R> {
+    };
     // SAFETY: see the safety section.
-    let [attributes, message, color, category, payload] =
-        unsafe { params.parse(py, args, nargs, kwnames) }?;
-    let slf = unsafe { Borrowed::from_ptr(py, slf).cast_unchecked::<Domain>() };
+    let [attributes, message, color, category, payload] = unsafe { params.parse(py, v) }?;
     let attributes = attributes
         .map(|a| Params::cast::<EventAttributes>("attributes", a))
         .transpose()?;
@@ -206,57 +172,29 @@ unsafe fn event_call<R>(
         category.as_deref(),
         payload.as_deref(),
     );
+    let slf = unsafe { v.object::<Domain>(py) };
     Domain::event(&slf, attributes.as_deref(), args, off, call)
 }
 
-unsafe fn mark(
-    py: Python<'_>,
-    slf: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> PyResult<*mut ffi::PyObject> {
-    const PARAMS: Params = event_params("mark");
-    let vector = (slf, args, nargs, kwnames);
-    // SAFETY: CPython's arguments to a `Domain` method.
-    unsafe { event_call(py, &PARAMS, vector, (), |d, a| d.mark(a, Family::Domain)) }?;
+// SAFETY (the bodies): CPython's arguments to a `Domain` method.
+unsafe fn mark(py: Python<'_>, v: Vector) -> PyResult<*mut ffi::PyObject> {
+    unsafe { event_call(py, "mark", v, (), |d, a| d.mark(a, Family::Domain)) }?;
     Ok(py.None().into_ptr())
 }
 
-unsafe fn push_range(
-    py: Python<'_>,
-    slf: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> PyResult<*mut ffi::PyObject> {
-    const PARAMS: Params = event_params("push_range");
-    let vector = (slf, args, nargs, kwnames);
-    // SAFETY: CPython's arguments to a `Domain` method.
-    let depth = unsafe {
-        event_call(py, &PARAMS, vector, NO_TRACKING, |d, a| {
-            d.push(a, Family::Domain)
-        })
-    }?;
+unsafe fn push_range(py: Python<'_>, v: Vector) -> PyResult<*mut ffi::PyObject> {
+    let push = |d: &StaticDomain, a: &Attributes| d.push(a, Family::Domain);
+    let depth = unsafe { event_call(py, "push_range", v, NO_TRACKING, push) }?;
     Ok(depth.into_pyobject(py)?.into_ptr())
 }
 
-unsafe fn start_range(
-    py: Python<'_>,
-    slf: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> PyResult<*mut ffi::PyObject> {
-    const PARAMS: Params = event_params("start_range");
-    let vector = (slf, args, nargs, kwnames);
-    // SAFETY: CPython's arguments to a `Domain` method.
-    let id = unsafe { event_call(py, &PARAMS, vector, 0, |d, a| d.start(a, Family::Domain)) }?;
+unsafe fn start_range(py: Python<'_>, v: Vector) -> PyResult<*mut ffi::PyObject> {
+    let start = |d: &StaticDomain, a: &Attributes| d.start(a, Family::Domain);
+    let id = unsafe { event_call(py, "start_range", v, 0, start) }?;
     Ok(id.into_pyobject(py)?.into_ptr())
 }
 
 unsafe fn pop_range(py: Python<'_>, slf: *mut ffi::PyObject) -> PyResult<*mut ffi::PyObject> {
-    // SAFETY: the method descriptor checked that `slf` is a `Domain`.
     let slf = unsafe { Borrowed::from_ptr(py, slf).cast_unchecked::<Domain>() };
     let d = slf.get();
     let depth = match d.wanted {
@@ -269,24 +207,16 @@ unsafe fn pop_range(py: Python<'_>, slf: *mut ffi::PyObject) -> PyResult<*mut ff
     Ok(depth.into_pyobject(py)?.into_ptr())
 }
 
-unsafe fn end_range(
-    py: Python<'_>,
-    slf: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> PyResult<*mut ffi::PyObject> {
+unsafe fn end_range(py: Python<'_>, v: Vector) -> PyResult<*mut ffi::PyObject> {
     const PARAMS: Params = Params {
         function: "end_range",
         names: &["range_id"],
         positional: 1,
         required: 1,
     };
-    // SAFETY: CPython's arguments to a `Domain` method.
-    let [range_id] = unsafe { PARAMS.parse(py, args, nargs, kwnames) }?;
+    let [range_id] = unsafe { PARAMS.parse(py, v) }?;
     let range_id: u64 = Params::extract("range_id", range_id.expect("a required argument"))?;
-    // SAFETY: the method descriptor checked that `slf` is a `Domain`.
-    let slf = unsafe { Borrowed::from_ptr(py, slf).cast_unchecked::<Domain>() };
+    let slf = unsafe { v.object::<Domain>(py) };
     let d = slf.get();
     if d.wanted {
         name_thread_once(py);

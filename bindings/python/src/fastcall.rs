@@ -40,16 +40,47 @@ pub(crate) enum Entry {
     Fast(ffi::PyCFunctionFastWithKeywords),
 }
 
-/// What a [`Entry::Fast`] entry runs in PyO3's trampoline.
-pub(crate) type FastBody = for<'py> unsafe fn(
-    Python<'py>,
-    *mut ffi::PyObject,
-    *const *mut ffi::PyObject,
-    ffi::Py_ssize_t,
-    *mut ffi::PyObject,
-) -> PyResult<*mut ffi::PyObject>;
+/// A vector call's arguments, as CPython passes them to an entry: the
+/// object (`self`, or the module), `nargs` positional arguments in `args`
+/// and then one per name of the tuple `kwnames` (or NULL: none).
+#[derive(Clone, Copy)]
+pub(crate) struct Vector {
+    pub slf: *mut ffi::PyObject,
+    pub args: *const *mut ffi::PyObject,
+    pub nargs: ffi::Py_ssize_t,
+    pub kwnames: *mut ffi::PyObject,
+}
 
-/// What a [`Entry::NoArgs`] entry runs in PyO3's trampoline.
+impl Vector {
+    /// `self` as a `T`.
+    ///
+    /// # Safety
+    /// `slf` is a `T` (a method descriptor checks its object's type before
+    /// the entry runs); called from Python.
+    pub(crate) unsafe fn object<'a, 'py, T>(&self, py: Python<'py>) -> Borrowed<'a, 'py, T> {
+        // SAFETY: see the safety section.
+        unsafe { Borrowed::from_ptr(py, self.slf).cast_unchecked::<T>() }
+    }
+
+    /// The first positional argument (`nargs` is at least 1).
+    ///
+    /// # Safety
+    /// As [`Vector::object`], with `nargs >= 1`.
+    pub(crate) unsafe fn first<'a, 'py>(&self, py: Python<'py>) -> Borrowed<'a, 'py, PyAny> {
+        // SAFETY: see the safety section.
+        unsafe { Borrowed::from_ptr(py, *self.args) }
+    }
+
+    /// Whether the call has no keywords and at most `n` positional arguments.
+    pub(crate) fn at_most(&self, n: ffi::Py_ssize_t) -> bool {
+        self.kwnames.is_null() && self.nargs <= n
+    }
+}
+
+/// What a [`Entry::Fast`] entry runs in PyO3's trampoline.
+pub(crate) type FastBody = unsafe fn(Python<'_>, Vector) -> PyResult<*mut ffi::PyObject>;
+
+/// What a [`Entry::NoArgs`] entry runs in PyO3's trampoline (its object).
 pub(crate) type NoArgsBody =
     for<'py> unsafe fn(Python<'py>, *mut ffi::PyObject) -> PyResult<*mut ffi::PyObject>;
 
@@ -57,14 +88,9 @@ pub(crate) type NoArgsBody =
 /// costs about 55 instructions a call): the result, or `None` for the
 /// body to answer. It reads fields and compares pointers, and returns a
 /// constant: it cannot fail, panic, or drop a `Py`.
-pub(crate) type FastOff = unsafe fn(
-    *mut ffi::PyObject,
-    *const *mut ffi::PyObject,
-    ffi::Py_ssize_t,
-    *mut ffi::PyObject,
-) -> Option<*mut ffi::PyObject>;
+pub(crate) type FastOff = unsafe fn(Vector) -> Option<*mut ffi::PyObject>;
 
-/// [`FastOff`] for a no-argument entry.
+/// [`FastOff`] for a no-argument entry (its object).
 pub(crate) type NoArgsOff = unsafe fn(*mut ffi::PyObject) -> Option<*mut ffi::PyObject>;
 
 /// A [`Def`] of a vector-call entry running `$body` (a [`FastBody`]). With
@@ -80,15 +106,27 @@ macro_rules! fast {
         ) -> *mut pyo3::ffi::PyObject {
             $(
                 const OFF: $crate::fastcall::FastOff = $off;
+                let vector = $crate::fastcall::Vector { slf, args, nargs, kwnames };
                 // SAFETY: CPython's arguments, as `OFF` takes them.
-                if let Some(answer) = unsafe { OFF(slf, args, nargs, kwnames) } {
+                if let Some(answer) = unsafe { OFF(vector) } {
                     return answer;
                 }
             )?
-            const BODY: $crate::fastcall::FastBody = $body;
+            unsafe fn body(
+                py: pyo3::Python<'_>,
+                slf: *mut pyo3::ffi::PyObject,
+                args: *const *mut pyo3::ffi::PyObject,
+                nargs: pyo3::ffi::Py_ssize_t,
+                kwnames: *mut pyo3::ffi::PyObject,
+            ) -> pyo3::PyResult<*mut pyo3::ffi::PyObject> {
+                const BODY: $crate::fastcall::FastBody = $body;
+                let vector = $crate::fastcall::Vector { slf, args, nargs, kwnames };
+                // SAFETY: CPython's arguments, as `BODY` takes them.
+                unsafe { BODY(py, vector) }
+            }
             // SAFETY: CPython calls it with a vector call's arguments.
             unsafe {
-                pyo3::impl_::trampoline::fastcall_with_keywords(slf, args, nargs, kwnames, BODY)
+                pyo3::impl_::trampoline::fastcall_with_keywords(slf, args, nargs, kwnames, body)
             }
         }
         $crate::fastcall::Def {
@@ -199,16 +237,19 @@ impl Params {
     /// a `TypeError` worded as CPython's for a call that does not fit.
     ///
     /// # Safety
-    /// `args` holds `nargs` positional arguments and then one per name of
-    /// the tuple `kwnames` (or NULL), as CPython passes them.
+    /// `v` is a vector call's arguments as CPython passes them.
     #[inline]
     pub(crate) unsafe fn parse<'a, 'py, const N: usize>(
         &self,
         py: Python<'py>,
-        args: *const *mut ffi::PyObject,
-        nargs: ffi::Py_ssize_t,
-        kwnames: *mut ffi::PyObject,
+        v: Vector,
     ) -> PyResult<[Arg<'a, 'py>; N]> {
+        let Vector {
+            args,
+            nargs,
+            kwnames,
+            ..
+        } = v;
         debug_assert_eq!(N, self.names.len());
         let nargs = nargs as usize;
         // Parameter `j`'s value, the `i`th of the vector.
