@@ -11,7 +11,7 @@
 //! `METH_NOARGS`) entries:
 //! - with no tool, a call of the common shape (its arguments by position,
 //!   of the right types) is answered at once by the entry's `off` function,
-//!   which reads a few fields and compares pointers (461 instructions);
+//!   which reads a few fields and compares pointers (454 instructions);
 //! - otherwise the arguments are read by position, keywords only when
 //!   there are some ([`Params::parse`]), in PyO3's own trampoline (the one
 //!   its generated entries use: a panic becomes `PanicException`, an error
