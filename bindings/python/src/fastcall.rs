@@ -1,7 +1,7 @@
-//! Hand-written entries for the hot calls (`Domain.mark`, `push_range`,
-//! `pop_range`, `start_range`, `end_range`, `annotate.__enter__` and
-//! `__exit__`, and `_call`, what `@annotate` wraps a call in), with
-//! NVIDIA's signatures.
+//! Hand-written entries for the hot calls (the module's and `Domain`'s
+//! `mark`, `push_range`, `pop_range`, `start_range` and `end_range`,
+//! `annotate.__enter__` and `__exit__`, and `_call`, what `@annotate` wraps a
+//! call in), with NVIDIA's signatures.
 //!
 //! PyO3's generated entries spend about 120 instructions per call before
 //! nvtxr's code runs (every parameter extracted into a table, a type lookup

@@ -2,15 +2,17 @@
 //! `torch.cuda.nvtx` makes, and the tool's status.
 
 use crate::checked;
-use crate::classes::{Args, Domain};
+use crate::classes::{Args, Domain, EventAttributes};
 use crate::domain::get_domain;
+use crate::fastcall::{fast, Def, Params, Vector};
 use crate::threads::name_thread_once;
 use crate::values::warn;
 use nvtx_protocol::NO_PUSH_POP_TRACKING as NO_TRACKING;
 use nvtxr_engine::loader;
 use nvtxr_engine::statics::{Attributes, Family, StaticDomain, Text};
+use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::PyString;
+use pyo3::types::{PyString, PyTuple};
 
 /// The domain named `domain` (`None`: the default) for an event, the
 /// calling thread named first; `None` when the event goes nowhere (no tool,
@@ -27,93 +29,278 @@ fn event_domain(
     Ok(d.get().wanted.then_some(d))
 }
 
-/// Module-level event functions: `domain` by name (`None`: the default).
-macro_rules! module_fn {
-    ($(#[$doc:meta])* $name:ident, $call:ident, $ret:ty, $off:expr, $default_color:expr) => {
-        $(#[$doc])*
-        #[pyfunction]
-        #[pyo3(signature = (message=None, color=$default_color, domain=None, category=None, payload=None))]
-        pub(crate) fn $name(
-            py: Python<'_>,
-            message: Option<&Bound<'_, PyAny>>,
-            color: Option<&Bound<'_, PyAny>>,
-            domain: Option<&Bound<'_, PyString>>,
-            category: Option<&Bound<'_, PyAny>>,
-            payload: Option<&Bound<'_, PyAny>>,
-        ) -> PyResult<$ret> {
-            let Some(d) = event_domain(py, domain)? else {
-                return Ok($off);
-            };
-            let d = d.bind(py);
-            let a = Domain::resolve(d, Args::new(message, color, category, payload))?;
-            Ok(checked(py, d.get().inner.$call(&a.attributes(), Family::Domain), $off))
+/// The module-level event functions (see `fastcall`); PyO3 makes the others.
+pub(crate) const FUNCTIONS: [Def; 5] = [
+    fast!(
+        c"mark",
+        c"mark(message=None, color=None, domain=None, category=None, payload=None)\n--\n\nAn instantaneous event (default color blue).",
+        mark,
+        off = mark_off
+    ),
+    fast!(
+        c"push_range",
+        c"push_range(message=None, color=None, domain=None, category=None, payload=None)\n--\n\nOpens a range on this OS thread; returns the tool's depth (-2 with no tool).",
+        push_range,
+        off = push_range_off
+    ),
+    fast!(
+        c"start_range",
+        c"start_range(message=None, color=None, domain=None, category=None, payload=None)\n--\n\nStarts a range that any thread may end: returns a handle for `end_range` (`None` with no tool).",
+        start_range,
+        off = start_range_off
+    ),
+    fast!(
+        c"pop_range",
+        c"pop_range(domain=None)\n--\n\nCloses this OS thread's innermost range in `domain`; returns the tool's depth (-2 with no tool).",
+        pop_range,
+        off = pop_range_off
+    ),
+    fast!(
+        c"end_range",
+        c"end_range(range_id)\n--\n\nEnds a range from `start_range`, on any thread; `None` is ignored, and anything else that is not such a range is ignored with a warning.",
+        end_range,
+        off = end_range_off
+    ),
+];
+
+/// The event functions' parameters, in order; `domain` is the third.
+const EVENT_NAMES: [&str; 5] = ["message", "color", "domain", "category", "payload"];
+const DOMAIN: usize = 2;
+
+/// [`EVENT_NAMES`] as interned `str`s (made at the module's start, so that
+/// reading them never fails): Python interns the keywords of the calls it
+/// compiles, so a keyword is found by identity.
+static INTERNED: std::sync::OnceLock<[Py<PyString>; 5]> = std::sync::OnceLock::new();
+
+/// Makes [`INTERNED`]; called once, when the module starts.
+pub(crate) fn intern_names(py: Python<'_>) {
+    INTERNED.get_or_init(|| EVENT_NAMES.map(|n| PyString::intern(py, n).unbind()));
+}
+
+/// With no tool, whether a call of an event function needs no checking
+/// beyond what its body would do with no tool: at most `positional`
+/// arguments, keywords among the first `positional` names (found by
+/// identity, none given twice), and `domain`, if among them and given, a
+/// `str` or `None`. A call of any other shape goes to the body, which
+/// checks it the same way.
+///
+/// # Safety
+/// `v` is CPython's arguments to a module function; called from Python.
+#[inline(always)]
+unsafe fn plain_call(v: Vector, positional: usize) -> bool {
+    let Some(names) = INTERNED.get() else {
+        return false;
+    };
+    let py = unsafe { Python::assume_attached() };
+    let nargs = v.nargs as usize;
+    if nargs > positional {
+        return false;
+    }
+    let domain_ok = |value: Borrowed<'_, '_, PyAny>| {
+        value.is_none() || value.is_exact_instance_of::<PyString>()
+    };
+    if positional > DOMAIN && nargs > DOMAIN {
+        // SAFETY: within the vector.
+        if !domain_ok(unsafe { Borrowed::from_ptr(py, *v.args.add(DOMAIN)) }) {
+            return false;
         }
-    };
+    }
+    if v.kwnames.is_null() {
+        return true;
+    }
+    // SAFETY: CPython passes a tuple of `str`.
+    let kwnames = unsafe { Borrowed::from_ptr(py, v.kwnames).cast_unchecked::<PyTuple>() };
+    for (k, key) in kwnames.iter_borrowed().enumerate() {
+        let Some(j) = names[..positional]
+            .iter()
+            .position(|n| n.as_ptr() == key.as_ptr())
+        else {
+            return false;
+        };
+        // SAFETY: within the vector.
+        let value = unsafe { Borrowed::from_ptr(py, *v.args.add(nargs + k)) };
+        if j < nargs || (j == DOMAIN && !domain_ok(value)) {
+            return false;
+        }
+    }
+    true
 }
 
-module_fn!(
-    /// An instantaneous event (default color blue).
-    mark, mark, (), (), None
-);
-module_fn!(
-    /// Opens a range on this OS thread; returns the tool's depth (-2 with no tool).
-    push_range, push, i32, NO_TRACKING, None
-);
+/// With no tool, an event function's plain call answers `value` (`None`
+/// for [`NONE`]).
+///
+/// # Safety
+/// As [`plain_call`].
+#[inline(always)]
+unsafe fn event_off(
+    v: Vector,
+    positional: usize,
+    value: std::ffi::c_long,
+) -> Option<*mut ffi::PyObject> {
+    if crate::active() || !unsafe { plain_call(v, positional) } {
+        return None;
+    }
+    // SAFETY: attached to Python; a small int or `None` never fails.
+    let py = unsafe { Python::assume_attached() };
+    Some(match value {
+        NONE => py.None().into_ptr(),
+        _ => unsafe { ffi::PyLong_FromLong(value) },
+    })
+}
 
-/// Starts a range that any thread may end: returns a handle for `end_range`
-/// (`None` with no tool).
-#[pyfunction]
-#[pyo3(signature = (message=None, color=None, domain=None, category=None, payload=None))]
-pub(crate) fn start_range(
+/// [`event_off`]'s value for `None`.
+const NONE: std::ffi::c_long = std::ffi::c_long::MIN;
+
+// SAFETY (the `*_off` functions): CPython's arguments to a module function.
+unsafe fn mark_off(v: Vector) -> Option<*mut ffi::PyObject> {
+    unsafe { event_off(v, 5, NONE) }
+}
+
+unsafe fn push_range_off(v: Vector) -> Option<*mut ffi::PyObject> {
+    unsafe { event_off(v, 5, NO_TRACKING.into()) }
+}
+
+unsafe fn start_range_off(v: Vector) -> Option<*mut ffi::PyObject> {
+    unsafe { event_off(v, 5, NONE) }
+}
+
+/// `pop_range(domain=None)`: its one parameter is the third of
+/// [`EVENT_NAMES`], so its plain calls are checked apart.
+unsafe fn pop_range_off(v: Vector) -> Option<*mut ffi::PyObject> {
+    if crate::active() || !v.at_most(1) {
+        return None;
+    }
+    let py = unsafe { Python::assume_attached() };
+    if v.nargs == 1 {
+        let domain = unsafe { v.first(py) };
+        if !domain.is_none() && !domain.is_exact_instance_of::<PyString>() {
+            return None;
+        }
+    }
+    // SAFETY: a small int never fails.
+    Some(unsafe { ffi::PyLong_FromLong(NO_TRACKING.into()) })
+}
+
+/// `end_range(range_id)` with no tool ignores its argument.
+unsafe fn end_range_off(v: Vector) -> Option<*mut ffi::PyObject> {
+    let py = unsafe { Python::assume_attached() };
+    (!crate::active() && v.kwnames.is_null() && v.nargs == 1).then(|| py.None().into_ptr())
+}
+
+/// An event function's call: `send` given its domain (by name, `None`: the
+/// default) and its attributes resolved from the keywords; `off` when the
+/// event goes nowhere.
+///
+/// # Safety
+/// `v` is CPython's arguments to a module function.
+unsafe fn event_call<R>(
     py: Python<'_>,
-    message: Option<&Bound<'_, PyAny>>,
-    color: Option<&Bound<'_, PyAny>>,
-    domain: Option<&Bound<'_, PyString>>,
-    category: Option<&Bound<'_, PyAny>>,
-    payload: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Option<(u64, Py<Domain>)>> {
-    let Some(d) = event_domain(py, domain)? else {
-        return Ok(None);
+    function: &'static str,
+    v: Vector,
+    off: R,
+    send: impl FnOnce(&Bound<'_, Domain>, &EventAttributes) -> R,
+) -> PyResult<R> {
+    let params = Params {
+        function,
+        names: &EVENT_NAMES,
+        positional: 5,
+        required: 0,
     };
-    let a = Domain::resolve(d.bind(py), Args::new(message, color, category, payload))?;
-    let id = checked(py, d.get().inner.start(&a.attributes(), Family::Domain), 0);
-    Ok(Some((id, d)))
+    // SAFETY: see the safety section.
+    let [message, color, domain, category, payload] = unsafe { params.parse(py, v) }?;
+    let domain = domain
+        .map(|d| Params::cast::<PyString>("domain", d))
+        .transpose()?;
+    let Some(d) = event_domain(py, domain.as_deref())? else {
+        return Ok(off);
+    };
+    let args = Args::new(
+        message.as_deref(),
+        color.as_deref(),
+        category.as_deref(),
+        payload.as_deref(),
+    );
+    let d = d.bind(py);
+    Ok(send(d, &Domain::resolve(d, args)?))
 }
 
-/// Ends a range from `start_range`, on any thread; `None` is ignored, and
-/// anything else that is not such a range is ignored with a warning.
-#[pyfunction]
-pub(crate) fn end_range(range_id: &Bound<'_, PyAny>) -> PyResult<()> {
-    let py = range_id.py();
+// SAFETY (the bodies): CPython's arguments to a module function.
+unsafe fn mark(py: Python<'_>, v: Vector) -> PyResult<*mut ffi::PyObject> {
+    unsafe {
+        event_call(py, "mark", v, (), |d, a| {
+            checked(py, d.get().inner.mark(&a.attributes(), Family::Domain), ())
+        })
+    }?;
+    Ok(py.None().into_ptr())
+}
+
+unsafe fn push_range(py: Python<'_>, v: Vector) -> PyResult<*mut ffi::PyObject> {
+    let depth = unsafe {
+        event_call(py, "push_range", v, NO_TRACKING, |d, a| {
+            let pushed = d.get().inner.push(&a.attributes(), Family::Domain);
+            checked(py, pushed, NO_TRACKING)
+        })
+    }?;
+    Ok(depth.into_pyobject(py)?.into_ptr())
+}
+
+unsafe fn start_range(py: Python<'_>, v: Vector) -> PyResult<*mut ffi::PyObject> {
+    let started = unsafe {
+        event_call(py, "start_range", v, None, |d, a| {
+            let id = checked(py, d.get().inner.start(&a.attributes(), Family::Domain), 0);
+            // The id with its domain, for `end_range`.
+            Some((id, d.clone().unbind()))
+        })
+    }?;
+    Ok(started.into_pyobject(py)?.into_ptr())
+}
+
+unsafe fn pop_range(py: Python<'_>, v: Vector) -> PyResult<*mut ffi::PyObject> {
+    const PARAMS: Params = Params {
+        function: "pop_range",
+        names: &["domain"],
+        positional: 1,
+        required: 0,
+    };
+    let [domain] = unsafe { PARAMS.parse(py, v) }?;
+    let domain = domain
+        .map(|d| Params::cast::<PyString>("domain", d))
+        .transpose()?;
+    let depth = match event_domain(py, domain.as_deref())? {
+        None => NO_TRACKING,
+        Some(d) => checked(py, d.get().inner.pop(Family::Domain), NO_TRACKING),
+    };
+    Ok(depth.into_pyobject(py)?.into_ptr())
+}
+
+unsafe fn end_range(py: Python<'_>, v: Vector) -> PyResult<*mut ffi::PyObject> {
+    const PARAMS: Params = Params {
+        function: "end_range",
+        names: &["range_id"],
+        positional: 1,
+        required: 1,
+    };
+    let [range_id] = unsafe { PARAMS.parse(py, v) }?;
+    let range_id = range_id.expect("a required argument");
     // With no tool nothing is read (so nothing is wrong), as everywhere.
     if range_id.is_none() || !crate::active() {
-        return Ok(());
+        return Ok(py.None().into_ptr());
     }
     let Ok((id, d)) = range_id.extract::<(u64, Py<Domain>)>() else {
-        return warn(
+        warn(
             py,
             format!(
                 "end_range({}): not a range from start_range; ignored",
                 range_id.repr()?
             ),
-        );
+        )?;
+        return Ok(py.None().into_ptr());
     };
     if d.get().wanted {
         name_thread_once(py);
         checked(py, d.get().inner.end(id, Family::Domain), ());
     }
-    Ok(())
-}
-
-/// Closes this OS thread's innermost range in `domain`.
-#[pyfunction]
-#[pyo3(signature = (domain=None))]
-pub(crate) fn pop_range(py: Python<'_>, domain: Option<&Bound<'_, PyString>>) -> PyResult<i32> {
-    let Some(d) = event_domain(py, domain)? else {
-        return Ok(NO_TRACKING);
-    };
-    let popped = d.get().inner.pop(Family::Domain);
-    Ok(checked(py, popped, NO_TRACKING))
+    Ok(py.None().into_ptr())
 }
 
 /// Whether NVTX is enabled, as NVIDIA's package means it: not turned off by

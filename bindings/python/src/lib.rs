@@ -26,8 +26,7 @@ use counters::{
 };
 use domain::get_domain;
 use functions::{
-    _text_end, _text_mark, _text_pop, _text_push, _text_start, enabled, end_range, load_error,
-    mark, pop_range, push_range, start_range, tool_attached,
+    _text_end, _text_mark, _text_pop, _text_push, _text_start, enabled, load_error, tool_attached,
 };
 use nvtxr_engine::Error;
 use pyo3::prelude::*;
@@ -120,11 +119,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<profile::Profiler>()?;
     m.add_function(wrap_pyfunction!(_command, m)?)?;
     m.add_function(wrap_pyfunction!(get_domain, m)?)?;
-    m.add_function(wrap_pyfunction!(mark, m)?)?;
-    m.add_function(wrap_pyfunction!(push_range, m)?)?;
-    m.add_function(wrap_pyfunction!(pop_range, m)?)?;
-    m.add_function(wrap_pyfunction!(start_range, m)?)?;
-    m.add_function(wrap_pyfunction!(end_range, m)?)?;
+    functions::intern_names(m.py());
+    fastcall::add_functions(m, &functions::FUNCTIONS)?;
     m.add_function(wrap_pyfunction!(enabled, m)?)?;
     m.add_function(wrap_pyfunction!(tool_attached, m)?)?;
     m.add_function(wrap_pyfunction!(name_threads, m)?)?;

@@ -1,7 +1,8 @@
-"""The hot calls' hand-written entries (`Domain.mark`, `push_range`,
-`pop_range`, `start_range`, `end_range`, `annotate.__enter__`/`__exit__`
-and `_call`, see `src/fastcall.rs`): every shape of call answers the same
-with and without a tool, and wrong ones raise the same `TypeError`s."""
+"""The hot calls' hand-written entries (the module's and `Domain`'s `mark`,
+`push_range`, `pop_range`, `start_range`, `end_range`,
+`annotate.__enter__`/`__exit__` and `_call`, see `src/fastcall.rs`): every
+shape of call answers the same with and without a tool, and wrong ones
+raise the same `TypeError`s."""
 
 from conftest import check, run
 
@@ -162,4 +163,109 @@ def test_every_shape_answers_the_same_with_and_without_a_tool():
         'DomainRangePop default -> 0',
         'DomainRangePushEx domain="hot" {msg=reg:"s" color=0x000000ff} -> 0',
         'DomainRangePop domain="hot" -> 0',
+    ]
+
+
+MODULE_SHAPES = """
+    import inspect
+    import nvtxr as nvtx
+    nvtx.name_threads(False)
+
+    def show(label, call):
+        try:
+            print(label, "->", repr(call()))
+        except TypeError as e:
+            print(label, "-> TypeError:", e)
+
+    show("push_range('r')", lambda: nvtx.push_range("r"))
+    show("pop_range()", lambda: nvtx.pop_range())
+    show("push_range('r', 'red', 'hot')", lambda: nvtx.push_range("r", "red", "hot"))
+    show("pop_range('hot')", lambda: nvtx.pop_range("hot"))
+    show("push_range(message=, domain=)", lambda: nvtx.push_range(message="k", domain="hot"))
+    show("pop_range(domain=)", lambda: nvtx.pop_range(domain="hot"))
+    show("push_range(**dict)", lambda: nvtx.push_range(**{"message": "d", "color": "green"}))
+    show("pop_range()", lambda: nvtx.pop_range())
+    show("mark('m', color=)", lambda: nvtx.mark("m", color="green"))
+    show("mark()", lambda: nvtx.mark())
+    r = nvtx.start_range("s", domain="hot")
+    print("start_range gives", type(r).__name__)
+    show("end_range(r)", lambda: nvtx.end_range(r))
+    show("end_range(None)", lambda: nvtx.end_range(None))
+
+    show("push_range(1, 2, 3, 4, 5, 6)", lambda: nvtx.push_range(1, 2, 3, 4, 5, 6))
+    show("push_range(foo=)", lambda: nvtx.push_range(foo=1))
+    show("push_range('a', message=)", lambda: nvtx.push_range("a", message="b"))
+    show("push_range(domain=5)", lambda: nvtx.push_range("x", domain=5))
+    show("mark('x', None, 5)", lambda: nvtx.mark("x", None, 5))
+    show("pop_range(5)", lambda: nvtx.pop_range(5))
+    show("pop_range('a', 'b')", lambda: nvtx.pop_range("a", "b"))
+    show("end_range()", lambda: nvtx.end_range())
+
+    for function in (nvtx.push_range, nvtx.pop_range, nvtx.mark, nvtx.start_range, nvtx.end_range):
+        print(function.__name__, inspect.signature(function))
+"""
+
+MODULE_EXPECTED = """\
+push_range('r') -> {depth0}
+pop_range() -> {depth0}
+push_range('r', 'red', 'hot') -> {depth0}
+pop_range('hot') -> {depth0}
+push_range(message=, domain=) -> {depth0}
+pop_range(domain=) -> {depth0}
+push_range(**dict) -> {depth0}
+pop_range() -> {depth0}
+mark('m', color=) -> None
+mark() -> None
+start_range gives {started}
+end_range(r) -> None
+end_range(None) -> None
+push_range(1, 2, 3, 4, 5, 6) -> TypeError: push_range() takes from 0 to 5 positional arguments but 6 were given
+push_range(foo=) -> TypeError: push_range() got an unexpected keyword argument 'foo'
+push_range('a', message=) -> TypeError: push_range() got multiple values for argument 'message'
+push_range(domain=5) -> TypeError: argument 'domain': 'int' object cannot be cast as 'str'
+mark('x', None, 5) -> TypeError: argument 'domain': 'int' object cannot be cast as 'str'
+pop_range(5) -> TypeError: argument 'domain': 'int' object cannot be cast as 'str'
+pop_range('a', 'b') -> TypeError: pop_range() takes from 0 to 1 positional arguments but 2 were given
+end_range() -> TypeError: end_range() missing required argument 'range_id' (pos 1)
+push_range (message=None, color=None, domain=None, category=None, payload=None)
+pop_range (domain=None)
+mark (message=None, color=None, domain=None, category=None, payload=None)
+start_range (message=None, color=None, domain=None, category=None, payload=None)
+end_range (range_id)
+"""
+
+
+def test_the_module_functions_answer_the_same_with_and_without_a_tool():
+    process, calls = run(MODULE_SHAPES, tool=None)
+    check(process)
+    assert process.stdout == MODULE_EXPECTED.format(depth0=-2, started="NoneType")
+    assert process.stderr == ""
+    assert calls == []
+
+    process, calls = run(MODULE_SHAPES)
+    check(process)
+    assert process.stdout == MODULE_EXPECTED.format(depth0=0, started="tuple")
+    assert process.stderr == ""
+    events = [c for c in calls if not c.startswith(("Initialize", "ExtInit", "DomainIsEnabled"))]
+    # The refused calls sent nothing; the others reached the tool once each.
+    assert events == [
+        'DomainRegisterStringA default "r"',
+        'DomainRangePushEx default {msg=reg:"r" color=0x000000ff} -> 0',
+        "DomainRangePop default -> 0",
+        'DomainCreateA "hot"',
+        'DomainRegisterStringA domain="hot" "r"',
+        'DomainRangePushEx domain="hot" {msg=reg:"r" color=0x00ff0000} -> 0',
+        'DomainRangePop domain="hot" -> 0',
+        'DomainRegisterStringA domain="hot" "k"',
+        'DomainRangePushEx domain="hot" {msg=reg:"k" color=0x000000ff} -> 0',
+        'DomainRangePop domain="hot" -> 0',
+        'DomainRegisterStringA default "d"',
+        'DomainRangePushEx default {msg=reg:"d" color=0x00008000} -> 0',
+        "DomainRangePop default -> 0",
+        'DomainRegisterStringA default "m"',
+        'DomainMarkEx default {msg=reg:"m" color=0x00008000}',
+        "DomainMarkEx default {color=0x000000ff}",
+        'DomainRegisterStringA domain="hot" "s"',
+        'DomainRangeStartEx domain="hot" {msg=reg:"s" color=0x000000ff} -> 1',
+        'DomainRangeEnd domain="hot" 1',
     ]
