@@ -207,22 +207,30 @@ unsafe fn pop_range(py: Python<'_>, slf: *mut ffi::PyObject) -> PyResult<*mut ff
     Ok(depth.into_pyobject(py)?.into_ptr())
 }
 
+/// `end_range`'s parameters, the module's and the domain's.
+pub(crate) const END_RANGE: Params = Params {
+    function: "end_range",
+    names: &["range_id"],
+    positional: 1,
+    required: 1,
+};
+
 unsafe fn end_range(py: Python<'_>, v: Vector) -> PyResult<*mut ffi::PyObject> {
-    const PARAMS: Params = Params {
-        function: "end_range",
-        names: &["range_id"],
-        positional: 1,
-        required: 1,
-    };
-    let [range_id] = unsafe { PARAMS.parse(py, v) }?;
+    let [range_id] = unsafe { END_RANGE.parse(py, v) }?;
     let range_id: u64 = Params::extract("range_id", range_id.expect("a required argument"))?;
-    let slf = unsafe { v.object::<Domain>(py) };
-    let d = slf.get();
-    if d.wanted {
-        name_thread_once(py);
-        checked(py, d.inner.end(range_id, Family::Domain), ());
-    }
+    unsafe { v.object::<Domain>(py) }.get().end(py, range_id);
     Ok(py.None().into_ptr())
+}
+
+impl Domain {
+    /// Ends the range `id` (from `start_range`), if this domain's events
+    /// are wanted.
+    pub(crate) fn end(&self, py: Python<'_>, id: u64) {
+        if self.wanted {
+            name_thread_once(py);
+            checked(py, self.inner.end(id, Family::Domain), ());
+        }
+    }
 }
 
 #[pymethods]

@@ -3,7 +3,7 @@
 
 use crate::checked;
 use crate::classes::{Args, Domain, EventAttributes};
-use crate::domain::get_domain;
+use crate::domain::{get_domain, END_RANGE};
 use crate::fastcall::{fast, Def, Params, Vector};
 use crate::threads::name_thread_once;
 use crate::values::warn;
@@ -274,31 +274,21 @@ unsafe fn pop_range(py: Python<'_>, v: Vector) -> PyResult<*mut ffi::PyObject> {
 }
 
 unsafe fn end_range(py: Python<'_>, v: Vector) -> PyResult<*mut ffi::PyObject> {
-    const PARAMS: Params = Params {
-        function: "end_range",
-        names: &["range_id"],
-        positional: 1,
-        required: 1,
-    };
-    let [range_id] = unsafe { PARAMS.parse(py, v) }?;
+    let [range_id] = unsafe { END_RANGE.parse(py, v) }?;
     let range_id = range_id.expect("a required argument");
     // With no tool nothing is read (so nothing is wrong), as everywhere.
     if range_id.is_none() || !crate::active() {
         return Ok(py.None().into_ptr());
     }
-    let Ok((id, d)) = range_id.extract::<(u64, Py<Domain>)>() else {
-        warn(
+    match range_id.extract::<(u64, Py<Domain>)>() {
+        Ok((id, d)) => d.get().end(py, id),
+        Err(_) => warn(
             py,
             format!(
                 "end_range({}): not a range from start_range; ignored",
                 range_id.repr()?
             ),
-        )?;
-        return Ok(py.None().into_ptr());
-    };
-    if d.get().wanted {
-        name_thread_once(py);
-        checked(py, d.get().inner.end(id, Family::Domain), ());
+        )?,
     }
     Ok(py.None().into_ptr())
 }
