@@ -1,21 +1,49 @@
 #!/usr/bin/env bash
-# The GPU check, for a machine with a GPU, CUDA and PyTorch (the device tool):
-# records ../shared/gpu/train_loop.py under `nvtxr record` (emit_nvtx ranges,
-# CUPTI activity) and prints one table: kernels recorded, CUPTI's dropped
-# count, the recording's size, and the GPU summary's head. Run from the
-# repository root with nvtxr built (cargo build --release -p nvtxr-record).
-set -uo pipefail
-nvtxr=${NVTXR:-target/release/nvtxr}
-loop=${LOOP:-../shared/gpu/train_loop.py}
-out=$(mktemp -d)
-start=$(date +%s.%N)
-"$nvtxr" record -o "$out/loop.pftrace" --sqlite "$out/loop.sqlite" --keep "$out/raw" -- python3 "$loop" 2>&1 | tee "$out/summary.txt" | tail -40
-end=$(date +%s.%N)
-kernels=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL').fetchone()[0])" "$out/loop.sqlite")
-dropped=$(grep -o 'CUPTI dropped [0-9]*' "$out/summary.txt" || echo "CUPTI dropped 0")
-printf '| what | value |\n|---|---|\n'
-printf '| kernels recorded | %s |\n' "$kernels"
-printf '| %s | records |\n' "$dropped"
-printf '| raw recording | %s |\n' "$(du -sh "$out/raw" | cut -f1)"
-printf '| .pftrace | %s |\n' "$(du -sh "$out/loop.pftrace" | cut -f1)"
-printf '| wall time under nvtxr record | %.1f s |\n' "$(echo "$end - $start" | bc)"
+# The GPU check, for a machine with a GPU, CUDA and PyTorch (the device tool),
+# run from the repository root. NVTXR_BIN: a folder holding `nvtxr`,
+# `libnvtxr_record.so` and `libnvtxr.so` (+ `libnvtxr.so.0.1`), built here
+# (default target/release). Files go to $OUT (default: a temporary folder).
+#  1. ../shared/gpu/train_loop.py, STEPS steps: no ranges, emit_nvtx with no
+#     tool, emit_nvtx under `nvtxr record`, torch.profiler; one table of
+#     ms/step, kernels recorded, output sizes and CUPTI's dropped count.
+#  2. tests/gpu/nvtxr_kernels.cu under `nvtxr record`: each kernel with the
+#     ranges open at its launch (from the SQLite tables).
+set -u
+G=${NVTXR_BIN:-target/release}; N=$G/nvtxr
+LOOP=${LOOP:-../shared/gpu/train_loop.py}; STEPS=${STEPS:-300}
+OUT=${OUT:-$(mktemp -d)}; mkdir -p "$OUT"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -2
+python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)"
+ms() { grep -o 'ms_per_step=[0-9.]*' "$1" | cut -d= -f2; }
+python3 "$LOOP" plain "$STEPS" > "$OUT/plain.log" 2>&1
+python3 "$LOOP" nvtx "$STEPS" > "$OUT/nvtx.log" 2>&1
+"$N" record -o "$OUT/loop.pftrace" --sqlite "$OUT/loop.sqlite" --keep "$OUT/raw" -- python3 "$LOOP" nvtx "$STEPS" > "$OUT/record.log" 2>&1
+echo "nvtxr record exit $?"
+python3 "$LOOP" kineto "$STEPS" "$OUT/kineto.json" > "$OUT/kineto.log" 2>&1
+kernels=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL').fetchone()[0])" "$OUT/loop.sqlite")
+kineto=$(python3 -c "import json,sys; print(sum(1 for e in json.load(open(sys.argv[1]))['traceEvents'] if e.get('cat') == 'kernel'))" "$OUT/kineto.json")
+dropped=$(grep -o 'dropped [0-9]*[^|]*' "$OUT/record.log" | head -1)
+size() { du -sb "$1" | cut -f1; }
+echo "| figure | no tool, no ranges | emit_nvtx, no tool | emit_nvtx under nvtxr record | torch.profiler |"
+echo "|---|---|---|---|---|"
+echo "| ms/step ($STEPS steps) | $(ms "$OUT/plain.log") | $(ms "$OUT/nvtx.log") | $(ms "$OUT/record.log") | $(ms "$OUT/kineto.log") |"
+echo "| kernels recorded | | | $kernels (warm-up steps included) | $kineto (the $STEPS steps) |"
+echo "| output bytes | | | .pftrace $(size "$OUT/loop.pftrace"), raw $(size "$OUT/raw"), SQLite $(size "$OUT/loop.sqlite") | JSON $(size "$OUT/kineto.json") |"
+echo "| CUPTI dropped | | | ${dropped:-none reported} | |"
+grep KINETO "$OUT/kineto.log"
+
+nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+"$nvcc" -O2 -Iinclude -Itests/gpu tests/gpu/nvtxr_kernels.cu -L"$G" -lnvtxr \
+    -Xlinker -rpath="$(cd "$G" && pwd)" -o "$OUT/kernels" > "$OUT/nvcc.log" 2>&1 || tail -5 "$OUT/nvcc.log"
+"$N" record -o "$OUT/kernels.json" --sqlite "$OUT/kernels.sqlite" -- "$OUT/kernels" > "$OUT/kernels.log" 2>&1
+echo "nvtxr record (kernels) exit $?"
+cat "$OUT/kernels.log"
+python3 - "$OUT/kernels.sqlite" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+ranges = db.execute("SELECT start, end FROM NVTX_EVENTS WHERE end IS NOT NULL").fetchall()
+q = ("SELECT s.value, r.start FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName "
+     "JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId ORDER BY k.start")
+for name, launch in db.execute(q):
+    print(f"{name}: launched inside {sum(1 for s, e in ranges if s <= launch <= e)} open range(s)")
+PY
