@@ -3,7 +3,7 @@
 
 use crate::checked;
 use crate::classes::{Args, Domain, EventAttributes, RegisteredString};
-use crate::fastcall::{fast, noargs, Def, Params, Vector};
+use crate::fastcall::{fast, noargs, Answer, Def, Params, Vector};
 use crate::threads::name_thread_once;
 use nvtx_protocol::NO_PUSH_POP_TRACKING as NO_TRACKING;
 use nvtxr_engine::statics::{Attributes, Family, StaticDomain};
@@ -95,14 +95,14 @@ unsafe fn off(slf: *mut ffi::PyObject) -> bool {
 }
 
 /// With nothing sent, an event call given its attributes (or nothing) by
-/// position answers `value` (`None` for [`NONE`]) at once; a call of any
+/// position answers `answer` at once; a call of any
 /// other shape (keywords, an argument of another type) goes through the
 /// body, which checks it.
 ///
 /// # Safety
 /// `v` is CPython's arguments to a `Domain` method.
 #[inline(always)]
-unsafe fn event_off(v: Vector, value: std::ffi::c_long) -> Option<*mut ffi::PyObject> {
+unsafe fn event_off(v: Vector, answer: Answer) -> Option<*mut ffi::PyObject> {
     // SAFETY: see the safety section.
     if !unsafe { off(v.slf) } || !v.at_most(1) {
         return None;
@@ -114,32 +114,25 @@ unsafe fn event_off(v: Vector, value: std::ffi::c_long) -> Option<*mut ffi::PyOb
             return None;
         }
     }
-    // SAFETY: attached to Python; a small int or `None` never fails.
-    Some(match value {
-        NONE => py.None().into_ptr(),
-        _ => unsafe { ffi::PyLong_FromLong(value) },
-    })
+    // SAFETY: called from Python.
+    Some(unsafe { answer.object() })
 }
-
-/// [`event_off`]'s value for `None`.
-const NONE: std::ffi::c_long = std::ffi::c_long::MIN;
 
 // SAFETY (the `*_off` functions): CPython's arguments to a `Domain` method.
 unsafe fn mark_off(v: Vector) -> Option<*mut ffi::PyObject> {
-    unsafe { event_off(v, NONE) }
+    unsafe { event_off(v, Answer::None) }
 }
 
 unsafe fn push_range_off(v: Vector) -> Option<*mut ffi::PyObject> {
-    unsafe { event_off(v, NO_TRACKING.into()) }
+    unsafe { event_off(v, Answer::Int(NO_TRACKING.into())) }
 }
 
 unsafe fn start_range_off(v: Vector) -> Option<*mut ffi::PyObject> {
-    unsafe { event_off(v, 0) }
+    unsafe { event_off(v, Answer::Int(0)) }
 }
 
 unsafe fn pop_range_off(slf: *mut ffi::PyObject) -> Option<*mut ffi::PyObject> {
-    // A small int never fails.
-    unsafe { off(slf) }.then(|| unsafe { ffi::PyLong_FromLong(NO_TRACKING.into()) })
+    unsafe { off(slf) }.then(|| unsafe { Answer::Int(NO_TRACKING.into()).object() })
 }
 
 /// One event method (`mark`, `push_range`, `start_range`): the attributes

@@ -90,6 +90,28 @@ pub(crate) type NoArgsBody =
 /// constant: it cannot fail, panic, or drop a `Py`.
 pub(crate) type FastOff = unsafe fn(Vector) -> Option<*mut ffi::PyObject>;
 
+/// What an `off` function answers with no tool: `None`, or an `int`.
+#[derive(Clone, Copy)]
+pub(crate) enum Answer {
+    None,
+    Int(std::ffi::c_long),
+}
+
+impl Answer {
+    /// The answer as a new reference (a small `int` or `None`: never fails).
+    ///
+    /// # Safety
+    /// Called from Python (the thread attached).
+    pub(crate) unsafe fn object(self) -> *mut ffi::PyObject {
+        // SAFETY: see the safety section.
+        let py = unsafe { Python::assume_attached() };
+        match self {
+            Answer::None => py.None().into_ptr(),
+            Answer::Int(value) => unsafe { ffi::PyLong_FromLong(value) },
+        }
+    }
+}
+
 /// [`FastOff`] for a no-argument entry (its object).
 pub(crate) type NoArgsOff = unsafe fn(*mut ffi::PyObject) -> Option<*mut ffi::PyObject>;
 

@@ -4,7 +4,7 @@
 use crate::checked;
 use crate::classes::{Args, Domain, EventAttributes};
 use crate::domain::{get_domain, END_RANGE};
-use crate::fastcall::{fast, Def, Params, Vector};
+use crate::fastcall::{fast, Answer, Def, Params, Vector};
 use crate::threads::name_thread_once;
 use crate::values::warn;
 use nvtx_protocol::NO_PUSH_POP_TRACKING as NO_TRACKING;
@@ -96,12 +96,9 @@ unsafe fn plain_call(v: Vector, positional: usize) -> bool {
     if nargs > positional {
         return false;
     }
-    let domain_ok = |value: Borrowed<'_, '_, PyAny>| {
-        value.is_none() || value.is_exact_instance_of::<PyString>()
-    };
     if positional > DOMAIN && nargs > DOMAIN {
         // SAFETY: within the vector.
-        if !domain_ok(unsafe { Borrowed::from_ptr(py, *v.args.add(DOMAIN)) }) {
+        if !domain_name(unsafe { Borrowed::from_ptr(py, *v.args.add(DOMAIN)) }) {
             return false;
         }
     }
@@ -119,49 +116,42 @@ unsafe fn plain_call(v: Vector, positional: usize) -> bool {
         };
         // SAFETY: within the vector.
         let value = unsafe { Borrowed::from_ptr(py, *v.args.add(nargs + k)) };
-        if j < nargs || (j == DOMAIN && !domain_ok(value)) {
+        if j < nargs || (j == DOMAIN && !domain_name(value)) {
             return false;
         }
     }
     true
 }
 
-/// With no tool, an event function's plain call answers `value` (`None`
-/// for [`NONE`]).
+/// Whether `value` can name a domain (`None` or a `str`) without a check.
+fn domain_name(value: Borrowed<'_, '_, PyAny>) -> bool {
+    value.is_none() || value.is_exact_instance_of::<PyString>()
+}
+
+/// With no tool, an event function's plain call answers `answer`.
 ///
 /// # Safety
 /// As [`plain_call`].
 #[inline(always)]
-unsafe fn event_off(
-    v: Vector,
-    positional: usize,
-    value: std::ffi::c_long,
-) -> Option<*mut ffi::PyObject> {
+unsafe fn event_off(v: Vector, positional: usize, answer: Answer) -> Option<*mut ffi::PyObject> {
     if crate::active() || !unsafe { plain_call(v, positional) } {
         return None;
     }
-    // SAFETY: attached to Python; a small int or `None` never fails.
-    let py = unsafe { Python::assume_attached() };
-    Some(match value {
-        NONE => py.None().into_ptr(),
-        _ => unsafe { ffi::PyLong_FromLong(value) },
-    })
+    // SAFETY: called from Python.
+    Some(unsafe { answer.object() })
 }
-
-/// [`event_off`]'s value for `None`.
-const NONE: std::ffi::c_long = std::ffi::c_long::MIN;
 
 // SAFETY (the `*_off` functions): CPython's arguments to a module function.
 unsafe fn mark_off(v: Vector) -> Option<*mut ffi::PyObject> {
-    unsafe { event_off(v, 5, NONE) }
+    unsafe { event_off(v, 5, Answer::None) }
 }
 
 unsafe fn push_range_off(v: Vector) -> Option<*mut ffi::PyObject> {
-    unsafe { event_off(v, 5, NO_TRACKING.into()) }
+    unsafe { event_off(v, 5, Answer::Int(NO_TRACKING.into())) }
 }
 
 unsafe fn start_range_off(v: Vector) -> Option<*mut ffi::PyObject> {
-    unsafe { event_off(v, 5, NONE) }
+    unsafe { event_off(v, 5, Answer::None) }
 }
 
 /// `pop_range(domain=None)`: its one parameter is the third of
@@ -171,14 +161,10 @@ unsafe fn pop_range_off(v: Vector) -> Option<*mut ffi::PyObject> {
         return None;
     }
     let py = unsafe { Python::assume_attached() };
-    if v.nargs == 1 {
-        let domain = unsafe { v.first(py) };
-        if !domain.is_none() && !domain.is_exact_instance_of::<PyString>() {
-            return None;
-        }
+    if v.nargs == 1 && !domain_name(unsafe { v.first(py) }) {
+        return None;
     }
-    // SAFETY: a small int never fails.
-    Some(unsafe { ffi::PyLong_FromLong(NO_TRACKING.into()) })
+    Some(unsafe { Answer::Int(NO_TRACKING.into()).object() })
 }
 
 /// `end_range(range_id)` with no tool ignores its argument.
