@@ -67,6 +67,13 @@ fn every_kernel_copy_and_sync_is_under_the_range_that_launched_it() {
             ("Device-to-Host", "backward")
         ]
     );
+    // The synchronization's innermost range is "epoch": "handoff", started
+    // later on that thread, was ended by the worker before it.
+    let sync = events
+        .iter()
+        .find(|e| e["cat"] == "sync" && e["ph"] == "X")
+        .expect("the synchronization");
+    assert_eq!(sync["args"]["launched by"]["range"], "epoch", "{sync}");
     // A process per GPU, named with the name CUPTI gave it.
     let names: Vec<&str> = events
         .iter()
@@ -107,7 +114,7 @@ fn every_kernel_copy_and_sync_is_under_the_range_that_launched_it() {
             ("gemm", "backward"),
             ("relu", "backward"),
             ("reduce", "worker"),
-            ("gemm", "tail")
+            ("gemm", "last")
         ]
     );
     let count = |table: &str| -> i64 {
@@ -164,6 +171,15 @@ fn every_kernel_copy_and_sync_is_under_the_range_that_launched_it() {
         .unwrap();
     assert!(!projected.contains(":handoff"), "{projected}");
     assert!(projected.contains(":epoch"), "{projected}");
+    // Kernels by range: the innermost, of either kind.
+    let by_range = said
+        .split("GPU kernels by the NVTX range that launched them")
+        .nth(1)
+        .unwrap();
+    let ranges: Vec<&str> = (by_range.lines().skip(4))
+        .map_while(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(ranges, ["backward", "backward", "forward", "last", "worker"]);
 }
 
 #[test]

@@ -161,10 +161,6 @@ pub struct Launch {
     pub correlation: u32,
     /// The API's name (see [`Gpu::api_name`]).
     pub api: CompactString,
-    /// The innermost NVTX push/pop range open around it on its thread (of
-    /// the domain with the highest id that has one open, the default domain
-    /// last).
-    pub range: Option<CompactString>,
 }
 
 /// The GPU time of a range: its launches' activities (kernels, copies and

@@ -91,11 +91,8 @@ impl Scan {
                 names: &self.names,
             };
             let last = self.last.get(&process.key).copied().unwrap_or(0);
-            // Start/end ranges waiting for their end: the thread that
-            // started each, its start and (started on this thread) the GPU
-            // work launched on that thread since.
-            let mut starts: HashMap<(u64, u64), (u32, Decoded<'static>, Option<Projection>)> =
-                HashMap::new();
+            // Start/end ranges waiting for their end.
+            let mut starts: HashMap<(u64, u64), Started> = HashMap::new();
             let mut ends: HashMap<(u64, u64), End> = HashMap::new();
             let mut emit_range = |sink: &mut dyn Sink, r: Range| {
                 if filter.keeps(&r.details, r.start) {
@@ -157,7 +154,13 @@ impl Scan {
                                 None => {
                                     let key = (r.domain, r.value);
                                     started_here.push(key);
-                                    drop(starts.insert(key, (*tid, r.into_owned(), None)))
+                                    let started = Started {
+                                        tid: *tid,
+                                        start: r.into_owned(),
+                                        gpu: None,
+                                        innermost_of: Vec::new(),
+                                    };
+                                    drop(starts.insert(key, started))
                                 }
                             },
                             Kind::End => {
@@ -168,17 +171,22 @@ impl Scan {
                                 };
                                 let key = (r.domain, r.value);
                                 match starts.remove(&key) {
-                                    Some((opener, open, gpu)) => {
-                                        // Projected only when it ends on the thread that started it.
-                                        let gpu = if opener == *tid {
+                                    Some(open) => {
+                                        // Projected, and the innermost range of
+                                        // launches, only when it ends on the
+                                        // thread that started it.
+                                        let gpu = if open.tid == *tid {
                                             started_here.retain(|k| *k != key);
-                                            gpu
+                                            open.gpu
                                         } else {
+                                            for (i, instead) in open.innermost_of {
+                                                launches[i].range = instead;
+                                            }
                                             None
                                         };
                                         let range = start_end(
-                                            &open,
-                                            opener,
+                                            &open.start,
+                                            open.tid,
                                             Some(end),
                                             last,
                                             gpu,
@@ -225,7 +233,6 @@ impl Scan {
                                     end: r.timestamp,
                                     correlation,
                                     api: gpu.api_name(r.string.unwrap_or(0)).into(),
-                                    range: stacks.innermost(),
                                 };
                                 caused.clear();
                                 for i in gpu.caused_by(correlation) {
@@ -235,14 +242,21 @@ impl Scan {
                                 project(&caused, stacks.open_mut().map(|d| &mut d.gpu));
                                 for key in &started_here {
                                     if let Some(open) = starts.get_mut(key) {
-                                        project(&caused, std::iter::once(&mut open.2));
+                                        project(&caused, std::iter::once(&mut open.gpu));
                                     }
                                 }
                                 sink.launch(process, &launch)?;
+                                let range = innermost(
+                                    &stacks,
+                                    &started_here,
+                                    &mut starts,
+                                    launches.len(),
+                                    &resolve,
+                                );
                                 launches.push(Launched {
                                     tid: *tid,
                                     api: launch.api,
-                                    range: launch.range,
+                                    range,
                                 });
                             }
                             // Names were learned by the scan; anchors placed the
@@ -270,9 +284,10 @@ impl Scan {
             }
             // Never ended: closed at the process's last event.
             let mut open: Vec<_> = starts.into_values().collect();
-            open.sort_by_key(|(_, r, _)| r.timestamp);
-            for (tid, r, gpu) in open {
-                emit_range(sink, start_end(&r, tid, None, last, gpu, &resolve))?;
+            open.sort_by_key(|open| open.start.timestamp);
+            for open in open {
+                let range = start_end(&open.start, open.tid, None, last, open.gpu, &resolve);
+                emit_range(sink, range)?;
             }
             if let Some(gpu) = gpu {
                 for (a, launch) in gpu.activities.iter().zip(&launch_of) {
@@ -407,15 +422,11 @@ impl Stacks {
             .map(|(_, d)| d)
     }
 
-    /// The innermost open range's name: of the domain with the highest id
-    /// that has one open, else of the default domain.
-    fn innermost(&self) -> Option<CompactString> {
-        (self.domains.iter())
-            .filter_map(|(id, s)| Some((*id, s.last()?)))
-            .max_by_key(|(id, _)| *id)
-            .map(|(_, open)| open)
-            .or(self.default.last())
-            .map(|(_, d)| d.name.clone())
+    /// The innermost open push/pop range: the last opened, of any domain.
+    fn innermost(&self) -> Option<&(u64, Details)> {
+        (self.domains.values().filter_map(|s| s.last()))
+            .chain(self.default.last())
+            .max_by_key(|(start, _)| *start)
     }
 
     /// Every stack, the default domain's first, then by domain id.
@@ -424,6 +435,46 @@ impl Stacks {
         domains.sort_by_key(|(id, _)| *id);
         std::iter::once(self.default).chain(domains.into_iter().map(|(_, s)| s))
     }
+}
+
+/// A start/end range waiting for its end.
+struct Started {
+    /// The thread that started it.
+    tid: u32,
+    start: Decoded<'static>,
+    /// The GPU work launched on that thread since.
+    gpu: Option<Projection>,
+    /// The launches (indices) it is the innermost range of, each with the
+    /// range named instead should it end on another thread.
+    innermost_of: Vec<(usize, Option<CompactString>)>,
+}
+
+/// The name of the innermost range open around launch `index` on its
+/// thread: the last opened of its open push/pop ranges (every domain) and
+/// the start/end ranges it started and has not ended. A start/end range
+/// counts only if it ends on this thread too (as for the GPU projection):
+/// it keeps the launch, with the name to put back if it ends elsewhere.
+fn innermost(
+    stacks: &Stacks,
+    started_here: &[(u64, u64)],
+    starts: &mut HashMap<(u64, u64), Started>,
+    index: usize,
+    resolve: &Resolver,
+) -> Option<CompactString> {
+    let pushed = stacks.innermost();
+    let mut later: Vec<(u64, (u64, u64))> = (started_here.iter())
+        .filter_map(|key| Some((starts.get(key)?.start.timestamp, *key)))
+        .filter(|(at, _)| pushed.is_none_or(|(pushed_at, _)| at > pushed_at))
+        .collect();
+    later.sort_unstable();
+    // Innermost last; each named instead by the one around it.
+    let mut name = pushed.map(|(_, d)| d.name.clone());
+    for (_, key) in later {
+        let open = starts.get_mut(&key).expect("found above");
+        open.innermost_of.push((index, name));
+        name = Some(resolve.details(&open.start).name);
+    }
+    name
 }
 
 /// An activity with its times on the trace's timeline.

@@ -78,7 +78,7 @@ pub fn scripted_kernels() -> Vec<Kernel> {
     vec![
         kernel(gemm, "backward", 1, 13),
         kernel(gemm, "forward", 0, 7),
-        kernel(gemm, "tail", 0, 7),
+        kernel(gemm, "last", 0, 7),
         kernel("reduce(float const*, float*, int)", "worker", 1, 15),
         kernel("relu(float*, int)", "backward", 1, 13),
     ]

@@ -5,7 +5,7 @@
  * to call the tool back and hand it activity records.
  *
  * The script: five kernels, each launched inside one range ("forward",
- * "backward", "worker" on a second thread, "tail"), on two devices and three
+ * "backward", "worker" on a second thread, "last" inside "tail"), on two devices and three
  * streams; copies both ways and a set; a stream synchronization; buffers
  * completed out of order, one saying 2 records were dropped, and one left
  * to the flush at exit, after the last NVTX call; a start/end range around
@@ -163,9 +163,12 @@ int main(void) {
     complete(1);
     complete(0);
 
+    /* A start/end range opened inside a push/pop one is the innermost. */
     nvtxRangePushA("tail");
+    nvtxRangeId_t last = nvtxRangeStartA("last");
     api(RUNTIME, LAUNCH_KERNEL, 9, 20000);
     kernel(2, 9, "_Z4gemmPKfS0_Pfi", 0, 1, 7, 0, 50000);
+    nvtxRangeEnd(last);
     nvtxRangePop();
     nvtxRangeEnd(epoch);
     /* Queue 2 is completed by the tool's flush at exit. */
