@@ -4,8 +4,10 @@
 # `libnvtxr_record.so` and `libnvtxr.so` (+ `libnvtxr.so.0.1`), built here
 # (default target/release). Files go to $OUT (default: a temporary folder).
 #  1. ../shared/gpu/train_loop.py, STEPS steps: no ranges, emit_nvtx with no
-#     tool, emit_nvtx under `nvtxr record`, torch.profiler; one table of
-#     ms/step, kernels recorded, output sizes and CUPTI's dropped count.
+#     tool, emit_nvtx under `nvtxr record --gpu off` (the NVTX events' cost),
+#     no ranges under `nvtxr record` (the GPU's), emit_nvtx under `nvtxr
+#     record`, torch.profiler; one table of ms/step, the ratio to emit_nvtx
+#     with no tool, what was recorded, output sizes, CUPTI's dropped count.
 #  2. tests/gpu/nvtxr_kernels.cu under `nvtxr record`: each kernel with the
 #     ranges open at its launch (from the SQLite tables).
 set -u
@@ -17,19 +19,29 @@ python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.versio
 ms() { grep -o 'ms_per_step=[0-9.]*' "$1" | cut -d= -f2; }
 python3 "$LOOP" plain "$STEPS" > "$OUT/plain.log" 2>&1
 python3 "$LOOP" nvtx "$STEPS" > "$OUT/nvtx.log" 2>&1
+# The cost split: the NVTX events alone (--gpu off), the GPU alone (no ranges), both.
+"$N" record -q --gpu off -o "$OUT/nvtx-only.pftrace" -- python3 "$LOOP" nvtx "$STEPS" > "$OUT/nvtx-only.log" 2>&1
+"$N" record -q -o "$OUT/gpu-only.pftrace" -- python3 "$LOOP" plain "$STEPS" > "$OUT/gpu-only.log" 2>&1
 "$N" record -o "$OUT/loop.pftrace" --sqlite "$OUT/loop.sqlite" --keep "$OUT/raw" -- python3 "$LOOP" nvtx "$STEPS" > "$OUT/record.log" 2>&1
 echo "nvtxr record exit $?"
 python3 "$LOOP" kineto "$STEPS" "$OUT/kineto.json" > "$OUT/kineto.log" 2>&1
-kernels=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL').fetchone()[0])" "$OUT/loop.sqlite")
+sql() { python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])" "$OUT/loop.sqlite" "$1"; }
+kernels=$(sql 'SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL')
+launches=$(sql 'SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME')
+nvtx=$(sql 'SELECT count(*) FROM NVTX_EVENTS')
 kineto=$(python3 -c "import json,sys; print(sum(1 for e in json.load(open(sys.argv[1]))['traceEvents'] if e.get('cat') == 'kernel'))" "$OUT/kineto.json")
 dropped=$(grep -o 'dropped [0-9]*[^|]*' "$OUT/record.log" | head -1)
 size() { du -sb "$1" | cut -f1; }
-echo "| figure | no tool, no ranges | emit_nvtx, no tool | emit_nvtx under nvtxr record | torch.profiler |"
-echo "|---|---|---|---|---|"
-echo "| ms/step ($STEPS steps) | $(ms "$OUT/plain.log") | $(ms "$OUT/nvtx.log") | $(ms "$OUT/record.log") | $(ms "$OUT/kineto.log") |"
-echo "| kernels recorded | | | $kernels (warm-up steps included) | $kineto (the $STEPS steps) |"
-echo "| output bytes | | | .pftrace $(size "$OUT/loop.pftrace"), raw $(size "$OUT/raw"), SQLite $(size "$OUT/loop.sqlite") | JSON $(size "$OUT/kineto.json") |"
-echo "| CUPTI dropped | | | ${dropped:-none reported} | |"
+base=$(ms "$OUT/nvtx.log")
+row() { m=$(ms "$OUT/$2.log"); echo "| $1 | $m | $(python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}x')" "${m:-0}" "${base:-1}" 2>/dev/null) | $3 |"; }
+echo "| run ($STEPS steps) | ms/step | vs emit_nvtx, no tool | recorded |"
+echo "|---|---|---|---|"
+row "no tool, no ranges" plain ""
+row "emit_nvtx, no tool" nvtx ""
+row "emit_nvtx under nvtxr record --gpu off (NVTX alone)" nvtx-only ".pftrace $(size "$OUT/nvtx-only.pftrace") B"
+row "no ranges under nvtxr record (GPU alone)" gpu-only ".pftrace $(size "$OUT/gpu-only.pftrace") B"
+row "emit_nvtx under nvtxr record" record "$nvtx NVTX ranges and marks, $kernels kernels (warm-up steps included), $launches launches; .pftrace $(size "$OUT/loop.pftrace") B, raw $(size "$OUT/raw") B, SQLite $(size "$OUT/loop.sqlite") B; CUPTI ${dropped:-dropped none}"
+row "torch.profiler (CPU + CUDA)" kineto "$kineto kernels (the $STEPS steps); JSON $(size "$OUT/kineto.json") B"
 grep KINETO "$OUT/kineto.log"
 
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)

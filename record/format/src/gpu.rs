@@ -236,6 +236,7 @@ pub fn decode_gpu(bytes: &[u8]) -> Result<GpuRecords<'_>, String> {
 }
 
 /// The records of a GPU file, in order.
+#[derive(Clone)]
 pub struct GpuRecords<'a> {
     bytes: &'a [u8],
     at: usize,
