@@ -179,7 +179,10 @@ fn every_kernel_copy_and_sync_is_under_the_range_that_launched_it() {
     let ranges: Vec<&str> = (by_range.lines().skip(4))
         .map_while(|l| l.split_whitespace().next())
         .collect();
-    assert_eq!(ranges, ["backward", "backward", "forward", "last", "worker"]);
+    assert_eq!(
+        ranges,
+        ["backward", "backward", "forward", "last", "worker"]
+    );
 }
 
 #[test]

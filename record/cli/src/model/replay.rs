@@ -157,6 +157,7 @@ impl Scan {
                                     let started = Started {
                                         tid: *tid,
                                         start: r.into_owned(),
+                                        name: None,
                                         gpu: None,
                                         innermost_of: Vec::new(),
                                     };
@@ -442,6 +443,8 @@ struct Started {
     /// The thread that started it.
     tid: u32,
     start: Decoded<'static>,
+    /// Its name, once a launch needed it.
+    name: Option<CompactString>,
     /// The GPU work launched on that thread since.
     gpu: Option<Projection>,
     /// The launches (indices) it is the innermost range of, each with the
@@ -449,11 +452,22 @@ struct Started {
     innermost_of: Vec<(usize, Option<CompactString>)>,
 }
 
+impl Started {
+    fn name(&mut self, resolve: &Resolver) -> CompactString {
+        (self
+            .name
+            .get_or_insert_with(|| resolve.details(&self.start).name))
+        .clone()
+    }
+}
+
 /// The name of the innermost range open around launch `index` on its
 /// thread: the last opened of its open push/pop ranges (every domain) and
 /// the start/end ranges it started and has not ended. A start/end range
 /// counts only if it ends on this thread too (as for the GPU projection):
-/// it keeps the launch, with the name to put back if it ends elsewhere.
+/// it keeps the launch, with the name to put back if it ends elsewhere
+/// (the next range out; should that be a start/end range ending elsewhere
+/// too, the launch keeps its name).
 fn innermost(
     stacks: &Stacks,
     started_here: &[(u64, u64)],
@@ -461,20 +475,33 @@ fn innermost(
     index: usize,
     resolve: &Resolver,
 ) -> Option<CompactString> {
-    let pushed = stacks.innermost();
-    let mut later: Vec<(u64, (u64, u64))> = (started_here.iter())
-        .filter_map(|key| Some((starts.get(key)?.start.timestamp, *key)))
-        .filter(|(at, _)| pushed.is_none_or(|(pushed_at, _)| at > pushed_at))
-        .collect();
-    later.sort_unstable();
-    // Innermost last; each named instead by the one around it.
-    let mut name = pushed.map(|(_, d)| d.name.clone());
-    for (_, key) in later {
-        let open = starts.get_mut(&key).expect("found above");
-        open.innermost_of.push((index, name));
-        name = Some(resolve.details(&open.start).name);
+    // The two start/end ranges opened last (start time, key).
+    type Opened = Option<(u64, (u64, u64))>;
+    let (mut last, mut before): (Opened, Opened) = (None, None);
+    for key in started_here {
+        let Some(open) = starts.get(key) else {
+            continue;
+        };
+        let at = (open.start.timestamp, *key);
+        if last.is_none_or(|l| at > l) {
+            (before, last) = (last, Some(at));
+        } else if before.is_none_or(|b| at > b) {
+            before = Some(at);
+        }
     }
-    name
+    let pushed = stacks.innermost();
+    let pushed_at = pushed.map(|(at, _)| *at);
+    let pushed_name = || pushed.map(|(_, d)| d.name.clone());
+    let Some((_, key)) = last.filter(|(at, _)| pushed_at.is_none_or(|p| *at > p)) else {
+        return pushed_name();
+    };
+    let instead = match before.filter(|(at, _)| pushed_at.is_none_or(|p| *at > p)) {
+        Some((_, outer)) => starts.get_mut(&outer).map(|o| o.name(resolve)),
+        None => pushed_name(),
+    };
+    let open = starts.get_mut(&key).expect("found above");
+    open.innermost_of.push((index, instead));
+    Some(open.name(resolve))
 }
 
 /// An activity with its times on the trace's timeline.
