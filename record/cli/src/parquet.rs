@@ -180,6 +180,8 @@ impl Texts {
 
 struct Column {
     values: Values,
+    /// When the column may be NULL: each row's level up to its last value
+    /// (the rows after it are NULL).
     levels: Option<Vec<i16>>,
 }
 
@@ -286,22 +288,25 @@ impl TableFile {
         rank: Option<i64>,
         host: Option<&str>,
     ) -> std::io::Result<()> {
-        let extra = [Value::Int(rank), Value::Text(host.map(Into::into))];
+        let extra = [Value::Int(rank), Value::Text(host)];
         let extra = if self.extra { &extra[..] } else { &[] };
+        // A NULL costs nothing here: a column's levels are written when it
+        // next has a value, or at the flush (most of a range's 21 columns
+        // are NULL).
         for (column, value) in self.columns.iter_mut().zip(values.iter().chain(extra)) {
-            let present = match (&mut column.values, value) {
-                (Values::Int(v), Value::Int(x)) => x.map(|x| v.push(x)).is_some(),
-                (Values::Real(v), Value::Real(x)) => x.map(|x| v.push(x)).is_some(),
-                (Values::Text(v, seen), Value::Text(x)) => {
-                    x.as_ref().map(|x| v.push(seen.get(x))).is_some()
-                }
+            match (&mut column.values, *value) {
+                (_, Value::Int(None) | Value::Real(None) | Value::Text(None)) => continue,
+                (Values::Int(v), Value::Int(Some(x))) => v.push(x),
+                (Values::Real(v), Value::Real(Some(x))) => v.push(x),
+                (Values::Text(v, seen), Value::Text(Some(x))) => v.push(seen.get(x)),
                 _ => unreachable!(
                     "{}: a value of another type than its column's",
                     self.table.name
                 ),
-            };
+            }
             if let Some(levels) = &mut column.levels {
-                levels.push(i16::from(present));
+                levels.resize(self.rows, 0);
+                levels.push(1);
             }
         }
         self.rows += 1;
@@ -326,7 +331,10 @@ impl TableFile {
                 .next_column()
                 .map_err(std::io::Error::other)?
                 .expect("a writer per column");
-            let levels = column.levels.as_deref();
+            let levels = column.levels.as_mut().map(|levels| {
+                levels.resize(self.rows, 0);
+                levels.as_slice()
+            });
             match &mut column.values {
                 Values::Int(v) => out.typed::<Int64Type>().write_batch(v, levels, None),
                 Values::Real(v) => out.typed::<DoubleType>().write_batch(v, levels, None),

@@ -140,14 +140,14 @@ impl<S: Store> Exporter<S> {
         row[3] = Value::Int(range_id.map(|r| r as i64));
         row[4] = Value::Int(category);
         row[5] = Value::Int(d.color.map(i64::from));
-        row[6] = Value::Text(text.map(Into::into));
+        row[6] = Value::Text(text);
         row[8] = Value::Int(end_tid.map(|t| global_tid(p, t)));
         row[9] = Value::Int(text_id);
         row[10] = Value::int(domain);
         row[11] = Value::Int(u);
         row[12] = Value::Int(i);
         row[13] = Value::Real(f);
-        row[18] = Value::Text(json.map(Into::into));
+        row[18] = Value::Text(json.as_deref());
         self.store.row(Some(p), &NVTX_EVENTS, &row)
     }
 }

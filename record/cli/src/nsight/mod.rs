@@ -87,12 +87,13 @@ const fn text(name: &'static str) -> Column {
     }
 }
 
-/// A value of a row, in its column's type (`None`: NULL).
-#[derive(Debug, Clone, PartialEq)]
+/// A value of a row, in its column's type (`None`: NULL). Borrowed, so a
+/// row is copied and dropped for free.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Value<'a> {
     Int(Option<i64>),
     Real(Option<f64>),
-    Text(Option<std::borrow::Cow<'a, str>>),
+    Text(Option<&'a str>),
 }
 
 impl<'a> Value<'a> {
@@ -100,7 +101,7 @@ impl<'a> Value<'a> {
         Value::Int(Some(v.into()))
     }
     pub fn text(v: &'a str) -> Value<'a> {
-        Value::Text(Some(v.into()))
+        Value::Text(Some(v))
     }
 }
 
