@@ -186,6 +186,22 @@ struct Column {
 }
 
 impl Column {
+    /// Adds `value` as row `row`.
+    #[inline(always)]
+    fn push(&mut self, value: &Value, row: usize, table: &Table) {
+        match (&mut self.values, value) {
+            (_, Value::Int(None) | Value::Real(None) | Value::Text(None)) => return,
+            (Values::Int(v), Value::Int(Some(x))) => v.push(*x),
+            (Values::Real(v), Value::Real(Some(x))) => v.push(*x),
+            (Values::Text(v, seen), Value::Text(Some(x))) => v.push(seen.get(x)),
+            _ => unreachable!("{}: a value of another type than its column's", table.name),
+        }
+        if let Some(levels) = &mut self.levels {
+            levels.resize(row, 0);
+            levels.push(1);
+        }
+    }
+
     /// Makes room for `more` rows.
     fn reserve(&mut self, more: usize) {
         match &mut self.values {
@@ -288,26 +304,19 @@ impl TableFile {
         rank: Option<i64>,
         host: Option<&str>,
     ) -> std::io::Result<()> {
-        let extra = [Value::Int(rank), Value::Text(host)];
-        let extra = if self.extra { &extra[..] } else { &[] };
         // A NULL costs nothing here: a column's levels are written when it
         // next has a value, or at the flush (most of a range's 21 columns
         // are NULL).
-        for (column, value) in self.columns.iter_mut().zip(values.iter().chain(extra)) {
-            match (&mut column.values, *value) {
-                (_, Value::Int(None) | Value::Real(None) | Value::Text(None)) => continue,
-                (Values::Int(v), Value::Int(Some(x))) => v.push(x),
-                (Values::Real(v), Value::Real(Some(x))) => v.push(x),
-                (Values::Text(v, seen), Value::Text(Some(x))) => v.push(seen.get(x)),
-                _ => unreachable!(
-                    "{}: a value of another type than its column's",
-                    self.table.name
-                ),
-            }
-            if let Some(levels) = &mut column.levels {
-                levels.resize(self.rows, 0);
-                levels.push(1);
-            }
+        let (columns, extra) = self.columns.split_at_mut(values.len());
+        for (column, value) in columns.iter_mut().zip(values) {
+            column.push(value, self.rows, self.table);
+        }
+        if self.extra {
+            let [rank_column, host_column] = extra else {
+                unreachable!("{}: rank and host added", self.table.name)
+            };
+            rank_column.push(&Value::Int(rank), self.rows, self.table);
+            host_column.push(&Value::Text(host), self.rows, self.table);
         }
         self.rows += 1;
         if self.rows == ROW_GROUP {
