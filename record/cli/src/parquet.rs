@@ -262,8 +262,11 @@ impl TableFile {
                     EnabledStatistics::Chunk,
                 );
             }
-            if matches!(name, "start" | "end") {
-                // Times: near-sorted, all different; their deltas are small.
+            if ty == Type::Int {
+                // Times (near-sorted, all different), ids, threads and kinds
+                // (long runs): deltas bit-packed, no dictionary to look each
+                // value up in (58 instructions an event less than a
+                // dictionary, and smaller files).
                 let path = ColumnPath::from(name);
                 properties = properties
                     .set_column_dictionary_enabled(path.clone(), false)
