@@ -78,12 +78,15 @@ FROM NVTX_EVENTS WHERE eventType IN (59, 60) AND text = $name
 """
 _PACE = "SELECT * FROM partial ORDER BY iteration, rank NULLS LAST, host, pid"
 
+# Ties are broken by the process (rank, then host and pid; a process with no
+# rank last), the same for every column and whatever order the parts came
+# in: DuckDB's arg_max alone picks any of the tied rows, and skips a NULL rank.
 _STRAGGLERS = """
 SELECT iteration,
        count(*) AS ranks,
-       arg_max(rank, duration) AS slowest_rank,
-       arg_max(host, duration) AS slowest_host,
-       arg_max(pid, duration) AS slowest_pid,
+       arg_max_null(rank, row(duration, rank, host, pid)) AS slowest_rank,
+       arg_max_null(host, row(duration, rank, host, pid)) AS slowest_host,
+       arg_max_null(pid, row(duration, rank, host, pid)) AS slowest_pid,
        max(duration) AS slowest,
        median(duration) AS median,
        max(duration) - median(duration) AS lag
@@ -98,7 +101,7 @@ GROUP BY ALL
 _SUMMARY = """
 SELECT range, count(*) AS ranks, sum(instances)::BIGINT AS instances, sum(total)::BIGINT AS total,
        avg(total) AS mean, min(total) AS min, max(total) AS max,
-       arg_max(rank, total) AS max_rank
+       arg_max_null(rank, row(total, rank, host, pid)) AS max_rank
 FROM partial GROUP BY range ORDER BY total DESC, range
 """
 
@@ -140,9 +143,10 @@ def pace(parquet_dir, name, *, engine=None):
 
 def stragglers(parquet_dir, name, *, engine=None):
     """Per iteration of the range ``name``: how many ranks ran it, the slowest
-    rank (``slowest_rank``, ``slowest_host``, ``slowest_pid``), its duration
-    (``slowest``), the ``median`` rank's and the slowest one's ``lag`` behind
-    it (ns)."""
+    rank (``slowest_rank``, ``slowest_host``, ``slowest_pid``; of equally
+    slow ones the highest rank, a process with no rank before any), its
+    duration (``slowest``), the ``median`` rank's and the slowest one's
+    ``lag`` behind it (ns)."""
     return _run(parquet_dir, _NVTX, _PACE_PART, _STRAGGLERS, {"name": name}, engine)
 
 
@@ -150,7 +154,7 @@ def summary(parquet_dir, *, engine=None):
     """Nsight's ``nvtx_sum`` across ranks: per range name, the ``ranks`` that
     ran it, its ``instances`` and ``total`` time, and the ``mean``, ``min``
     and ``max`` of each rank's total (ns), with the rank of the max
-    (``max_rank``); largest total first."""
+    (``max_rank``; ties as in :func:`stragglers`); largest total first."""
     return _run(parquet_dir, _NVTX, _SUMMARY_PART, _SUMMARY, {}, engine)
 
 
