@@ -205,6 +205,27 @@ def copy_part(parquet, to, part, *, query="SELECT * FROM read_parquet('{src}')")
         duckdb.sql(f"COPY ({query.format(src=src)}) TO '{to / table / part}' (FORMAT parquet)")
 
 
+def test_ties_pick_the_highest_rank_in_every_column(job, tmp_path):
+    parquet, _ = job
+    from nvtxr import recipes
+
+    # Every rank's steps last exactly 1 us: all ranks tie at every step.
+    tied = tmp_path / "tied"
+    for part in os.listdir(parquet / "NVTX_EVENTS"):
+        copy_part(parquet, tied, part, query="SELECT * FROM read_parquet('{src}')")
+        events = tied / "NVTX_EVENTS" / part
+        duckdb.sql(f"""COPY (SELECT * REPLACE (CASE WHEN text = 'step' THEN start + 1000 ELSE "end" END AS "end")
+                   FROM read_parquet('{parquet / 'NVTX_EVENTS' / part}')) TO '{events}' (FORMAT parquet)""")
+    hosts = duckdb.sql(f"SELECT DISTINCT host FROM read_parquet('{tied}/NVTX_EVENTS/*.parquet') "
+                       f"WHERE rank = {RANKS - 1}").fetchall()
+    table = recipes.stragglers(tied, "step", engine="duckdb")
+    assert list(table["slowest_rank"]) == [RANKS - 1] * STEPS
+    assert list(table["slowest_host"]) == [hosts[0][0]] * STEPS
+    assert list(table["lag"]) == [0] * STEPS
+    summary = recipes.summary(tied, engine="duckdb")
+    assert summary[summary["range"] == "step"]["max_rank"].iloc[0] == RANKS - 1
+
+
 def test_bad_directories_are_refused_naming_the_file(job, tmp_path):
     parquet, _ = job
     from nvtxr import recipes
