@@ -421,7 +421,7 @@ pub fn gpu_args(g: &GpuEvent) -> serde_json::Value {
             ArgValue::Text(t) => Value::from(t),
             ArgValue::Dims(d) => json!(d),
             ArgValue::Launch(l) => json!({
-                Arg::Api.name(): l.api.as_str(),
+                Arg::Api.name(): l.api,
                 Arg::Thread.name(): l.tid,
                 Arg::Range.name(): l.range.as_deref(),
             }),

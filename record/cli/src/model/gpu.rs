@@ -160,13 +160,13 @@ impl Gpu {
 
 /// A traced CUDA API call, at its place on its thread.
 #[derive(Debug, Clone)]
-pub struct Launch {
+pub struct Launch<'g> {
     pub tid: u32,
     pub start: u64,
     pub end: u64,
     pub correlation: u32,
     /// The API's name (see [`Gpu::api_name`]).
-    pub api: CompactString,
+    pub api: &'g str,
 }
 
 /// The GPU time of a range: its launches' activities (kernels, copies and
@@ -221,7 +221,7 @@ pub struct GpuEvent<'a> {
     /// that are not C++ symbols.
     pub demangled: &'a str,
     /// Its launch: the thread, the API call's name, the innermost range open then.
-    pub launch: Option<&'a Launched>,
+    pub launch: Option<&'a Launched<'a>>,
     /// Its GPU's description, when CUPTI gave one.
     pub gpu: Option<&'a Device<'static>>,
 }
@@ -306,7 +306,7 @@ pub enum ArgValue<'a> {
     /// What launched it: the API call ([`Arg::Api`]), its thread
     /// ([`Arg::Thread`]) and the innermost range open there ([`Arg::Range`]),
     /// a nested dictionary.
-    Launch(&'a Launched),
+    Launch(&'a Launched<'a>),
 }
 
 impl<'a> GpuEvent<'a> {
@@ -349,9 +349,9 @@ impl<'a> GpuEvent<'a> {
 /// What the replay kept of a launch, for its activities: its thread, API
 /// call and innermost open range.
 #[derive(Debug, Clone)]
-pub struct Launched {
+pub struct Launched<'g> {
     pub tid: u32,
-    pub api: CompactString,
+    pub api: &'g str,
     pub range: Option<CompactString>,
 }
 

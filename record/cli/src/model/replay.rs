@@ -106,7 +106,9 @@ impl Scan {
             let placement = &self.placements[process.recording];
             // What launched each activity: an index into `launches`, plus 1
             // (0: not launched on a recorded thread).
-            let mut launches: Vec<Launched> = Vec::new();
+            // As many as activities, usually: one allocation, not doubling.
+            let mut launches: Vec<Launched> =
+                Vec::with_capacity(gpu.map_or(0, |g| g.activities.len()));
             let mut launch_of = vec![0u32; gpu.map_or(0, |g| g.activities.len())];
             let mut caused = Vec::new();
             for ((tid, chunks), thread) in threads.iter().zip(&process.threads) {
@@ -233,7 +235,7 @@ impl Scan {
                                     start: placement.place(entry).min(r.timestamp),
                                     end: r.timestamp,
                                     correlation,
-                                    api: gpu.api_name(r.string.unwrap_or(0)).into(),
+                                    api: gpu.api_name(r.string.unwrap_or(0)),
                                 };
                                 caused.clear();
                                 for i in gpu.caused_by(correlation) {
