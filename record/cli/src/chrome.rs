@@ -328,7 +328,7 @@ impl Sink for Writer<'_> {
         let args = serde_json::json!({ "correlation": l.correlation });
         let api = Event {
             ph: "X",
-            name: &l.api,
+            name: l.api,
             cat: Some("cuda_api"),
             id: None,
             s: None,

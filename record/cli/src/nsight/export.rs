@@ -228,7 +228,7 @@ impl<S: Store> Sink for Exporter<S> {
 
     /// A traced API call: a `CUPTI_ACTIVITY_KIND_RUNTIME` row.
     fn launch(&mut self, p: &Process, l: &Launch) -> Result<()> {
-        let name = self.store.string_id(p, &l.api)?;
+        let name = self.store.string_id(p, l.api)?;
         let row = [
             Value::int(self.time(l.start)),
             Value::int(self.time(l.end)),

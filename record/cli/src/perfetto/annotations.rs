@@ -165,7 +165,7 @@ pub(super) fn gpu_annotations(g: &GpuEvent, strings: &mut Interner, i: &mut Fiel
             ArgValue::Text(t) => Value::Text(text(i, t)),
             ArgValue::Dims(d) => Value::Dims(d),
             ArgValue::Launch(l) => Value::Launch([
-                (gpu_arg_iid(Arg::Api), Some(Value2::Text(text(i, &l.api)))),
+                (gpu_arg_iid(Arg::Api), Some(Value2::Text(text(i, l.api)))),
                 (gpu_arg_iid(Arg::Thread), Some(Value2::Uint(l.tid.into()))),
                 (
                     gpu_arg_iid(Arg::Range),

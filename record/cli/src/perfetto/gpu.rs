@@ -32,7 +32,7 @@ impl Writer<'_> {
             ..slice(INSTANT, None)
         };
         let (packets, s) = self.on_thread();
-        packets.event(s, l.start, event, Some(&l.api), None)
+        packets.event(s, l.start, event, Some(l.api), None)
     }
 
     /// An activity as a slice on its GPU's stream track, ending its launch's flow.
