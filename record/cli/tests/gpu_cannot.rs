@@ -49,8 +49,8 @@ fn without_cupti_the_nvtx_recording_is_unchanged_and_one_line_says_why() {
             .iter()
             .filter(|e| e["cat"] == "nvtx")
             .count();
-        // Five push/pop ranges, two start/end ranges (a begin and an end each).
-        assert_eq!(ranges, 5 + 2 * 2, "{name}: every NVTX range");
+        // Five push/pop ranges, three start/end ranges (a begin and an end each).
+        assert_eq!(ranges, 5 + 3 * 2, "{name}: every NVTX range");
     }
 }
 
