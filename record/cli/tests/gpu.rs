@@ -181,7 +181,7 @@ fn every_kernel_copy_and_sync_is_under_the_range_that_launched_it() {
         .collect();
     assert_eq!(
         ranges,
-        ["backward", "backward", "forward", "last", "worker"]
+        [":backward", ":backward", ":forward", ":last", ":worker"]
     );
 }
 

@@ -352,7 +352,37 @@ impl<'a> GpuEvent<'a> {
 pub struct Launched<'g> {
     pub tid: u32,
     pub api: &'g str,
-    pub range: Option<CompactString>,
+    pub range: Option<RangeName>,
+}
+
+/// A range's name with its domain's: `domain:name`, as the summary keys
+/// ranges (`:name` in the default domain).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RangeName {
+    key: CompactString,
+    /// Where the name starts in `key`.
+    name_at: usize,
+}
+
+impl RangeName {
+    pub fn new(domain: &str, name: &str) -> RangeName {
+        let mut key = CompactString::with_capacity(domain.len() + 1 + name.len());
+        key.push_str(domain);
+        key.push(':');
+        key.push_str(name);
+        RangeName {
+            key,
+            name_at: domain.len() + 1,
+        }
+    }
+
+    pub fn domain(&self) -> &str {
+        &self.key[..self.name_at - 1]
+    }
+
+    pub fn name(&self) -> &str {
+        &self.key[self.name_at..]
+    }
 }
 
 /// A process's GPU as the trace shows it: a process of its own, 32 bits,

@@ -23,7 +23,9 @@ mod scan;
 mod tee;
 
 pub use filter::{Filter, Selection};
-pub use gpu::{gpu_label, gpu_pid, Arg, ArgValue, Gpu, GpuEvent, Launch, Launched, Projection};
+pub use gpu::{
+    gpu_label, gpu_pid, Arg, ArgValue, Gpu, GpuEvent, Launch, Launched, Projection, RangeName,
+};
 pub use scan::{scan, Scan};
 pub use tee::Tee;
 

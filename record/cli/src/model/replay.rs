@@ -5,7 +5,7 @@ use super::gpu::{project, Projection};
 use super::scan::{key, Image, Names, Scan};
 use super::{
     add_fields, parse_fields, Details, Fields, Filter, GpuEvent, Launch, Launched, Mark, Payload,
-    Process, Range, Sample, Selection, Sink, Style,
+    Process, Range, RangeName, Sample, Selection, Sink, Style,
 };
 use compact_str::CompactString;
 use hashbrown::HashMap;
@@ -446,19 +446,20 @@ struct Started {
     tid: u32,
     start: Decoded<'static>,
     /// Its name, once a launch needed it.
-    name: Option<CompactString>,
+    name: Option<RangeName>,
     /// The GPU work launched on that thread since.
     gpu: Option<Projection>,
     /// The launches (indices) it is the innermost range of, each with the
     /// range named instead should it end on another thread.
-    innermost_of: Vec<(usize, Option<CompactString>)>,
+    innermost_of: Vec<(usize, Option<RangeName>)>,
 }
 
 impl Started {
-    fn name(&mut self, resolve: &Resolver) -> CompactString {
-        (self
-            .name
-            .get_or_insert_with(|| resolve.details(&self.start).name))
+    fn name(&mut self, resolve: &Resolver) -> RangeName {
+        (self.name.get_or_insert_with(|| {
+            let d = resolve.details(&self.start);
+            RangeName::new(&d.domain, &d.name)
+        }))
         .clone()
     }
 }
@@ -476,7 +477,7 @@ fn innermost(
     starts: &mut HashMap<(u64, u64), Started>,
     index: usize,
     resolve: &Resolver,
-) -> Option<CompactString> {
+) -> Option<RangeName> {
     // The two start/end ranges opened last (start time, key).
     type Opened = Option<(u64, (u64, u64))>;
     let (mut last, mut before): (Opened, Opened) = (None, None);
@@ -493,7 +494,7 @@ fn innermost(
     }
     let pushed = stacks.innermost();
     let pushed_at = pushed.map(|(at, _)| *at);
-    let pushed_name = || pushed.map(|(_, d)| d.name.clone());
+    let pushed_name = || pushed.map(|(_, d)| RangeName::new(&d.domain, &d.name));
     let Some((_, key)) = last.filter(|(at, _)| pushed_at.is_none_or(|p| *at > p)) else {
         return pushed_name();
     };

@@ -87,19 +87,19 @@ pub struct Collector {
 
 impl Sink for Collector {
     fn gpu(&mut self, _: &Process, g: &crate::model::GpuEvent) -> std::io::Result<()> {
-        self.gpu.activity(g);
+        self.gpu.activity(g, &self.grouping);
         Ok(())
     }
 
     fn range(&mut self, _: &Process, r: &Range) -> std::io::Result<()> {
         let d = &r.details;
-        if let Some(p) = &d.gpu {
-            self.gpu.range(r, p);
-        }
         let duration = r.end - r.start;
         self.grand = self.grand.saturating_add(duration);
         let grouped = self.grouping.name(&d.name, d.fields.as_deref());
         let name: &str = &grouped;
+        if let Some(p) = &d.gpu {
+            self.gpu.range(r, p, name);
+        }
         let key = KeyRef(r.style, &d.domain, name);
         let hash = self.hasher.hash_one(&key);
         let entries = &self.entries;

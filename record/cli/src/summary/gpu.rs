@@ -4,6 +4,7 @@
 //! its first launched activity's start to its last's end), and the kernels
 //! grouped by the innermost range open at their launch (`nvtx_kern_sum`).
 
+use super::names::Grouping;
 use super::{grid, Format};
 use crate::model::{GpuEvent, Projection, Range};
 use nvtxr_record_format::gpu::Tag;
@@ -61,12 +62,10 @@ fn entry<'m, T: Default>(map: &'m mut BTreeMap<String, T>, key: &str) -> &'m mut
 }
 
 impl GpuSummary {
-    /// A push/pop range that launched GPU work.
-    pub fn range(&mut self, r: &Range, p: &Projection) {
-        self.key.clear();
-        self.key += &r.details.domain;
-        self.key.push(':');
-        self.key += &r.details.name;
+    /// A range that launched GPU work, its name grouped as the NVTX table's
+    /// rows (`name`).
+    pub fn range(&mut self, r: &Range, p: &Projection, name: &str) {
+        self.set_key(&r.details.domain, name);
         let e = entry(&mut self.ranges, &self.key);
         e.instances += 1;
         e.range_time += r.end - r.start;
@@ -76,17 +75,27 @@ impl GpuSummary {
         e.activities += p.activities;
     }
 
-    /// A kernel (other activities are not in these tables).
-    pub fn activity(&mut self, g: &GpuEvent) {
+    /// A kernel (other activities are not in these tables), under its
+    /// launch's range grouped as the NVTX table's rows.
+    pub fn activity(&mut self, g: &GpuEvent, grouping: &Grouping) {
         let a = g.activity;
         if a.tag != Tag::Kernel as u8 {
             return;
         }
         let ns = a.end - a.start;
-        if let Some(range) = g.launch.and_then(|l| l.range.as_deref()) {
-            entry(entry(&mut self.by_range, range), g.demangled).add(ns);
+        if let Some(range) = g.launch.and_then(|l| l.range.as_ref()) {
+            self.set_key(range.domain(), &grouping.name(range.name(), None));
+            entry(entry(&mut self.by_range, &self.key), g.demangled).add(ns);
         }
         entry(&mut self.kernels, g.demangled).add(ns);
+    }
+
+    /// `key` made `domain:name`, as the NVTX table names ranges.
+    fn set_key(&mut self, domain: &str, name: &str) {
+        self.key.clear();
+        self.key += domain;
+        self.key.push(':');
+        self.key += name;
     }
 
     pub fn is_empty(&self) -> bool {
@@ -171,5 +180,68 @@ impl GpuSummary {
         out += "\nGPU kernels by the NVTX range that launched them (the innermost):\n\n";
         out += &grid(&lines, &[0, 1]);
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Launched, RangeName};
+    use nvtxr_record_format::gpu::Activity;
+
+    /// A kernel of `ns` launched under `range` of `domain`.
+    fn kernel(s: &mut GpuSummary, grouping: &Grouping, domain: &str, range: &str, ns: u64) {
+        let activity = Activity {
+            tag: Tag::Kernel as u8,
+            end: ns,
+            ..Default::default()
+        };
+        let launch = Launched {
+            tid: 1,
+            api: "cudaLaunchKernel",
+            range: Some(RangeName::new(domain, range)),
+        };
+        s.activity(
+            &GpuEvent {
+                activity: &activity,
+                name: "k",
+                demangled: "k",
+                launch: Some(&launch),
+                gpu: None,
+            },
+            grouping,
+        );
+    }
+
+    #[test]
+    fn kernels_by_range_group_names_as_the_nvtx_table_and_keep_domains_apart() {
+        let rows = |grouping: Grouping| {
+            let mut s = GpuSummary::default();
+            for (domain, range) in [
+                ("", "step 1"),
+                ("", "step 2"),
+                ("a", "step 3"),
+                ("b", "fwd"),
+            ] {
+                kernel(&mut s, &grouping, domain, range, 10);
+            }
+            (s.by_range.iter())
+                .map(|(range, kernels)| (range.clone(), kernels["k"].count))
+                .collect::<Vec<_>>()
+        };
+        let row = |r: &str, n| (r.to_string(), n);
+        assert_eq!(
+            rows(Grouping::Numbers),
+            [row(":step {n}", 2), row("a:step {n}", 1), row("b:fwd", 1)]
+        );
+        assert_eq!(
+            rows(Grouping::Exact),
+            [
+                row(":step 1", 1),
+                row(":step 2", 1),
+                row("a:step 3", 1),
+                row("b:fwd", 1)
+            ]
+        );
     }
 }
