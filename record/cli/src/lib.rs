@@ -72,13 +72,19 @@ enum Command {
         /// %h and %p expanded), for `nvtxr report` to merge with others.
         #[arg(long, value_name = "DIR")]
         keep: Option<PathBuf>,
-        /// Record GPU activity through CUPTI (kernels, copies, sets,
-        /// synchronizations, each under the NVTX range that launched it):
-        /// `auto` when the program uses CUDA and libcupti is found (else one
-        /// warning line), `on` to make a missing libcupti an error before the
-        /// program runs, `off` not to.
+        /// Record GPU activity through CUPTI (kernels, copies, sets, and the
+        /// CUDA calls that launched them or waited, each under the NVTX range
+        /// open around it): `auto` when the program uses CUDA and libcupti is
+        /// found (else one warning line), `on` to make a missing libcupti an
+        /// error before the program runs, `off` not to.
         #[arg(long, value_enum, default_value_t = record::Gpu::Auto)]
         gpu: record::Gpu,
+        /// Also record CUPTI's synchronization records (what each stream,
+        /// event or context wait waited on, as GPU rows). They cost about a
+        /// third of a step in a launch-bound PyTorch loop (docs/gpu.md);
+        /// without them the synchronizing calls are still recorded, as calls.
+        #[arg(long)]
+        gpu_syncs: bool,
         /// The command to run, after `--` (an unknown option before it is an
         /// error, not the command).
         #[arg(required = true, trailing_var_arg = true)]
@@ -143,11 +149,12 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
             command,
             keep,
             gpu,
+            gpu_syncs,
         } => {
             let keep = keep.as_deref().map(expand).transpose();
             match (outputs.expanded(), keep) {
                 (Ok(outputs), Ok(keep)) => {
-                    record::run(&command, &outputs, wait, keep.as_deref(), gpu)
+                    record::run(&command, &outputs, wait, keep.as_deref(), gpu, gpu_syncs)
                 }
                 (Err(e), _) | (_, Err(e)) => failed(&e, 2),
             }

@@ -232,6 +232,7 @@ pub fn run(
     wait: Wait,
     keep: Option<&Path>,
     gpu: Gpu,
+    gpu_syncs: bool,
 ) -> u8 {
     let shown = command[0].to_string_lossy().into_owned();
     let refuse = |code: u8, e: String| {
@@ -285,7 +286,11 @@ pub fn run(
         .args(&command[1..])
         .env(nvtx_protocol::INJECTION_PATH_VAR, &tool.path)
         .env(nvtxr_record_format::DIR_VAR, raw.path())
-        .env(nvtxr_record_format::gpu::GPU_VAR, gpu.as_str());
+        .env(nvtxr_record_format::gpu::GPU_VAR, gpu.as_str())
+        .env(
+            nvtxr_record_format::gpu::GPU_SYNCS_VAR,
+            if gpu_syncs { "1" } else { "0" },
+        );
     // The CUDA driver loads the same library at cuInit (see the tool's `gpu`).
     if gpu != Gpu::Off {
         child.env(nvtxr_record_format::gpu::CUDA_INJECTION_VAR, &tool.path);

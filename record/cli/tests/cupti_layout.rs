@@ -18,7 +18,12 @@ fn cupti_layout() {
         ),
         ("CUPTI_CB_DOMAIN_DRIVER_API", "DOMAIN_DRIVER"),
         ("CUPTI_CB_DOMAIN_RUNTIME_API", "DOMAIN_RUNTIME"),
-        ("CUPTI_API_ENTER", "API_ENTER"),
+        (
+            "CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM",
+            "THREAD_ID_TYPE_SYSTEM",
+        ),
+        ("CUPTI_ACTIVITY_KIND_DRIVER", "KIND_DRIVER"),
+        ("CUPTI_ACTIVITY_KIND_RUNTIME", "KIND_RUNTIME"),
         ("CUPTI_ACTIVITY_KIND_MEMCPY", "KIND_MEMCPY"),
         ("CUPTI_ACTIVITY_KIND_MEMSET", "KIND_MEMSET"),
         ("CUPTI_ACTIVITY_KIND_KERNEL", "KIND_KERNEL"),
@@ -160,17 +165,13 @@ fn cupti_layout() {
         ),
         ("offsetof(CUpti_ActivityDevice6, id)", "DEVICE_ID"),
         ("offsetof(CUpti_ActivityDevice6, name)", "DEVICE_NAME"),
+        ("offsetof(CUpti_ActivityAPI, cbid)", "API_CBID"),
+        ("offsetof(CUpti_ActivityAPI, start)", "API_START"),
+        ("offsetof(CUpti_ActivityAPI, end)", "API_END"),
+        ("offsetof(CUpti_ActivityAPI, threadId)", "API_THREAD"),
         (
-            "offsetof(CUpti_CallbackData, callbackSite)",
-            "CALLBACK_SITE",
-        ),
-        (
-            "offsetof(CUpti_CallbackData, correlationData)",
-            "CALLBACK_CORRELATION_DATA",
-        ),
-        (
-            "offsetof(CUpti_CallbackData, correlationId)",
-            "CALLBACK_CORRELATION_ID",
+            "offsetof(CUpti_ActivityAPI, correlationId)",
+            "API_CORRELATION",
         ),
     ];
     let source =

@@ -4,8 +4,9 @@
 //! (`tests/gpu/cuda_app.c`) script launches and activity buffers: five
 //! kernels on two devices and three streams, copies both ways, a set, a
 //! synchronization, buffers out of order, 2 dropped records, a kernel
-//! launched from another thread, a buffer flushed at exit. (When GPU
-//! recording cannot work: `gpu_cannot.rs`.)
+//! launched from another thread, one from a thread that makes no NVTX call,
+//! a call that is not traced, a buffer flushed at exit. (When GPU recording
+//! cannot work: `gpu_cannot.rs`.)
 
 mod common;
 
@@ -16,7 +17,7 @@ use std::process::Command;
 
 #[test]
 fn every_kernel_copy_and_sync_is_under_the_range_that_launched_it() {
-    let (dir, out) = run("all", &[], &[]);
+    let (dir, out) = run("all", &["--gpu-syncs"], &[]);
     let said = text(&out);
     assert!(out.status.success(), "{said}");
     assert!(
@@ -30,7 +31,7 @@ fn every_kernel_copy_and_sync_is_under_the_range_that_launched_it() {
     // activity has its flow from its launch.
     let starts: Vec<_> = events.iter().filter(|e| e["ph"] == "s").collect();
     let ends: Vec<_> = events.iter().filter(|e| e["ph"] == "f").collect();
-    assert_eq!((starts.len(), ends.len()), (9, 9));
+    assert_eq!((starts.len(), ends.len()), (10, 10));
     for end in &ends {
         let start = starts
             .iter()
@@ -49,6 +50,18 @@ fn every_kernel_copy_and_sync_is_under_the_range_that_launched_it() {
     assert_ne!(
         worker_launch["tid"], main_launch["tid"],
         "launched on its own thread"
+    );
+    // The thread that made no NVTX call: its launch on a thread of its own,
+    // under no range.
+    let fill = events
+        .iter()
+        .find(|e| e["cat"] == "kernel" && e["args"]["demangled"] == "fill(float*)")
+        .unwrap();
+    let silent = &fill["args"]["launched by"];
+    assert!(silent["range"].is_null(), "{fill}");
+    assert!(
+        silent["thread"] != worker_launch["tid"] && silent["thread"] != main_launch["tid"],
+        "{fill}"
     );
     let copies: Vec<_> = events
         .iter()
@@ -93,9 +106,9 @@ fn every_kernel_copy_and_sync_is_under_the_range_that_launched_it() {
     let db = rusqlite::Connection::open(dir.join("trace.sqlite")).unwrap();
     let mut q = db
         .prepare(
-            "SELECT s.value, (SELECT t.value FROM NVTX_EVENTS n JOIN StringIds t ON t.id = n.textId
+            "SELECT s.value, COALESCE((SELECT t.value FROM NVTX_EVENTS n JOIN StringIds t ON t.id = n.textId
                      WHERE n.globalTid = r.globalTid AND n.start <= r.start AND n.end >= r.end
-                     ORDER BY n.start DESC LIMIT 1)
+                     ORDER BY n.start DESC LIMIT 1), '')
              FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName
              JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId
              ORDER BY k.start",
@@ -114,6 +127,7 @@ fn every_kernel_copy_and_sync_is_under_the_range_that_launched_it() {
             ("gemm", "backward"),
             ("relu", "backward"),
             ("reduce", "worker"),
+            ("fill", ""),
             ("gemm", "last")
         ]
     );
@@ -124,7 +138,8 @@ fn every_kernel_copy_and_sync_is_under_the_range_that_launched_it() {
     assert_eq!(count("CUPTI_ACTIVITY_KIND_MEMCPY"), 2);
     assert_eq!(count("CUPTI_ACTIVITY_KIND_MEMSET"), 1);
     assert_eq!(count("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"), 1);
-    assert_eq!(count("CUPTI_ACTIVITY_KIND_RUNTIME"), 9);
+    // The traced calls (not cudaMalloc): 6 launches, 2 copies, a set, a sync.
+    assert_eq!(count("CUPTI_ACTIVITY_KIND_RUNTIME"), 10);
     let gpus: Vec<(i64, String, i64, i64, i64, i64)> = db
         .prepare("SELECT id, name, totalMemory, smCount, computeMajor, computeMinor FROM TARGET_INFO_GPU ORDER BY id")
         .unwrap()
@@ -183,6 +198,69 @@ fn every_kernel_copy_and_sync_is_under_the_range_that_launched_it() {
         ranges,
         [":backward", ":backward", ":forward", ":last", ":worker"]
     );
+}
+
+/// What the rows of the NVTX range around each synchronizing call (by SQL
+/// over Nsight's tables) and the count of synchronization records are.
+fn syncs(dir: &Path) -> (Vec<(String, String)>, i64) {
+    let db = rusqlite::Connection::open(dir.join("trace.sqlite")).unwrap();
+    let calls = db
+        .prepare(
+            "SELECT s.value, (SELECT t.value FROM NVTX_EVENTS n JOIN StringIds t ON t.id = n.textId
+                     WHERE n.globalTid = r.globalTid AND n.start <= r.start AND n.end >= r.end
+                     ORDER BY n.start DESC LIMIT 1)
+             FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId
+             WHERE s.value LIKE '%Synchronize%'",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let records = db
+        .query_row(
+            "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    (calls, records)
+}
+
+#[test]
+fn synchronizing_calls_are_recorded_and_cuptis_sync_records_only_when_asked() {
+    let sync_call = vec![("cudaStreamSynchronize".to_string(), "epoch".to_string())];
+    let (dir, out) = run("nosync", &[], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(kernels(&load(&dir.join("trace.json"))), scripted_kernels());
+    assert_eq!(syncs(&dir), (sync_call.clone(), 0));
+    let (dir, out) = run("syncs", &["--gpu-syncs"], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(syncs(&dir), (sync_call, 1));
+}
+
+#[test]
+fn a_cupti_without_per_api_records_records_every_call_and_keeps_the_launches() {
+    // Every API call is then recorded by CUPTI (cudaMalloc too); the tool
+    // keeps the traced ones, and says what it costs.
+    let (dir, out) = run("whole", &[], &[("FAKE_CUPTI_WHOLE_API", "1")]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert_eq!(
+        said.matches("cannot record only the launch calls").count(),
+        1,
+        "{said}"
+    );
+    assert_eq!(kernels(&load(&dir.join("trace.json"))), scripted_kernels());
+    let db = rusqlite::Connection::open(dir.join("trace.sqlite")).unwrap();
+    let runtime: i64 = db
+        .query_row(
+            "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(runtime, 10, "the traced calls, not cudaMalloc");
 }
 
 #[test]
@@ -244,7 +322,7 @@ fn ranks_recorded_apart_merge_with_each_ranks_gpus() {
     let out = common::nvtxr(&args, &[]);
     assert!(out.status.success(), "{}", text(&out));
     let trace = load(&json);
-    assert_eq!(each_rank.len(), 10);
+    assert_eq!(each_rank.len(), 12);
     assert_eq!(
         kernels(&trace),
         each_rank,
@@ -272,7 +350,8 @@ fn ranks_recorded_apart_merge_with_each_ranks_gpus() {
 fn the_perfetto_trace_has_every_activity_with_the_jsons_arguments() {
     let rec = nvtxr_harness::work_dir().join(format!("gpu-perfetto-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&rec);
-    let (dir, out) = run("perfetto", &["--keep", rec.to_str().unwrap()], &[]);
+    let keep = ["--gpu-syncs", "--keep", rec.to_str().unwrap()];
+    let (dir, out) = run("perfetto", &keep, &[]);
     assert!(out.status.success(), "{}", text(&out));
     let trace = dir.join("t.pftrace");
     let report = Command::new(&nvtxr_harness::artifacts().nvtxr)
@@ -325,8 +404,8 @@ fn the_perfetto_trace_has_every_activity_with_the_jsons_arguments() {
             .cloned()
             .collect(),
     );
-    // Five kernels, two copies, a set, a synchronization.
-    assert_eq!(perfetto.len(), 9, "{perfetto:#?}");
+    // Six kernels, two copies, a set, a synchronization.
+    assert_eq!(perfetto.len(), 10, "{perfetto:#?}");
     assert_eq!(perfetto, json);
     assert!(
         perfetto

@@ -9,9 +9,10 @@
 //! appends whole CUPTI buffers at a time, so a file cut short by a crash
 //! ends after its last whole record.
 //!
-//! The launch that caused an activity is a [`Kind::Launch`](crate::Kind)
-//! record on the launching thread, carrying the same correlation id: that is
-//! what places GPU work under the thread's open NVTX ranges.
+//! The launch that caused an activity is a [`Tag::Api`] record (CUPTI's
+//! record of that API call) carrying the same correlation id, its thread and
+//! its times: that is what places GPU work under the thread's open NVTX
+//! ranges.
 //!
 //! The numbers kept as they are (copy kinds, memory kinds, synchronization
 //! types) are CUPTI's (`cupti_activity.h`); [`copy_kind_name`] and
@@ -23,6 +24,9 @@ use std::borrow::Cow;
 pub const GPU_FILE: &str = "gpu";
 /// First bytes of a [`GPU_FILE`].
 pub const GPU_MAGIC: [u8; 8] = *b"NVTXRGP1";
+/// The variable carrying `nvtxr record --gpu-syncs` to the tool (`1`: CUPTI's
+/// synchronization records too).
+pub const GPU_SYNCS_VAR: &str = "NVTXR_GPU_SYNCS";
 /// The variable naming the CUPTI library to load (`nvtxr record` and the tool).
 pub const CUPTI_VAR: &str = "NVTXR_CUPTI";
 /// The variable carrying `nvtxr record --gpu` to the tool (`on`, `off`, `auto`).
@@ -57,6 +61,9 @@ pub enum Tag {
     /// A GPU: its id, name, compute capability (major, minor), global
     /// memory in bytes and multiprocessors.
     Device = 10,
+    /// A traced API call: its API's id ([`Tag::ApiName`]), thread (the
+    /// kernel's id, `gettid`), start, duration and correlation id.
+    Api = 11,
 }
 
 impl Tag {
@@ -73,6 +80,7 @@ impl Tag {
             8 => Tag::Dropped,
             9 => Tag::Clock,
             10 => Tag::Device,
+            11 => Tag::Api,
             _ => return None,
         })
     }
@@ -119,6 +127,20 @@ pub enum GpuRecord<'a> {
     Dropped(u64),
     Clock { measured: bool, offset: i64 },
     Device(Device<'a>),
+    Api(ApiCall),
+}
+
+/// A traced CUDA API call (a launch, copy, set, graph launch or
+/// synchronization), as CUPTI recorded it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ApiCall {
+    /// CUPTI's callback domain and id: `domain << 32 | cbid`.
+    pub api: u64,
+    /// The calling thread (`gettid`).
+    pub tid: u32,
+    pub start: u64,
+    pub end: u64,
+    pub correlation: u32,
 }
 
 /// A GPU, as CUPTI describes it.
@@ -222,6 +244,14 @@ impl GpuRecord<'_> {
                 varint(out, d.memory);
                 varint(out, d.multiprocessors.into());
             }
+            GpuRecord::Api(c) => {
+                out.push(Tag::Api as u8);
+                varint(out, c.api);
+                varint(out, c.tid.into());
+                varint(out, c.start);
+                varint(out, c.end.saturating_sub(c.start));
+                varint(out, c.correlation.into());
+            }
         }
     }
 }
@@ -321,6 +351,16 @@ impl<'a> GpuRecords<'a> {
                 memory: self.varint()?,
                 multiprocessors: self.u32()?,
             }),
+            Tag::Api => {
+                let (api, tid, start) = (self.varint()?, self.u32()?, self.varint()?);
+                GpuRecord::Api(ApiCall {
+                    api,
+                    tid,
+                    start,
+                    end: start.saturating_add(self.varint()?),
+                    correlation: self.u32()?,
+                })
+            }
         })
     }
 }
@@ -430,6 +470,13 @@ mod tests {
             GpuRecord::Activity(kernel),
             GpuRecord::Activity(copy),
             GpuRecord::Activity(sync),
+            GpuRecord::Api(ApiCall {
+                api: 2 << 32 | 211,
+                tid: 4242,
+                start: 1_000_000_000_000,
+                end: 1_000_000_000_900,
+                correlation: 77,
+            }),
             GpuRecord::Dropped(12),
             GpuRecord::Device(Device {
                 id: 1,

@@ -35,12 +35,8 @@ pub enum Kind {
     /// A counter's sample: `domain` and `value` its counter, the payload
     /// its value (i64 or f64).
     CounterSample = 14,
-    /// A CUDA API call that put work on a GPU (a launch, copy, set or
-    /// synchronization), recorded as it returns: `value` its CUPTI
-    /// correlation id, `string` the API's id (named in the image's
-    /// [`GPU_FILE`](crate::gpu::GPU_FILE)), the payload (u64) the
-    /// process-clock reading at its entry.
-    Launch = 15,
+    // 15 was a CUDA API call (a launch), now a GPU file record
+    // (`gpu::Tag::Api`): not to be reused.
     /// The chunk passes to another thread (one that ended left the rest of
     /// its chunk to a new one): from here on the records are thread
     /// `value`'s, and relative timestamps start again from 0, as at a
@@ -65,7 +61,6 @@ impl Kind {
             12 => Kind::WallClock,
             13 => Kind::CounterRegister,
             14 => Kind::CounterSample,
-            15 => Kind::Launch,
             16 => Kind::Handoff,
             _ => return None,
         })

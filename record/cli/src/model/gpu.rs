@@ -6,7 +6,7 @@
 use compact_str::CompactString;
 use hashbrown::HashMap;
 use nvtxr_record_format::gpu::{
-    copy_kind_name, decode_gpu, sync_type_name, Activity, Device, GpuRecord, Tag, GPU_FILE,
+    copy_kind_name, decode_gpu, sync_type_name, Activity, ApiCall, Device, GpuRecord, Tag, GPU_FILE,
 };
 use std::borrow::Cow;
 use std::path::Path;
@@ -16,6 +16,9 @@ use std::path::Path;
 pub struct Gpu {
     /// In start order, times CLOCK_MONOTONIC ns (placed by the replay).
     pub activities: Vec<Activity>,
+    /// The traced API calls (launches), by thread then start (after
+    /// [`Gpu::seal`]); times CLOCK_MONOTONIC ns, placed by the replay.
+    pub calls: Vec<ApiCall>,
     pub kernel_names: HashMap<u32, String>,
     /// The traced APIs' names, by id.
     pub apis: HashMap<u64, String>,
@@ -52,18 +55,31 @@ impl Gpu {
         let mut records = decode_gpu(bytes).map_err(|e| format!("{}: {e}", path.display()))?;
         // Counted first: growing by doubling copies and touches twice the
         // memory (page faults were a quarter of a GPU recording's conversion).
-        let count = (records.clone())
-            .filter(|r| matches!(r, GpuRecord::Activity(_)))
-            .count();
-        self.activities.reserve_exact(count);
+        let (mut activities, mut calls) = (0, 0);
+        for r in records.clone() {
+            match r {
+                GpuRecord::Activity(_) => activities += 1,
+                GpuRecord::Api(_) => calls += 1,
+                _ => {}
+            }
+        }
+        self.activities.reserve_exact(activities);
+        self.calls.reserve_exact(calls);
+        let on_monotonic = |t: u64, offset: Option<i64>| match offset {
+            Some(offset) => t.saturating_add_signed(offset),
+            None => t,
+        };
         for r in records.by_ref() {
             match r {
                 GpuRecord::Activity(mut a) => {
-                    if let Some(offset) = self.measured_offset {
-                        a.start = a.start.saturating_add_signed(offset);
-                        a.end = a.end.saturating_add_signed(offset);
-                    }
+                    a.start = on_monotonic(a.start, self.measured_offset);
+                    a.end = on_monotonic(a.end, self.measured_offset);
                     self.activities.push(a)
+                }
+                GpuRecord::Api(mut c) => {
+                    c.start = on_monotonic(c.start, self.measured_offset);
+                    c.end = on_monotonic(c.end, self.measured_offset);
+                    self.calls.push(c)
                 }
                 GpuRecord::KernelName(id, name) => drop(self.kernel_names.insert(id, name.into())),
                 GpuRecord::ApiName(id, name) => drop(self.apis.insert(id, name.into())),
@@ -91,6 +107,8 @@ impl Gpu {
             }
         }
         self.activities.sort_by_key(|a| (a.start, a.end));
+        self.calls
+            .sort_unstable_by_key(|c| (c.tid, c.start, c.correlation));
         self.by_correlation = (self.activities.iter().enumerate())
             .map(|(i, a)| (a.correlation, i as u32))
             .collect();
@@ -110,6 +128,13 @@ impl Gpu {
             .iter()
             .take_while(move |(c, _)| *c == correlation)
             .map(|(_, i)| *i as usize)
+    }
+
+    /// Thread `tid`'s traced calls, in start order.
+    pub fn calls_of(&self, tid: u32) -> &[ApiCall] {
+        let from = self.calls.partition_point(|c| c.tid < tid);
+        let to = self.calls.partition_point(|c| c.tid <= tid);
+        &self.calls[from..to]
     }
 
     /// The GPU times of the activities, first and last (CLOCK_MONOTONIC ns).

@@ -18,7 +18,9 @@
 mod files;
 mod filter;
 mod gpu;
+mod open;
 mod replay;
+mod resolve;
 mod scan;
 mod tee;
 

@@ -2,18 +2,20 @@
 
 use super::files::read_part;
 use super::gpu::{project, Projection};
-use super::scan::{key, Image, Names, Scan};
+use super::open::{innermost, Stacks, Started};
+use super::resolve::Resolver;
+use super::scan::{key, Image, Placement, Scan};
 use super::{
-    add_fields, parse_fields, Details, Fields, Filter, GpuEvent, Launch, Launched, Mark, Payload,
-    Process, Range, RangeName, Sample, Selection, Sink, Style,
+    add_fields, parse_fields, Details, Fields, Filter, Gpu, GpuEvent, Launch, Launched, Mark,
+    Process, Range, Selection, Sink, Style,
 };
-use compact_str::CompactString;
 use hashbrown::HashMap;
+use nvtxr_record_format::gpu::{Activity, ApiCall};
 use nvtxr_record_format::{Kind, Record};
 use std::borrow::Cow;
 
 /// A record as decoded from its chunk.
-type Decoded<'a> = Record<Cow<'a, str>>;
+pub(super) type Decoded<'a> = Record<Cow<'a, str>>;
 
 impl Scan {
     /// The process, its parent, its parent's parent... (keys) as far as its
@@ -104,20 +106,16 @@ impl Scan {
             let mut marks = 0;
             let gpu = self.gpu.get(&process.key);
             let placement = &self.placements[process.recording];
-            // What launched each activity: an index into `launches`, plus 1
-            // (0: not launched on a recorded thread).
-            // As many as activities, usually: one allocation, not doubling.
-            let mut launches: Vec<Launched> =
-                Vec::with_capacity(gpu.map_or(0, |g| g.activities.len()));
-            let mut launch_of = vec![0u32; gpu.map_or(0, |g| g.activities.len())];
-            let mut caused = Vec::new();
+            let mut launches = gpu.map(|gpu| Launches::new(gpu, placement));
             for ((tid, chunks), thread) in threads.iter().zip(&process.threads) {
                 sink.thread_start(process, thread)?;
                 let mut stacks = Stacks::default();
                 // The start/end ranges this thread started and has not ended.
                 let mut started_here: Vec<(u64, u64)> = Vec::new();
                 let mut depth = 0;
-                let mut last_launch = None;
+                // This thread's launches, met in time order among its events.
+                let calls = gpu.map_or(&[][..], |g| g.calls_of(*tid));
+                let mut next_call = 0;
                 for part in chunks {
                     let bytes = read_part(part, &mut buffer)?;
                     let image = &self.images[part.image];
@@ -126,6 +124,20 @@ impl Scan {
                         count += 1;
                         image.convert(&mut r, &mut segment);
                         r.timestamp = self.placements[image.recording].place(r.timestamp);
+                        if let Some(launches) = &mut launches {
+                            // A launch at the very time of a range's open or
+                            // close counts as inside it.
+                            let closes = matches!(r.kind, Kind::Pop | Kind::End);
+                            while let Some(call) = calls.get(next_call) {
+                                let at = placement.place(call.start);
+                                if at > r.timestamp || (at == r.timestamp && !closes) {
+                                    break;
+                                }
+                                next_call += 1;
+                                let open = (&mut stacks, &started_here[..], &mut starts);
+                                launches.meet(call, *tid, open, &resolve, sink, process)?;
+                            }
+                        }
                         match r.kind {
                             Kind::Push => {
                                 let details = resolve.details(&r);
@@ -183,7 +195,9 @@ impl Scan {
                                             open.gpu
                                         } else {
                                             for (i, instead) in open.innermost_of {
-                                                launches[i].range = instead;
+                                                if let Some(l) = &mut launches {
+                                                    l.launched[i].range = instead;
+                                                }
                                             }
                                             None
                                         };
@@ -220,48 +234,6 @@ impl Scan {
                                     }
                                 }
                             }
-                            Kind::Launch => {
-                                let Some(gpu) = gpu else { continue };
-                                let correlation = r.value as u32;
-                                if last_launch == Some(correlation) {
-                                    // A driver call inside a runtime call,
-                                    // recorded just before it: one launch.
-                                    continue;
-                                }
-                                last_launch = Some(correlation);
-                                let entry = image.clock.ns_near(r.payload.1, &mut segment);
-                                let launch = Launch {
-                                    tid: *tid,
-                                    start: placement.place(entry).min(r.timestamp),
-                                    end: r.timestamp,
-                                    correlation,
-                                    api: gpu.api_name(r.string.unwrap_or(0)),
-                                };
-                                caused.clear();
-                                for i in gpu.caused_by(correlation) {
-                                    caused.push(placed(&gpu.activities[i], placement));
-                                    launch_of[i] = launches.len() as u32 + 1;
-                                }
-                                project(&caused, stacks.open_mut().map(|d| &mut d.gpu));
-                                for key in &started_here {
-                                    if let Some(open) = starts.get_mut(key) {
-                                        project(&caused, std::iter::once(&mut open.gpu));
-                                    }
-                                }
-                                sink.launch(process, &launch)?;
-                                let range = innermost(
-                                    &stacks,
-                                    &started_here,
-                                    &mut starts,
-                                    launches.len(),
-                                    &resolve,
-                                );
-                                launches.push(Launched {
-                                    tid: *tid,
-                                    api: launch.api,
-                                    range,
-                                });
-                            }
                             // Names were learned by the scan; anchors placed the
                             // timestamps; the scan split the chunks at handoffs.
                             Kind::DomainCreate
@@ -276,6 +248,13 @@ impl Scan {
                         }
                     }
                     crate::progress::advance(count);
+                }
+                // Launched after the thread's last event.
+                if let Some(launches) = &mut launches {
+                    for call in &calls[next_call..] {
+                        let open = (&mut stacks, &started_here[..], &mut starts);
+                        launches.meet(call, *tid, open, &resolve, sink, process)?;
+                    }
                 }
                 // Never popped: closed at the process's last event.
                 for stack in stacks.into_open() {
@@ -292,8 +271,9 @@ impl Scan {
                 let range = start_end(&open.start, open.tid, None, last, open.gpu, &resolve);
                 emit_range(sink, range)?;
             }
-            if let Some(gpu) = gpu {
-                for (a, launch) in gpu.activities.iter().zip(&launch_of) {
+            if let Some(launches) = launches {
+                let gpu = launches.gpu;
+                for (a, launch) in gpu.activities.iter().zip(&launches.launch_of) {
                     let activity = placed(a, placement);
                     let name = gpu.name(a);
                     sink.gpu(
@@ -302,7 +282,7 @@ impl Scan {
                             activity: &activity,
                             name: &name,
                             demangled: gpu.demangled(a, &name),
-                            launch: launch.checked_sub(1).map(|i| &launches[i as usize]),
+                            launch: (launch.checked_sub(1)).map(|i| &launches.launched[i as usize]),
                             gpu: gpu.gpus.get(&a.device),
                         },
                     )?;
@@ -316,6 +296,88 @@ impl Scan {
     }
 }
 
+/// A process's launches (its traced CUDA API calls), as the replay meets
+/// them on their threads, and the GPU work each caused.
+struct Launches<'g> {
+    gpu: &'g Gpu,
+    placement: &'g Placement,
+    /// What each launch was, in the order met.
+    launched: Vec<Launched<'g>>,
+    /// Per activity: its launch's index in `launched`, plus 1 (0: none met).
+    launch_of: Vec<u32>,
+    /// The last launch's correlation id (a driver call inside a runtime
+    /// call, should CUPTI report both, is one launch).
+    last: Option<u32>,
+    caused: Vec<Activity>,
+}
+
+/// What is open on the launching thread: its push/pop ranges, the
+/// start/end ranges it started and has not ended, every waiting start.
+type OpenRanges<'o> = (
+    &'o mut Stacks,
+    &'o [(u64, u64)],
+    &'o mut HashMap<(u64, u64), Started>,
+);
+
+impl<'g> Launches<'g> {
+    fn new(gpu: &'g Gpu, placement: &'g Placement) -> Self {
+        Launches {
+            gpu,
+            placement,
+            // As many as activities, usually: one allocation, not doubling.
+            launched: Vec::with_capacity(gpu.activities.len()),
+            launch_of: vec![0; gpu.activities.len()],
+            last: None,
+            caused: Vec::new(),
+        }
+    }
+
+    /// A launch on thread `tid`, inside the ranges open there: its work is
+    /// projected onto each, and it is remembered with the innermost.
+    fn meet(
+        &mut self,
+        call: &ApiCall,
+        tid: u32,
+        (stacks, started_here, starts): OpenRanges,
+        resolve: &Resolver,
+        sink: &mut dyn Sink,
+        process: &Process,
+    ) -> std::io::Result<()> {
+        if self.last == Some(call.correlation) {
+            return Ok(());
+        }
+        self.last = Some(call.correlation);
+        let launch = Launch {
+            tid,
+            start: self.placement.place(call.start),
+            end: self.placement.place(call.end),
+            correlation: call.correlation,
+            api: self.gpu.api_name(call.api),
+        };
+        self.caused.clear();
+        for i in self.gpu.caused_by(call.correlation) {
+            self.caused
+                .push(placed(&self.gpu.activities[i], self.placement));
+            self.launch_of[i] = self.launched.len() as u32 + 1;
+        }
+        project(&self.caused, stacks.open_mut().map(|d| &mut d.gpu));
+        for key in started_here {
+            if let Some(open) = starts.get_mut(key) {
+                project(&self.caused, std::iter::once(&mut open.gpu));
+            }
+        }
+        sink.launch(process, &launch)?;
+        let index = self.launched.len();
+        let range = innermost(stacks, started_here, starts, index, resolve);
+        self.launched.push(Launched {
+            tid,
+            api: launch.api,
+            range,
+        });
+        Ok(())
+    }
+}
+
 impl Image {
     /// The record's timestamp on CLOCK_MONOTONIC and its ids tagged;
     /// `segment`: see
@@ -324,195 +386,16 @@ impl Image {
         r.timestamp = self.clock.ns_near(r.timestamp, segment);
         let tagged = |id: u64| if id == 0 { 0 } else { id | self.tag };
         r.domain = tagged(r.domain);
-        if r.kind != Kind::Launch {
-            r.string = r.string.map(tagged);
-        }
+        r.string = r.string.map(tagged);
         if matches!(r.kind, Kind::Start | Kind::End | Kind::RegisterString) {
             r.value = tagged(r.value);
         }
     }
 }
 
-struct Resolver<'a> {
-    lineage: &'a [u64],
-    names: &'a HashMap<u64, Names>,
-}
-
-impl Resolver<'_> {
-    fn find<T: Clone>(&self, get: impl Fn(&Names) -> Option<&T>) -> Option<T> {
-        self.lineage
-            .iter()
-            .find_map(|k| self.names.get(k).and_then(&get))
-            .cloned()
-    }
-
-    /// A counter's sample (`None` for one without a value), and its
-    /// details as the selection sees them (the counter as the name).
-    fn sample(&self, r: &Decoded, tid: u32) -> (Option<Sample>, Details) {
-        let mut details = self.details(&Record {
-            text: None,
-            string: None,
-            ..r.clone()
-        });
-        details.name = self
-            .find(|n| n.counters.get(&(r.domain, r.value)))
-            .map_or_else(|| format!("(counter {})", r.value).into(), Into::into);
-        let sample = details.payload.map(|value| Sample {
-            counter: details.name.to_string(),
-            domain: details.domain.clone(),
-            value,
-            time: r.timestamp,
-            tid,
-        });
-        (sample, details)
-    }
-
-    fn details(&self, r: &Decoded) -> Details {
-        // Inline, not allocated, up to 24 bytes.
-        let name = match (&r.string, &r.text) {
-            (Some(id), _) => self
-                .find(|n| n.strings.get(id))
-                .map_or_else(|| format!("(string {id})").into(), Into::into),
-            (None, Some(text)) => CompactString::from(&**text),
-            (None, None) => CompactString::const_new("(unnamed)"),
-        };
-        let domain = if r.domain == 0 {
-            String::new()
-        } else {
-            self.find(|n| n.domains.get(&r.domain))
-                .unwrap_or_else(|| format!("(domain {})", r.domain))
-        };
-        let category = (r.category != 0).then(|| {
-            (
-                r.category,
-                self.find(|n| n.categories.get(&(r.domain, r.category))),
-            )
-        });
-        Details {
-            name,
-            domain,
-            color: r.color,
-            category,
-            payload: Payload::decode(r.payload.0, r.payload.1),
-            fields: r.fields.as_deref().map(parse_fields),
-            gpu: None,
-        }
-    }
-}
-
-/// A thread's open push/pop ranges, per domain: their start and details
-/// resolved at the push. The default domain's (most ranges) apart.
-#[derive(Default)]
-struct Stacks {
-    default: Vec<(u64, Details)>,
-    domains: HashMap<u64, Vec<(u64, Details)>>,
-}
-
-impl Stacks {
-    #[inline(always)]
-    fn of(&mut self, domain: u64) -> &mut Vec<(u64, Details)> {
-        match domain {
-            0 => &mut self.default,
-            _ => self.domains.entry(domain).or_default(),
-        }
-    }
-
-    /// Every open range, to add GPU work to.
-    fn open_mut(&mut self) -> impl Iterator<Item = &mut Details> {
-        self.default
-            .iter_mut()
-            .chain(self.domains.values_mut().flatten())
-            .map(|(_, d)| d)
-    }
-
-    /// The innermost open push/pop range: the last opened, of any domain.
-    fn innermost(&self) -> Option<&(u64, Details)> {
-        (self.domains.values().filter_map(|s| s.last()))
-            .chain(self.default.last())
-            .max_by_key(|(start, _)| *start)
-    }
-
-    /// Every stack, the default domain's first, then by domain id.
-    fn into_open(self) -> impl Iterator<Item = Vec<(u64, Details)>> {
-        let mut domains: Vec<_> = self.domains.into_iter().collect();
-        domains.sort_by_key(|(id, _)| *id);
-        std::iter::once(self.default).chain(domains.into_iter().map(|(_, s)| s))
-    }
-}
-
-/// A start/end range waiting for its end.
-struct Started {
-    /// The thread that started it.
-    tid: u32,
-    start: Decoded<'static>,
-    /// Its name, once a launch needed it.
-    name: Option<RangeName>,
-    /// The GPU work launched on that thread since.
-    gpu: Option<Projection>,
-    /// The launches (indices) it is the innermost range of, each with the
-    /// range named instead should it end on another thread.
-    innermost_of: Vec<(usize, Option<RangeName>)>,
-}
-
-impl Started {
-    fn name(&mut self, resolve: &Resolver) -> RangeName {
-        (self.name.get_or_insert_with(|| {
-            let d = resolve.details(&self.start);
-            RangeName::new(&d.domain, &d.name)
-        }))
-        .clone()
-    }
-}
-
-/// The name of the innermost range open around launch `index` on its
-/// thread: the last opened of its open push/pop ranges (every domain) and
-/// the start/end ranges it started and has not ended. A start/end range
-/// counts only if it ends on this thread too (as for the GPU projection):
-/// it keeps the launch, with the name to put back if it ends elsewhere
-/// (the next range out; should that be a start/end range ending elsewhere
-/// too, the launch keeps its name).
-fn innermost(
-    stacks: &Stacks,
-    started_here: &[(u64, u64)],
-    starts: &mut HashMap<(u64, u64), Started>,
-    index: usize,
-    resolve: &Resolver,
-) -> Option<RangeName> {
-    // The two start/end ranges opened last (start time, key).
-    type Opened = Option<(u64, (u64, u64))>;
-    let (mut last, mut before): (Opened, Opened) = (None, None);
-    for key in started_here {
-        let Some(open) = starts.get(key) else {
-            continue;
-        };
-        let at = (open.start.timestamp, *key);
-        if last.is_none_or(|l| at > l) {
-            (before, last) = (last, Some(at));
-        } else if before.is_none_or(|b| at > b) {
-            before = Some(at);
-        }
-    }
-    let pushed = stacks.innermost();
-    let pushed_at = pushed.map(|(at, _)| *at);
-    let pushed_name = || pushed.map(|(_, d)| RangeName::new(&d.domain, &d.name));
-    let Some((_, key)) = last.filter(|(at, _)| pushed_at.is_none_or(|p| *at > p)) else {
-        return pushed_name();
-    };
-    let instead = match before.filter(|(at, _)| pushed_at.is_none_or(|p| *at > p)) {
-        Some((_, outer)) => starts.get_mut(&outer).map(|o| o.name(resolve)),
-        None => pushed_name(),
-    };
-    let open = starts.get_mut(&key).expect("found above");
-    open.innermost_of.push((index, instead));
-    Some(open.name(resolve))
-}
-
 /// An activity with its times on the trace's timeline.
-fn placed(
-    a: &nvtxr_record_format::gpu::Activity,
-    placement: &super::scan::Placement,
-) -> nvtxr_record_format::gpu::Activity {
-    nvtxr_record_format::gpu::Activity {
+fn placed(a: &Activity, placement: &Placement) -> Activity {
+    Activity {
         start: placement.place(a.start),
         end: placement.place(a.end),
         ..*a

@@ -185,6 +185,15 @@ pub fn scan(dirs: &[PathBuf]) -> std::io::Result<Scan> {
                 None => grouped.push((chunk.tid, vec![chunk])),
             }
         }
+        // Threads that launched GPU work but made no NVTX call.
+        if let Some(gpu) = scan.gpu.get(&process.key) {
+            let mut callers: Vec<u32> = gpu.calls.iter().map(|c| c.tid).collect();
+            callers.sort_unstable();
+            callers.dedup();
+            callers.retain(|t| grouped.binary_search_by_key(t, |(tid, _)| *tid).is_err());
+            grouped.extend(callers.into_iter().map(|t| (t, Vec::new())));
+            grouped.sort_by_key(|(tid, _)| *tid);
+        }
         let names = scan.names.get(&process.key);
         process.threads = grouped
             .iter()

@@ -76,6 +76,7 @@ pub fn kernel(name: &str, range: &str, device: u64, stream: u64) -> Kernel {
 pub fn scripted_kernels() -> Vec<Kernel> {
     let gemm = "gemm(float const*, float const*, float*, int)";
     vec![
+        kernel("fill(float*)", "", 0, 7),
         kernel(gemm, "backward", 1, 13),
         kernel(gemm, "forward", 0, 7),
         kernel(gemm, "last", 0, 7),

@@ -6,7 +6,9 @@
  *
  * The script: five kernels, each launched inside one range ("forward",
  * "backward", "worker" on a second thread, "last" inside "tail"), on two devices and three
- * streams; copies both ways and a set; a stream synchronization; buffers
+ * streams, and a sixth launched by a thread that makes no NVTX call; copies
+ * both ways and a set; a stream synchronization; a call that is not traced
+ * (cudaMalloc); buffers
  * completed out of order, one saying 2 records were dropped, and one left
  * to the flush at exit, after the last NVTX call; a start/end range around
  * the main thread's launches ("epoch") and one ended on the worker thread
@@ -33,6 +35,7 @@
 #define MEMCPY_ASYNC CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020
 #define MEMSET_ASYNC CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020
 #define STREAM_SYNC CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020
+#define MALLOC CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020
 #define CU_LAUNCH_KERNEL CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel
 #define HTOD CUPTI_ACTIVITY_MEMCPY_KIND_HTOD
 #define DTOH CUPTI_ACTIVITY_MEMCPY_KIND_DTOH
@@ -64,6 +67,15 @@ static void *worker(void *arg) {
     kernel(1, 6, "_Z6reducePKfPfi", 1, 2, 15, 0, 60000);
     nvtxRangePop();
     nvtxRangeEnd(handoff);
+    return NULL;
+}
+
+/* A thread that launches but never annotates (as PyTorch's autograd
+ * thread without emit_nvtx). */
+static void *silent(void *arg) {
+    (void)arg;
+    api(RUNTIME, LAUNCH_KERNEL, 10, 20000);
+    kernel(1, 10, "_Z4fillPf", 0, 1, 7, 0, 10000);
     return NULL;
 }
 
@@ -133,6 +145,7 @@ int main(void) {
     nvtxRangeId_t epoch = nvtxRangeStartA("epoch");
     nvtxRangePushA("step");
     nvtxRangePushA("forward");
+    api(RUNTIME, MALLOC, 11, 1000);
     api(RUNTIME, LAUNCH_KERNEL, 1, 20000);
     kernel(0, 1, "_Z4gemmPKfS0_Pfi", 0, 1, 7, 0, 100000);
     api(RUNTIME, MEMCPY_ASYNC, 2, 10000);
@@ -154,6 +167,8 @@ int main(void) {
     handoff = nvtxRangeStartA("handoff");
     pthread_t t;
     pthread_create(&t, NULL, worker, NULL);
+    pthread_join(t, NULL);
+    pthread_create(&t, NULL, silent, NULL);
     pthread_join(t, NULL);
     api(RUNTIME, STREAM_SYNC, 8, 50000);
     sync_(1, 8, 1, 7, 40000);

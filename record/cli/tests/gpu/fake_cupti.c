@@ -13,10 +13,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
-static CUpti_CallbackFunc subscriber_callback;
-static uint8_t enabled[8][4096];
+/* Per API (callback domain, id): whether its calls are recorded. */
+static uint8_t api_enabled[8][4096];
+static uint8_t kind_enabled[CUPTI_ACTIVITY_KIND_COUNT];
+static CUpti_ActivityThreadIdType thread_id_type = CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT;
 static CUpti_BuffersCallbackRequestFunc request_buffer;
 static CUpti_BuffersCallbackCompleteFunc complete_buffer;
 static CUpti_TimestampCallbackFunc timestamp_callback;
@@ -26,6 +30,8 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 /* Records waiting for a buffer: a few queues the script completes in any order. */
 #define QUEUES 4
 #define QUEUE_BYTES (1 << 16)
+/* API records wait in the last queue, completed by the flush at exit. */
+#define API_QUEUE (QUEUES - 1)
 static uint8_t queue[QUEUES][QUEUE_BYTES];
 static size_t queued[QUEUES];
 static size_t dropped_for_next;
@@ -53,10 +59,9 @@ CUptiResult cuptiGetResultString(CUptiResult result, const char **str) {
 }
 
 CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata) {
-    (void)userdata;
+    (void)userdata; (void)callback; /* no callback is enabled: never called */
     if (getenv("FAKE_CUPTI_BUSY") || subscribed) return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
     subscribed = 1;
-    subscriber_callback = callback;
     *subscriber = (CUpti_SubscriberHandle)&subscribed;
     return CUPTI_SUCCESS;
 }
@@ -82,16 +87,31 @@ CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, con
     return *name ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_PARAMETER;
 }
 
-CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle s, CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
-    (void)s;
-    if (domain >= 8 || cbid >= 4096) return CUPTI_ERROR_INVALID_PARAMETER;
-    enabled[domain][cbid] = (uint8_t)enable;
+static CUptiResult enable_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, uint8_t enable) {
+    if (getenv("FAKE_CUPTI_WHOLE_API")) return CUPTI_ERROR_NOT_SUPPORTED;
+    if (cbid >= 4096 || !callback_name(domain, cbid)) return CUPTI_ERROR_INVALID_PARAMETER;
+    api_enabled[domain][cbid] = enable;
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable) {
+    return enable_api(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, enable);
+}
+
+CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable) {
+    return enable_api(CUPTI_CB_DOMAIN_DRIVER_API, cbid, enable);
+}
+
+CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType type) {
+    thread_id_type = type;
     return CUPTI_SUCCESS;
 }
 
 CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
-    (void)kind;
-    return getenv("FAKE_CUPTI_ENABLE_FAILS") ? CUPTI_ERROR_NOT_INITIALIZED : CUPTI_SUCCESS;
+    if (getenv("FAKE_CUPTI_ENABLE_FAILS")) return CUPTI_ERROR_NOT_INITIALIZED;
+    if ((unsigned)kind >= CUPTI_ACTIVITY_KIND_COUNT) return CUPTI_ERROR_INVALID_KIND;
+    kind_enabled[kind] = 1;
+    return CUPTI_SUCCESS;
 }
 
 CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc request, CUpti_BuffersCallbackCompleteFunc complete) {
@@ -117,6 +137,7 @@ static size_t record_size(const uint8_t *r) {
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return sizeof(CUpti_ActivitySynchronization2);
     case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(CUpti_ActivityContext4);
     case CUPTI_ACTIVITY_KIND_DEVICE: return sizeof(CUpti_ActivityDevice6);
+    case CUPTI_ACTIVITY_KIND_RUNTIME: case CUPTI_ACTIVITY_KIND_DRIVER: return sizeof(CUpti_ActivityAPI);
     default: abort(); /* a kind this double never queues: fail, never loop */
     }
 }
@@ -174,21 +195,25 @@ static void enqueue(int q, const void *record, size_t size) {
 /* The next buffer completed says CUPTI dropped `n` records. */
 void fake_drop(size_t n) { dropped_for_next = n; }
 
-/* An API call on the calling thread, `busy_ns` long, with correlation id `correlation`. */
+/* An API call on the calling thread, `busy_ns` long, with correlation id
+ * `correlation`: its record, when its API's are enabled (one by one, or
+ * the whole domain's kind). */
 void fake_api(int domain, int cbid, uint32_t correlation, uint64_t busy_ns) {
-    if (!subscriber_callback || !enabled[domain][cbid]) return;
-    uint64_t correlation_data = 0;
-    CUpti_CallbackData data;
-    memset(&data, 0, sizeof data);
-    data.functionName = callback_name(domain, cbid);
-    data.correlationData = &correlation_data;
-    data.correlationId = correlation;
-    data.callbackSite = CUPTI_API_ENTER;
-    subscriber_callback(NULL, domain, cbid, &data);
+    CUpti_ActivityKind kind = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? CUPTI_ACTIVITY_KIND_RUNTIME : CUPTI_ACTIVITY_KIND_DRIVER;
+    int recorded = kind_enabled[kind] || api_enabled[domain][cbid];
+    CUpti_ActivityAPI r;
+    memset(&r, 0, sizeof r);
+    r.kind = kind;
+    r.cbid = (CUpti_CallbackId)cbid;
+    r.start = gpu_now();
     uint64_t until = monotonic() + busy_ns;
     while (monotonic() < until) {}
-    data.callbackSite = CUPTI_API_EXIT;
-    subscriber_callback(NULL, domain, cbid, &data);
+    r.end = gpu_now();
+    r.processId = (uint32_t)getpid();
+    r.threadId = thread_id_type == CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM
+        ? (uint32_t)syscall(SYS_gettid) : (uint32_t)(uintptr_t)pthread_self();
+    r.correlationId = correlation;
+    if (recorded) enqueue(API_QUEUE, &r, sizeof r);
 }
 
 /* A GPU's description, as CUPTI gives it when the device activity kind is
@@ -267,6 +292,7 @@ void fake_memset(int q, uint32_t correlation, uint32_t value, uint64_t bytes, ui
 }
 
 void fake_sync(int q, uint32_t correlation, uint32_t context, uint32_t stream, uint64_t ns) {
+    if (!kind_enabled[CUPTI_ACTIVITY_KIND_SYNCHRONIZATION]) return;
     CUpti_ActivitySynchronization2 r;
     memset(&r, 0, sizeof r);
     r.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;

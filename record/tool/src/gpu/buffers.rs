@@ -4,7 +4,7 @@
 
 use super::cupti::{self, field, offset, Cupti};
 use crate::recording;
-use nvtxr_record_format::gpu::{Activity, Device, GpuRecord, Tag, GPU_FILE, GPU_MAGIC};
+use nvtxr_record_format::gpu::{Activity, ApiCall, Device, GpuRecord, Tag, GPU_FILE, GPU_MAGIC};
 use std::collections::HashMap;
 use std::ffi::{c_char, c_void, CStr};
 use std::io::Write;
@@ -26,6 +26,8 @@ struct Output {
 
 static OUTPUT: OnceLock<Mutex<Output>> = OnceLock::new();
 static CUPTI: OnceLock<&'static Cupti> = OnceLock::new();
+/// The traced APIs' ids, sorted: the API records kept.
+static TRACED: OnceLock<Vec<u64>> = OnceLock::new();
 
 /// Creates the image's GPU file and hands CUPTI the buffer callbacks.
 pub fn open(cupti: &'static Cupti) -> Result<(), String> {
@@ -79,6 +81,12 @@ pub fn clock(record: GpuRecord) {
 /// Names a traced API.
 pub fn name_api(id: u64, name: &str) {
     write(&[GpuRecord::ApiName(id, name.into())]);
+}
+
+/// Keeps the API records of these APIs (ids), and no other.
+pub fn trace(mut ids: Vec<u64>) {
+    ids.sort_unstable();
+    let _ = TRACED.set(ids);
 }
 
 /// CUPTI asks for an empty buffer.
@@ -233,6 +241,23 @@ unsafe fn decode(
                     memory: field(r, DEVICE_MEMORY),
                     multiprocessors: field(r, DEVICE_MULTIPROCESSORS),
                 }));
+            }
+            cupti::KIND_RUNTIME | cupti::KIND_DRIVER => {
+                let domain = match kind {
+                    cupti::KIND_RUNTIME => cupti::DOMAIN_RUNTIME,
+                    _ => cupti::DOMAIN_DRIVER,
+                };
+                let api = super::api_id(domain, field(r, API_CBID));
+                let traced = TRACED.get().is_some_and(|t| t.binary_search(&api).is_ok());
+                return traced.then(|| {
+                    GpuRecord::Api(ApiCall {
+                        api,
+                        tid: field(r, API_THREAD),
+                        start: field(r, API_START),
+                        end: field(r, API_END),
+                        correlation: field(r, API_CORRELATION),
+                    })
+                });
             }
             _ => return None,
         }

@@ -15,13 +15,15 @@ pub const ERROR_MULTIPLE_SUBSCRIBERS: CuptiResult = 39;
 /// `CUpti_CallbackDomain`.
 pub const DOMAIN_DRIVER: u32 = 1;
 pub const DOMAIN_RUNTIME: u32 = 2;
-/// `CUpti_ApiCallbackSite`.
-pub const API_ENTER: u32 = 0;
+/// `CUpti_ActivityThreadIdType`: the kernel's thread id (`gettid`).
+pub const THREAD_ID_TYPE_SYSTEM: u32 = 1;
 
 /// `CUpti_ActivityKind`.
 pub const KIND_MEMCPY: u32 = 1;
 pub const KIND_MEMSET: u32 = 2;
 pub const KIND_KERNEL: u32 = 3;
+pub const KIND_DRIVER: u32 = 4;
+pub const KIND_RUNTIME: u32 = 5;
 pub const KIND_DEVICE: u32 = 8;
 pub const KIND_CONTEXT: u32 = 9;
 pub const KIND_CONCURRENT_KERNEL: u32 = 10;
@@ -31,7 +33,8 @@ pub const FLUSH_FORCED: u32 = 1;
 
 /// Byte offsets of the fields read from activity records. Kernel records
 /// (`CUpti_ActivityKernel4` to `13`) share this prefix; so do the copy
-/// (`Memcpy5` to `7`), set (`Memset4`, `5`), context and synchronization ones.
+/// (`Memcpy5` to `7`), set (`Memset4`, `5`), context and synchronization
+/// ones; runtime and driver API records are `CUpti_ActivityAPI`.
 pub mod offset {
     pub const KERNEL_REGISTERS: usize = 6;
     pub const KERNEL_START: usize = 16;
@@ -86,10 +89,11 @@ pub mod offset {
     pub const DEVICE_ID: usize = 112;
     pub const DEVICE_NAME: usize = 136;
 
-    /// `CUpti_CallbackData`.
-    pub const CALLBACK_SITE: usize = 0;
-    pub const CALLBACK_CORRELATION_DATA: usize = 56;
-    pub const CALLBACK_CORRELATION_ID: usize = 64;
+    pub const API_CBID: usize = 4;
+    pub const API_START: usize = 8;
+    pub const API_END: usize = 16;
+    pub const API_THREAD: usize = 28;
+    pub const API_CORRELATION: usize = 32;
 }
 
 /// Reads a `T` at `offset` of a record.
@@ -110,10 +114,14 @@ pub type TimestampFunc = unsafe extern "C" fn() -> u64;
 pub struct Cupti {
     pub path: PathBuf,
     pub subscribe: unsafe extern "C" fn(*mut *mut c_void, CallbackFunc, *mut c_void) -> CuptiResult,
-    pub enable_callback: unsafe extern "C" fn(u32, *mut c_void, u32, u32) -> CuptiResult,
+    pub set_thread_id_type: unsafe extern "C" fn(u32) -> CuptiResult,
     pub get_callback_name:
         Option<unsafe extern "C" fn(u32, u32, *mut *const c_char) -> CuptiResult>,
     pub activity_enable: unsafe extern "C" fn(u32) -> CuptiResult,
+    /// Per API (`cuptiActivityEnableRuntimeApi`, `...DriverApi`, in recent
+    /// CUPTI releases): records of the traced calls only, not of every call.
+    pub enable_runtime_api: Option<unsafe extern "C" fn(u32, u8) -> CuptiResult>,
+    pub enable_driver_api: Option<unsafe extern "C" fn(u32, u8) -> CuptiResult>,
     pub register_callbacks: unsafe extern "C" fn(BufferRequested, BufferCompleted) -> CuptiResult,
     pub get_next_record: unsafe extern "C" fn(*mut u8, usize, *mut *mut u8) -> CuptiResult,
     pub dropped: unsafe extern "C" fn(*mut c_void, u32, *mut usize) -> CuptiResult,
@@ -184,9 +192,9 @@ impl Cupti {
                 "cuptiSubscribe",
                 unsafe extern "C" fn(*mut *mut c_void, CallbackFunc, *mut c_void) -> CuptiResult
             ),
-            enable_callback: required!(
-                "cuptiEnableCallback",
-                unsafe extern "C" fn(u32, *mut c_void, u32, u32) -> CuptiResult
+            set_thread_id_type: required!(
+                "cuptiSetThreadIdType",
+                unsafe extern "C" fn(u32) -> CuptiResult
             ),
             get_callback_name: optional!(
                 "cuptiGetCallbackName",
@@ -195,6 +203,14 @@ impl Cupti {
             activity_enable: required!(
                 "cuptiActivityEnable",
                 unsafe extern "C" fn(u32) -> CuptiResult
+            ),
+            enable_runtime_api: optional!(
+                "cuptiActivityEnableRuntimeApi",
+                unsafe extern "C" fn(u32, u8) -> CuptiResult
+            ),
+            enable_driver_api: optional!(
+                "cuptiActivityEnableDriverApi",
+                unsafe extern "C" fn(u32, u8) -> CuptiResult
             ),
             register_callbacks: required!(
                 "cuptiActivityRegisterCallbacks",

@@ -4,15 +4,21 @@
 //! `nvtxr record` names this library in `CUDA_INJECTION64_PATH` too; the
 //! CUDA driver loads it at `cuInit` and calls [`InitializeInjection`]. That
 //! loads libcupti (see [`cupti_candidates`](nvtxr_record_format::cupti::cupti_candidates)),
-//! subscribes to the callbacks of the few API entry points that put work on a
-//! GPU (not to whole API domains: CUPTI's records of every API call cost
-//! 60% of a training step, these cost nothing measurable), and enables the
-//! kernel, copy, set, synchronization and context activity records.
+//! subscribes (to hold CUPTI, with no callback enabled), and enables the
+//! device, context, kernel, copy and set activity records, plus CUPTI's
+//! records of the few API entry points that put work on a GPU or wait for
+//! it (launches, copies, sets, graph launches, synchronizations), one API
+//! at a time, and the synchronization records with `--gpu-syncs`.
 //!
-//! - On the calling thread, each traced API call becomes a
-//!   [`Kind::Launch`] record in the thread's own stream (its correlation id,
-//!   entry and return times), where the converter finds the NVTX ranges open
-//!   around it.
+//! What each costs, measured on a launch-bound PyTorch loop on an H200
+//! (docs/gpu.md): kernel, copy, set and per-API records nothing
+//! measurable; a callback at each traced call's entry and return (what
+//! earlier versions used) a third of a step; synchronization records
+//! another third; records of every API call 60%.
+//!
+//! - An API record carries its thread (`gettid`, asked of CUPTI), times and
+//!   correlation id: the converter places it among that thread's NVTX
+//!   events by time, which finds the ranges open around the launch.
 //! - CUPTI hands filled activity buffers to [`buffers`] on its own thread;
 //!   they are appended to the image's `gpu` file, times on CLOCK_MONOTONIC.
 //!
@@ -23,14 +29,11 @@
 mod buffers;
 mod cupti;
 
-use crate::text::Event;
-use crate::{clock, events, say};
-use cupti::{offset, Cupti};
-use nvtx_protocol::attr::PAYLOAD_U64;
+use crate::{clock, say};
+use cupti::Cupti;
 use nvtx_protocol::boundary::guard_with;
 use nvtxr_record_format::cupti::cupti_candidates;
-use nvtxr_record_format::gpu::{GpuRecord, GPU_VAR};
-use nvtxr_record_format::Kind;
+use nvtxr_record_format::gpu::{GpuRecord, GPU_SYNCS_VAR, GPU_VAR};
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
@@ -74,7 +77,7 @@ fn attach() -> Result<(), String> {
     let cupti = CUPTI.get_or_init(|| cupti);
     let mut subscriber = std::ptr::null_mut();
     // SAFETY: CUPTI's documented call: our callback lives for good.
-    let r = unsafe { (cupti.subscribe)(&mut subscriber, on_api, std::ptr::null_mut()) };
+    let r = unsafe { (cupti.subscribe)(&mut subscriber, no_callback, std::ptr::null_mut()) };
     if r != cupti::SUCCESS {
         let who = if r == cupti::ERROR_MULTIPLE_SUBSCRIBERS {
             " (another profiler, such as Nsight Systems or torch.profiler, is using CUPTI)"
@@ -82,6 +85,11 @@ fn attach() -> Result<(), String> {
             ""
         };
         return Err(format!("{}{who}", cupti.error("cuptiSubscribe", r)));
+    }
+    // SAFETY: CUPTI's documented call.
+    let r = unsafe { (cupti.set_thread_id_type)(cupti::THREAD_ID_TYPE_SYSTEM) };
+    if r != cupti::SUCCESS {
+        return Err(cupti.error("cuptiSetThreadIdType", r));
     }
     buffers::open(cupti)?;
     // GPU times on CLOCK_MONOTONIC: CUPTI reads it itself, or an offset to
@@ -104,36 +112,22 @@ fn attach() -> Result<(), String> {
             offset: clock::monotonic_ns() as i64 - gpu as i64,
         }
     });
-    let mut traced = 0;
-    for domain in [cupti::DOMAIN_RUNTIME, cupti::DOMAIN_DRIVER] {
-        for cbid in 1..4096 {
-            let Some(name) = cupti.callback_name(domain, cbid) else {
-                continue;
-            };
-            if !cupti::traced(&name) {
-                continue;
-            }
-            // SAFETY: CUPTI's documented call, with our subscriber.
-            if unsafe { (cupti.enable_callback)(1, subscriber, domain, cbid) } == cupti::SUCCESS {
-                buffers::name_api(api_id(domain, cbid), &name);
-                traced += 1;
-            }
-        }
-    }
-    if traced == 0 {
-        say(format_args!(
-            "GPU activity is recorded, but not which launch made it: {} names no launch entry point (cuptiGetCallbackName)",
-            cupti.path.display()
-        ));
-    }
-    for kind in [
+    let syncs = std::env::var(GPU_SYNCS_VAR).is_ok_and(|v| v == "1");
+    let mut kinds = vec![
         cupti::KIND_DEVICE,
         cupti::KIND_CONTEXT,
         cupti::KIND_CONCURRENT_KERNEL,
         cupti::KIND_MEMCPY,
         cupti::KIND_MEMSET,
-        cupti::KIND_SYNCHRONIZATION,
-    ] {
+    ];
+    if syncs {
+        kinds.push(cupti::KIND_SYNCHRONIZATION);
+    }
+    if !trace_apis(cupti) {
+        // All or nothing: every call recorded, the traced ones kept.
+        kinds.extend([cupti::KIND_RUNTIME, cupti::KIND_DRIVER]);
+    }
+    for kind in kinds {
         // SAFETY: CUPTI's documented call.
         let r = unsafe { (cupti.activity_enable)(kind) };
         if r != cupti::SUCCESS {
@@ -148,9 +142,51 @@ fn attach() -> Result<(), String> {
     Ok(())
 }
 
-/// An API's id in `Launch` records and the GPU file: CUPTI's callback domain and id.
+/// An API's id in the GPU file: CUPTI's callback domain and id.
 fn api_id(domain: u32, cbid: u32) -> u64 {
     u64::from(domain) << 32 | u64::from(cbid)
+}
+
+/// Names the traced APIs (those [`cupti::traced`] keeps, found by name) in
+/// the GPU file and asks CUPTI for their records, one API at a time.
+/// `false` when this CUPTI cannot (no per-API control, or it refused one):
+/// the caller then enables whole API kinds, and [`buffers`] keeps the
+/// traced calls' records alone, at CUPTI's cost of recording every call.
+fn trace_apis(cupti: &Cupti) -> bool {
+    let mut traced = Vec::new();
+    for domain in [cupti::DOMAIN_RUNTIME, cupti::DOMAIN_DRIVER] {
+        for cbid in 1..4096 {
+            if let Some(name) = cupti.callback_name(domain, cbid) {
+                if cupti::traced(&name) {
+                    buffers::name_api(api_id(domain, cbid), &name);
+                    traced.push((domain, cbid));
+                }
+            }
+        }
+    }
+    if traced.is_empty() {
+        say(format_args!(
+            "GPU activity is recorded, but not which launch made it: {} names no launch entry point (cuptiGetCallbackName)",
+            cupti.path.display()
+        ));
+        return true;
+    }
+    buffers::trace(traced.iter().map(|(d, c)| api_id(*d, *c)).collect());
+    let each = traced.iter().all(|&(domain, cbid)| {
+        let enable = match domain {
+            cupti::DOMAIN_RUNTIME => cupti.enable_runtime_api,
+            _ => cupti.enable_driver_api,
+        };
+        // SAFETY: CUPTI's documented call.
+        enable.is_some_and(|f| unsafe { f(cbid, 1) } == cupti::SUCCESS)
+    });
+    if !each {
+        say(format_args!(
+            "{} cannot record only the launch calls (no cuptiActivityEnableRuntimeApi): it records every CUDA API call, which slows a program that launches many kernels",
+            cupti.path.display()
+        ));
+    }
+    each
 }
 
 extern "C" fn flush_at_exit() {
@@ -183,33 +219,8 @@ unsafe extern "C" fn monotonic_ns() -> u64 {
     clock::monotonic_ns()
 }
 
-/// A traced API call, on the calling thread: its entry time kept in the
-/// call's correlation data; at its return, a `Launch` record.
-unsafe extern "C" fn on_api(_: *mut c_void, domain: u32, cbid: u32, data: *const c_void) {
-    if data.is_null() || !active() {
-        return;
-    }
-    let data = data.cast::<u8>();
-    // SAFETY: for the runtime and driver domains, `data` is a
-    // `CUpti_CallbackData` (cupti_callbacks.h), whose correlation data
-    // points to a u64 CUPTI keeps from the call's entry to its return.
-    unsafe {
-        let site: u32 = cupti::field(data, offset::CALLBACK_SITE);
-        let slot: *mut u64 = cupti::field(data, offset::CALLBACK_CORRELATION_DATA);
-        if slot.is_null() {
-            return;
-        }
-        if site == cupti::API_ENTER {
-            *slot = clock::now();
-            return;
-        }
-        let correlation: u32 = cupti::field(data, offset::CALLBACK_CORRELATION_ID);
-        let mut event = Event::simple(Kind::Launch, 0, correlation.into(), None);
-        event.string = Some(api_id(domain, cbid));
-        event.payload = (PAYLOAD_U64 as u8, *slot);
-        events::record(&mut event);
-    }
-}
+/// The subscriber's callback: none is enabled, so it is never called.
+unsafe extern "C" fn no_callback(_: *mut c_void, _: u32, _: u32, _: *const c_void) {}
 
 /// The folders of the CUDA libraries this process has loaded (where
 /// libcupti usually lies too).
