@@ -6,10 +6,15 @@
 #  1. ../shared/gpu/train_loop.py, STEPS steps: no ranges, emit_nvtx with no
 #     tool, emit_nvtx under `nvtxr record --gpu off` (the NVTX events' cost),
 #     no ranges under `nvtxr record` (the GPU's), emit_nvtx under `nvtxr
-#     record`, torch.profiler; one table of ms/step, the ratio to emit_nvtx
-#     with no tool, what was recorded, output sizes, CUPTI's dropped count.
+#     record`, the same with `--gpu-syncs`, torch.profiler; one table of
+#     ms/step, the ratio to emit_nvtx with no tool, what was recorded, output
+#     sizes, CUPTI's dropped count.
+#     A second round of the plain, emit_nvtx and both-recorded runs, after
+#     the rest, says how much the step times move within one machine.
 #  2. tests/gpu/nvtxr_kernels.cu under `nvtxr record`: each kernel with the
 #     ranges open at its launch (from the SQLite tables).
+#  3. Pictures' sources: HTML timelines of the kernels program and of three
+#     steps of the loop (kernels.html, steps.html).
 set -u
 G=${NVTXR_BIN:-target/release}; N=$G/nvtxr
 LOOP=${LOOP:-../shared/gpu/train_loop.py}; STEPS=${STEPS:-300}
@@ -24,6 +29,7 @@ python3 "$LOOP" nvtx "$STEPS" > "$OUT/nvtx.log" 2>&1
 "$N" record -q -o "$OUT/gpu-only.pftrace" -- python3 "$LOOP" plain "$STEPS" > "$OUT/gpu-only.log" 2>&1
 "$N" record -o "$OUT/loop.pftrace" --sqlite "$OUT/loop.sqlite" --keep "$OUT/raw" -- python3 "$LOOP" nvtx "$STEPS" > "$OUT/record.log" 2>&1
 echo "nvtxr record exit $?"
+"$N" record -q --gpu-syncs -o "$OUT/syncs.pftrace" -- python3 "$LOOP" nvtx "$STEPS" > "$OUT/syncs.log" 2>&1
 python3 "$LOOP" kineto "$STEPS" "$OUT/kineto.json" > "$OUT/kineto.log" 2>&1
 sql() { python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])" "$OUT/loop.sqlite" "$1"; }
 kernels=$(sql 'SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL')
@@ -41,13 +47,20 @@ row "emit_nvtx, no tool" nvtx ""
 row "emit_nvtx under nvtxr record --gpu off (NVTX alone)" nvtx-only ".pftrace $(size "$OUT/nvtx-only.pftrace") B"
 row "no ranges under nvtxr record (GPU alone)" gpu-only ".pftrace $(size "$OUT/gpu-only.pftrace") B"
 row "emit_nvtx under nvtxr record" record "$nvtx NVTX ranges and marks, $kernels kernels (warm-up steps included), $launches launches; .pftrace $(size "$OUT/loop.pftrace") B, raw $(size "$OUT/raw") B, SQLite $(size "$OUT/loop.sqlite") B; CUPTI ${dropped:-dropped none}"
+row "emit_nvtx under nvtxr record --gpu-syncs" syncs ".pftrace $(size "$OUT/syncs.pftrace") B"
 row "torch.profiler (CPU + CUDA)" kineto "$kineto kernels (the $STEPS steps); JSON $(size "$OUT/kineto.json") B"
 grep KINETO "$OUT/kineto.log"
+python3 "$LOOP" plain "$STEPS" > "$OUT/plain2.log" 2>&1
+python3 "$LOOP" nvtx "$STEPS" > "$OUT/nvtx2.log" 2>&1
+"$N" record -q -o "$OUT/gpu-only2.pftrace" -- python3 "$LOOP" plain "$STEPS" > "$OUT/gpu-only2.log" 2>&1
+"$N" record -q -o "$OUT/record2.pftrace" -- python3 "$LOOP" nvtx "$STEPS" > "$OUT/record2.log" 2>&1
+echo "second round, ms/step: no tool, no ranges $(ms "$OUT/plain2.log"); emit_nvtx $(ms "$OUT/nvtx2.log"); GPU alone $(ms "$OUT/gpu-only2.log"); emit_nvtx under nvtxr record $(ms "$OUT/record2.log")"
+"$N" record -q --html -o "$OUT/steps.json" -- python3 "$LOOP" nvtx 3 > "$OUT/steps.log" 2>&1
 
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 "$nvcc" -O2 -Iinclude -Itests/gpu tests/gpu/nvtxr_kernels.cu -L"$G" -lnvtxr \
     -Xlinker -rpath="$(cd "$G" && pwd)" -o "$OUT/kernels" > "$OUT/nvcc.log" 2>&1 || tail -5 "$OUT/nvcc.log"
-"$N" record -o "$OUT/kernels.json" --sqlite "$OUT/kernels.sqlite" -- "$OUT/kernels" > "$OUT/kernels.log" 2>&1
+"$N" record --html -o "$OUT/kernels.json" --sqlite "$OUT/kernels.sqlite" -- "$OUT/kernels" > "$OUT/kernels.log" 2>&1
 echo "nvtxr record (kernels) exit $?"
 cat "$OUT/kernels.log"
 python3 - "$OUT/kernels.sqlite" <<'PY'

@@ -183,12 +183,16 @@ CUptiResult cuptiActivityFlushAll(uint32_t flag) {
     return CUPTI_SUCCESS;
 }
 
+/* Queues a record; a full queue is completed first, as CUPTI hands over a
+ * full buffer. */
 static void enqueue(int q, const void *record, size_t size) {
     pthread_mutex_lock(&lock);
-    if (queued[q] + size <= QUEUE_BYTES) {
-        memcpy(queue[q] + queued[q], record, size);
-        queued[q] += size;
-    }
+    int full = queued[q] + size > QUEUE_BYTES;
+    pthread_mutex_unlock(&lock);
+    if (full) fake_complete(q);
+    pthread_mutex_lock(&lock);
+    memcpy(queue[q] + queued[q], record, size);
+    queued[q] += size;
     pthread_mutex_unlock(&lock);
 }
 
