@@ -10,7 +10,9 @@
 #     ms/step, the ratio to emit_nvtx with no tool, what was recorded, output
 #     sizes, CUPTI's dropped count.
 #     A second round of the plain, emit_nvtx and both-recorded runs, after
-#     the rest, says how much the step times move within one machine.
+#     the rest, says how much the step times move within one machine. Each
+#     run's process CPU time too (tests/gpu/cpu_time.py): a cost that a
+#     loop bound by the GPU hides from the step time shows there.
 #  2. tests/gpu/nvtxr_kernels.cu under `nvtxr record`: each kernel with the
 #     ranges open at its launch (from the SQLite tables).
 #  3. Pictures' sources: HTML timelines of the kernels program and of three
@@ -22,15 +24,17 @@ OUT=${OUT:-$(mktemp -d)}; mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -2
 python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)"
 ms() { grep -o 'ms_per_step=[0-9.]*' "$1" | cut -d= -f2; }
-python3 "$LOOP" plain "$STEPS" > "$OUT/plain.log" 2>&1
-python3 "$LOOP" nvtx "$STEPS" > "$OUT/nvtx.log" 2>&1
+cpu() { grep -o 'cpu_s=[0-9.]*' "$1" | cut -d= -f2; }
+L="tests/gpu/cpu_time.py $LOOP"
+python3 $L plain "$STEPS" > "$OUT/plain.log" 2>&1
+python3 $L nvtx "$STEPS" > "$OUT/nvtx.log" 2>&1
 # The cost split: the NVTX events alone (--gpu off), the GPU alone (no ranges), both.
-"$N" record -q --gpu off -o "$OUT/nvtx-only.pftrace" -- python3 "$LOOP" nvtx "$STEPS" > "$OUT/nvtx-only.log" 2>&1
-"$N" record -q -o "$OUT/gpu-only.pftrace" -- python3 "$LOOP" plain "$STEPS" > "$OUT/gpu-only.log" 2>&1
-"$N" record -o "$OUT/loop.pftrace" --sqlite "$OUT/loop.sqlite" --keep "$OUT/raw" -- python3 "$LOOP" nvtx "$STEPS" > "$OUT/record.log" 2>&1
+"$N" record -q --gpu off -o "$OUT/nvtx-only.pftrace" -- python3 $L nvtx "$STEPS" > "$OUT/nvtx-only.log" 2>&1
+"$N" record -q -o "$OUT/gpu-only.pftrace" -- python3 $L plain "$STEPS" > "$OUT/gpu-only.log" 2>&1
+"$N" record -o "$OUT/loop.pftrace" --sqlite "$OUT/loop.sqlite" --keep "$OUT/raw" -- python3 $L nvtx "$STEPS" > "$OUT/record.log" 2>&1
 echo "nvtxr record exit $?"
-"$N" record -q --gpu-syncs -o "$OUT/syncs.pftrace" -- python3 "$LOOP" nvtx "$STEPS" > "$OUT/syncs.log" 2>&1
-python3 "$LOOP" kineto "$STEPS" "$OUT/kineto.json" > "$OUT/kineto.log" 2>&1
+"$N" record -q --gpu-syncs -o "$OUT/syncs.pftrace" -- python3 $L nvtx "$STEPS" > "$OUT/syncs.log" 2>&1
+python3 $L kineto "$STEPS" "$OUT/kineto.json" > "$OUT/kineto.log" 2>&1
 sql() { python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])" "$OUT/loop.sqlite" "$1"; }
 kernels=$(sql 'SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL')
 launches=$(sql 'SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME')
@@ -39,9 +43,9 @@ kineto=$(python3 -c "import json,sys; print(sum(1 for e in json.load(open(sys.ar
 dropped=$(grep -o 'dropped [0-9]*[^|]*' "$OUT/record.log" | head -1)
 size() { du -sb "$1" | cut -f1; }
 base=$(ms "$OUT/nvtx.log")
-row() { m=$(ms "$OUT/$2.log"); echo "| $1 | $m | $(python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}x')" "${m:-0}" "${base:-1}" 2>/dev/null) | $3 |"; }
-echo "| run ($STEPS steps) | ms/step | vs emit_nvtx, no tool | recorded |"
-echo "|---|---|---|---|"
+row() { m=$(ms "$OUT/$2.log"); echo "| $1 | $m | $(python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}x')" "${m:-0}" "${base:-1}" 2>/dev/null) | $(cpu "$OUT/$2.log") | $3 |"; }
+echo "| run ($STEPS steps) | ms/step | vs emit_nvtx, no tool | process CPU-s | recorded |"
+echo "|---|---|---|---|---|"
 row "no tool, no ranges" plain ""
 row "emit_nvtx, no tool" nvtx ""
 row "emit_nvtx under nvtxr record --gpu off (NVTX alone)" nvtx-only ".pftrace $(size "$OUT/nvtx-only.pftrace") B"
@@ -50,11 +54,12 @@ row "emit_nvtx under nvtxr record" record "$nvtx NVTX ranges and marks, $kernels
 row "emit_nvtx under nvtxr record --gpu-syncs" syncs ".pftrace $(size "$OUT/syncs.pftrace") B"
 row "torch.profiler (CPU + CUDA)" kineto "$kineto kernels (the $STEPS steps); JSON $(size "$OUT/kineto.json") B"
 grep KINETO "$OUT/kineto.log"
-python3 "$LOOP" plain "$STEPS" > "$OUT/plain2.log" 2>&1
-python3 "$LOOP" nvtx "$STEPS" > "$OUT/nvtx2.log" 2>&1
-"$N" record -q -o "$OUT/gpu-only2.pftrace" -- python3 "$LOOP" plain "$STEPS" > "$OUT/gpu-only2.log" 2>&1
-"$N" record -q -o "$OUT/record2.pftrace" -- python3 "$LOOP" nvtx "$STEPS" > "$OUT/record2.log" 2>&1
-echo "second round, ms/step: no tool, no ranges $(ms "$OUT/plain2.log"); emit_nvtx $(ms "$OUT/nvtx2.log"); GPU alone $(ms "$OUT/gpu-only2.log"); emit_nvtx under nvtxr record $(ms "$OUT/record2.log")"
+python3 $L plain "$STEPS" > "$OUT/plain2.log" 2>&1
+python3 $L nvtx "$STEPS" > "$OUT/nvtx2.log" 2>&1
+"$N" record -q -o "$OUT/gpu-only2.pftrace" -- python3 $L plain "$STEPS" > "$OUT/gpu-only2.log" 2>&1
+"$N" record -q -o "$OUT/record2.pftrace" -- python3 $L nvtx "$STEPS" > "$OUT/record2.log" 2>&1
+r2() { echo "$1 $(ms "$OUT/$2.log") ms/step, $(cpu "$OUT/$2.log") CPU-s"; }
+echo "second round: $(r2 "no tool, no ranges" plain2); $(r2 emit_nvtx nvtx2); $(r2 "GPU alone" gpu-only2); $(r2 "emit_nvtx under nvtxr record" record2)"
 "$N" record -q --html -o "$OUT/steps.json" -- python3 "$LOOP" nvtx 3 > "$OUT/steps.log" 2>&1
 
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
