@@ -63,6 +63,14 @@ fn every_kernel_copy_and_sync_is_under_the_range_that_launched_it() {
         silent["thread"] != worker_launch["tid"] && silent["thread"] != main_launch["tid"],
         "{fill}"
     );
+    // Named as the OS names it (the tool read it when the thread launched).
+    let named_silent = events.iter().any(|e| {
+        e["ph"] == "M"
+            && e["name"] == "thread_name"
+            && e["tid"] == silent["thread"]
+            && e["args"]["name"] == "silent"
+    });
+    assert!(named_silent, "the silent thread's name");
     let copies: Vec<_> = events
         .iter()
         .filter(|e| e["cat"] == "memcpy" && e["ph"] == "X")

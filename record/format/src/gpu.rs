@@ -64,6 +64,9 @@ pub enum Tag {
     /// A traced API call: its API's id ([`Tag::ApiName`]), thread (the
     /// kernel's id, `gettid`), start, duration and correlation id.
     Api = 11,
+    /// A thread that made traced calls: its id and the OS's name for it
+    /// (for a thread that makes no NVTX call, which has no other).
+    ThreadName = 12,
 }
 
 impl Tag {
@@ -81,6 +84,7 @@ impl Tag {
             9 => Tag::Clock,
             10 => Tag::Device,
             11 => Tag::Api,
+            12 => Tag::ThreadName,
             _ => return None,
         })
     }
@@ -128,6 +132,7 @@ pub enum GpuRecord<'a> {
     Clock { measured: bool, offset: i64 },
     Device(Device<'a>),
     Api(ApiCall),
+    ThreadName(u32, Cow<'a, str>),
 }
 
 /// A traced CUDA API call (a launch, copy, set, graph launch or
@@ -252,6 +257,11 @@ impl GpuRecord<'_> {
                 varint(out, c.end.saturating_sub(c.start));
                 varint(out, c.correlation.into());
             }
+            GpuRecord::ThreadName(tid, name) => {
+                out.push(Tag::ThreadName as u8);
+                varint(out, (*tid).into());
+                string(out, name);
+            }
         }
     }
 }
@@ -361,6 +371,7 @@ impl<'a> GpuRecords<'a> {
                     correlation: self.u32()?,
                 })
             }
+            Tag::ThreadName => GpuRecord::ThreadName(self.u32()?, self.text()?),
         })
     }
 }
@@ -477,6 +488,7 @@ mod tests {
                 end: 1_000_000_000_900,
                 correlation: 77,
             }),
+            GpuRecord::ThreadName(4242, "pt_autograd_0".into()),
             GpuRecord::Dropped(12),
             GpuRecord::Device(Device {
                 id: 1,

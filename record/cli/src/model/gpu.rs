@@ -22,6 +22,8 @@ pub struct Gpu {
     pub kernel_names: HashMap<u32, String>,
     /// The traced APIs' names, by id.
     pub apis: HashMap<u64, String>,
+    /// The OS's names of the threads that made traced calls, by tid.
+    pub thread_names: HashMap<u32, String>,
     /// Each CUDA context's device.
     pub devices: HashMap<u32, u32>,
     /// Each GPU's description (name, compute capability, memory), by device id.
@@ -85,6 +87,9 @@ impl Gpu {
                 GpuRecord::ApiName(id, name) => drop(self.apis.insert(id, name.into())),
                 GpuRecord::Context { context, device } => {
                     let _ = self.devices.insert(context, device);
+                }
+                GpuRecord::ThreadName(tid, name) => {
+                    drop(self.thread_names.insert(tid, name.into()))
                 }
                 GpuRecord::Dropped(n) => self.dropped += n,
                 GpuRecord::Device(d) => {

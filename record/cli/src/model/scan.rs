@@ -186,7 +186,8 @@ pub fn scan(dirs: &[PathBuf]) -> std::io::Result<Scan> {
             }
         }
         // Threads that launched GPU work but made no NVTX call.
-        if let Some(gpu) = scan.gpu.get(&process.key) {
+        let gpu = scan.gpu.get(&process.key);
+        if let Some(gpu) = gpu {
             let mut callers: Vec<u32> = gpu.calls.iter().map(|c| c.tid).collect();
             callers.sort_unstable();
             callers.dedup();
@@ -199,12 +200,10 @@ pub fn scan(dirs: &[PathBuf]) -> std::io::Result<Scan> {
             .iter()
             .map(|(tid, _)| Thread {
                 tid: *tid,
-                name: names.and_then(|n| {
-                    n.threads
-                        .get(tid)
-                        .or_else(|| n.os_threads.get(tid))
-                        .cloned()
-                }),
+                name: names
+                    .and_then(|n| n.threads.get(tid).or_else(|| n.os_threads.get(tid)))
+                    .or_else(|| gpu.and_then(|g| g.thread_names.get(tid)))
+                    .cloned(),
             })
             .collect();
         scan.chunks.push(grouped);

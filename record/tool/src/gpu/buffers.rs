@@ -16,10 +16,11 @@ const BUFFER: usize = 4 << 20;
 /// CUPTI wants buffers 8-byte aligned.
 const ALIGN: usize = 8;
 
-/// The GPU file and the kernel names already written to it.
+/// The GPU file and the kernel and thread names already written to it.
 struct Output {
     file: std::fs::File,
     names: HashMap<String, u32>,
+    threads: std::collections::HashSet<u32>,
     /// A write failed: said once, nothing more written.
     failed: bool,
 }
@@ -37,6 +38,7 @@ pub fn open(cupti: &'static Cupti) -> Result<(), String> {
     let _ = OUTPUT.set(Mutex::new(Output {
         file,
         names: HashMap::new(),
+        threads: Default::default(),
         failed: false,
     }));
     let _ = CUPTI.set(cupti);
@@ -249,10 +251,14 @@ unsafe fn decode(
                 };
                 let api = super::api_id(domain, field(r, API_CBID));
                 let traced = TRACED.get().is_some_and(|t| t.binary_search(&api).is_ok());
+                let tid: u32 = field(r, API_THREAD);
+                if traced {
+                    output.thread_name(tid, bytes);
+                }
                 return traced.then(|| {
                     GpuRecord::Api(ApiCall {
                         api,
-                        tid: field(r, API_THREAD),
+                        tid,
                         start: field(r, API_START),
                         end: field(r, API_END),
                         correlation: field(r, API_CORRELATION),
@@ -266,6 +272,18 @@ unsafe fn decode(
 }
 
 impl Output {
+    /// Writes to `bytes` the OS's name of thread `tid` of this process, the
+    /// first time it makes a traced call (while it lives: usually, as it
+    /// launched moments ago).
+    fn thread_name(&mut self, tid: u32, bytes: &mut Vec<u8>) {
+        if !self.threads.insert(tid) {
+            return;
+        }
+        if let Ok(name) = std::fs::read_to_string(format!("/proc/self/task/{tid}/comm")) {
+            GpuRecord::ThreadName(tid, name.trim_end().into()).encode(bytes);
+        }
+    }
+
     /// The id of a kernel's name, written to `bytes` when new.
     ///
     /// # Safety
