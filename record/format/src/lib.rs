@@ -278,6 +278,28 @@ mod tests {
     }
 
     #[test]
+    fn an_older_recordings_launch_records_are_read_past() {
+        // As nvtxr wrote a launch before its GPU file held them: its
+        // correlation id, its API's id and its entry time.
+        let launch = Record {
+            kind: Kind::Launch,
+            timestamp: 2_000,
+            value: 77,
+            string: Some(2 << 32 | 211),
+            payload: (8, 1_900),
+            ..Record::simple(Kind::Launch, 0, 77, None)
+        };
+        let pop = Record {
+            timestamp: 3_000,
+            ..Record::simple(Kind::Pop, 0, 0, None)
+        };
+        let records = [(full(1_000), false), (launch, false), (pop, false)];
+        let bytes = encode_all(&records);
+        let kinds: Vec<Kind> = decode(&bytes).map(|r| r.kind).collect();
+        assert_eq!(kinds, [Kind::Push, Kind::Launch, Kind::Pop]);
+    }
+
+    #[test]
     fn a_handed_off_chunk_splits_into_each_threads_records() {
         let at = |r: Record<Cow<'static, str>>, t| Record { timestamp: t, ..r };
         let pop = || Record::simple(Kind::Pop, 0, 0, None);

@@ -35,8 +35,11 @@ pub enum Kind {
     /// A counter's sample: `domain` and `value` its counter, the payload
     /// its value (i64 or f64).
     CounterSample = 14,
-    // 15 was a CUDA API call (a launch), now a GPU file record
-    // (`gpu::Tag::Api`): not to be reused.
+    /// A CUDA API call, as nvtxr recorded launches before they came from
+    /// CUPTI's records in the GPU file ([`Tag::Api`](crate::gpu::Tag::Api)):
+    /// read in older recordings (their NVTX events stay readable), and
+    /// ignored; never written.
+    Launch = 15,
     /// The chunk passes to another thread (one that ended left the rest of
     /// its chunk to a new one): from here on the records are thread
     /// `value`'s, and relative timestamps start again from 0, as at a
@@ -61,6 +64,7 @@ impl Kind {
             12 => Kind::WallClock,
             13 => Kind::CounterRegister,
             14 => Kind::CounterSample,
+            15 => Kind::Launch,
             16 => Kind::Handoff,
             _ => return None,
         })

@@ -235,7 +235,8 @@ impl Scan {
                                 }
                             }
                             // Names were learned by the scan; anchors placed the
-                            // timestamps; the scan split the chunks at handoffs.
+                            // timestamps; the scan split the chunks at handoffs;
+                            // an older nvtxr's launch records are not launches.
                             Kind::DomainCreate
                             | Kind::Handoff
                             | Kind::CounterRegister
@@ -244,7 +245,8 @@ impl Scan {
                             | Kind::NameThread
                             | Kind::OsThreadName
                             | Kind::Anchor
-                            | Kind::WallClock => {}
+                            | Kind::WallClock
+                            | Kind::Launch => {}
                         }
                     }
                     crate::progress::advance(count);
