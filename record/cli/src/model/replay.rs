@@ -326,8 +326,8 @@ impl<'g> Launches<'g> {
         Launches {
             gpu,
             placement,
-            // As many as activities, usually: one allocation, not doubling.
-            launched: Vec::with_capacity(gpu.activities.len()),
+            // One per traced call at most: one allocation, not doubling.
+            launched: Vec::with_capacity(gpu.calls.len()),
             launch_of: vec![0; gpu.activities.len()],
             last: None,
             caused: Vec::new(),
