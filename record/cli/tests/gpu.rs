@@ -488,3 +488,25 @@ fn nvtxr_view_shows_a_row_per_gpu_stream() {
     assert!(shown.contains("GPU activity"), "{shown}");
     std::fs::remove_dir_all(keep).unwrap();
 }
+
+#[test]
+fn apis_cupti_refuses_lose_their_launches_and_nothing_else() {
+    // The driver's launch API refused: its kernel has no launch, the
+    // runtime's launches keep theirs, and no API is recorded wholesale.
+    let (dir, out) = run("no-driver-api", &[], &[("FAKE_CUPTI_NO_DRIVER_API", "1")]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        !said.contains("cannot record only the launch calls"),
+        "{said}"
+    );
+    let mut expected = scripted_kernels();
+    let driver = "gemm(float const*, float const*, float*, int)";
+    let at = expected
+        .iter()
+        .position(|k| k.0 == driver && k.1 == "backward")
+        .unwrap();
+    expected[at].1 = String::new();
+    expected.sort();
+    assert_eq!(kernels(&load(&dir.join("trace.json"))), expected);
+}

@@ -89,6 +89,7 @@ CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, con
 
 static CUptiResult enable_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, uint8_t enable) {
     if (getenv("FAKE_CUPTI_WHOLE_API")) return CUPTI_ERROR_NOT_SUPPORTED;
+    if (getenv("FAKE_CUPTI_NO_DRIVER_API") && domain == CUPTI_CB_DOMAIN_DRIVER_API) return CUPTI_ERROR_NOT_SUPPORTED;
     if (cbid >= 4096 || !callback_name(domain, cbid)) return CUPTI_ERROR_INVALID_PARAMETER;
     api_enabled[domain][cbid] = enable;
     return CUPTI_SUCCESS;

@@ -148,10 +148,11 @@ fn api_id(domain: u32, cbid: u32) -> u64 {
 }
 
 /// Names the traced APIs (those [`cupti::traced`] keeps, found by name) in
-/// the GPU file and asks CUPTI for their records, one API at a time.
-/// `false` when this CUPTI cannot (no per-API control, or it refused one):
-/// the caller then enables whole API kinds, and [`buffers`] keeps the
-/// traced calls' records alone, at CUPTI's cost of recording every call.
+/// the GPU file and asks CUPTI for their records, one API at a time (an API
+/// this CUPTI refuses is one this driver does not have). `false` when this
+/// CUPTI cannot (no per-API control, or it refused every API): the caller
+/// then enables whole API kinds, and [`buffers`] keeps the traced calls'
+/// records alone, at CUPTI's cost of recording every call.
 fn trace_apis(cupti: &Cupti) -> bool {
     let mut traced = Vec::new();
     for domain in [cupti::DOMAIN_RUNTIME, cupti::DOMAIN_DRIVER] {
@@ -172,21 +173,23 @@ fn trace_apis(cupti: &Cupti) -> bool {
         return true;
     }
     buffers::trace(traced.iter().map(|(d, c)| api_id(*d, *c)).collect());
-    let each = traced.iter().all(|&(domain, cbid)| {
-        let enable = match domain {
-            cupti::DOMAIN_RUNTIME => cupti.enable_runtime_api,
-            _ => cupti.enable_driver_api,
-        };
-        // SAFETY: CUPTI's documented call.
-        enable.is_some_and(|f| unsafe { f(cbid, 1) } == cupti::SUCCESS)
-    });
-    if !each {
+    let enabled = (traced.iter())
+        .filter(|&&(domain, cbid)| {
+            let enable = match domain {
+                cupti::DOMAIN_RUNTIME => cupti.enable_runtime_api,
+                _ => cupti.enable_driver_api,
+            };
+            // SAFETY: CUPTI's documented call.
+            enable.is_some_and(|f| unsafe { f(cbid, 1) } == cupti::SUCCESS)
+        })
+        .count();
+    if enabled == 0 {
         say(format_args!(
             "{} cannot record only the launch calls (no cuptiActivityEnableRuntimeApi): it records every CUDA API call, which slows a program that launches many kernels",
             cupti.path.display()
         ));
     }
-    each
+    enabled > 0
 }
 
 extern "C" fn flush_at_exit() {
