@@ -113,9 +113,9 @@ impl Scan {
                 // The start/end ranges this thread started and has not ended.
                 let mut started_here: Vec<(u64, u64)> = Vec::new();
                 let mut depth = 0;
-                // This thread's launches, met in time order among its events.
-                let calls = gpu.map_or(&[][..], |g| g.calls_of(*tid));
-                let mut next_call = 0;
+                if let Some(launches) = &mut launches {
+                    launches.start_thread(*tid);
+                }
                 for part in chunks {
                     let bytes = read_part(part, &mut buffer)?;
                     let image = &self.images[part.image];
@@ -125,18 +125,10 @@ impl Scan {
                         image.convert(&mut r, &mut segment);
                         r.timestamp = self.placements[image.recording].place(r.timestamp);
                         if let Some(launches) = &mut launches {
-                            // A launch at the very time of a range's open or
-                            // close counts as inside it.
                             let closes = matches!(r.kind, Kind::Pop | Kind::End);
-                            while let Some(call) = calls.get(next_call) {
-                                let at = placement.place(call.start);
-                                if at > r.timestamp || (at == r.timestamp && !closes) {
-                                    break;
-                                }
-                                next_call += 1;
-                                let open = (&mut stacks, &started_here[..], &mut starts);
-                                launches.meet(call, *tid, open, &resolve, sink, process)?;
-                            }
+                            let open = (&mut stacks, &started_here[..], &mut starts);
+                            let until = Some((r.timestamp, closes));
+                            launches.meet_before(until, open, &resolve, sink, process)?;
                         }
                         match r.kind {
                             Kind::Push => {
@@ -253,10 +245,8 @@ impl Scan {
                 }
                 // Launched after the thread's last event.
                 if let Some(launches) = &mut launches {
-                    for call in &calls[next_call..] {
-                        let open = (&mut stacks, &started_here[..], &mut starts);
-                        launches.meet(call, *tid, open, &resolve, sink, process)?;
-                    }
+                    let open = (&mut stacks, &started_here[..], &mut starts);
+                    launches.meet_before(None, open, &resolve, sink, process)?;
                 }
                 // Never popped: closed at the process's last event.
                 for stack in stacks.into_open() {
@@ -311,6 +301,9 @@ struct Launches<'g> {
     /// call, should CUPTI report both, is one launch).
     last: Option<u32>,
     caused: Vec<Activity>,
+    /// The thread being replayed, and its calls not yet met (in start order).
+    tid: u32,
+    pending: &'g [ApiCall],
 }
 
 /// What is open on the launching thread: its push/pop ranges, the
@@ -331,15 +324,48 @@ impl<'g> Launches<'g> {
             launch_of: vec![0; gpu.activities.len()],
             last: None,
             caused: Vec::new(),
+            tid: 0,
+            pending: &[],
         }
     }
 
-    /// A launch on thread `tid`, inside the ranges open there: its work is
-    /// projected onto each, and it is remembered with the innermost.
+    /// Thread `tid`'s replay starts: its calls are met among its events.
+    fn start_thread(&mut self, tid: u32) {
+        self.tid = tid;
+        self.pending = self.gpu.calls_of(tid);
+    }
+
+    /// Meets the thread's calls that start before an event at `until`'s
+    /// time (every one left for `None`). A call at the very time a range
+    /// opens or closes (`until`'s flag: it closes) counts as inside it.
+    fn meet_before(
+        &mut self,
+        until: Option<(u64, bool)>,
+        (stacks, started_here, starts): OpenRanges,
+        resolve: &Resolver,
+        sink: &mut dyn Sink,
+        process: &Process,
+    ) -> std::io::Result<()> {
+        while let Some((call, rest)) = self.pending.split_first() {
+            if let Some((time, closes)) = until {
+                let at = self.placement.place(call.start);
+                if at > time || (at == time && !closes) {
+                    break;
+                }
+            }
+            self.pending = rest;
+            let open = (&mut *stacks, started_here, &mut *starts);
+            self.meet(call, open, resolve, sink, process)?;
+        }
+        Ok(())
+    }
+
+    /// A launch on the thread being replayed, inside the ranges open there:
+    /// its work is projected onto each, and it is remembered with the
+    /// innermost.
     fn meet(
         &mut self,
         call: &ApiCall,
-        tid: u32,
         (stacks, started_here, starts): OpenRanges,
         resolve: &Resolver,
         sink: &mut dyn Sink,
@@ -350,7 +376,7 @@ impl<'g> Launches<'g> {
         }
         self.last = Some(call.correlation);
         let launch = Launch {
-            tid,
+            tid: self.tid,
             start: self.placement.place(call.start),
             end: self.placement.place(call.end),
             correlation: call.correlation,
@@ -372,7 +398,7 @@ impl<'g> Launches<'g> {
         let index = self.launched.len();
         let range = innermost(stacks, started_here, starts, index, resolve);
         self.launched.push(Launched {
-            tid,
+            tid: self.tid,
             api: launch.api,
             range,
         });
