@@ -1,7 +1,8 @@
 //! When GPU recording cannot work (no libcupti, another profiler holding
 //! CUPTI, CUPTI failing, `--gpu off`/`on`, another tool's CUDA injection,
-//! GPU times on CUPTI's own clock): the NVTX recording unchanged, one line
-//! saying why. The test CUPTI and program: `gpu.rs`.
+//! GPU times on CUPTI's own clock, a CUPTI that cannot record launches
+//! alone): the NVTX recording unchanged, one line saying why. The test
+//! CUPTI and program: `gpu.rs`.
 
 mod common;
 
@@ -120,4 +121,50 @@ fn gpu_times_on_cuptis_own_clock_are_placed_by_a_measured_offset() {
         let (s, e) = (start["ts"].as_f64().unwrap(), end["ts"].as_f64().unwrap());
         assert!(s <= e && e - s < 10_000.0, "launch {s} µs, activity {e} µs");
     }
+}
+
+#[test]
+fn a_cupti_without_per_api_records_records_every_call_and_keeps_the_launches() {
+    // Every API call is then recorded by CUPTI (cudaMalloc too); the tool
+    // keeps the traced ones, and says what it costs.
+    let (dir, out) = run("whole", &[], &[("FAKE_CUPTI_WHOLE_API", "1")]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert_eq!(
+        said.matches("cannot record only the launch calls").count(),
+        1,
+        "{said}"
+    );
+    assert_eq!(kernels(&load(&dir.join("trace.json"))), scripted_kernels());
+    let db = rusqlite::Connection::open(dir.join("trace.sqlite")).unwrap();
+    let runtime: i64 = db
+        .query_row(
+            "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(runtime, 10, "the traced calls, not cudaMalloc");
+}
+
+#[test]
+fn apis_cupti_refuses_lose_their_launches_and_nothing_else() {
+    // The driver's launch API refused: its kernel has no launch, the
+    // runtime's launches keep theirs, and no API is recorded wholesale.
+    let (dir, out) = run("no-driver-api", &[], &[("FAKE_CUPTI_NO_DRIVER_API", "1")]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        !said.contains("cannot record only the launch calls"),
+        "{said}"
+    );
+    let mut expected = scripted_kernels();
+    let driver = "gemm(float const*, float const*, float*, int)";
+    let at = expected
+        .iter()
+        .position(|k| k.0 == driver && k.1 == "backward")
+        .unwrap();
+    expected[at].1 = String::new();
+    expected.sort();
+    assert_eq!(kernels(&load(&dir.join("trace.json"))), expected);
 }
