@@ -8,13 +8,16 @@
  * kernel launches (gemm, bias), pop, push "relu", one launch, pop; a
  * device-to-host copy and a stream synchronization; pop. Per step: 50 NVTX
  * events (pushes and pops), 38 GPU activity records and 38 launch records.
- * The step's records are handed to the tool in one buffer. */
+ * The step's records are handed to the tool in one buffer. The stream runs
+ * one kernel or copy at a time, as a GPU's stream does: each starts once the
+ * one before has ended. */
 #include <cupti.h>
 #include <dlfcn.h>
 #include <nvtx3/nvToolsExt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #define RUNTIME CUPTI_CB_DOMAIN_RUNTIME_API
 #define LAUNCH_KERNEL CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000
@@ -37,11 +40,24 @@ static void *load(void *library, const char *name) {
 }
 
 static uint32_t correlation;
+/* When the stream's last kernel or copy ends (CLOCK_MONOTONIC ns). */
+static uint64_t queued_until;
+
+/* The delay after which work of `ns` launched now starts on the stream. */
+static uint64_t queue(uint64_t ns) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    uint64_t now = (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+    /* 1 us apart: the test CUPTI reads its clock a little after this one. */
+    uint64_t start = queued_until + 1000 > now ? queued_until + 1000 : now;
+    queued_until = start + ns;
+    return start - now;
+}
 
 static void launch(const char *name, uint64_t ns) {
     uint32_t id = ++correlation;
     api(RUNTIME, LAUNCH_KERNEL, id, 0);
-    kernel(0, id, name, 0, 1, 7, 0, ns);
+    kernel(0, id, name, 0, 1, 7, queue(ns), ns);
 }
 
 int main(int argc, char **argv) {
@@ -79,7 +95,7 @@ int main(int argc, char **argv) {
         }
         uint32_t id = ++correlation;
         api(RUNTIME, MEMCPY_ASYNC, id, 0);
-        copy(0, id, CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, 4096, 0, 1, 7, 0, 3000);
+        copy(0, id, CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, 4096, 0, 1, 7, queue(3000), 3000);
         id = ++correlation;
         api(RUNTIME, STREAM_SYNC, id, 0);
         sync_(0, id, 1, 7, 1000);

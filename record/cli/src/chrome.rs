@@ -423,7 +423,7 @@ pub fn gpu_args(g: &GpuEvent) -> serde_json::Value {
             ArgValue::Launch(l) => json!({
                 Arg::Api.name(): l.api,
                 Arg::Thread.name(): l.tid,
-                Arg::Range.name(): l.range.as_ref().map(crate::model::RangeName::name),
+                Arg::Range.name(): l.range.map(crate::model::RangeName::name),
             }),
         };
         args.insert(name.name().to_string(), value);

@@ -288,6 +288,21 @@ impl<'a> GpuRecords<'a> {
         self.bytes.len() - self.at
     }
 
+    /// Where the next record starts, for [`GpuRecords::record_at`].
+    pub fn position(&self) -> usize {
+        self.at
+    }
+
+    /// The record at `position` (as [`GpuRecords::position`] gave it on the
+    /// same file), read again.
+    pub fn record_at(&self, position: usize) -> Option<GpuRecord<'a>> {
+        GpuRecords {
+            bytes: self.bytes,
+            at: position,
+        }
+        .record()
+    }
+
     fn varint(&mut self) -> Option<u64> {
         crate::decode::varint(self.bytes, &mut self.at)
     }
@@ -505,6 +520,14 @@ mod tests {
         }
         let decoded: Vec<_> = decode_gpu(&bytes).unwrap().collect();
         assert_eq!(decoded, records);
+        // Each record read again at its position.
+        let mut it = decode_gpu(&bytes).unwrap();
+        for r in &records {
+            let position = it.position();
+            assert_eq!(it.next().as_ref(), Some(r));
+            assert_eq!(it.record_at(position).as_ref(), Some(r));
+        }
+        assert_eq!(it.record_at(it.position()), None);
         for cut in GPU_MAGIC.len()..bytes.len() {
             let mut it = decode_gpu(&bytes[..cut]).unwrap();
             let n = it.by_ref().count();

@@ -18,6 +18,8 @@
 mod files;
 mod filter;
 mod gpu;
+mod gpu_event;
+mod launches;
 mod open;
 mod replay;
 mod resolve;
@@ -25,8 +27,9 @@ mod scan;
 mod tee;
 
 pub use filter::{Filter, Selection};
-pub use gpu::{
-    gpu_label, gpu_pid, Arg, ArgValue, Gpu, GpuEvent, Launch, Launched, Projection, RangeName,
+pub use gpu::Gpu;
+pub use gpu_event::{
+    gpu_label, gpu_pid, Arg, ArgValue, GpuEvent, Launch, Launched, Projection, RangeName,
 };
 pub use scan::{scan, Scan};
 pub use tee::Tee;

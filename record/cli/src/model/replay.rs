@@ -1,16 +1,15 @@
 //! The second pass: each range and mark, complete, to a sink.
 
 use super::files::read_part;
-use super::gpu::{project, Projection};
-use super::open::{innermost, Stacks, Started};
+use super::gpu_event::Projection;
+use super::launches::Launches;
+use super::open::{Stacks, Started};
 use super::resolve::Resolver;
-use super::scan::{key, Image, Placement, Scan};
+use super::scan::{key, Image, Scan};
 use super::{
-    add_fields, parse_fields, Details, Fields, Filter, Gpu, GpuEvent, Launch, Launched, Mark,
-    Process, Range, Selection, Sink, Style,
+    add_fields, parse_fields, Details, Fields, Filter, Mark, Process, Range, Selection, Sink, Style,
 };
 use hashbrown::HashMap;
-use nvtxr_record_format::gpu::{Activity, ApiCall};
 use nvtxr_record_format::{Kind, Record};
 use std::borrow::Cow;
 
@@ -188,7 +187,7 @@ impl Scan {
                                         } else {
                                             for (i, instead) in open.innermost_of {
                                                 if let Some(l) = &mut launches {
-                                                    l.launched[i].range = instead;
+                                                    l.rename(i, instead);
                                                 }
                                             }
                                             None
@@ -264,145 +263,12 @@ impl Scan {
                 emit_range(sink, range)?;
             }
             if let Some(launches) = launches {
-                let gpu = launches.gpu;
-                for (a, launch) in gpu.activities.iter().zip(&launches.launch_of) {
-                    let activity = placed(a, placement);
-                    let name = gpu.name(a);
-                    sink.gpu(
-                        process,
-                        &GpuEvent {
-                            activity: &activity,
-                            name: &name,
-                            demangled: gpu.demangled(a, &name),
-                            launch: (launch.checked_sub(1)).map(|i| &launches.launched[i as usize]),
-                            gpu: gpu.gpus.get(&a.device),
-                        },
-                    )?;
-                }
-                events += gpu.activities.len();
+                events += launches.activities(sink, process)?;
             }
             events += marks;
             sink.process_end(process)?;
         }
         Ok(events)
-    }
-}
-
-/// A process's launches (its traced CUDA API calls), as the replay meets
-/// them on their threads, and the GPU work each caused.
-struct Launches<'g> {
-    gpu: &'g Gpu,
-    placement: &'g Placement,
-    /// What each launch was, in the order met.
-    launched: Vec<Launched<'g>>,
-    /// Per activity: its launch's index in `launched`, plus 1 (0: none met).
-    launch_of: Vec<u32>,
-    /// The last launch's correlation id (a driver call inside a runtime
-    /// call, should CUPTI report both, is one launch).
-    last: Option<u32>,
-    caused: Vec<Activity>,
-    /// The thread being replayed, and its calls not yet met (in start order).
-    tid: u32,
-    pending: &'g [ApiCall],
-}
-
-/// What is open on the launching thread: its push/pop ranges, the
-/// start/end ranges it started and has not ended, every waiting start.
-type OpenRanges<'o> = (
-    &'o mut Stacks,
-    &'o [(u64, u64)],
-    &'o mut HashMap<(u64, u64), Started>,
-);
-
-impl<'g> Launches<'g> {
-    fn new(gpu: &'g Gpu, placement: &'g Placement) -> Self {
-        Launches {
-            gpu,
-            placement,
-            // One per traced call at most: one allocation, not doubling.
-            launched: Vec::with_capacity(gpu.calls.len()),
-            launch_of: vec![0; gpu.activities.len()],
-            last: None,
-            caused: Vec::new(),
-            tid: 0,
-            pending: &[],
-        }
-    }
-
-    /// Thread `tid`'s replay starts: its calls are met among its events.
-    fn start_thread(&mut self, tid: u32) {
-        self.tid = tid;
-        self.pending = self.gpu.calls_of(tid);
-    }
-
-    /// Meets the thread's calls that start before an event at `until`'s
-    /// time (every one left for `None`). A call at the very time a range
-    /// opens or closes (`until`'s flag: it closes) counts as inside it.
-    fn meet_before(
-        &mut self,
-        until: Option<(u64, bool)>,
-        (stacks, started_here, starts): OpenRanges,
-        resolve: &Resolver,
-        sink: &mut dyn Sink,
-        process: &Process,
-    ) -> std::io::Result<()> {
-        while let Some((call, rest)) = self.pending.split_first() {
-            if let Some((time, closes)) = until {
-                let at = self.placement.place(call.start);
-                if at > time || (at == time && !closes) {
-                    break;
-                }
-            }
-            self.pending = rest;
-            let open = (&mut *stacks, started_here, &mut *starts);
-            self.meet(call, open, resolve, sink, process)?;
-        }
-        Ok(())
-    }
-
-    /// A launch on the thread being replayed, inside the ranges open there:
-    /// its work is projected onto each, and it is remembered with the
-    /// innermost.
-    fn meet(
-        &mut self,
-        call: &ApiCall,
-        (stacks, started_here, starts): OpenRanges,
-        resolve: &Resolver,
-        sink: &mut dyn Sink,
-        process: &Process,
-    ) -> std::io::Result<()> {
-        if self.last == Some(call.correlation) {
-            return Ok(());
-        }
-        self.last = Some(call.correlation);
-        let launch = Launch {
-            tid: self.tid,
-            start: self.placement.place(call.start),
-            end: self.placement.place(call.end),
-            correlation: call.correlation,
-            api: self.gpu.api_name(call.api),
-        };
-        self.caused.clear();
-        for i in self.gpu.caused_by(call.correlation) {
-            self.caused
-                .push(placed(&self.gpu.activities[i], self.placement));
-            self.launch_of[i] = self.launched.len() as u32 + 1;
-        }
-        project(&self.caused, stacks.open_mut().map(|d| &mut d.gpu));
-        for key in started_here {
-            if let Some(open) = starts.get_mut(key) {
-                project(&self.caused, std::iter::once(&mut open.gpu));
-            }
-        }
-        sink.launch(process, &launch)?;
-        let index = self.launched.len();
-        let range = innermost(stacks, started_here, starts, index, resolve);
-        self.launched.push(Launched {
-            tid: self.tid,
-            api: launch.api,
-            range,
-        });
-        Ok(())
     }
 }
 
@@ -418,15 +284,6 @@ impl Image {
         if matches!(r.kind, Kind::Start | Kind::End | Kind::RegisterString) {
             r.value = tagged(r.value);
         }
-    }
-}
-
-/// An activity with its times on the trace's timeline.
-fn placed(a: &Activity, placement: &Placement) -> Activity {
-    Activity {
-        start: placement.place(a.start),
-        end: placement.place(a.end),
-        ..*a
     }
 }
 

@@ -369,7 +369,7 @@ impl Scan {
                 }
             }
             let gpu = self.gpu.entry(key).or_default();
-            match gpu.read(&folder, &mut buffer) {
+            match gpu.read(&folder) {
                 Ok(Some(unread)) if unread > 0 => self.skipped.push(format!(
                     "{}: {unread} bytes of GPU activity cannot be read (a damaged or truncated file); the records before them are kept",
                     folder.join(nvtxr_record_format::gpu::GPU_FILE).display()
@@ -377,7 +377,7 @@ impl Scan {
                 Ok(_) => {}
                 Err(e) => self.skipped.push(format!("{e}: left out")),
             }
-            if gpu.activities.is_empty() && gpu.apis.is_empty() {
+            if gpu.is_empty() {
                 self.gpu.remove(&key);
             }
             let clock = Converter::new(&header.calibration, anchors.into_vec());

@@ -169,7 +169,7 @@ pub(super) fn gpu_annotations(g: &GpuEvent, strings: &mut Interner, i: &mut Fiel
                 (gpu_arg_iid(Arg::Thread), Some(Value2::Uint(l.tid.into()))),
                 (
                     gpu_arg_iid(Arg::Range),
-                    (l.range.as_ref()).map(|r| Value2::Text(text(i, r.name()))),
+                    l.range.map(|r| Value2::Text(text(i, r.name()))),
                 ),
             ]),
         };

@@ -66,13 +66,29 @@ const VARINT: u32 = 0;
 const FIXED64: u32 = 1;
 const LENGTH_DELIMITED: u32 = 2;
 
+/// `v`'s bytes as a varint, each to `push`.
 #[inline(always)]
-fn varint(out: &mut Vec<u8>, mut v: u64) {
+fn varint_each(mut v: u64, mut push: impl FnMut(u8)) {
     while v >= 0x80 {
-        out.push(v as u8 | 0x80);
+        push(v as u8 | 0x80);
         v >>= 7;
     }
-    out.push(v as u8);
+    push(v as u8);
+}
+
+#[inline(always)]
+fn varint(out: &mut Vec<u8>, v: u64) {
+    varint_each(v, |b| out.push(b));
+}
+
+/// The bytes [`varint`] writes for `v` (the first [`varint_len`] of them).
+fn varint_bytes(v: u64) -> [u8; 10] {
+    let (mut bytes, mut i) = ([0; 10], 0);
+    varint_each(v, |b| {
+        bytes[i] = b;
+        i += 1;
+    });
+    bytes
 }
 
 /// The bytes [`varint`] writes for `v`.
@@ -123,9 +139,12 @@ impl Fields<'_> {
         if len < 0x80 {
             self.0[at] = len as u8;
         } else {
-            let mut head = Vec::with_capacity(10);
-            varint(&mut head, len as u64);
-            self.0.splice(at..=at, head);
+            // The body moved up by the length's extra bytes, in place.
+            let n = varint_len(len as u64);
+            let end = self.0.len();
+            self.0.resize(end + n - 1, 0);
+            self.0.copy_within(at + 1..end, at + n);
+            self.0[at..at + n].copy_from_slice(&varint_bytes(len as u64)[..n]);
         }
         len
     }

@@ -83,7 +83,7 @@ impl GpuSummary {
             return;
         }
         let ns = a.end - a.start;
-        if let Some(range) = g.launch.and_then(|l| l.range.as_ref()) {
+        if let Some(range) = g.launch.and_then(|l| l.range) {
             self.set_key(range.domain(), &grouping.name(range.name(), None));
             entry(entry(&mut self.by_range, &self.key), g.demangled).add(ns);
         }
@@ -196,10 +196,11 @@ mod tests {
             end: ns,
             ..Default::default()
         };
+        let range = RangeName::new(domain, range);
         let launch = Launched {
             tid: 1,
             api: "cudaLaunchKernel",
-            range: Some(RangeName::new(domain, range)),
+            range: Some(&range),
         };
         s.activity(
             &GpuEvent {

@@ -1,0 +1,215 @@
+//! A process's launches (its traced CUDA API calls) as the replay meets
+//! them on their threads: the GPU work each caused, projected onto the
+//! ranges open around it, and the innermost of them, kept for its
+//! activities.
+
+use super::gpu::Slot;
+use super::gpu_event::project;
+use super::open::{innermost, Stacks, Started};
+use super::resolve::Resolver;
+use super::scan::Placement;
+use super::{Gpu, GpuEvent, Launch, Launched, Process, RangeName, Sink};
+use hashbrown::HashMap;
+use nvtxr_record_format::gpu::{Activity, ApiCall};
+
+/// A process's launches (its traced CUDA API calls), as the replay meets
+/// them on their threads, and the GPU work each caused.
+pub(super) struct Launches<'g> {
+    gpu: &'g Gpu,
+    placement: &'g Placement,
+    /// What each launch was, in the order met.
+    launched: Vec<Met<'g>>,
+    /// The innermost ranges of the launches, each name once, and their
+    /// indexes by name.
+    ranges: Vec<RangeName>,
+    range_ids: hashbrown::HashTable<u32>,
+    hasher: hashbrown::DefaultHashBuilder,
+    /// Per activity: its launch's index in `launched`, plus 1 (0: none met).
+    launch_of: Vec<u32>,
+    /// The last launch's correlation id (a driver call inside a runtime
+    /// call, should CUPTI report both, is one launch).
+    last: Option<u32>,
+    /// The activities of the launch being met, their times placed.
+    caused: Vec<Slot>,
+    /// The thread being replayed, and its calls not yet met (in start order).
+    tid: u32,
+    pending: &'g [ApiCall],
+}
+
+/// A launch met: its API's name, its thread, and its innermost range's
+/// index in `Launches::ranges` plus 1 (0: none); 24 bytes per launch
+/// (its range's name in each took 56).
+struct Met<'g> {
+    api: &'g str,
+    tid: u32,
+    range: u32,
+}
+
+/// What is open on the launching thread: its push/pop ranges, the
+/// start/end ranges it started and has not ended, every waiting start.
+pub(super) type OpenRanges<'o> = (
+    &'o mut Stacks,
+    &'o [(u64, u64)],
+    &'o mut HashMap<(u64, u64), Started>,
+);
+
+impl<'g> Launches<'g> {
+    pub(super) fn new(gpu: &'g Gpu, placement: &'g Placement) -> Self {
+        Launches {
+            gpu,
+            placement,
+            // One per traced call at most: one allocation, not doubling.
+            launched: Vec::with_capacity(gpu.calls.len()),
+            ranges: Vec::new(),
+            range_ids: Default::default(),
+            hasher: Default::default(),
+            launch_of: vec![0; gpu.activity_count()],
+            last: None,
+            caused: Vec::new(),
+            tid: 0,
+            pending: &[],
+        }
+    }
+
+    /// Thread `tid`'s replay starts: its calls are met among its events.
+    pub(super) fn start_thread(&mut self, tid: u32) {
+        self.tid = tid;
+        self.pending = self.gpu.calls_of(tid);
+    }
+
+    /// Meets the thread's calls that start before an event at `until`'s
+    /// time (every one left for `None`). A call at the very time a range
+    /// opens or closes (`until`'s flag: it closes) counts as inside it.
+    pub(super) fn meet_before(
+        &mut self,
+        until: Option<(u64, bool)>,
+        (stacks, started_here, starts): OpenRanges,
+        resolve: &Resolver,
+        sink: &mut dyn Sink,
+        process: &Process,
+    ) -> std::io::Result<()> {
+        while let Some((call, rest)) = self.pending.split_first() {
+            if let Some((time, closes)) = until {
+                let at = self.placement.place(call.start);
+                if at > time || (at == time && !closes) {
+                    break;
+                }
+            }
+            self.pending = rest;
+            let open = (&mut *stacks, started_here, &mut *starts);
+            self.meet(call, open, resolve, sink, process)?;
+        }
+        Ok(())
+    }
+
+    /// A launch on the thread being replayed, inside the ranges open there:
+    /// its work is projected onto each, and it is remembered with the
+    /// innermost.
+    fn meet(
+        &mut self,
+        call: &ApiCall,
+        (stacks, started_here, starts): OpenRanges,
+        resolve: &Resolver,
+        sink: &mut dyn Sink,
+        process: &Process,
+    ) -> std::io::Result<()> {
+        if self.last == Some(call.correlation) {
+            return Ok(());
+        }
+        self.last = Some(call.correlation);
+        let launch = Launch {
+            tid: self.tid,
+            start: self.placement.place(call.start),
+            end: self.placement.place(call.end),
+            correlation: call.correlation,
+            api: self.gpu.api_name(call.api),
+        };
+        self.caused.clear();
+        for i in self.gpu.caused_by(call.correlation) {
+            let a = self.gpu.slot(i);
+            let placed = (self.placement.place(a.start), self.placement.place(a.end));
+            self.caused.push(a.with_times(placed));
+            self.launch_of[i] = self.launched.len() as u32 + 1;
+        }
+        project(&self.caused, stacks.open_mut().map(|d| &mut d.gpu));
+        for key in started_here {
+            if let Some(open) = starts.get_mut(key) {
+                project(&self.caused, std::iter::once(&mut open.gpu));
+            }
+        }
+        sink.launch(process, &launch)?;
+        let index = self.launched.len();
+        let range = innermost(stacks, started_here, starts, index, resolve);
+        let range = self.range_index(range);
+        self.launched.push(Met {
+            tid: self.tid,
+            api: launch.api,
+            range,
+        });
+        Ok(())
+    }
+
+    /// A launch's innermost range as `Met::range` holds it (each name
+    /// kept once: most launches of a loop are under names seen before).
+    fn range_index(&mut self, range: Option<RangeName>) -> u32 {
+        use std::hash::BuildHasher;
+        let Some(range) = range else { return 0 };
+        let (ranges, hasher) = (&mut self.ranges, &self.hasher);
+        let hash = hasher.hash_one(&range);
+        if let Some(i) = self.range_ids.find(hash, |i| ranges[*i as usize] == range) {
+            return i + 1;
+        }
+        ranges.push(range);
+        let i = ranges.len() as u32 - 1;
+        let rehash = |i: &u32| hasher.hash_one(&ranges[*i as usize]);
+        self.range_ids.insert_unique(hash, i, rehash);
+        i + 1
+    }
+
+    /// Launch `index`'s innermost range is `range` after all (its start/end
+    /// range ended on another thread).
+    pub(super) fn rename(&mut self, index: usize, range: Option<RangeName>) {
+        self.launched[index].range = self.range_index(range);
+    }
+
+    /// Launch `index` (in the order met), for its activities.
+    fn launched(&self, index: usize) -> Launched<'_> {
+        let met = &self.launched[index];
+        Launched {
+            tid: met.tid,
+            api: met.api,
+            range: (met.range.checked_sub(1)).map(|r| &self.ranges[r as usize]),
+        }
+    }
+
+    /// Every activity of the process, in start order, with its launch, to
+    /// `sink` (after the process's threads); returns their number.
+    pub(super) fn activities(
+        &self,
+        sink: &mut dyn Sink,
+        process: &Process,
+    ) -> std::io::Result<usize> {
+        let gpu = self.gpu;
+        for (i, launch) in self.launch_of.iter().enumerate() {
+            let a = gpu.activity(i);
+            let activity = Activity {
+                start: self.placement.place(a.start),
+                end: self.placement.place(a.end),
+                ..a
+            };
+            let name = gpu.name(&a);
+            let launch = launch.checked_sub(1).map(|l| self.launched(l as usize));
+            sink.gpu(
+                process,
+                &GpuEvent {
+                    activity: &activity,
+                    name: &name,
+                    demangled: gpu.demangled(&a, &name),
+                    launch: launch.as_ref(),
+                    gpu: gpu.gpus.get(&a.device),
+                },
+            )?;
+        }
+        Ok(self.launch_of.len())
+    }
+}
