@@ -6,9 +6,9 @@
 
 use super::names::Grouping;
 use super::{grid, Format};
-use crate::model::{GpuEvent, Projection, Range};
+use crate::model::{GpuEvent, Projection, Range, RangeName};
+use hashbrown::HashMap;
 use nvtxr_record_format::gpu::Tag;
-use std::collections::BTreeMap;
 
 /// Count, total, min and max of durations (ns).
 #[derive(Debug, Clone, Copy, Default)]
@@ -45,20 +45,20 @@ struct Projected {
 
 #[derive(Debug, Default)]
 pub struct GpuSummary {
-    kernels: BTreeMap<String, Stats>,
-    ranges: BTreeMap<String, Projected>,
+    kernels: HashMap<String, Stats>,
+    ranges: HashMap<String, Projected>,
     /// Kernels by range, then by name.
-    by_range: BTreeMap<String, BTreeMap<String, Stats>>,
+    by_range: HashMap<String, HashMap<String, Stats>>,
     /// A range's group name, built here for each lookup.
     key: String,
+    /// The range of the last kernel and its group name (most kernels share
+    /// the range of the one before: grouped once for them all).
+    last_range: Option<(RangeName, String)>,
 }
 
 /// The entry of `key` in `map`, made when missing (`key` copied only then).
-fn entry<'m, T: Default>(map: &'m mut BTreeMap<String, T>, key: &str) -> &'m mut T {
-    if !map.contains_key(key) {
-        map.insert(key.to_string(), T::default());
-    }
-    map.get_mut(key).expect("just made")
+fn entry<'m, T: Default>(map: &'m mut HashMap<String, T>, key: &str) -> &'m mut T {
+    map.entry_ref(key).or_default()
 }
 
 impl GpuSummary {
@@ -84,8 +84,15 @@ impl GpuSummary {
         }
         let ns = a.end - a.start;
         if let Some(range) = g.launch.and_then(|l| l.range) {
-            self.set_key(range.domain(), &grouping.name(range.name(), None));
-            entry(entry(&mut self.by_range, &self.key), g.demangled).add(ns);
+            let key = match &self.last_range {
+                Some((last, key)) if last == range => key,
+                _ => {
+                    self.set_key(range.domain(), &grouping.name(range.name(), None));
+                    let key = std::mem::take(&mut self.key);
+                    &self.last_range.insert((range.clone(), key)).1
+                }
+            };
+            entry(entry(&mut self.by_range, key), g.demangled).add(ns);
         }
         entry(&mut self.kernels, g.demangled).add(ns);
     }
@@ -162,7 +169,11 @@ impl GpuSummary {
         let mut pairs: Vec<_> = (self.by_range.iter())
             .flat_map(|(range, kernels)| kernels.iter().map(move |(k, s)| ((range, k), s)))
             .collect();
-        pairs.sort_by(|a, b| a.0 .0.cmp(b.0 .0).then(b.1.total.cmp(&a.1.total)));
+        pairs.sort_by(|a, b| {
+            (a.0 .0.cmp(b.0 .0))
+                .then(b.1.total.cmp(&a.1.total))
+                .then(a.0 .1.cmp(b.0 .1))
+        });
         let mut lines = vec![vec![
             "Range".to_string(),
             "Kernel".to_string(),
@@ -226,9 +237,11 @@ mod tests {
             ] {
                 kernel(&mut s, &grouping, domain, range, 10);
             }
-            (s.by_range.iter())
+            let mut rows = (s.by_range.iter())
                 .map(|(range, kernels)| (range.clone(), kernels["k"].count))
-                .collect::<Vec<_>>()
+                .collect::<Vec<_>>();
+            rows.sort();
+            rows
         };
         let row = |r: &str, n| (r.to_string(), n);
         assert_eq!(
