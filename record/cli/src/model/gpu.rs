@@ -259,3 +259,78 @@ impl Gpu {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nvtxr_record_format::gpu::GPU_MAGIC;
+
+    /// A folder holding a GPU file of `records`, then `tail`'s bytes.
+    fn folder(records: &[GpuRecord], tail: &[u8]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let mut bytes = GPU_MAGIC.to_vec();
+        for r in records {
+            r.encode(&mut bytes);
+        }
+        bytes.extend_from_slice(tail);
+        std::fs::write(dir.path().join(GPU_FILE), bytes).unwrap();
+        dir
+    }
+
+    /// A kernel of 10 ns whose grid's x is its correlation id.
+    fn kernel(start: u64, correlation: u32) -> GpuRecord<'static> {
+        GpuRecord::Activity(Activity {
+            tag: Tag::Kernel as u8,
+            start,
+            end: start + 10,
+            correlation,
+            grid: [correlation as i32, 1, 1],
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn activities_of_several_files_are_read_back_from_their_records_in_start_order() {
+        // A process's two images (it called exec): the second's GPU times
+        // on CUPTI's own clock, its file cut short by a crash.
+        let sync = GpuRecord::Activity(Activity {
+            tag: Tag::Sync as u8,
+            start: 60,
+            end: 70,
+            context: 5,
+            correlation: 4,
+            ..Default::default()
+        });
+        let first = folder(&[kernel(300, 1), kernel(100, 2)], &[]);
+        let clock = GpuRecord::Clock {
+            measured: true,
+            offset: 1000,
+        };
+        let context = GpuRecord::Context {
+            context: 5,
+            device: 2,
+        };
+        let second = folder(&[clock, context, kernel(50, 3), sync], &[Tag::Kernel as u8]);
+        let mut gpu = Gpu::default();
+        assert_eq!(gpu.read(first.path()), Ok(Some(0)));
+        assert_eq!(gpu.read(second.path()), Ok(Some(1)));
+        assert_eq!(gpu.read(&first.path().join("none")), Ok(None));
+        gpu.seal();
+        let read: Vec<_> = (0..gpu.activity_count()).map(|i| gpu.activity(i)).collect();
+        let seen: Vec<_> = (read.iter())
+            .map(|a| (a.start, a.end, a.correlation, a.grid[0], a.device))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (100, 110, 2, 2, 0),
+                (300, 310, 1, 1, 0),
+                (1050, 1060, 3, 3, 0),
+                // A synchronization's device is its context's.
+                (1060, 1070, 4, 0, 2),
+            ]
+        );
+        assert_eq!(gpu.caused_by(3).collect::<Vec<_>>(), [2]);
+        assert_eq!(gpu.span(), Some((100, 1070)));
+    }
+}
