@@ -48,7 +48,10 @@ impl Projection {
 }
 
 /// Adds a launch's activities to the projections of the ranges open around it.
-pub(super) fn project<'a>(caused: &[Slot], open: impl Iterator<Item = &'a mut Option<Projection>>) {
+pub(super) fn project<'a>(
+    caused: &[Slot],
+    open: impl Iterator<Item = &'a mut Option<Box<Projection>>>,
+) {
     for projection in open {
         let p = projection.get_or_insert_with(Default::default);
         for a in caused.iter().filter(|a| a.tag != Tag::Sync as u8) {

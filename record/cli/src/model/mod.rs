@@ -87,8 +87,9 @@ pub struct Details {
     /// named values, a pop's or an end's added to its range's.
     pub fields: Option<Box<Fields>>,
     /// The GPU work launched inside the range, projected: push/pop ranges,
-    /// and start/end ranges that end on the thread that started them.
-    pub gpu: Option<Projection>,
+    /// and start/end ranges that end on the thread that started them
+    /// (boxed: most ranges have none, and every range's details move).
+    pub gpu: Option<Box<Projection>>,
 }
 
 /// An event's color (ARGB, as NVTX gives it) as every output shows it:

@@ -55,7 +55,7 @@ pub(super) struct Started {
     /// Its name, once a launch needed it.
     pub name: Option<RangeName>,
     /// The GPU work launched on that thread since.
-    pub gpu: Option<Projection>,
+    pub gpu: Option<Box<Projection>>,
     /// The launches (indices) it is the innermost range of, each with the
     /// range named instead should it end on another thread.
     pub innermost_of: Vec<(usize, Option<RangeName>)>,

@@ -323,7 +323,7 @@ fn start_end(
     tid: u32,
     end: Option<End>,
     last: u64,
-    gpu: Option<Projection>,
+    gpu: Option<Box<Projection>>,
     resolve: &Resolver,
 ) -> Range {
     let mut details = resolve.details(open);
