@@ -34,6 +34,7 @@ pub use gpu_event::{
 pub use scan::{scan, Scan};
 pub use tee::Tee;
 
+use compact_str::CompactString;
 use nvtx_protocol::attr;
 
 /// How a range was made.
@@ -77,9 +78,9 @@ impl Payload {
 /// What ranges and marks carry besides their time.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Details {
-    pub name: compact_str::CompactString,
+    pub name: CompactString,
     /// The domain's name; empty for the default domain.
-    pub domain: String,
+    pub domain: CompactString,
     pub color: Option<u32>,
     pub category: Option<(u32, Option<String>)>,
     pub payload: Option<Payload>,

@@ -16,10 +16,12 @@ pub(super) struct Resolver<'a> {
 
 impl Resolver<'_> {
     fn find<T: Clone>(&self, get: impl Fn(&Names) -> Option<&T>) -> Option<T> {
-        self.lineage
-            .iter()
-            .find_map(|k| self.names.get(k).and_then(&get))
-            .cloned()
+        self.find_ref(get).cloned()
+    }
+
+    /// The first of the lineage's names that `get` finds.
+    fn find_ref<T>(&self, get: impl Fn(&Names) -> Option<&T>) -> Option<&T> {
+        (self.lineage.iter()).find_map(|k| self.names.get(k).and_then(&get))
     }
 
     /// A counter's sample (`None` for one without a value), and its
@@ -35,7 +37,7 @@ impl Resolver<'_> {
             .map_or_else(|| format!("(counter {})", r.value).into(), Into::into);
         let sample = details.payload.map(|value| Sample {
             counter: details.name.to_string(),
-            domain: details.domain.clone(),
+            domain: details.domain.to_string(),
             value,
             time: r.timestamp,
             tid,
@@ -47,16 +49,18 @@ impl Resolver<'_> {
         // Inline, not allocated, up to 24 bytes.
         let name = match (&r.string, &r.text) {
             (Some(id), _) => self
-                .find(|n| n.strings.get(id))
-                .map_or_else(|| format!("(string {id})").into(), Into::into),
+                .find_ref(|n| n.strings.get(id))
+                .map_or_else(|| format!("(string {id})").into(), |s| s.as_str().into()),
             (None, Some(text)) => CompactString::from(&**text),
             (None, None) => CompactString::const_new("(unnamed)"),
         };
         let domain = if r.domain == 0 {
-            String::new()
+            CompactString::const_new("")
         } else {
-            self.find(|n| n.domains.get(&r.domain))
-                .unwrap_or_else(|| format!("(domain {})", r.domain))
+            self.find_ref(|n| n.domains.get(&r.domain)).map_or_else(
+                || format!("(domain {})", r.domain).into(),
+                |d| d.as_str().into(),
+            )
         };
         let category = (r.category != 0).then(|| {
             (

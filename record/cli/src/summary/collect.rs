@@ -361,7 +361,7 @@ mod tests {
                 domain: if name.len() % 3 == 0 {
                     "d".into()
                 } else {
-                    String::new()
+                    Default::default()
                 },
                 color,
                 category: None,

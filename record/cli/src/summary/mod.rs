@@ -315,7 +315,7 @@ mod tests {
         let range = |name: &str, start, end| Range {
             details: Details {
                 name: name.into(),
-                domain: String::new(),
+                domain: Default::default(),
                 color: None,
                 category: None,
                 payload: None,
