@@ -40,7 +40,7 @@ pub struct Exporter<S> {
     store: S,
     origin: u64,
     /// Per process key: domain name -> domainId.
-    domains: HashMap<(u64, String), i64>,
+    domains: HashMap<u64, HashMap<String, i64>>,
     /// Categories named so far, by (process, domainId, id).
     categories: HashSet<(u64, i64, u32)>,
     /// GPUs in `TARGET_INFO_GPU`, by (globalPid, device).
@@ -90,12 +90,12 @@ impl<S: Store> Exporter<S> {
         if name.is_empty() {
             return Ok(0);
         }
-        let key = (p.key, name.to_string());
-        if let Some(&id) = self.domains.get(&key) {
+        let domains = self.domains.entry(p.key).or_default();
+        if let Some(&id) = domains.get(name) {
             return Ok(id);
         }
-        let id = self.domains.keys().filter(|(k, _)| *k == p.key).count() as i64 + 1;
-        self.domains.insert(key, id);
+        let id = domains.len() as i64 + 1;
+        domains.insert(name.to_string(), id);
         let mut row = nvtx_row(self.time(at), DOMAIN_CREATE, global_tid(p, tid));
         row[6] = Value::text(name);
         row[10] = Value::int(id);
