@@ -10,14 +10,22 @@ use std::borrow::Cow;
 /// file's (`gpu`) reader.
 #[inline(always)]
 pub(crate) fn varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
-    let mut v = 0u64;
-    for shift in (0..64).step_by(7) {
+    // One byte, the most common, first.
+    let first = *bytes.get(*at)?;
+    *at += 1;
+    if first < 0x80 {
+        return Some(u64::from(first));
+    }
+    let mut v = u64::from(first & 0x7f);
+    let mut shift = 7;
+    while shift < 64 {
         let b = *bytes.get(*at)?;
         *at += 1;
         v |= u64::from(b & 0x7f) << shift;
-        if b & 0x80 == 0 {
+        if b < 0x80 {
             return Some(v);
         }
+        shift += 7;
     }
     None
 }
@@ -273,5 +281,38 @@ impl<'a> Iterator for Records<'a> {
         let r = self.reader.body(head)?;
         self.whole = self.reader.at;
         Some(r)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::varint;
+
+    /// `v` as LEB128.
+    fn leb128(mut v: u64) -> Vec<u8> {
+        let mut out = Vec::new();
+        while v >= 0x80 {
+            out.push(v as u8 | 0x80);
+            v >>= 7;
+        }
+        out.push(v as u8);
+        out
+    }
+
+    #[test]
+    fn varints_of_every_length_and_the_malformed() {
+        for v in [0, 1, 127, 128, 300, 1 << 35, u64::MAX >> 1, u64::MAX] {
+            let mut bytes = leb128(v);
+            bytes.push(0xAA);
+            let mut at = 0;
+            assert_eq!(varint(&bytes, &mut at), Some(v), "{v}");
+            assert_eq!(at, bytes.len() - 1, "{v}");
+            let cut = &bytes[..bytes.len() - 2];
+            assert_eq!(varint(cut, &mut 0), None, "{v} cut short");
+        }
+        // Eleven bytes: longer than 64 bits.
+        let mut long = vec![0x80; 10];
+        long.push(0);
+        assert_eq!(varint(&long, &mut 0), None);
     }
 }

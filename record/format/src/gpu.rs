@@ -303,12 +303,16 @@ impl<'a> GpuRecords<'a> {
         .record()
     }
 
+    // Inlined: a kernel's record is 17 of them.
+    #[inline(always)]
     fn varint(&mut self) -> Option<u64> {
         crate::decode::varint(self.bytes, &mut self.at)
     }
+    #[inline(always)]
     fn u32(&mut self) -> Option<u32> {
         u32::try_from(self.varint()?).ok()
     }
+    #[inline(always)]
     fn i32(&mut self) -> Option<i32> {
         i32::try_from(unzigzag(self.varint()?)).ok()
     }

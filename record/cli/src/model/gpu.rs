@@ -24,7 +24,8 @@ pub struct Gpu {
     /// [`Gpu::seal`]); times CLOCK_MONOTONIC ns, placed by the replay.
     pub calls: Vec<ApiCall>,
     pub kernel_names: HashMap<u32, String>,
-    /// The traced APIs' names, by id.
+    /// The traced APIs' names, by id, without CUPTI's version suffix
+    /// (`cudaLaunchKernel`, not `cudaLaunchKernel_v7000`).
     pub apis: HashMap<u64, String>,
     /// The OS's names of the threads that made traced calls, by tid.
     pub thread_names: HashMap<u32, String>,
@@ -126,7 +127,9 @@ impl Gpu {
                     self.calls.push(c)
                 }
                 GpuRecord::KernelName(id, name) => drop(self.kernel_names.insert(id, name.into())),
-                GpuRecord::ApiName(id, name) => drop(self.apis.insert(id, name.into())),
+                GpuRecord::ApiName(id, name) => {
+                    drop(self.apis.insert(id, without_version(&name).into()))
+                }
                 GpuRecord::Context { context, device } => {
                     let _ = self.devices.insert(context, device);
                 }
@@ -246,17 +249,19 @@ impl Gpu {
         }
     }
 
-    /// A traced API's name without CUPTI's version suffix (`cudaLaunchKernel`).
+    /// A traced API's name (see [`Gpu::apis`]).
     pub fn api_name(&self, id: u64) -> &str {
-        let name = self.apis.get(&id).map_or("(CUDA API)", String::as_str);
-        match name.rfind("_v") {
-            Some(at)
-                if name[at + 2..].chars().all(|c| c.is_ascii_digit()) && at + 2 < name.len() =>
-            {
-                &name[..at]
-            }
-            _ => name,
+        self.apis.get(&id).map_or("(CUDA API)", String::as_str)
+    }
+}
+
+/// An API's name without CUPTI's version suffix (`_v7000`).
+fn without_version(name: &str) -> &str {
+    match name.rfind("_v") {
+        Some(at) if name[at + 2..].chars().all(|c| c.is_ascii_digit()) && at + 2 < name.len() => {
+            &name[..at]
         }
+        _ => name,
     }
 }
 
