@@ -13,7 +13,7 @@ pub struct Launch<'g> {
     pub start: u64,
     pub end: u64,
     pub correlation: u32,
-    /// The API's name (see [`Gpu::api_name`]).
+    /// The API's name (see [`Gpu::api_name`](super::Gpu::api_name)).
     pub api: &'g str,
 }
 

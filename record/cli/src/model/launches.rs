@@ -47,7 +47,7 @@ struct Met<'g> {
 
 /// What is open on the launching thread: its push/pop ranges, the
 /// start/end ranges it started and has not ended, every waiting start.
-pub(super) type OpenRanges<'o> = (
+type OpenRanges<'o> = (
     &'o mut Stacks,
     &'o [(u64, u64)],
     &'o mut HashMap<(u64, u64), Started>,

@@ -56,17 +56,12 @@ pub struct GpuSummary {
     last_range: Option<(RangeName, String)>,
 }
 
-/// The entry of `key` in `map`, made when missing (`key` copied only then).
-fn entry<'m, T: Default>(map: &'m mut HashMap<String, T>, key: &str) -> &'m mut T {
-    map.entry_ref(key).or_default()
-}
-
 impl GpuSummary {
     /// A range that launched GPU work, its name grouped as the NVTX table's
     /// rows (`name`).
     pub fn range(&mut self, r: &Range, p: &Projection, name: &str) {
         self.set_key(&r.details.domain, name);
-        let e = entry(&mut self.ranges, &self.key);
+        let e = self.ranges.entry_ref(&self.key).or_default();
         e.instances += 1;
         e.range_time += r.end - r.start;
         e.projected += p.end - p.start;
@@ -92,9 +87,10 @@ impl GpuSummary {
                     &self.last_range.insert((range.clone(), key)).1
                 }
             };
-            entry(entry(&mut self.by_range, key), g.demangled).add(ns);
+            let by_name = self.by_range.entry_ref(key).or_default();
+            by_name.entry_ref(g.demangled).or_default().add(ns);
         }
-        entry(&mut self.kernels, g.demangled).add(ns);
+        self.kernels.entry_ref(g.demangled).or_default().add(ns);
     }
 
     /// `key` made `domain:name`, as the NVTX table names ranges.
