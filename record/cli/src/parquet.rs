@@ -2,8 +2,8 @@
 //! that read a folder of files per table (DuckDB, Dask, pyarrow):
 //! `DIR/<TABLE>/<part>.parquet`, one part per `nvtxr report` (per rank under
 //! `nvtxr record --parquet` in a parallel job), each table with two more
-//! columns, `rank` and `host` (unless it has its own: `NVTXR_PROCESSES`), so a query across the job needs no join to
-//! tell ranks apart.
+//! columns, `rank` and `host` (unless it has its own: `NVTXR_PROCESSES`),
+//! so a query across the job needs no join to tell ranks apart.
 //!
 //! - A part is named `rank-NNNNN` when every process of the recording is the
 //!   same rank, else `<host>-<pid>` of its first process.
@@ -29,11 +29,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Rows per row group. A group is held in memory, column by column, until
-/// it is written: 1 << 16 rows hold a rank's report at 53 MB where 1 << 17
-/// took 71 MB, and the kernel's time to provide that memory (zeroed, in
-/// huge pages) was most of what a 4x10^5-event rank's Parquet cost
-/// (docs/scale.md), for 1.4% more bytes.
-const ROW_GROUP: usize = 1 << 16;
+/// it is written, and memory the kernel provides fresh (zeroed, in huge
+/// pages) costs a rank's report more than it saves: 1 << 14 rows add 3 MB
+/// to a 4x10^5-event rank's report where 1 << 16 added 17 MB, and the
+/// Parquet part went from 9.05e6 to 1.05e7 events per CPU-s, for 4% more
+/// bytes (docs/scale.md).
+const ROW_GROUP: usize = 1 << 14;
 /// Rows after which a table's columns make room for a whole row group.
 const GROWN: usize = 1 << 10;
 /// The columns with min and max per row group: times, ranks, processes and
@@ -140,21 +141,28 @@ struct TableFile {
     path: PathBuf,
 }
 
-/// A column's values of the current row group, and its definition levels
-/// (1: a value, 0: NULL) when it may be NULL.
+/// A column's values of the current row group.
 enum Values {
     Int(Vec<i64>),
     Real(Vec<f64>),
-    Text(Vec<ByteArray>, Texts),
+    Text(Texts),
 }
 
-/// A text column's values seen lately, each once: a value that repeats (a
-/// name, the host) is shared, not copied per row.
+/// A text column's values of the current row group. A value is a shared
+/// `ByteArray`, and each clone and drop of one is an atomic count (7% of a
+/// rank's Parquet time, docs/scale.md), so a value that repeats (a
+/// name, the host) is one array cloned, and the column keeps the group
+/// before's values: a row that holds what its position held then (the
+/// host, a loop's ranges) is only compared.
 #[derive(Default)]
 struct Texts {
+    /// The group's values up to `len`, the group before's after it.
+    values: Vec<ByteArray>,
+    len: usize,
+    /// The values seen lately, each once.
     seen: hashbrown::HashMap<Box<str>, ByteArray>,
-    /// The last value (most rows repeat the row before's: the host, a
-    /// loop's range), found without hashing.
+    /// The last value given (most rows repeat the row before's), found
+    /// without hashing.
     last: Option<ByteArray>,
 }
 
@@ -162,7 +170,25 @@ impl Texts {
     /// Distinct values kept (then forgotten, to start again).
     const KEPT: usize = 4096;
 
-    fn get(&mut self, text: &str) -> ByteArray {
+    fn push(&mut self, text: &str) {
+        match self.values.get(self.len) {
+            Some(held) if held.data() == text.as_bytes() => {}
+            Some(_) => self.values[self.len] = self.shared(text),
+            None => {
+                let b = self.shared(text);
+                self.values.push(b);
+            }
+        }
+        self.len += 1;
+    }
+
+    /// The group's values.
+    fn group(&self) -> &[ByteArray] {
+        &self.values[..self.len]
+    }
+
+    /// `text`'s array, shared with the other rows that hold it.
+    fn shared(&mut self, text: &str) -> ByteArray {
         if let Some(last) = self.last.as_ref().filter(|b| b.data() == text.as_bytes()) {
             return last.clone();
         }
@@ -197,7 +223,7 @@ impl Column {
             (_, Value::Int(None) | Value::Real(None) | Value::Text(None)) => return,
             (Values::Int(v), Value::Int(Some(x))) => v.push(*x),
             (Values::Real(v), Value::Real(Some(x))) => v.push(*x),
-            (Values::Text(v, seen), Value::Text(Some(x))) => v.push(seen.get(x)),
+            (Values::Text(t), Value::Text(Some(x))) => t.push(x),
             _ => unreachable!("{}: a value of another type than its column's", table.name),
         }
         if let Some(levels) = &mut self.levels {
@@ -211,7 +237,9 @@ impl Column {
         match &mut self.values {
             Values::Int(v) => v.reserve_exact(more),
             Values::Real(v) => v.reserve_exact(more),
-            Values::Text(v, _) => v.reserve_exact(more),
+            Values::Text(t) => t
+                .values
+                .reserve_exact((t.len + more).saturating_sub(t.values.len())),
         }
         if let Some(levels) = &mut self.levels {
             levels.reserve_exact(more);
@@ -282,7 +310,7 @@ impl TableFile {
                 values: match ty {
                     Type::Int => Values::Int(Vec::new()),
                     Type::Real => Values::Real(Vec::new()),
-                    Type::Text => Values::Text(Vec::new(), Texts::default()),
+                    Type::Text => Values::Text(Texts::default()),
                 },
                 levels: (!required).then(Vec::new),
             });
@@ -356,14 +384,14 @@ impl TableFile {
             match &mut column.values {
                 Values::Int(v) => out.typed::<Int64Type>().write_batch(v, levels, None),
                 Values::Real(v) => out.typed::<DoubleType>().write_batch(v, levels, None),
-                Values::Text(v, _) => out.typed::<ByteArrayType>().write_batch(v, levels, None),
+                Values::Text(t) => out.typed::<ByteArrayType>().write_batch(t.group(), levels, None),
             }
             .map_err(std::io::Error::other)?;
             out.close().map_err(std::io::Error::other)?;
             match &mut column.values {
                 Values::Int(v) => v.clear(),
                 Values::Real(v) => v.clear(),
-                Values::Text(v, _) => v.clear(),
+                Values::Text(t) => t.len = 0,
             }
             if let Some(levels) = &mut column.levels {
                 levels.clear();
@@ -434,5 +462,61 @@ impl Store for &mut Parts {
         text: &'t str,
     ) -> std::io::Result<(Option<&'t str>, Option<i64>)> {
         Ok((Some(text), None))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{TableFile, ROW_GROUP};
+    use crate::nsight::{Value, PROCESSES};
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::record::Field;
+
+    /// A row's name and host: they change at other positions in each row
+    /// group, and are NULL at some.
+    fn texts(row: usize) -> (Option<String>, Option<&'static str>) {
+        let name = (row % 5 != 3).then(|| format!("name {}", (row / 3) % 7));
+        let host = match row % 11 {
+            0 => None,
+            1 | 2 => Some("other"),
+            _ => Some("host"),
+        };
+        (name, host)
+    }
+
+    #[test]
+    fn texts_read_back_across_row_groups() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("PROCESSES.parquet");
+        let mut file = TableFile::create(&PROCESSES, path.clone(), path.clone()).unwrap();
+        let rows = 2 * ROW_GROUP + 100;
+        for row in 0..rows {
+            let (name, host) = texts(row);
+            let values = [
+                Value::int(row as i64),
+                Value::Int(None),
+                Value::Text(name.as_deref()),
+            ];
+            file.push(&values, Some(1), host).unwrap();
+        }
+        file.finish().unwrap();
+        let reader = SerializedFileReader::new(std::fs::File::open(&path).unwrap()).unwrap();
+        assert_eq!(reader.metadata().num_row_groups(), 3);
+        let text = |field: &Field| match field {
+            Field::Str(s) => Some(s.clone()),
+            Field::Null => None,
+            other => panic!("{other:?}"),
+        };
+        let mut read = 0;
+        for (row, record) in reader.get_row_iter(None).unwrap().enumerate() {
+            let record = record.unwrap();
+            let columns: Vec<_> = record.get_column_iter().map(|(_, f)| f).collect();
+            let (name, host) = texts(row);
+            assert_eq!(columns[0], &Field::Long(row as i64));
+            assert_eq!(text(columns[2]), name, "row {row}");
+            assert_eq!(text(columns[4]).as_deref(), host, "row {row}");
+            read += 1;
+        }
+        assert_eq!(read, rows);
     }
 }
