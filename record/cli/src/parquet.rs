@@ -384,7 +384,10 @@ impl TableFile {
             match &mut column.values {
                 Values::Int(v) => out.typed::<Int64Type>().write_batch(v, levels, None),
                 Values::Real(v) => out.typed::<DoubleType>().write_batch(v, levels, None),
-                Values::Text(t) => out.typed::<ByteArrayType>().write_batch(t.group(), levels, None),
+                Values::Text(t) => {
+                    out.typed::<ByteArrayType>()
+                        .write_batch(t.group(), levels, None)
+                }
             }
             .map_err(std::io::Error::other)?;
             out.close().map_err(std::io::Error::other)?;
