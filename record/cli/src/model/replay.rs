@@ -84,7 +84,7 @@ impl Scan {
     pub fn replay(&self, filter: &Filter, sink: &mut dyn Sink) -> std::io::Result<usize> {
         let mut events = 0;
         let wants_begin = sink.wants_begin();
-        let mut buffer = Vec::new();
+        let mut map = None;
         for (process, threads) in self.processes.iter().zip(&self.chunks) {
             let lineage = self.lineage(process);
             let resolve = Resolver {
@@ -116,7 +116,7 @@ impl Scan {
                     launches.start_thread(*tid);
                 }
                 for part in chunks {
-                    let bytes = read_part(part, &mut buffer)?;
+                    let bytes = read_part(part, &mut map)?;
                     let image = &self.images[part.image];
                     let (mut count, mut segment) = (0, 0);
                     for mut r in nvtxr_record_format::decode(bytes) {

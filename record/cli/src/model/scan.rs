@@ -294,7 +294,7 @@ impl Scan {
         }
         folders.sort();
         let mut wall = WallClock::default();
-        let mut buffer = Vec::new();
+        let (mut buffer, mut map) = (Vec::new(), None);
         for (pid, n, folder) in folders {
             let key = key(recording, pid);
             let header_path = folder.join("process");
@@ -321,7 +321,7 @@ impl Scan {
                 if path.extension().is_none_or(|e| e != "events") {
                     continue;
                 }
-                let chunk = match read_chunk(&path, &mut buffer) {
+                let chunk = match read_chunk(&path, &mut map) {
                     Ok(Some(chunk)) => chunk,
                     Ok(None) => continue,
                     Err(e) if crate::signals::is_stop(&e) => return Err(e),
