@@ -43,7 +43,7 @@ pub(super) fn read_file(path: &Path, bytes: &mut Vec<u8>) -> std::io::Result<()>
 }
 
 /// Maps a file of a recording (see [`open_file`]): its bytes are the page
-/// cache's, not copied (a copy was a sixth of a `.pftrace` conversion).
+/// cache's, not copied (the copy was 5-8% of a `.pftrace` conversion).
 fn map_file(path: &Path) -> std::io::Result<memmap2::Mmap> {
     let (file, _) = open_file(path)?;
     // SAFETY: the recording tool reserves a chunk file's size before it
