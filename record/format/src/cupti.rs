@@ -1,6 +1,7 @@
-//! Where the recording looks for CUPTI's library, libcupti: the same list
-//! for `nvtxr record --gpu on` (which refuses to run without one) and the
-//! recording tool (which loads the first that loads).
+//! CUPTI's conventions: where the recording looks for its library,
+//! libcupti (the same list for `nvtxr record --gpu on`, which refuses to run
+//! without one, and the recording tool, which loads the first that loads),
+//! and the names of the numbers its records carry.
 
 use crate::gpu::CUPTI_VAR;
 
@@ -69,4 +70,32 @@ pub fn cupti_candidates(loaded: &[std::path::PathBuf]) -> Vec<std::path::PathBuf
     }
     found.extend(["libcupti.so.13", "libcupti.so.12", "libcupti.so"].map(PathBuf::from));
     found
+}
+
+/// CUPTI's `CUpti_ActivityMemcpyKind`, named as Nsight Systems shows copies.
+pub fn copy_kind_name(kind: u32) -> &'static str {
+    match kind {
+        1 => "Host-to-Device",
+        2 => "Device-to-Host",
+        3 => "Host-to-Array",
+        4 => "Array-to-Host",
+        5 => "Array-to-Array",
+        6 => "Array-to-Device",
+        7 => "Device-to-Array",
+        8 => "Device-to-Device",
+        9 => "Host-to-Host",
+        10 => "Peer-to-Peer",
+        _ => "Unknown",
+    }
+}
+
+/// CUPTI's `CUpti_ActivitySynchronizationType`, named.
+pub fn sync_type_name(kind: u32) -> &'static str {
+    match kind {
+        1 => "cudaEventSynchronize",
+        2 => "cudaStreamWaitEvent",
+        3 => "cudaStreamSynchronize",
+        4 => "cudaDeviceSynchronize",
+        _ => "Unknown synchronization",
+    }
 }

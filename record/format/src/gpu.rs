@@ -15,8 +15,8 @@
 //! ranges.
 //!
 //! The numbers kept as they are (copy kinds, memory kinds, synchronization
-//! types) are CUPTI's (`cupti_activity.h`); [`copy_kind_name`] and
-//! [`sync_type_name`] name them as Nsight Systems does.
+//! types) are CUPTI's (`cupti_activity.h`); [`crate::cupti`] names them as
+//! Nsight Systems does.
 
 use std::borrow::Cow;
 
@@ -415,34 +415,6 @@ pub fn tag_name(tag: u8) -> &'static str {
         Some(Tag::Memset) => "memset",
         Some(Tag::Sync) => "sync",
         _ => "gpu",
-    }
-}
-
-/// CUPTI's `CUpti_ActivityMemcpyKind`, named as Nsight Systems shows copies.
-pub fn copy_kind_name(kind: u32) -> &'static str {
-    match kind {
-        1 => "Host-to-Device",
-        2 => "Device-to-Host",
-        3 => "Host-to-Array",
-        4 => "Array-to-Host",
-        5 => "Array-to-Array",
-        6 => "Array-to-Device",
-        7 => "Device-to-Array",
-        8 => "Device-to-Device",
-        9 => "Host-to-Host",
-        10 => "Peer-to-Peer",
-        _ => "Unknown",
-    }
-}
-
-/// CUPTI's `CUpti_ActivitySynchronizationType`, named.
-pub fn sync_type_name(kind: u32) -> &'static str {
-    match kind {
-        1 => "cudaEventSynchronize",
-        2 => "cudaStreamWaitEvent",
-        3 => "cudaStreamSynchronize",
-        4 => "cudaDeviceSynchronize",
-        _ => "Unknown synchronization",
     }
 }
 

@@ -4,9 +4,8 @@
 
 use hashbrown::HashMap;
 use memmap2::Mmap;
-use nvtxr_record_format::gpu::{
-    copy_kind_name, decode_gpu, sync_type_name, Activity, ApiCall, Device, GpuRecord, Tag, GPU_FILE,
-};
+use nvtxr_record_format::cupti::{copy_kind_name, sync_type_name};
+use nvtxr_record_format::gpu::{decode_gpu, Activity, ApiCall, Device, GpuRecord, Tag, GPU_FILE};
 use std::borrow::Cow;
 use std::path::Path;
 

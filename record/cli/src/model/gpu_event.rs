@@ -4,7 +4,8 @@
 
 use super::gpu::Slot;
 use compact_str::CompactString;
-use nvtxr_record_format::gpu::{copy_kind_name, Activity, Device, Tag};
+use nvtxr_record_format::cupti::copy_kind_name;
+use nvtxr_record_format::gpu::{Activity, Device, Tag};
 
 /// A traced CUDA API call, at its place on its thread.
 #[derive(Debug, Clone)]
