@@ -19,11 +19,8 @@ pub(super) struct Launches<'g> {
     placement: &'g Placement,
     /// What each launch was, in the order met.
     launched: Vec<Met<'g>>,
-    /// The innermost ranges of the launches, each name once, and their
-    /// indexes by name.
-    ranges: Vec<RangeName>,
-    range_ids: hashbrown::HashTable<u32>,
-    hasher: hashbrown::DefaultHashBuilder,
+    /// The innermost ranges of the launches, each name once.
+    ranges: indexmap::IndexSet<RangeName, hashbrown::DefaultHashBuilder>,
     /// Per activity: its launch's index in `launched`, plus 1 (0: none met).
     launch_of: Vec<u32>,
     /// The last launch's correlation id (a driver call inside a runtime
@@ -60,9 +57,7 @@ impl<'g> Launches<'g> {
             placement,
             // One per traced call at most: one allocation, not doubling.
             launched: Vec::with_capacity(gpu.calls.len()),
-            ranges: Vec::new(),
-            range_ids: Default::default(),
-            hasher: Default::default(),
+            ranges: Default::default(),
             launch_of: vec![0; gpu.activity_count()],
             last: None,
             caused: Vec::new(),
@@ -152,18 +147,7 @@ impl<'g> Launches<'g> {
     /// A launch's innermost range as `Met::range` holds it (each name
     /// kept once: most launches of a loop are under names seen before).
     fn range_index(&mut self, range: Option<RangeName>) -> u32 {
-        use std::hash::BuildHasher;
-        let Some(range) = range else { return 0 };
-        let (ranges, hasher) = (&mut self.ranges, &self.hasher);
-        let hash = hasher.hash_one(&range);
-        if let Some(i) = self.range_ids.find(hash, |i| ranges[*i as usize] == range) {
-            return i + 1;
-        }
-        ranges.push(range);
-        let i = ranges.len() as u32 - 1;
-        let rehash = |i: &u32| hasher.hash_one(&ranges[*i as usize]);
-        self.range_ids.insert_unique(hash, i, rehash);
-        i + 1
+        range.map_or(0, |range| self.ranges.insert_full(range).0 as u32 + 1)
     }
 
     /// Launch `index`'s innermost range is `range` after all (its start/end
@@ -178,7 +162,7 @@ impl<'g> Launches<'g> {
         Launched {
             tid: met.tid,
             api: met.api,
-            range: (met.range.checked_sub(1)).map(|r| &self.ranges[r as usize]),
+            range: (met.range.checked_sub(1)).and_then(|r| self.ranges.get_index(r as usize)),
         }
     }
 
