@@ -53,7 +53,7 @@ fn main() {
             }
             measured(cmd.arg(&rec)).0
         };
-        // Whichever conversion runs second costs more (about 5 ms of system
+        // Whichever conversion runs second costs more (about 7 ms of system
         // time here: the first one's memory, freed, is the second's to be
         // provided again), so they take turns.
         let (pftrace, both) = if rank % 2 == 0 {
