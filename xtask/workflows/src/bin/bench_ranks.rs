@@ -53,9 +53,9 @@ fn main() {
             }
             measured(cmd.arg(&rec)).0
         };
-        // Whichever conversion runs second costs more (about 7 ms of system
-        // time here: the first one's memory, freed, is the second's to be
-        // provided again), so they take turns.
+        // Whichever conversion runs second costs more (about 7 ms a rank
+        // here, system time, most of it the kernel zeroing fresh memory),
+        // so they take turns.
         let (pftrace, both) = if rank % 2 == 0 {
             (report(None), report(Some(&parquet)))
         } else {
