@@ -289,13 +289,9 @@ mod tests {
     use super::varint;
 
     /// `v` as LEB128.
-    fn leb128(mut v: u64) -> Vec<u8> {
+    fn leb128(v: u64) -> Vec<u8> {
         let mut out = Vec::new();
-        while v >= 0x80 {
-            out.push(v as u8 | 0x80);
-            v >>= 7;
-        }
-        out.push(v as u8);
+        crate::gpu::varint(&mut out, v);
         out
     }
 

@@ -161,7 +161,8 @@ pub struct Device<'a> {
     pub multiprocessors: u32,
 }
 
-fn varint(out: &mut Vec<u8>, mut v: u64) {
+/// Appends `v` as a LEB128 varint (the GPU file's; [`crate::decode`] reads them).
+pub(crate) fn varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
         v >>= 7;
