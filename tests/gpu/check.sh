@@ -13,9 +13,12 @@
 #     the rest, says how much the step times move within one machine. Each
 #     run's process CPU time too (tests/gpu/cpu_time.py): a cost that a
 #     loop bound by the GPU hides from the step time shows there.
-#  2. tests/gpu/nvtxr_kernels.cu under `nvtxr record`: each kernel with the
+#  2. The GPU alone's cost, split (tests/gpu/cupti_probe.c): the loop with
+#     no ranges under an injection library that asks CUPTI for the tool's
+#     records one part at a time, beside the tool itself.
+#  3. tests/gpu/nvtxr_kernels.cu under `nvtxr record`: each kernel with the
 #     ranges open at its launch (from the SQLite tables).
-#  3. Pictures' sources: HTML timelines of the kernels program and of three
+#  4. Pictures' sources: HTML timelines of the kernels program and of three
 #     steps of the loop (kernels.html, steps.html).
 set -u
 G=${NVTXR_BIN:-target/release}; N=$G/nvtxr
@@ -62,7 +65,34 @@ r2() { echo "$1 $(ms "$OUT/$2.log") ms/step, $(cpu "$OUT/$2.log") CPU-s"; }
 echo "second round: $(r2 "no tool, no ranges" plain2); $(r2 emit_nvtx nvtx2); $(r2 "GPU alone" gpu-only2); $(r2 "emit_nvtx under nvtxr record" record2)"
 "$N" record -q --html -o "$OUT/steps.json" -- python3 "$LOOP" nvtx 3 > "$OUT/steps.log" 2>&1
 
+# The GPU alone's cost, split: CUPTI asked for what the tool asks, one part
+# more each run (tests/gpu/cupti_probe.c, nothing of nvtxr loaded), beside
+# the tool itself, all on the same libcupti (the one beside PyTorch's CUDA
+# runtime, where the tool finds it first).
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+cuda=$(dirname "$(dirname "$(readlink -f "$nvcc")")")
+cupti=$(python3 -c "import glob, os, torch; print((glob.glob(os.path.dirname(torch.__file__) + '/../nvidia/*/lib/libcupti.so*') + glob.glob('$cuda/extras/CUPTI/lib64/libcupti.so*') + glob.glob('$cuda/targets/*/lib/libcupti.so*') + [''])[0])")
+if gcc -shared -fPIC -O2 -I"$cuda/include" -I"$cuda/extras/CUPTI/include" -I"$cuda/targets/x86_64-linux/include" \
+    tests/gpu/cupti_probe.c -ldl -o "$OUT/libcupti_probe.so" > "$OUT/probe-build.log" 2>&1 && [ -n "$cupti" ]; then
+    echo "cost split (no ranges, $STEPS steps; libcupti $cupti)"
+    echo "| run | ms/step | vs no tool | process CPU-s | CUPTI handed back |"
+    echo "|---|---|---|---|---|"
+    python3 $L plain "$STEPS" > "$OUT/split-plain.log" 2>&1
+    split() { m=$(ms "$OUT/$2.log"); echo "| $1 | $m | $(python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}x')" "${m:-0}" "$(ms "$OUT/split-plain.log")" 2>/dev/null) | $(cpu "$OUT/$2.log") | $(grep -o 'PROBE.*' "$OUT/$2.log" | tr '\n' ' ') |"; }
+    split "no tool" split-plain
+    for parts in "" apis apis,subscribe apis,subscribe,clock apis,subscribe,clock,tid; do
+        CUDA_INJECTION64_PATH="$OUT/libcupti_probe.so" PROBE_CUPTI="$cupti" PROBE="$parts" \
+            python3 $L plain "$STEPS" > "$OUT/probe-$parts.log" 2>&1
+        split "kernel, copy, set records${parts:+ + $parts}" "probe-$parts"
+    done
+    NVTXR_CUPTI="$cupti" "$N" record -q -o "$OUT/split-gpu.pftrace" -- python3 $L plain "$STEPS" > "$OUT/split-gpu.log" 2>&1
+    split "nvtxr record (the tool: all of the above, written to its GPU file)" split-gpu
+    python3 $L plain "$STEPS" > "$OUT/split-plain2.log" 2>&1
+    split "no tool, again" split-plain2
+else
+    echo "cost split skipped: no libcupti found ($cupti) or the probe did not build: $(tail -3 "$OUT/probe-build.log")"
+fi
+
 "$nvcc" -O2 -Iinclude -Itests/gpu tests/gpu/nvtxr_kernels.cu -L"$G" -lnvtxr \
     -Xlinker -rpath="$(cd "$G" && pwd)" -o "$OUT/kernels" > "$OUT/nvcc.log" 2>&1 || tail -5 "$OUT/nvcc.log"
 "$N" record --html -o "$OUT/kernels.json" --sqlite "$OUT/kernels.sqlite" -- "$OUT/kernels" > "$OUT/kernels.log" 2>&1

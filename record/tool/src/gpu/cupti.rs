@@ -274,28 +274,29 @@ impl Cupti {
     }
 }
 
-/// Whether the API of this name puts work on a GPU (or waits for it): the
-/// calls whose correlation id ties GPU activity to its launch.
+/// The beginnings of the names of the APIs that put work on a GPU, then of
+/// those that wait for it: the calls whose correlation id ties GPU activity
+/// to its launch. (`tests/gpu/cupti_probe.c` asks CUPTI for the same.)
+pub const TRACED: [&str; 16] = [
+    "cudaLaunch",
+    "cuLaunch",
+    "cudaMemcpy",
+    "cuMemcpy",
+    "cudaMemset",
+    "cuMemset",
+    "cudaGraphLaunch",
+    "cuGraphLaunch",
+    "cudaDeviceSynchronize",
+    "cudaStreamSynchronize",
+    "cudaEventSynchronize",
+    "cudaStreamWaitEvent",
+    "cuCtxSynchronize",
+    "cuStreamSynchronize",
+    "cuEventSynchronize",
+    "cuStreamWaitEvent",
+];
+
+/// Whether the API of this name is traced (see [`TRACED`]).
 pub fn traced(name: &str) -> bool {
-    const WORK: [&str; 8] = [
-        "cudaLaunch",
-        "cuLaunch",
-        "cudaMemcpy",
-        "cuMemcpy",
-        "cudaMemset",
-        "cuMemset",
-        "cudaGraphLaunch",
-        "cuGraphLaunch",
-    ];
-    const WAITS: [&str; 8] = [
-        "cudaDeviceSynchronize",
-        "cudaStreamSynchronize",
-        "cudaEventSynchronize",
-        "cudaStreamWaitEvent",
-        "cuCtxSynchronize",
-        "cuStreamSynchronize",
-        "cuEventSynchronize",
-        "cuStreamWaitEvent",
-    ];
-    WORK.iter().chain(&WAITS).any(|p| name.starts_with(p))
+    TRACED.iter().any(|p| name.starts_with(p))
 }

@@ -274,4 +274,13 @@ mod tests {
             assert!(!traced(name), "{name}");
         }
     }
+
+    #[test]
+    fn the_gpu_checks_cupti_probe_traces_the_same_apis() {
+        let probe = include_str!("../../../../tests/gpu/cupti_probe.c");
+        let list = probe.split("prefixes[] = {").nth(1).unwrap();
+        let list = &list[..list.find("};").unwrap()];
+        let names: Vec<&str> = list.split('"').skip(1).step_by(2).collect();
+        assert_eq!(names, super::cupti::TRACED);
+    }
 }

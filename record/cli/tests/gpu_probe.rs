@@ -1,0 +1,54 @@
+//! The GPU check's CUPTI probe (`tests/gpu/cupti_probe.c`, the cost split
+//! of `tests/gpu/check.sh`) against the test CUPTI: it builds from NVIDIA's
+//! headers, and it gets from CUPTI what each configuration asks for, so
+//! that a device's figures measure what they say.
+
+mod common;
+
+use nvtxr_harness::{check, compile_c, cupti_include, fake_cupti, root, Producer};
+use std::process::Command;
+
+#[test]
+fn the_cupti_probe_gets_the_records_each_configuration_asks_for() {
+    let include = format!("-I{}", cupti_include().display());
+    let probe = common::scratch_in("gpu_probe", "build").join("libcupti_probe.so");
+    check(
+        "compiling the CUPTI probe",
+        Command::new("gcc")
+            .args(["-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-Werror"])
+            .arg(&include)
+            .arg(root().join("tests/gpu/cupti_probe.c"))
+            .args(["-ldl", "-o"])
+            .arg(&probe)
+            .output()
+            .unwrap(),
+    );
+    // 10 steps of the benchmark's loop: 37 activities (no synchronization
+    // records: the probe, as the tool, asks for none) and 38 traced calls
+    // a step, and the device's and the context's records (the test CUPTI
+    // names five traced APIs).
+    let program = compile_c("gpu_loop.c", Producer::NvidiaHeader, &[&include, "-ldl"]);
+    let cupti = fake_cupti();
+    for (parts, api_records) in [
+        ("", 0),
+        ("apis", 380),
+        ("apis,subscribe", 380),
+        ("apis,subscribe,clock,tid", 380),
+    ] {
+        let out = Command::new(&program)
+            .arg("10")
+            .env("CUDA_INJECTION64_PATH", &probe)
+            .env("PROBE_CUPTI", cupti)
+            .env("FAKE_CUPTI", cupti)
+            .env("PROBE", parts)
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{parts}: {said}");
+        let expected = format!(
+            "PROBE {parts}: 372 activity records, {api_records} API records ({} APIs enabled)",
+            if api_records > 0 { 5 } else { 0 }
+        );
+        assert!(said.contains(&expected), "{parts}: {said}");
+    }
+}

@@ -1,0 +1,139 @@
+/* A CUDA injection library for the GPU check's cost split (check.sh): it
+ * asks CUPTI for what nvtxr's recording tool asks, one part at a time, so
+ * that each part's cost is measured on its own, in the same machine, with
+ * nothing of nvtxr loaded. It keeps nothing: it counts the records CUPTI
+ * hands back and prints the counts at exit.
+ *
+ * Always: the device, context, concurrent-kernel, memcpy and memset records
+ * (what the tool always enables). PROBE, a comma-separated list, adds:
+ *   apis       the per-API records of the launch, copy, set, graph-launch and
+ *              synchronization entry points (cuptiActivityEnableRuntimeApi /
+ *              DriverApi, one API at a time; the tool's set: the prefixes
+ *              of record/tool/src/gpu/cupti.rs's `traced`)
+ *   subscribe  a cuptiSubscribe with no callback enabled (the tool holds
+ *              CUPTI so)
+ *   clock      CLOCK_MONOTONIC as CUPTI's clock (cuptiActivityRegisterTimestampCallback)
+ *   tid        API records with the system's thread ids (cuptiSetThreadIdType)
+ * libcupti is dlopen'ed from PROBE_CUPTI (default "libcupti.so.13").
+ * Build: gcc -shared -fPIC -O2 -I<CUPTI and CUDA includes> cupti_probe.c -ldl */
+#include <cupti.h>
+#include <dlfcn.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define BUFFER (4u << 20)
+
+static CUptiResult (*next_record)(uint8_t *, size_t, CUpti_Activity **);
+static CUptiResult (*flush_all)(uint32_t);
+static atomic_ulong activities, api_records, buffers;
+static unsigned long apis_enabled;
+
+static void *need(void *cupti, const char *name) {
+    void *f = dlsym(cupti, name);
+    if (!f) fprintf(stderr, "PROBE no %s\n", name);
+    return f;
+}
+
+static int wanted(const char *part) {
+    const char *list = getenv("PROBE");
+    size_t n = strlen(part);
+    for (const char *p = list; p && (p = strstr(p, part)); p += n)
+        if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == 0)) return 1;
+    return 0;
+}
+
+static void CUPTIAPI requested(uint8_t **buffer, size_t *size, size_t *max_records) {
+    *buffer = aligned_alloc(8, BUFFER);
+    *size = *buffer ? BUFFER : 0;
+    *max_records = 0;
+}
+
+static void CUPTIAPI completed(CUcontext context, uint32_t stream, uint8_t *buffer, size_t size, size_t valid) {
+    (void)context; (void)stream; (void)size;
+    CUpti_Activity *r = NULL;
+    while (next_record(buffer, valid, &r) == CUPTI_SUCCESS) {
+        if (r->kind == CUPTI_ACTIVITY_KIND_RUNTIME || r->kind == CUPTI_ACTIVITY_KIND_DRIVER) api_records++;
+        else activities++;
+    }
+    buffers++;
+    free(buffer);
+}
+
+static uint64_t CUPTIAPI monotonic(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static void CUPTIAPI no_callback(void *u, CUpti_CallbackDomain d, CUpti_CallbackId c, const void *data) {
+    (void)u; (void)d; (void)c; (void)data;
+}
+
+static void at_exit(void) {
+    flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    fprintf(stderr, "PROBE %s: %lu activity records, %lu API records (%lu APIs enabled), %lu buffers\n",
+            getenv("PROBE") ? getenv("PROBE") : "", (unsigned long)activities,
+            (unsigned long)api_records, apis_enabled, (unsigned long)buffers);
+}
+
+/* The tool's traced entry points: record/tool/src/gpu/cupti.rs's `traced`. */
+static int traced(const char *name) {
+    static const char *prefixes[] = {
+        "cudaLaunch", "cuLaunch", "cudaMemcpy", "cuMemcpy", "cudaMemset", "cuMemset",
+        "cudaGraphLaunch", "cuGraphLaunch", "cudaDeviceSynchronize", "cudaStreamSynchronize",
+        "cudaEventSynchronize", "cudaStreamWaitEvent", "cuCtxSynchronize", "cuStreamSynchronize",
+        "cuEventSynchronize", "cuStreamWaitEvent",
+    };
+    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+        if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0) return 1;
+    return 0;
+}
+
+int InitializeInjection(void) {
+    const char *path = getenv("PROBE_CUPTI") ? getenv("PROBE_CUPTI") : "libcupti.so.13";
+    void *cupti = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+    if (!cupti) { fprintf(stderr, "PROBE cannot load %s: %s\n", path, dlerror()); return 1; }
+    CUptiResult (*enable)(CUpti_ActivityKind) = need(cupti, "cuptiActivityEnable");
+    CUptiResult (*callbacks)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc) =
+        need(cupti, "cuptiActivityRegisterCallbacks");
+    next_record = need(cupti, "cuptiActivityGetNextRecord");
+    flush_all = need(cupti, "cuptiActivityFlushAll");
+    if (!enable || !callbacks || !next_record || !flush_all) return 1;
+    if (wanted("subscribe")) {
+        CUptiResult (*subscribe)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *) = need(cupti, "cuptiSubscribe");
+        CUpti_SubscriberHandle s;
+        if (subscribe && subscribe(&s, no_callback, NULL) != CUPTI_SUCCESS) fprintf(stderr, "PROBE subscribe refused\n");
+    }
+    if (wanted("tid")) {
+        CUptiResult (*tid)(CUpti_ActivityThreadIdType) = need(cupti, "cuptiSetThreadIdType");
+        if (tid) tid(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+    }
+    callbacks(requested, completed);
+    if (wanted("clock")) {
+        CUptiResult (*clock)(CUpti_TimestampCallbackFunc) = need(cupti, "cuptiActivityRegisterTimestampCallback");
+        if (clock && clock(monotonic) != CUPTI_SUCCESS) fprintf(stderr, "PROBE clock refused\n");
+    }
+    if (wanted("apis")) {
+        CUptiResult (*name)(CUpti_CallbackDomain, uint32_t, const char **) = need(cupti, "cuptiGetCallbackName");
+        CUptiResult (*runtime)(CUpti_CallbackId, uint8_t) = need(cupti, "cuptiActivityEnableRuntimeApi");
+        CUptiResult (*driver)(CUpti_CallbackId, uint8_t) = need(cupti, "cuptiActivityEnableDriverApi");
+        for (uint32_t cbid = 1; name && runtime && driver && cbid < 4096; cbid++) {
+            const char *n;
+            if (name(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &n) == CUPTI_SUCCESS && n && traced(n))
+                apis_enabled += runtime(cbid, 1) == CUPTI_SUCCESS;
+            if (name(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &n) == CUPTI_SUCCESS && n && traced(n))
+                apis_enabled += driver(cbid, 1) == CUPTI_SUCCESS;
+        }
+    }
+    CUpti_ActivityKind kinds[] = {
+        CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+        CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (enable(kinds[i]) != CUPTI_SUCCESS) fprintf(stderr, "PROBE kind %d refused\n", (int)kinds[i]);
+    atexit(at_exit);
+    return 1;
+}
