@@ -26,6 +26,8 @@ LOOP=${LOOP:-../shared/gpu/train_loop.py}; STEPS=${STEPS:-300}
 OUT=${OUT:-$(mktemp -d)}; mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -2
 python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)"
+# A clock source the vDSO cannot read makes every clock_gettime a system call (the tool's clock, and CUPTI's with it).
+echo "clock source: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>&1)"
 ms() { grep -o 'ms_per_step=[0-9.]*' "$1" | cut -d= -f2; }
 cpu() { grep -o 'cpu_s=[0-9.]*' "$1" | cut -d= -f2; }
 L="tests/gpu/cpu_time.py $LOOP"
