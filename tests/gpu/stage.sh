@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Stages the GPU check (check.sh) for the device tool, which copies the
+# working tree to the GPU machine but neither the ignored build folders nor
+# ../shared: the release binaries, stripped, and the PyTorch loop go to the
+# ignored target/gpucheck, with run.sh. Then, with the device tool: `run`
+# with carry ["target/gpucheck"] and the command
+# `OUT=$OUT bash target/gpucheck/run.sh` (it prints the tables; $OUT comes
+# back with every log, the traces and the HTML timelines).
+set -eu
+cd "$(dirname "$0")/../.."
+eval "$(cargo xtask artifacts)"
+S=target/gpucheck
+rm -rf "$S"
+mkdir -p "$S/bin"
+for f in nvtxr libnvtxr_record.so libnvtxr.so; do
+    strip -o "$S/bin/$f" "$NVTXR_LIB_DIR/$f"
+done
+cp "$S/bin/libnvtxr.so" "$S/bin/libnvtxr.so.0.1"
+cp ../shared/gpu/train_loop.py "$S/"
+cat > "$S/run.sh" <<'RUN'
+# The GPU check on the device machine, from the repository root (staged by tests/gpu/stage.sh).
+here=$(cd "$(dirname "$0")" && pwd)
+OUT=${OUT:-$(mktemp -d)}
+NVTXR_BIN=$here/bin LOOP=$here/train_loop.py OUT=$OUT bash tests/gpu/check.sh 2>&1 | tee "$OUT/check.log"
+RUN
+du -sh "$S"
