@@ -9,8 +9,8 @@
 #     record`, the same with `--gpu-syncs`, torch.profiler; one table of
 #     ms/step, the ratio to emit_nvtx with no tool, what was recorded, output
 #     sizes, CUPTI's dropped count.
-#     A second round of the plain, emit_nvtx and both-recorded runs, after
-#     the rest, says how much the step times move within one machine. Each
+#     A second round of the plain, emit_nvtx and both-recorded runs, at the
+#     end, says how much the step times move within one machine. Each
 #     run's process CPU time too (tests/gpu/cpu_time.py): a cost that a
 #     loop bound by the GPU hides from the step time shows there.
 #  2. The GPU alone's cost, split (tests/gpu/cupti_probe.c): the loop with
@@ -59,13 +59,6 @@ row "emit_nvtx under nvtxr record" record "$nvtx NVTX ranges and marks, $kernels
 row "emit_nvtx under nvtxr record --gpu-syncs" syncs ".pftrace $(size "$OUT/syncs.pftrace") B"
 row "torch.profiler (CPU + CUDA)" kineto "$kineto kernels (the $STEPS steps); JSON $(size "$OUT/kineto.json") B"
 grep KINETO "$OUT/kineto.log"
-python3 $L plain "$STEPS" > "$OUT/plain2.log" 2>&1
-python3 $L nvtx "$STEPS" > "$OUT/nvtx2.log" 2>&1
-"$N" record -q -o "$OUT/gpu-only2.pftrace" -- python3 $L plain "$STEPS" > "$OUT/gpu-only2.log" 2>&1
-"$N" record -q -o "$OUT/record2.pftrace" -- python3 $L nvtx "$STEPS" > "$OUT/record2.log" 2>&1
-r2() { echo "$1 $(ms "$OUT/$2.log") ms/step, $(cpu "$OUT/$2.log") CPU-s"; }
-echo "second round: $(r2 "no tool, no ranges" plain2); $(r2 emit_nvtx nvtx2); $(r2 "GPU alone" gpu-only2); $(r2 "emit_nvtx under nvtxr record" record2)"
-"$N" record -q --html -o "$OUT/steps.json" -- python3 "$LOOP" nvtx 3 > "$OUT/steps.log" 2>&1
 
 # The GPU alone's cost, split: CUPTI asked for what the tool asks, one part
 # more each run (tests/gpu/cupti_probe.c, nothing of nvtxr loaded), beside
@@ -95,6 +88,7 @@ else
     echo "cost split skipped: no libcupti found ($cupti) or the probe did not build: $(tail -3 "$OUT/probe-build.log")"
 fi
 
+"$N" record -q --html -o "$OUT/steps.json" -- python3 "$LOOP" nvtx 3 > "$OUT/steps.log" 2>&1
 "$nvcc" -O2 -Iinclude -Itests/gpu tests/gpu/nvtxr_kernels.cu -L"$G" -lnvtxr \
     -Xlinker -rpath="$(cd "$G" && pwd)" -o "$OUT/kernels" > "$OUT/nvcc.log" 2>&1 || tail -5 "$OUT/nvcc.log"
 "$N" record --html -o "$OUT/kernels.json" --sqlite "$OUT/kernels.sqlite" -- "$OUT/kernels" > "$OUT/kernels.log" 2>&1
@@ -109,3 +103,9 @@ q = ("SELECT s.value, r.start FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s
 for name, launch in db.execute(q):
     print(f"{name}: launched inside {sum(1 for s, e in ranges if s <= launch <= e)} open range(s)")
 PY
+python3 $L plain "$STEPS" > "$OUT/plain2.log" 2>&1
+python3 $L nvtx "$STEPS" > "$OUT/nvtx2.log" 2>&1
+"$N" record -q -o "$OUT/gpu-only2.pftrace" -- python3 $L plain "$STEPS" > "$OUT/gpu-only2.log" 2>&1
+"$N" record -q -o "$OUT/record2.pftrace" -- python3 $L nvtx "$STEPS" > "$OUT/record2.log" 2>&1
+r2() { echo "$1 $(ms "$OUT/$2.log") ms/step, $(cpu "$OUT/$2.log") CPU-s"; }
+echo "second round: $(r2 "no tool, no ranges" plain2); $(r2 emit_nvtx nvtx2); $(r2 "GPU alone" gpu-only2); $(r2 "emit_nvtx under nvtxr record" record2)"
