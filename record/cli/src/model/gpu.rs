@@ -158,13 +158,13 @@ impl Gpu {
     /// Sorts the activities by start and indexes them (after every image is read).
     pub(super) fn seal(&mut self) {
         self.activities
-            .sort_unstable_by_key(|a| (a.start, a.end, a.record));
+            .sort_by_key(|a| (a.start, a.end, a.record));
         self.calls
-            .sort_unstable_by_key(|c| (c.tid, c.start, c.correlation));
+            .sort_by_key(|c| (c.tid, c.start, c.correlation));
         self.by_correlation = (self.activities.iter().enumerate())
             .map(|(i, a)| (a.correlation, i as u32))
             .collect();
-        self.by_correlation.sort_unstable();
+        self.by_correlation.sort();
         // Demangled once per name, not once per kernel.
         self.demangled = (self.kernel_names.iter())
             .map(|(id, name)| (*id, crate::demangle::demangle(name)))
