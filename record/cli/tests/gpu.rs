@@ -55,7 +55,7 @@ fn every_kernel_copy_and_sync_is_under_the_range_that_launched_it() {
     // under no range.
     let fill = events
         .iter()
-        .find(|e| e["cat"] == "kernel" && e["args"]["demangled"] == "fill(float*)")
+        .find(|e| e["cat"] == "kernel" && e["name"] == "fill(float*)")
         .unwrap();
     let silent = &fill["args"]["launched by"];
     assert!(silent["range"].is_null(), "{fill}");
@@ -279,7 +279,7 @@ fn forked_children_record_their_own_gpu_work_and_never_the_parents() {
     let gpu_pid = |kernel: &str| {
         events
             .iter()
-            .find(|e| e["cat"] == "kernel" && e["args"]["demangled"] == kernel)
+            .find(|e| e["cat"] == "kernel" && e["name"] == kernel)
             .map(|e| e["pid"].as_u64().unwrap())
             .unwrap()
     };

@@ -65,10 +65,12 @@ pub(super) fn project<'a>(
 #[derive(Debug, Clone, Copy)]
 pub struct GpuEvent<'a> {
     pub activity: &'a Activity,
+    /// What people read: a kernel's name demangled (as Nsight Systems and
+    /// torch.profiler show it), a copy's direction, a set, a sync's kind.
     pub name: &'a str,
-    /// A kernel's name demangled; `name` for other activities and names
-    /// that are not C++ symbols.
-    pub demangled: &'a str,
+    /// The name as CUPTI gave it: a kernel's mangled symbol; `name` for
+    /// other activities and for names that are not C++ symbols.
+    pub mangled: &'a str,
     /// Its launch: the thread, the API call's name, the innermost range open then.
     pub launch: Option<&'a Launched<'a>>,
     /// Its GPU's description, when CUPTI gave one.
@@ -88,7 +90,7 @@ pub enum Arg {
     Registers,
     StaticShared,
     DynamicShared,
-    Demangled,
+    Mangled,
     Bytes,
     Kind,
     Value,
@@ -110,7 +112,7 @@ impl Arg {
         Arg::Registers,
         Arg::StaticShared,
         Arg::DynamicShared,
-        Arg::Demangled,
+        Arg::Mangled,
         Arg::Bytes,
         Arg::Kind,
         Arg::Value,
@@ -132,7 +134,7 @@ impl Arg {
             Arg::Registers => "registers per thread",
             Arg::StaticShared => "static shared memory",
             Arg::DynamicShared => "dynamic shared memory",
-            Arg::Demangled => "demangled",
+            Arg::Mangled => "mangled",
             Arg::Bytes => "bytes",
             Arg::Kind => "kind",
             Arg::Value => "value",
@@ -175,8 +177,8 @@ impl<'a> GpuEvent<'a> {
                 arg(Arg::Registers, Uint(a.registers.into()));
                 arg(Arg::StaticShared, Int(a.static_shared.into()));
                 arg(Arg::DynamicShared, Int(a.dynamic_shared.into()));
-                if self.demangled != self.name {
-                    arg(Arg::Demangled, Text(self.demangled));
+                if self.mangled != self.name {
+                    arg(Arg::Mangled, Text(self.mangled));
                 }
             }
             Some(Tag::Memcpy) => {

@@ -181,14 +181,14 @@ impl<'g> Launches<'g> {
                 end: self.placement.place(a.end),
                 ..a
             };
-            let name = gpu.name(&a);
+            let mangled = gpu.name(&a);
             let launch = launch.checked_sub(1).map(|l| self.launched(l as usize));
             sink.gpu(
                 process,
                 &GpuEvent {
                     activity: &activity,
-                    name: &name,
-                    demangled: gpu.demangled(&a, &name),
+                    name: gpu.demangled(&a, &mangled),
+                    mangled: &mangled,
                     launch: launch.as_ref(),
                     gpu: gpu.gpus.get(&a.device),
                 },

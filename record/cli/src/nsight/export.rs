@@ -275,9 +275,9 @@ impl<S: Store> Sink for Exporter<S> {
         let (table, more): (&'static Table, Vec<i64>) = match Tag::from_byte(a.tag) {
             Some(Tag::Kernel) => {
                 let mut more = vec![
-                    self.store.string_id(p, g.demangled)?,
-                    self.store.string_id(p, short_name(g.demangled))?,
                     self.store.string_id(p, g.name)?,
+                    self.store.string_id(p, short_name(g.name))?,
+                    self.store.string_id(p, g.mangled)?,
                     a.registers.into(),
                 ];
                 more.extend(a.grid.iter().chain(&a.block).map(|&v| i64::from(v)));

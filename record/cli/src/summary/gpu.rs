@@ -88,9 +88,9 @@ impl GpuSummary {
                 }
             };
             let by_name = self.by_range.entry_ref(key).or_default();
-            by_name.entry_ref(g.demangled).or_default().add(ns);
+            by_name.entry_ref(g.name).or_default().add(ns);
         }
-        self.kernels.entry_ref(g.demangled).or_default().add(ns);
+        self.kernels.entry_ref(g.name).or_default().add(ns);
     }
 
     /// `key` made `domain:name`, as the NVTX table names ranges.
@@ -213,7 +213,7 @@ mod tests {
             &GpuEvent {
                 activity: &activity,
                 name: "k",
-                demangled: "k",
+                mangled: "k",
                 launch: Some(&launch),
                 gpu: None,
             },

@@ -45,7 +45,8 @@ pub fn run(name: &str, extra: &[&str], env: &[(&str, &str)]) -> (PathBuf, std::p
     (dir, out)
 }
 
-/// Every kernel: (name, launching range, device, stream), from the JSON trace.
+/// Every kernel: (name, launching range, device, stream), from the JSON
+/// trace; each is named as people read it, its mangled symbol beside.
 pub fn kernels(trace: &serde_json::Value) -> Vec<Kernel> {
     let mut out: Vec<_> = trace["traceEvents"]
         .as_array()
@@ -54,8 +55,9 @@ pub fn kernels(trace: &serde_json::Value) -> Vec<Kernel> {
         .filter(|e| e["cat"] == "kernel" && e["ph"] == "X")
         .map(|e| {
             let a = &e["args"];
+            assert!(a["mangled"].as_str().unwrap().starts_with("_Z"), "{e}");
             (
-                a["demangled"].as_str().unwrap().to_string(),
+                e["name"].as_str().unwrap().to_string(),
                 a["launched by"]["range"].as_str().unwrap_or("").to_string(),
                 a["device"].as_u64().unwrap(),
                 a["stream"].as_u64().unwrap(),
