@@ -214,7 +214,7 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
     }
     written?;
     let events = replayed.expect("the trace was written, so replayed");
-    let (rows, marks, gpu) = match summary {
+    let (rows, marks, mut gpu) = match summary {
         Some(summary) => summary.map_err(&unreadable)?,
         None => (
             summary::Collector::default()

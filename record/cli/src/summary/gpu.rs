@@ -5,32 +5,36 @@
 //! grouped by the innermost range open at their launch (`nvtx_kern_sum`).
 
 use super::names::Grouping;
-use super::{grid, Format};
-use crate::model::{GpuEvent, Projection, Range, RangeName};
+use super::stats::Stats;
+use super::{cells, grid, Format, Row};
+use crate::model::{GpuEvent, Projection, Range, RangeName, Style};
 use hashbrown::HashMap;
 use nvtxr_record_format::gpu::Tag;
 
-/// Count, total, min and max of durations (ns).
-#[derive(Debug, Clone, Copy, Default)]
-struct Stats {
-    count: u64,
-    total: u64,
-    min: u64,
-    max: u64,
+/// A kernel's durations (ns), in the order they came.
+type Durations = Vec<u64>;
+
+/// The figures of `durations` (sorted here) as the NVTX table's rows have
+/// them: `grand` the time of every kernel, for the share.
+fn figures(durations: &mut Durations, grand: u64) -> Row {
+    durations.sort_unstable();
+    let mut stats = Stats::new(durations.len() as u64);
+    for &d in durations.iter() {
+        stats.push(d);
+    }
+    // Style and range are the NVTX table's cells; these tables name their own.
+    stats.row(Style::PushPop, String::new(), None, grand)
 }
 
-impl Stats {
-    fn add(&mut self, ns: u64) {
-        self.min = if self.count == 0 {
-            ns
-        } else {
-            self.min.min(ns)
-        };
-        self.max = self.max.max(ns);
-        self.count += 1;
-        self.total += ns;
-    }
+/// The cells of [`FIGURES`] columns of `row`.
+fn figure_cells(row: &Row, f: &Format) -> Vec<String> {
+    cells(row, f)[..FIGURES].to_vec()
 }
+
+/// The columns of the NVTX table that the kernel tables show too, as
+/// Nsight's `cuda_gpu_kern_sum` and `nvtx_kern_sum` do: time share, total,
+/// instances, average, median, minimum, maximum, standard deviation.
+const FIGURES: usize = 8;
 
 /// A range name's GPU projection, over its instances.
 #[derive(Debug, Clone, Copy, Default)]
@@ -45,10 +49,10 @@ struct Projected {
 
 #[derive(Debug, Default)]
 pub struct GpuSummary {
-    kernels: HashMap<String, Stats>,
+    kernels: HashMap<String, Durations>,
     ranges: HashMap<String, Projected>,
     /// Kernels by range, then by name.
-    by_range: HashMap<String, HashMap<String, Stats>>,
+    by_range: HashMap<String, HashMap<String, Durations>>,
     /// A range's group name, built here for each lookup.
     key: String,
     /// The range of the last kernel and its group name (most kernels share
@@ -88,9 +92,9 @@ impl GpuSummary {
                 }
             };
             let by_name = self.by_range.entry_ref(key).or_default();
-            by_name.entry_ref(g.name).or_default().add(ns);
+            by_name.entry_ref(g.name).or_default().push(ns);
         }
-        self.kernels.entry_ref(g.name).or_default().add(ns);
+        self.kernels.entry_ref(g.name).or_default().push(ns);
     }
 
     /// `key` made `domain:name`, as the NVTX table names ranges.
@@ -106,36 +110,25 @@ impl GpuSummary {
     }
 
     /// The tables as text, each at most `limit` rows (0: every one).
-    pub fn text(&self, f: &Format, limit: usize) -> String {
+    pub fn text(&mut self, f: &Format, limit: usize) -> String {
         let take = |n: usize| if limit == 0 { n } else { n.min(limit) };
-        let stat = |s: &Stats| {
-            [
-                s.count.to_string(),
-                f.time(s.total),
-                f.time(s.total / s.count.max(1)),
-                f.time(s.min),
-                f.time(s.max),
-            ]
-        };
         let unit = f.unit.label();
+        let figure_columns = || f.columns()[..FIGURES].to_vec();
+        let grand = self.kernels.values().flatten().sum::<u64>();
         let mut out = String::new();
-        let mut kernels: Vec<_> = self.kernels.iter().collect();
+        let mut kernels: Vec<_> = (self.kernels.iter_mut())
+            .map(|(name, durations)| (name, figures(durations, grand)))
+            .collect();
         kernels.sort_by(|a, b| b.1.total.cmp(&a.1.total).then(a.0.cmp(b.0)));
-        let mut lines = vec![vec![
-            "Instances".to_string(),
-            format!("Total Time ({unit})"),
-            format!("Avg ({unit})"),
-            format!("Min ({unit})"),
-            format!("Max ({unit})"),
-            "Kernel".to_string(),
-        ]];
-        for (name, s) in kernels.iter().take(take(kernels.len())) {
-            let mut l = stat(s).to_vec();
+        let mut lines = vec![figure_columns()];
+        lines[0].push("Kernel".to_string());
+        for (name, row) in kernels.iter().take(take(kernels.len())) {
+            let mut l = figure_cells(row, f);
             l.push(name.to_string());
             lines.push(l);
         }
         out += "\nGPU kernel summary (by total time):\n\n";
-        out += &grid(&lines, &[5]);
+        out += &grid(&lines, &[FIGURES]);
 
         let mut ranges: Vec<_> = self.ranges.iter().collect();
         ranges.sort_by(|a, b| b.1.projected.cmp(&a.1.projected).then(a.0.cmp(b.0)));
@@ -162,26 +155,21 @@ impl GpuSummary {
         out += "\nNVTX ranges projected onto the GPU (the work each launched, nested ranges included):\n\n";
         out += &grid(&lines, &[0]);
 
-        let mut pairs: Vec<_> = (self.by_range.iter())
-            .flat_map(|(range, kernels)| kernels.iter().map(move |(k, s)| ((range, k), s)))
+        let mut pairs: Vec<_> = (self.by_range.iter_mut())
+            .flat_map(|(range, kernels)| {
+                (kernels.iter_mut()).map(move |(k, d)| ((range, k), figures(d, grand)))
+            })
             .collect();
         pairs.sort_by(|a, b| {
             (a.0 .0.cmp(b.0 .0))
                 .then(b.1.total.cmp(&a.1.total))
                 .then(a.0 .1.cmp(b.0 .1))
         });
-        let mut lines = vec![vec![
-            "Range".to_string(),
-            "Kernel".to_string(),
-            "Instances".to_string(),
-            format!("Total Time ({unit})"),
-            format!("Avg ({unit})"),
-            format!("Min ({unit})"),
-            format!("Max ({unit})"),
-        ]];
-        for ((range, kernel), s) in pairs.iter().take(take(pairs.len())) {
+        let mut lines = vec![vec!["Range".to_string(), "Kernel".to_string()]];
+        lines[0].extend(figure_columns());
+        for ((range, kernel), row) in pairs.iter().take(take(pairs.len())) {
             let mut l = vec![range.to_string(), kernel.to_string()];
-            l.extend(stat(s));
+            l.extend(figure_cells(row, f));
             lines.push(l);
         }
         out += "\nGPU kernels by the NVTX range that launched them (the innermost):\n\n";
@@ -222,6 +210,25 @@ mod tests {
     }
 
     #[test]
+    fn kernel_tables_have_the_nvtx_tables_figures_as_nsights_cuda_gpu_kern_sum() {
+        let mut s = GpuSummary::default();
+        for ns in [60, 10, 20] {
+            kernel(&mut s, &Grouping::Numbers, "", "step", ns);
+        }
+        let text = s.text(&Format::default(), 0);
+        let rows: Vec<Vec<&str>> = (text.lines())
+            .filter(|l| l.ends_with(" k") || l.contains(" k "))
+            .map(|l| l.split_whitespace().collect())
+            .collect();
+        // Time (%), total, instances, average, median, min, max, standard deviation.
+        let figures = ["100.0", "90", "3", "30.0", "20.0", "10", "60", "26.5"];
+        assert_eq!(rows[0][..8], figures, "{text}");
+        assert_eq!(rows[0][8], "k");
+        assert_eq!(rows[1][..2], [":step", "k"], "{text}");
+        assert_eq!(rows[1][2..], figures, "{text}");
+    }
+
+    #[test]
     fn kernels_by_range_group_names_as_the_nvtx_table_and_keep_domains_apart() {
         let rows = |grouping: Grouping| {
             let mut s = GpuSummary::default();
@@ -234,7 +241,7 @@ mod tests {
                 kernel(&mut s, &grouping, domain, range, 10);
             }
             let mut rows = (s.by_range.iter())
-                .map(|(range, kernels)| (range.clone(), kernels["k"].count))
+                .map(|(range, kernels)| (range.clone(), kernels["k"].len()))
                 .collect::<Vec<_>>();
             rows.sort();
             rows

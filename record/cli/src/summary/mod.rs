@@ -173,7 +173,7 @@ impl Default for Format {
     }
 }
 
-fn cells(r: &Row, f: &Format) -> [String; 10] {
+pub(super) fn cells(r: &Row, f: &Format) -> [String; 10] {
     [
         format!("{:.1}", r.time_percent),
         f.time(r.total),
