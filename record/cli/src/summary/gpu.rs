@@ -49,10 +49,12 @@ struct Projected {
 
 #[derive(Debug, Default)]
 pub struct GpuSummary {
-    kernels: HashMap<String, Durations>,
     ranges: HashMap<String, Projected>,
-    /// Kernels by range, then by name.
+    /// Kernels by range, then by name; each duration kept once, here or in
+    /// `unranged` (the kernel table merges them).
     by_range: HashMap<String, HashMap<String, Durations>>,
+    /// Kernels launched outside every range, by name.
+    unranged: HashMap<String, Durations>,
     /// A range's group name, built here for each lookup.
     key: String,
     /// The range of the last kernel and its group name (most kernels share
@@ -82,19 +84,21 @@ impl GpuSummary {
             return;
         }
         let ns = a.end - a.start;
-        if let Some(range) = g.launch.and_then(|l| l.range) {
-            let key = match &self.last_range {
-                Some((last, key)) if last == range => key,
-                _ => {
-                    self.set_key(range.domain(), &grouping.name(range.name(), None));
-                    let key = std::mem::take(&mut self.key);
-                    &self.last_range.insert((range.clone(), key)).1
-                }
-            };
-            let by_name = self.by_range.entry_ref(key).or_default();
-            by_name.entry_ref(g.name).or_default().push(ns);
-        }
-        self.kernels.entry_ref(g.name).or_default().push(ns);
+        let by_name = match g.launch.and_then(|l| l.range) {
+            Some(range) => {
+                let key = match &self.last_range {
+                    Some((last, key)) if last == range => key,
+                    _ => {
+                        self.set_key(range.domain(), &grouping.name(range.name(), None));
+                        let key = std::mem::take(&mut self.key);
+                        &self.last_range.insert((range.clone(), key)).1
+                    }
+                };
+                self.by_range.entry_ref(key).or_default()
+            }
+            None => &mut self.unranged,
+        };
+        by_name.entry_ref(g.name).or_default().push(ns);
     }
 
     /// `key` made `domain:name`, as the NVTX table names ranges.
@@ -106,7 +110,7 @@ impl GpuSummary {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.kernels.is_empty() && self.ranges.is_empty()
+        self.by_range.is_empty() && self.unranged.is_empty() && self.ranges.is_empty()
     }
 
     /// The tables as text, each at most `limit` rows (0: every one).
@@ -114,11 +118,20 @@ impl GpuSummary {
         let take = |n: usize| if limit == 0 { n } else { n.min(limit) };
         let unit = f.unit.label();
         let figure_columns = || f.columns()[..FIGURES].to_vec();
-        let grand = self.kernels.values().flatten().sum::<u64>();
-        let mut out = String::new();
-        let mut kernels: Vec<_> = (self.kernels.iter_mut())
-            .map(|(name, durations)| (name, figures(durations, grand)))
+        let every = || self.by_range.values().chain([&self.unranged]).flatten();
+        let grand = every().flat_map(|(_, d)| d).sum::<u64>();
+        // Each kernel's durations under every range, merged one kernel at a time.
+        let mut merged: HashMap<&str, Vec<&Durations>> = HashMap::new();
+        for (name, durations) in every() {
+            merged.entry_ref(name.as_str()).or_default().push(durations);
+        }
+        let mut kernels: Vec<_> = (merged.into_iter())
+            .map(|(name, parts)| {
+                let mut all: Durations = parts.into_iter().flatten().copied().collect();
+                (name, figures(&mut all, grand))
+            })
             .collect();
+        let mut out = String::new();
         kernels.sort_by(|a, b| b.1.total.cmp(&a.1.total).then(a.0.cmp(b.0)));
         let mut lines = vec![figure_columns()];
         lines[0].push("Kernel".to_string());
@@ -215,17 +228,33 @@ mod tests {
         for ns in [60, 10, 20] {
             kernel(&mut s, &Grouping::Numbers, "", "step", ns);
         }
+        // One more of the same kernel, launched outside every range.
+        let outside = Activity {
+            tag: Tag::Kernel as u8,
+            end: 30,
+            ..Default::default()
+        };
+        let g = GpuEvent {
+            activity: &outside,
+            name: "k",
+            mangled: "k",
+            launch: None,
+            gpu: None,
+        };
+        s.activity(&g, &Grouping::Numbers);
         let text = s.text(&Format::default(), 0);
         let rows: Vec<Vec<&str>> = (text.lines())
             .filter(|l| l.ends_with(" k") || l.contains(" k "))
             .map(|l| l.split_whitespace().collect())
             .collect();
-        // Time (%), total, instances, average, median, min, max, standard deviation.
-        let figures = ["100.0", "90", "3", "30.0", "20.0", "10", "60", "26.5"];
-        assert_eq!(rows[0][..8], figures, "{text}");
-        assert_eq!(rows[0][8], "k");
+        // Time (%), total, instances, average, median, min, max, standard
+        // deviation: of all four in the kernel table, of the range's three
+        // (three quarters of the kernel time) in the table by range.
+        let all = ["100.0", "120", "4", "30.0", "25.0", "10", "60", "21.6", "k"];
+        assert_eq!(rows[0], all, "{text}");
+        let step = ["75.0", "90", "3", "30.0", "20.0", "10", "60", "26.5"];
         assert_eq!(rows[1][..2], [":step", "k"], "{text}");
-        assert_eq!(rows[1][2..], figures, "{text}");
+        assert_eq!(rows[1][2..], step, "{text}");
     }
 
     #[test]
