@@ -157,10 +157,8 @@ impl Gpu {
 
     /// Sorts the activities by start and indexes them (after every image is read).
     pub(super) fn seal(&mut self) {
-        self.activities
-            .sort_by_key(|a| (a.start, a.end, a.record));
-        self.calls
-            .sort_by_key(|c| (c.tid, c.start, c.correlation));
+        self.activities.sort_by_key(|a| (a.start, a.end, a.record));
+        self.calls.sort_by_key(|c| (c.tid, c.start, c.correlation));
         self.by_correlation = (self.activities.iter().enumerate())
             .map(|(i, a)| (a.correlation, i as u32))
             .collect();
