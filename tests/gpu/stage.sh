@@ -16,6 +16,11 @@ for f in nvtxr libnvtxr_record.so libnvtxr.so; do
     strip -o "$S/bin/$f" "$NVTXR_LIB_DIR/$f"
 done
 cp "$S/bin/libnvtxr.so" "$S/bin/libnvtxr.so.0.1"
+# The cost split's CUPTI probe, built against NVIDIA's CUPTI headers from
+# PyPI (which `artifacts` unpacked for the test CUPTI), should the device
+# machine have no C compiler.
+gcc -shared -fPIC -O2 -I target/harness/cupti/nvidia/cu13/include tests/gpu/cupti_probe.c -ldl \
+    -o "$S/bin/libcupti_probe.so"
 cp ../shared/gpu/train_loop.py "$S/"
 cat > "$S/run.sh" <<'RUN'
 # The GPU check on the device machine, from the repository root (staged by tests/gpu/stage.sh).
