@@ -148,3 +148,47 @@ fn html_timeline_bars_are_visible_readable_findable_and_summarized() {
         "{dom}"
     );
 }
+
+/// The page's data: its rows, their items (from the JSON the page holds).
+fn page_data(page: &std::path::Path) -> serde_json::Value {
+    let html = std::fs::read_to_string(page).unwrap();
+    let at = html.find("{\"rows\":").expect("the page's data");
+    let mut values = serde_json::Deserializer::from_str(&html[at..]).into_iter();
+    values.next().unwrap().unwrap()
+}
+
+#[test]
+fn html_timeline_has_a_row_per_gpu_stream_with_each_kernel_and_its_launch() {
+    let (dir, out) = common::cuda::run("html", &["--html"], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let data = page_data(&dir.join("trace.html"));
+    let rows = data["rows"].as_array().unwrap();
+    let mut drawn: Vec<_> = rows
+        .iter()
+        .filter(|r| r["process"].as_str().unwrap().starts_with("GPU "))
+        .flat_map(|r| {
+            let device: u64 = r["process"].as_str().unwrap()[4..5].parse().unwrap();
+            let stream: u64 = r["label"].as_str().unwrap()["stream ".len()..]
+                .parse()
+                .unwrap();
+            assert_ne!(r["pid"], rows[0]["pid"], "a GPU's own process");
+            let items = r["items"].as_array().unwrap().clone();
+            items.into_iter().filter_map(move |item| {
+                // Kernels only (copies, sets and syncs have rows too), and
+                // their launch's range, in the tooltip's arguments.
+                let tip = item["i"].as_str().unwrap().to_string();
+                tip.contains("domain: kernel").then(|| {
+                    let range = (tip.lines())
+                        .find_map(|l| l.strip_prefix("launched by: "))
+                        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+                        .and_then(|l| l["range"].as_str().map(str::to_string))
+                        .unwrap_or_default();
+                    let name = item["n"].as_str().unwrap().to_string();
+                    (name, range, device, stream)
+                })
+            })
+        })
+        .collect();
+    drawn.sort();
+    assert_eq!(drawn, common::cuda::scripted_kernels());
+}

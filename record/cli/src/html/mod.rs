@@ -1,25 +1,28 @@
 //! A self-contained HTML timeline (no network access, one file): threads as
 //! rows, nested push/pop ranges as colored bars (outlined, so a white bar
 //! shows; labels black or white by the bar's brightness), start/end ranges
-//! on a row per process, marks; hover for details; wheel to zoom, drag to
-//! pan; find a range by name; a legend and the summary table below.
+//! on a row per process, marks, GPU activity on a row per stream
+//! (`gpu.rs`); hover for details; wheel to zoom, drag to pan; find a range
+//! by name; a legend and the summary table below.
 //!
 //! A recording of more than [`DETAILED`] events is drawn as an overview, so
 //! the page stays small and opens at once whatever the trace's length: each
-//! thread's first [`OVERVIEW_DEPTHS`] nesting levels in [`BINS`] time bins,
+//! thread's first [`OVERVIEW_DEPTHS`] nesting levels (and each GPU stream) in [`BINS`] time bins,
 //! a bar per run of bins that one name dominates (its tooltip: how many
 //! ranges the bin holds and the dominant one's share), marks left out. The
 //! page says so, and that the `.pftrace` (Perfetto) has every event.
 
 use crate::model::css_color;
-use crate::model::{Details, Mark, Process, Range, Scan, Sink, Style, Thread};
+use crate::model::{Details, GpuEvent, Mark, Process, Range, Scan, Sink, Style, Thread};
 use crate::summary;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::Write;
 
+mod gpu;
 mod overview;
 
+pub use gpu::gpu_details;
 use overview::{Overview, OVERVIEW_LEGEND, OVERVIEW_SUMMARY};
 pub use overview::{BINS, DETAILED, OVERVIEW_DEPTHS};
 
@@ -66,18 +69,22 @@ pub fn lanes(spans: impl IntoIterator<Item = (u64, u64)>) -> Vec<usize> {
     let mut ends: Vec<u64> = Vec::new();
     spans
         .into_iter()
-        .map(|(start, end)| {
-            let lane = ends
-                .iter()
-                .position(|&free| free <= start)
-                .unwrap_or_else(|| {
-                    ends.push(0);
-                    ends.len() - 1
-                });
-            ends[lane] = end;
-            lane
-        })
+        .map(|span| lanes_of(&mut ends, span))
         .collect()
+}
+
+/// The lane of the next span of [`lanes`], given when each lane's last span
+/// ends (`ends`, updated).
+fn lanes_of(ends: &mut Vec<u64>, (start, end): (u64, u64)) -> usize {
+    let lane = ends
+        .iter()
+        .position(|&free| free <= start)
+        .unwrap_or_else(|| {
+            ends.push(0);
+            ends.len() - 1
+        });
+    ends[lane] = end;
+    lane
 }
 
 fn duration(ns: u64) -> String {
@@ -150,6 +157,8 @@ pub struct Page<'a> {
     count: usize,
     /// The current process's start/end ranges.
     asynchronous: Vec<Range>,
+    /// The current process's GPU streams, by device and stream.
+    gpu: BTreeMap<(u32, u32), gpu::Stream>,
 }
 
 impl<'a> Page<'a> {
@@ -178,19 +187,29 @@ impl<'a> Page<'a> {
             first_item: true,
             count: 0,
             asynchronous: Vec::new(),
+            gpu: BTreeMap::new(),
         })
     }
 
     fn row_start(&mut self, p: &Process, label: &str, is_async: bool) -> std::io::Result<()> {
+        self.row_start_as(p.trace_pid, &process_title(p), label, is_async)
+    }
+
+    /// Starts a row under process `process` (a GPU's, or a process's title).
+    fn row_start_as(
+        &mut self,
+        pid: u32,
+        process: &str,
+        label: &str,
+        is_async: bool,
+    ) -> std::io::Result<()> {
         let comma = if self.first_row { "" } else { ",\n" };
         self.first_row = false;
         self.first_item = true;
-        let process = process_title(p);
         write!(
             self.out,
-            "{comma}{{\"pid\":{},\"process\":{},\"label\":{},\"async\":{is_async},\"items\":[",
-            p.trace_pid,
-            script_json(&process),
+            "{comma}{{\"pid\":{pid},\"process\":{},\"label\":{},\"async\":{is_async},\"items\":[",
+            script_json(process),
             script_json(label)
         )
     }
@@ -207,10 +226,15 @@ impl<'a> Page<'a> {
 
     /// Writes one item of the current row.
     fn write_item(&mut self, item: &Item) -> std::io::Result<()> {
+        self.write_item_json(&script_json(item))
+    }
+
+    /// Writes one item of the current row, already as JSON.
+    fn write_item_json(&mut self, item: &str) -> std::io::Result<()> {
         let comma = if self.first_item { "" } else { "," };
         self.first_item = false;
         self.count += 1;
-        write!(self.out, "{comma}{}", script_json(item))
+        write!(self.out, "{comma}{item}")
     }
 
     fn row_end(&mut self, depth: u32) -> std::io::Result<()> {
@@ -230,7 +254,7 @@ impl<'a> Page<'a> {
         let (_, tail) = TEMPLATE.split_once("__DATA__").expect("a data slot");
         let overview = self.overview.as_ref().map(|o| {
             format!(
-                "an overview of {} events: each thread's first {OVERVIEW_DEPTHS} levels, by the name that dominates each of {BINS} time bins (the summary's top {OVERVIEW_SUMMARY} rows, the legend's {OVERVIEW_LEGEND} most drawn names); to see every event, run `nvtxr view` on the recording (`nvtxr record --keep DIR`), or open the .pftrace trace in https://ui.perfetto.dev",
+                "an overview of {} events: each thread's first {OVERVIEW_DEPTHS} levels and each GPU stream, by the name that dominates each of {BINS} time bins (the summary's top {OVERVIEW_SUMMARY} rows, the legend's {OVERVIEW_LEGEND} most drawn names); to see every event, run `nvtxr view` on the recording (`nvtxr record --keep DIR`), or open the .pftrace trace in https://ui.perfetto.dev",
                 o.events
             )
         });
@@ -282,7 +306,11 @@ impl Sink for Page<'_> {
             return Ok(());
         }
         if let Some(o) = self.overview.as_mut() {
-            o.add(r, self.origin);
+            o.add(
+                r.depth as usize,
+                (r.start - self.origin, r.end - self.origin),
+                &r.details,
+            );
             return Ok(());
         }
         let when = format!(
@@ -327,7 +355,13 @@ impl Sink for Page<'_> {
 
     /// The process's start/end ranges, overlapping ones on separate lanes;
     /// or, for a process that recorded nothing, a line that says so.
+    fn gpu(&mut self, p: &Process, g: &GpuEvent) -> std::io::Result<()> {
+        self.gpu_activity(p, g);
+        Ok(())
+    }
+
     fn process_end(&mut self, p: &Process) -> std::io::Result<()> {
+        self.gpu_rows()?;
         if p.threads.is_empty() {
             self.row_start(p, NOTHING_RECORDED, false)?;
             return write!(self.out, "],\"empty\":true,\"depth\":0}}");

@@ -3,7 +3,7 @@
 //! bins, a bar per run of bins that one name dominates.
 
 use super::{Item, Page};
-use crate::model::{css_color, Details, Range};
+use crate::model::{css_color, Details};
 use std::collections::HashMap;
 
 /// Events past which the page is an overview.
@@ -79,16 +79,27 @@ impl Overview {
         }
     }
 
-    pub(super) fn add(&mut self, r: &Range, origin: u64) {
-        let Some(level) = self.levels.get_mut(r.depth as usize) else {
+    /// An overview of one level (a GPU stream's), with `o`'s bins.
+    pub(super) fn like(o: &Overview) -> Overview {
+        Overview {
+            width: o.width,
+            events: 0,
+            levels: vec![vec![Bin::default(); BINS]],
+            drawn: HashMap::new(),
+        }
+    }
+
+    /// Adds a range (or GPU activity) at `depth`, from `start` to `end`
+    /// (ns from the page's origin).
+    pub(super) fn add(&mut self, depth: usize, (start, end): (u64, u64), d: &Details) {
+        let Some(level) = self.levels.get_mut(depth) else {
             return;
         };
-        let (start, end) = (r.start - origin, r.end - origin);
         let first = (start / self.width) as usize;
         let last = ((end / self.width) as usize).min(BINS - 1);
         for (b, bin) in level.iter_mut().enumerate().take(last + 1).skip(first) {
             let (from, to) = (b as u64 * self.width, (b as u64 + 1) * self.width);
-            bin.add(&r.details, end.min(to) - start.max(from));
+            bin.add(d, end.min(to) - start.max(from));
         }
     }
 

@@ -422,19 +422,7 @@ impl Sink for Index {
         self.gpu_labels
             .entry(a.device)
             .or_insert_with(|| gpu_label(p, a.device, g.gpu));
-        let fields = match crate::chrome::gpu_args(g) {
-            serde_json::Value::Object(fields) => Some(Box::new(fields)),
-            _ => None,
-        };
-        let details = Details {
-            name: g.name.into(),
-            domain: nvtxr_record_format::gpu::tag_name(a.tag).into(),
-            color: None,
-            category: None,
-            payload: None,
-            fields,
-            gpu: None,
-        };
+        let details = html::gpu_details(g);
         let shown = self.shown(&details, What::Gpu)?;
         let (start, end) = (a.start - self.origin, a.end.max(a.start) - self.origin);
         let lane = self.gpu.entry((a.device, a.stream)).or_default();
