@@ -172,6 +172,15 @@ fn anything_recorded(dir: &Path) -> bool {
     std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some())
 }
 
+/// Whether a process of the recording initialized CUDA: the driver called
+/// the tool, which then made its image's GPU file (CUPTI recording or not).
+fn cuda_initialized(dir: &Path) -> bool {
+    let images = std::fs::read_dir(dir).into_iter().flatten().flatten();
+    images
+        .map(|image| image.path().join(nvtxr_record_format::gpu::GPU_FILE))
+        .any(|gpu| gpu.exists())
+}
+
 /// Which processes `nvtxr record` waits for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Wait {
@@ -349,6 +358,10 @@ pub fn run(
             failed,
             format!("no process of {shown} loaded the recording tool: it made no NVTX call, or the tool could not attach (its message is above); nothing written"),
         );
+    }
+    // Asked for, and none: said (with `--gpu auto` a program without CUDA is not news).
+    if gpu == Gpu::On && !cuda_initialized(raw.path()) {
+        eprintln!("nvtxr record: GPU activity not recorded: no process of {shown} initialized CUDA (--gpu on; the CUDA driver loads the recording tool at cuInit)");
     }
     let finish = outputs.report_command(raw.path());
     if signals::terminated() {

@@ -168,3 +168,34 @@ fn apis_cupti_refuses_lose_their_launches_and_nothing_else() {
     expected.sort();
     assert_eq!(kernels(&load(&dir.join("trace.json"))), expected);
 }
+
+#[test]
+fn a_program_without_cuda_is_said_under_gpu_on_and_not_under_auto() {
+    let exe = nvtxr_harness::compile_c("example.c", nvtxr_harness::Producer::NvtxrShared, &[]);
+    let (cupti, _) = built();
+    let cupti = cupti.display().to_string();
+    for (mode, said_once) in [("on", true), ("auto", false)] {
+        let dir = scratch_in("gpu", &format!("no-cuda-{mode}"));
+        let out = record(
+            &dir,
+            &["--gpu", mode],
+            &[exe.to_str().unwrap()],
+            &[("NVTXR_CUPTI", &cupti)],
+        );
+        let said = text(&out);
+        assert!(out.status.success(), "{mode}: {said}");
+        let lines: Vec<_> = (said.lines())
+            .filter(|l| l.contains("GPU activity not recorded"))
+            .collect();
+        assert_eq!(lines.len(), usize::from(said_once), "{mode}: {said}");
+        if said_once {
+            assert!(lines[0].contains("initialized CUDA"), "{said}");
+        }
+        // The NVTX recording as it is.
+        let trace = load(&dir.join("trace.json"));
+        assert!(
+            (trace["traceEvents"].as_array().unwrap().iter()).any(|e| e["cat"] == "nvtx"),
+            "{mode}"
+        );
+    }
+}

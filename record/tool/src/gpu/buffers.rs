@@ -30,8 +30,13 @@ static CUPTI: OnceLock<&'static Cupti> = OnceLock::new();
 /// The traced APIs' ids, sorted: the API records kept.
 static TRACED: OnceLock<Vec<u64>> = OnceLock::new();
 
-/// Creates the image's GPU file and hands CUPTI the buffer callbacks.
-pub fn open(cupti: &'static Cupti) -> Result<(), String> {
+/// Creates the image's GPU file, once: its presence says that the process
+/// initialized CUDA (the driver called the tool), whether or not CUPTI
+/// then records.
+pub fn create() -> Result<(), String> {
+    if OUTPUT.get().is_some() {
+        return Ok(());
+    }
     let mut file = recording::create_file(GPU_FILE)?;
     file.write_all(&GPU_MAGIC)
         .map_err(|e| format!("cannot write the GPU file: {e}"))?;
@@ -41,6 +46,11 @@ pub fn open(cupti: &'static Cupti) -> Result<(), String> {
         threads: Default::default(),
         failed: false,
     }));
+    Ok(())
+}
+
+/// Hands CUPTI the buffer callbacks (after [`create`]).
+pub fn open(cupti: &'static Cupti) -> Result<(), String> {
     let _ = CUPTI.set(cupti);
     // SAFETY: CUPTI's documented call; both callbacks live for good.
     let r = unsafe { (cupti.register_callbacks)(requested, completed) };

@@ -73,6 +73,7 @@ fn attach() -> Result<(), String> {
     if CUPTI.get().is_some() {
         return Ok(());
     }
+    buffers::create()?;
     let cupti = Cupti::load(&cupti_candidates(&cuda_library_dirs()))?;
     let cupti = CUPTI.get_or_init(|| cupti);
     let mut subscriber = std::ptr::null_mut();
