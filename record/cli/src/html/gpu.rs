@@ -54,11 +54,16 @@ impl Page<'_> {
             ends: Vec::new(),
             bins: overview.map(Overview::like),
         });
-        let details = gpu_details(g);
         if let Some(bins) = stream.bins.as_mut() {
-            bins.add(0, (start, end), &details);
+            // Bins count names alone.
+            let named = Details {
+                name: g.name.into(),
+                ..Details::default()
+            };
+            bins.add(0, (start, end), &named);
             return;
         }
+        let details = gpu_details(g);
         let lane = lanes_of(&mut stream.ends, (start, end));
         stream.items.push(script_json(&Item {
             n: &details.name,
