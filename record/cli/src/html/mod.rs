@@ -7,8 +7,8 @@
 //!
 //! A recording of more than [`DETAILED`] events is drawn as an overview, so
 //! the page stays small and opens at once whatever the trace's length: each
-//! thread's first [`OVERVIEW_DEPTHS`] nesting levels (and each GPU stream) in [`BINS`] time bins,
-//! a bar per run of bins that one name dominates (its tooltip: how many
+//! thread's first [`OVERVIEW_DEPTHS`] nesting levels (and each GPU stream)
+//! in [`BINS`] time bins, a bar per run of bins that one name dominates (its tooltip: how many
 //! ranges the bin holds and the dominant one's share), marks left out. The
 //! page says so, and that the `.pftrace` (Perfetto) has every event.
 
@@ -353,13 +353,15 @@ impl Sink for Page<'_> {
         self.row_end(depth)
     }
 
-    /// The process's start/end ranges, overlapping ones on separate lanes;
-    /// or, for a process that recorded nothing, a line that says so.
+    /// An activity, kept for its stream's row (`gpu.rs`).
     fn gpu(&mut self, p: &Process, g: &GpuEvent) -> std::io::Result<()> {
         self.gpu_activity(p, g);
         Ok(())
     }
 
+    /// The process's GPU streams' rows, then its start/end ranges,
+    /// overlapping ones on separate lanes; or, for a process that recorded
+    /// nothing, a line that says so.
     fn process_end(&mut self, p: &Process) -> std::io::Result<()> {
         self.gpu_rows()?;
         if p.threads.is_empty() {
