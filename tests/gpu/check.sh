@@ -80,7 +80,7 @@ if probe && [ -n "$cupti" ]; then
     python3 $L plain "$STEPS" > "$OUT/split-plain.log" 2>&1
     split() { m=$(ms "$OUT/$2.log"); echo "| $1 | $m | $(python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}x')" "${m:-0}" "$(ms "$OUT/split-plain.log")" 2>/dev/null) | $(cpu "$OUT/$2.log") | $(grep -o 'PROBE.*' "$OUT/$2.log" | tr '\n' ' ') |"; }
     split "no tool" split-plain
-    for parts in "" apis apis,subscribe apis,subscribe,clock apis,subscribe,clock,tid; do
+    for parts in "" runtime_apis apis apis,subscribe apis,subscribe,clock apis,subscribe,clock,tid; do
         CUDA_INJECTION64_PATH="$OUT/libcupti_probe.so" PROBE_CUPTI="$cupti" PROBE="$parts" \
             python3 $L plain "$STEPS" > "$OUT/probe-$parts.log" 2>&1
         split "kernel, copy, set records${parts:+ + $parts}" "probe-$parts"

@@ -10,6 +10,8 @@
  *              synchronization entry points (cuptiActivityEnableRuntimeApi /
  *              DriverApi, one API at a time; the tool's set: the prefixes
  *              of record/tool/src/gpu/cupti.rs's `traced`)
+ *   runtime_apis  the same, of the runtime's entry points alone (a runtime
+ *              launch calls the driver: are both recorded, at twice the cost?)
  *   subscribe  a cuptiSubscribe with no callback enabled (the tool holds
  *              CUPTI so)
  *   clock      CLOCK_MONOTONIC as CUPTI's clock (cuptiActivityRegisterTimestampCallback)
@@ -116,7 +118,8 @@ int InitializeInjection(void) {
         CUptiResult (*clock)(CUpti_TimestampCallbackFunc) = need(cupti, "cuptiActivityRegisterTimestampCallback");
         if (clock && clock(monotonic) != CUPTI_SUCCESS) fprintf(stderr, "PROBE clock refused\n");
     }
-    if (wanted("apis")) {
+    int runtime_only = wanted("runtime_apis");
+    if (wanted("apis") || runtime_only) {
         CUptiResult (*name)(CUpti_CallbackDomain, uint32_t, const char **) = need(cupti, "cuptiGetCallbackName");
         CUptiResult (*runtime)(CUpti_CallbackId, uint8_t) = need(cupti, "cuptiActivityEnableRuntimeApi");
         CUptiResult (*driver)(CUpti_CallbackId, uint8_t) = need(cupti, "cuptiActivityEnableDriverApi");
@@ -124,7 +127,7 @@ int InitializeInjection(void) {
             const char *n;
             if (name(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &n) == CUPTI_SUCCESS && n && traced(n))
                 apis_enabled += runtime(cbid, 1) == CUPTI_SUCCESS;
-            if (name(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &n) == CUPTI_SUCCESS && n && traced(n))
+            if (!runtime_only && name(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &n) == CUPTI_SUCCESS && n && traced(n))
                 apis_enabled += driver(cbid, 1) == CUPTI_SUCCESS;
         }
     }
