@@ -48,7 +48,9 @@ kineto=$(python3 -c "import json,sys; print(sum(1 for e in json.load(open(sys.ar
 dropped=$(grep -o 'dropped [0-9]*[^|]*' "$OUT/record.log" | head -1)
 size() { du -sb "$1" | cut -f1; }
 base=$(ms "$OUT/nvtx.log")
-row() { m=$(ms "$OUT/$2.log"); echo "| $1 | $m | $(python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}x')" "${m:-0}" "${base:-1}" 2>/dev/null) | $(cpu "$OUT/$2.log") | $3 |"; }
+# ms/step M against B: `1.23x`.
+ratio() { python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}x')" "${1:-0}" "${2:-1}" 2>/dev/null; }
+row() { m=$(ms "$OUT/$2.log"); echo "| $1 | $m | $(ratio "$m" "$base") | $(cpu "$OUT/$2.log") | $3 |"; }
 echo "| run ($STEPS steps) | ms/step | vs emit_nvtx, no tool | process CPU-s | recorded |"
 echo "|---|---|---|---|---|"
 row "no tool, no ranges" plain ""
@@ -78,7 +80,7 @@ if probe && [ -n "$cupti" ]; then
     echo "| run | ms/step | vs no tool | process CPU-s | CUPTI handed back |"
     echo "|---|---|---|---|---|"
     python3 $L plain "$STEPS" > "$OUT/split-plain.log" 2>&1
-    split() { m=$(ms "$OUT/$2.log"); echo "| $1 | $m | $(python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}x')" "${m:-0}" "$(ms "$OUT/split-plain.log")" 2>/dev/null) | $(cpu "$OUT/$2.log") | $(grep -o 'PROBE.*' "$OUT/$2.log" | tr '\n' ' ') |"; }
+    split() { m=$(ms "$OUT/$2.log"); echo "| $1 | $m | $(ratio "$m" "$(ms "$OUT/split-plain.log")") | $(cpu "$OUT/$2.log") | $(grep -o 'PROBE.*' "$OUT/$2.log" | tr '\n' ' ') |"; }
     split "no tool" split-plain
     for parts in "" runtime_apis apis apis,subscribe apis,subscribe,clock apis,subscribe,clock,tid; do
         CUDA_INJECTION64_PATH="$OUT/libcupti_probe.so" PROBE_CUPTI="$cupti" PROBE="$parts" \
