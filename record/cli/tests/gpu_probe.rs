@@ -3,26 +3,13 @@
 //! headers, and it gets from CUPTI what each configuration asks for, so
 //! that a device's figures measure what they say.
 
-mod common;
-
-use nvtxr_harness::{check, compile_c, cupti_include, fake_cupti, root, Producer};
+use nvtxr_harness::{compile_c, cupti_include, cupti_library, fake_cupti, Producer};
 use std::process::Command;
 
 #[test]
 fn the_cupti_probe_gets_the_records_each_configuration_asks_for() {
     let include = format!("-I{}", cupti_include().display());
-    let probe = common::scratch_in("gpu_probe", "build").join("libcupti_probe.so");
-    check(
-        "compiling the CUPTI probe",
-        Command::new("gcc")
-            .args(["-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-Werror"])
-            .arg(&include)
-            .arg(root().join("tests/gpu/cupti_probe.c"))
-            .args(["-ldl", "-o"])
-            .arg(&probe)
-            .output()
-            .unwrap(),
-    );
+    let probe = cupti_library("tests/gpu/cupti_probe.c", "libcupti_probe.so");
     // 10 steps of the benchmark's loop: 37 activities (no synchronization
     // records: the probe, as the tool, asks for none) and 38 traced calls
     // a step, and the device's and the context's records (the test CUPTI

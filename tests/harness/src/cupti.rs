@@ -33,23 +33,28 @@ pub const CUPTI_WHEELS: [&str; 3] = [
 /// source) under `target/harness/`; its path.
 pub fn fake_cupti() -> &'static Path {
     static ONCE: OnceLock<PathBuf> = OnceLock::new();
-    ONCE.get_or_init(|| {
-        let dir = work_dir().join(format!("fake-cupti-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let library = dir.join("libfakecupti.so");
-        check(
-            "compiling the test CUPTI",
-            Command::new("gcc")
-                .args([
-                    "-shared", "-fPIC", "-Wall", "-Wextra", "-Werror", "-pthread", "-I",
-                ])
-                .arg(cupti_include())
-                .arg(root().join("record/cli/tests/gpu/fake_cupti.c"))
-                .arg("-o")
-                .arg(&library)
-                .output()
-                .unwrap(),
-        );
-        library
-    })
+    ONCE.get_or_init(|| cupti_library("record/cli/tests/gpu/fake_cupti.c", "libfakecupti.so"))
+}
+
+/// A shared library written against NVIDIA's CUPTI headers (`source`, from
+/// the repository's root: the test CUPTI, the GPU check's probe), built
+/// under `target/harness/` for this test process; its path.
+pub fn cupti_library(source: &str, name: &str) -> PathBuf {
+    let dir = work_dir().join(format!("cupti-libraries-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let library = dir.join(name);
+    check(
+        &format!("compiling {source}"),
+        Command::new("gcc")
+            .args([
+                "-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-Werror", "-pthread", "-I",
+            ])
+            .arg(cupti_include())
+            .arg(root().join(source))
+            .args(["-ldl", "-o"])
+            .arg(&library)
+            .output()
+            .unwrap(),
+    );
+    library
 }

@@ -15,7 +15,7 @@ mod cost;
 mod cupti;
 mod pypi;
 pub use cost::{bytes_on_disk, measured, Cost};
-pub use cupti::{cupti_include, fake_cupti, CUPTI_WHEELS};
+pub use cupti::{cupti_include, cupti_library, fake_cupti, CUPTI_WHEELS};
 pub use pypi::{
     nvidia, perfetto_protos, python, python_nvtx, Nvidia, NVIDIA_NVTX_WHEEL, PERFETTO_PROTOS,
     PYTHON_NVTX,
