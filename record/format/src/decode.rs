@@ -3,32 +3,8 @@
 
 use crate::layout::*;
 use crate::record::{Kind, Record};
+use crate::varint::unzigzag;
 use std::borrow::Cow;
-
-/// The LEB128 varint at `bytes[*at..]`, `*at` moved past it; `None` for
-/// one cut short or longer than 64 bits. The recording's and the GPU
-/// file's (`gpu`) reader.
-#[inline(always)]
-pub(crate) fn varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
-    // One byte, the most common, first.
-    let first = *bytes.get(*at)?;
-    *at += 1;
-    if first < 0x80 {
-        return Some(u64::from(first));
-    }
-    let mut v = u64::from(first & 0x7f);
-    let mut shift = 7;
-    while shift < 64 {
-        let b = *bytes.get(*at)?;
-        *at += 1;
-        v |= u64::from(b & 0x7f) << shift;
-        if b < 0x80 {
-            return Some(v);
-        }
-        shift += 7;
-    }
-    None
-}
 
 /// Reads fields from a byte slice.
 struct Reader<'a> {
@@ -66,7 +42,7 @@ impl<'a> Reader<'a> {
     }
     #[inline(always)]
     fn varint(&mut self) -> Option<u64> {
-        varint(self.bytes, &mut self.at)
+        crate::varint::read(self.bytes, &mut self.at)
     }
     #[inline(always)]
     fn bytes(&mut self) -> Option<&'a [u8]> {
@@ -120,8 +96,7 @@ impl<'a> Reader<'a> {
         let timestamp = if kind_byte & ABSOLUTE != 0 {
             self.u64()?
         } else {
-            let zigzag = self.varint()?;
-            let delta = (zigzag >> 1) as i64 ^ -((zigzag & 1) as i64);
+            let delta = unzigzag(self.varint()?);
             self.previous = self.previous.wrapping_add(delta as u64);
             self.previous
         };
@@ -281,34 +256,5 @@ impl<'a> Iterator for Records<'a> {
         let r = self.reader.body(head)?;
         self.whole = self.reader.at;
         Some(r)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::varint;
-
-    /// `v` as LEB128.
-    fn leb128(v: u64) -> Vec<u8> {
-        let mut out = Vec::new();
-        crate::gpu::varint(&mut out, v);
-        out
-    }
-
-    #[test]
-    fn varints_of_every_length_and_the_malformed() {
-        for v in [0, 1, 127, 128, 300, 1 << 35, u64::MAX >> 1, u64::MAX] {
-            let mut bytes = leb128(v);
-            bytes.push(0xAA);
-            let mut at = 0;
-            assert_eq!(varint(&bytes, &mut at), Some(v), "{v}");
-            assert_eq!(at, bytes.len() - 1, "{v}");
-            let cut = &bytes[..bytes.len() - 2];
-            assert_eq!(varint(cut, &mut 0), None, "{v} cut short");
-        }
-        // Eleven bytes: longer than 64 bits.
-        let mut long = vec![0x80; 10];
-        long.push(0);
-        assert_eq!(varint(&long, &mut 0), None);
     }
 }

@@ -120,7 +120,7 @@ impl Cursor {
             let kind = match stamp {
                 Stamp::Relative(previous) => {
                     let delta = timestamp.wrapping_sub(*previous) as i64;
-                    w.varint(((delta << 1) ^ (delta >> 63)) as u64);
+                    w.varint(crate::varint::zigzag(delta));
                     *previous = timestamp;
                     kind as u8
                 }

@@ -50,6 +50,7 @@ mod layout;
 mod process;
 mod record;
 pub mod time;
+mod varint;
 
 pub use chunk::{Chunk, Segment, Skim};
 pub use decode::{decode, skim, text, Records, Skimmed};

@@ -1,0 +1,146 @@
+//! Reading a GPU file's records: in order, or one again at its position.
+
+use super::{Activity, ApiCall, Device, GpuRecord, Tag, GPU_MAGIC};
+use crate::varint::unzigzag;
+use std::borrow::Cow;
+
+/// Reads the records of a GPU file's bytes (its magic first); stops at the
+/// first record cut short or unknown. `Err` when the magic is wrong.
+pub fn decode_gpu(bytes: &[u8]) -> Result<GpuRecords<'_>, String> {
+    match bytes.strip_prefix(&GPU_MAGIC[..]) {
+        Some(rest) => Ok(GpuRecords { bytes: rest, at: 0 }),
+        None => Err("not a GPU activity file (bad magic)".into()),
+    }
+}
+
+/// The records of a GPU file, in order.
+#[derive(Clone)]
+pub struct GpuRecords<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> GpuRecords<'a> {
+    /// Bytes after the last whole record (a file cut by a crash, or damage).
+    pub fn unread(&self) -> usize {
+        self.bytes.len() - self.at
+    }
+
+    /// Where the next record starts, for [`GpuRecords::record_at`].
+    pub fn position(&self) -> usize {
+        self.at
+    }
+
+    /// The record at `position` (as [`GpuRecords::position`] gave it on the
+    /// same file), read again.
+    pub fn record_at(&self, position: usize) -> Option<GpuRecord<'a>> {
+        GpuRecords {
+            bytes: self.bytes,
+            at: position,
+        }
+        .record()
+    }
+
+    // Inlined: a kernel's record is 17 of them.
+    #[inline(always)]
+    fn varint(&mut self) -> Option<u64> {
+        crate::varint::read(self.bytes, &mut self.at)
+    }
+    #[inline(always)]
+    fn u32(&mut self) -> Option<u32> {
+        u32::try_from(self.varint()?).ok()
+    }
+    #[inline(always)]
+    fn i32(&mut self) -> Option<i32> {
+        i32::try_from(unzigzag(self.varint()?)).ok()
+    }
+    fn text(&mut self) -> Option<Cow<'a, str>> {
+        let n = usize::try_from(self.varint()?).ok()?;
+        let s = self.bytes.get(self.at..self.at.checked_add(n)?)?;
+        self.at += n;
+        Some(String::from_utf8_lossy(s))
+    }
+
+    fn record(&mut self) -> Option<GpuRecord<'a>> {
+        let tag = Tag::from_byte(*self.bytes.get(self.at)?)?;
+        self.at += 1;
+        Some(match tag {
+            Tag::Kernel | Tag::Memcpy | Tag::Memset | Tag::Sync => {
+                let mut a = Activity {
+                    tag: tag as u8,
+                    start: self.varint()?,
+                    ..Activity::default()
+                };
+                a.end = a.start.saturating_add(self.varint()?);
+                a.device = self.u32()?;
+                a.context = self.u32()?;
+                a.stream = self.u32()?;
+                a.correlation = self.u32()?;
+                match tag {
+                    Tag::Kernel => {
+                        a.name = self.u32()?;
+                        for v in a.grid.iter_mut().chain(a.block.iter_mut()) {
+                            *v = self.i32()?;
+                        }
+                        a.registers = u16::try_from(self.varint()?).ok()?;
+                        a.static_shared = self.i32()?;
+                        a.dynamic_shared = self.i32()?;
+                    }
+                    Tag::Memcpy | Tag::Memset => {
+                        a.bytes = self.varint()?;
+                        a.copy_kind = self.u32()?;
+                        a.src_kind = u16::try_from(self.varint()?).ok()?;
+                        a.dst_kind = u16::try_from(self.varint()?).ok()?;
+                    }
+                    _ => {
+                        a.sync_type = self.u32()?;
+                        a.event = self.u32()?;
+                    }
+                }
+                GpuRecord::Activity(a)
+            }
+            Tag::KernelName => GpuRecord::KernelName(self.u32()?, self.text()?),
+            Tag::ApiName => GpuRecord::ApiName(self.varint()?, self.text()?),
+            Tag::Context => GpuRecord::Context {
+                context: self.u32()?,
+                device: self.u32()?,
+            },
+            Tag::Dropped => GpuRecord::Dropped(self.varint()?),
+            Tag::Clock => GpuRecord::Clock {
+                measured: self.varint()? != 0,
+                offset: unzigzag(self.varint()?),
+            },
+            Tag::Device => GpuRecord::Device(Device {
+                id: self.u32()?,
+                name: self.text()?,
+                compute_major: self.u32()?,
+                compute_minor: self.u32()?,
+                memory: self.varint()?,
+                multiprocessors: self.u32()?,
+            }),
+            Tag::Api => {
+                let (api, tid, start) = (self.varint()?, self.u32()?, self.varint()?);
+                GpuRecord::Api(ApiCall {
+                    api,
+                    tid,
+                    start,
+                    end: start.saturating_add(self.varint()?),
+                    correlation: self.u32()?,
+                })
+            }
+            Tag::ThreadName => GpuRecord::ThreadName(self.u32()?, self.text()?),
+        })
+    }
+}
+
+impl<'a> Iterator for GpuRecords<'a> {
+    type Item = GpuRecord<'a>;
+    fn next(&mut self) -> Option<GpuRecord<'a>> {
+        let at = self.at;
+        let r = self.record();
+        if r.is_none() {
+            self.at = at;
+        }
+        r
+    }
+}

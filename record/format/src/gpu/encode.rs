@@ -1,0 +1,93 @@
+//! Writing the GPU file's records.
+
+use super::{GpuRecord, Tag};
+use crate::varint::{write as varint, zigzag};
+
+fn string(out: &mut Vec<u8>, s: &str) {
+    varint(out, s.len() as u64);
+    out.extend_from_slice(s.as_bytes());
+}
+
+impl GpuRecord<'_> {
+    /// Appends the record's bytes to `out`.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        match self {
+            GpuRecord::Activity(a) => {
+                out.push(a.tag);
+                varint(out, a.start);
+                varint(out, a.end.saturating_sub(a.start));
+                for v in [a.device, a.context, a.stream, a.correlation] {
+                    varint(out, v.into());
+                }
+                match Tag::from_byte(a.tag) {
+                    Some(Tag::Kernel) => {
+                        varint(out, a.name.into());
+                        for v in a.grid.iter().chain(&a.block) {
+                            varint(out, zigzag((*v).into()));
+                        }
+                        varint(out, a.registers.into());
+                        varint(out, zigzag(a.static_shared.into()));
+                        varint(out, zigzag(a.dynamic_shared.into()));
+                    }
+                    Some(Tag::Memcpy | Tag::Memset) => {
+                        varint(out, a.bytes);
+                        varint(out, a.copy_kind.into());
+                        varint(out, a.src_kind.into());
+                        varint(out, a.dst_kind.into());
+                    }
+                    _ => {
+                        varint(out, a.sync_type.into());
+                        varint(out, a.event.into());
+                    }
+                }
+            }
+            GpuRecord::KernelName(id, text) => {
+                out.push(Tag::KernelName as u8);
+                varint(out, (*id).into());
+                string(out, text);
+            }
+            GpuRecord::ApiName(id, text) => {
+                out.push(Tag::ApiName as u8);
+                varint(out, *id);
+                string(out, text);
+            }
+            GpuRecord::Context { context, device } => {
+                out.push(Tag::Context as u8);
+                varint(out, (*context).into());
+                varint(out, (*device).into());
+            }
+            GpuRecord::Dropped(n) => {
+                out.push(Tag::Dropped as u8);
+                varint(out, *n);
+            }
+            GpuRecord::Clock { measured, offset } => {
+                out.push(Tag::Clock as u8);
+                varint(out, u64::from(*measured));
+                varint(out, zigzag(*offset));
+            }
+            GpuRecord::Device(d) => {
+                out.push(Tag::Device as u8);
+                varint(out, d.id.into());
+                string(out, &d.name);
+                for v in [d.compute_major, d.compute_minor] {
+                    varint(out, v.into());
+                }
+                varint(out, d.memory);
+                varint(out, d.multiprocessors.into());
+            }
+            GpuRecord::Api(c) => {
+                out.push(Tag::Api as u8);
+                varint(out, c.api);
+                varint(out, c.tid.into());
+                varint(out, c.start);
+                varint(out, c.end.saturating_sub(c.start));
+                varint(out, c.correlation.into());
+            }
+            GpuRecord::ThreadName(tid, name) => {
+                out.push(Tag::ThreadName as u8);
+                varint(out, (*tid).into());
+                string(out, name);
+            }
+        }
+    }
+}
