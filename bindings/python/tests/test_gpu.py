@@ -102,3 +102,54 @@ def test_kernels_launched_from_python_are_under_the_range_that_launched_them(tmp
         cells = line.split()
         if cells and cells[0] == ":step":
             assert int(cells[-2]) == rows["step"][1] and int(cells[-1]) == rows["step"][2]
+
+
+RANK_PROGRAM = """
+import ctypes
+import os
+import nvtxr
+
+rank = int(os.environ["RANK"])
+fake = ctypes.CDLL(os.environ["FAKE_CUPTI"], mode=ctypes.RTLD_GLOBAL)
+fake.fake_launch.argtypes = [ctypes.c_uint32, ctypes.c_char_p, ctypes.c_uint32]
+ctypes.CDLL(os.environ["CUDA_INJECTION64_PATH"]).InitializeInjection()
+name = f"_Z5rank{rank}v".encode()  # lives until CUPTI's buffers are read, at exit
+with nvtxr.annotate(f"rank {rank} step"):
+    fake.fake_launch(1, name, 7)
+"""
+
+
+def test_torchrun_ranks_each_record_their_own_gpu_activity(tmp_path):
+    """docs/recording.md's torchrun line, as written (with `--standalone` for
+    a free port): each rank's kernel on its own GPU process, under its
+    rank's range, in the merged report."""
+    pytest.importorskip("torch")
+    nvtxr = artifact("NVTXR_COMMAND")
+    cupti = artifact("FAKE_CUPTI")
+    (tmp_path / "train.py").write_text(textwrap.dedent(RANK_PROGRAM))
+    env = {k: v for k, v in os.environ.items() if k not in ("NVTX_INJECTION64_PATH", "CUDA_INJECTION64_PATH")}
+    env["NVTXR_CUPTI"] = cupti
+    run = subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
+         "--no-python", nvtxr, "record", "-q", "--keep", "rec.%q{RANK}", "-o", "run.%q{RANK}.pftrace",
+         "--", sys.executable, "train.py"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    for rank in range(2):
+        assert (tmp_path / f"run.{rank}.pftrace").stat().st_size > 0
+    merged = tmp_path / "merged.json"
+    report = subprocess.run(
+        [nvtxr, "report", "-q", "rec.0", "rec.1", "-o", str(merged)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )
+    assert report.returncode == 0, report.stdout + report.stderr
+    events = json.loads(merged.read_text())["traceEvents"]
+    process_names = {e["pid"]: e["args"]["name"] for e in events if e.get("name") == "process_name"}
+    kernels = [e for e in events if e.get("cat") == "kernel" and e["ph"] == "X"]
+    assert len(kernels) == 2, kernels
+    for k in kernels:
+        rank = int(k["name"].removeprefix("rank").removesuffix("()"))
+        assert k["args"]["launched by"]["range"] == f"rank {rank} step", k
+        gpu = process_names[k["pid"]]
+        assert gpu.startswith("GPU 0") and f"(rank {rank} (" in gpu, gpu
