@@ -13,6 +13,15 @@ use crate::model::{
 use serde::Serialize;
 use std::io::Write;
 
+/// The id of the flow from a launch to its `nth` activity:
+/// `<pid>.c<correlation id>`, then `.<nth>` for a graph's later nodes.
+fn flow_id(p: &Process, correlation: u32, nth: u32) -> String {
+    match nth {
+        0 => format!("{}.c{correlation}", p.trace_pid),
+        _ => format!("{}.c{correlation}.{nth}", p.trace_pid),
+    }
+}
+
 /// Microseconds since the recording's origin (ns precision: a JSON number
 /// with up to three decimals).
 fn micros(t: u64, origin: u64) -> f64 {
@@ -81,7 +90,7 @@ struct Event<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     cat: Option<&'a str>,
     /// Async slices: `<pid>.<id in hex>`, unique across the trace; flows:
-    /// `<pid>.c<correlation id>`.
+    /// see [`flow_id`].
     #[serde(skip_serializing_if = "Option::is_none")]
     id: Option<String>,
     /// Instants: their scope (`t`, the thread).
@@ -321,7 +330,8 @@ impl Sink for Writer<'_> {
         })
     }
 
-    /// The API call as a slice on its thread, and a flow's start.
+    /// The API call as a slice on its thread, and the start of a flow to
+    /// each activity it caused.
     fn launch(&mut self, p: &Process, l: &Launch) -> std::io::Result<()> {
         self.describe(p)?;
         let ts = micros(l.start, self.origin);
@@ -340,14 +350,17 @@ impl Sink for Writer<'_> {
             args: Value::Json(args),
         };
         self.event(&api)?;
-        self.event(&Event {
-            ph: "s",
-            cat: Some("launch"),
-            id: Some(format!("{}.c{}", p.trace_pid, l.correlation)),
-            dur: None,
-            args: Value::Empty {},
-            ..api
-        })
+        for nth in 0..l.activities {
+            self.event(&Event {
+                ph: "s",
+                cat: Some("launch"),
+                id: Some(flow_id(p, l.correlation, nth)),
+                dur: None,
+                args: Value::Empty {},
+                ..api
+            })?;
+        }
+        Ok(())
     }
 
     /// A kernel, copy, set or synchronization on its GPU's stream, and its
@@ -392,7 +405,7 @@ impl Sink for Writer<'_> {
             self.event(&Event {
                 ph: "f",
                 cat: Some("launch"),
-                id: Some(format!("{}.c{}", p.trace_pid, a.correlation)),
+                id: Some(flow_id(p, a.correlation, g.nth)),
                 dur: None,
                 bp: Some("e"),
                 args: Value::Empty {},

@@ -5,7 +5,8 @@
 //! kernels on two devices and three streams, copies both ways, a set, a
 //! synchronization, buffers out of order, 2 dropped records, a kernel
 //! launched from another thread, one from a thread that makes no NVTX call,
-//! a call that is not traced, a buffer flushed at exit. (When GPU recording
+//! a call that is not traced, a buffer flushed at exit, a CUDA graph's
+//! launch (`GRAPH_LAUNCH=1`). (When GPU recording
 //! cannot work, or a CUPTI cannot record launches alone: `gpu_cannot.rs`.)
 
 mod common;
@@ -463,4 +464,119 @@ fn nvtxr_view_shows_a_row_per_gpu_stream() {
     assert!(shown.contains("gemm"), "{shown}");
     assert!(shown.contains("GPU activity"), "{shown}");
     std::fs::remove_dir_all(keep).unwrap();
+}
+
+#[test]
+fn each_node_of_a_graph_launch_has_its_flow_from_the_launch_and_its_range() {
+    let rec = nvtxr_harness::work_dir().join(format!("gpu-graph-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&rec);
+    let keep = ["--keep", rec.to_str().unwrap()];
+    let (dir, out) = run("graph", &keep, &[("GRAPH_LAUNCH", "1")]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    let trace = load(&dir.join("trace.json"));
+    let events = trace["traceEvents"].as_array().unwrap();
+    let launch = events
+        .iter()
+        .find(|e| e["cat"] == "cuda_api" && e["args"]["correlation"] == 12)
+        .expect("the graph's launch");
+    assert_eq!(launch["name"], "cudaGraphLaunch");
+    let nodes: Vec<&serde_json::Value> = events
+        .iter()
+        .filter(|e| {
+            e["ph"] == "X" && e["args"]["correlation"] == 12 && e["args"]["context"].is_u64()
+        })
+        .collect();
+    let names: Vec<&str> = nodes.iter().map(|e| e["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["node1()", "node2()", "[CUDA memset]"]);
+    for node in &nodes {
+        let by = &node["args"]["launched by"];
+        assert_eq!(
+            (&by["api"], &by["range"]),
+            (&"cudaGraphLaunch".into(), &"graph".into()),
+            "{node}"
+        );
+    }
+    // A flow from the launch to each node: as many starts at the launch as
+    // nodes, each ended by one node.
+    let flow_ids = |ph: &str, at: &serde_json::Value| -> Vec<String> {
+        events
+            .iter()
+            .filter(|e| {
+                e["ph"] == ph
+                    && e["ts"] == at["ts"]
+                    && e["pid"] == at["pid"]
+                    && e["tid"] == at["tid"]
+            })
+            .map(|e| e["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let mut started = flow_ids("s", launch);
+    let mut ended: Vec<String> = nodes.iter().flat_map(|n| flow_ids("f", n)).collect();
+    started.sort();
+    ended.sort();
+    assert_eq!(ended.len(), 3, "{ended:?}");
+    assert_eq!(started, ended);
+    // The projection holds the graph's three operations, two of them kernels.
+    let projected = said
+        .split("NVTX ranges projected onto the GPU")
+        .nth(1)
+        .and_then(|t| t.split("\n\n").nth(1))
+        .unwrap();
+    let graph = projected
+        .lines()
+        .find(|l| l.starts_with(":graph "))
+        .unwrap_or_else(|| panic!("{projected}"));
+    assert_eq!(
+        graph.split_whitespace().rev().take(2).collect::<Vec<_>>(),
+        ["3", "2"]
+    );
+
+    // The same flows in the Perfetto trace: the launch's instant starts one
+    // per node, and each node's slice ends its own.
+    let pftrace = dir.join("t.pftrace");
+    let report = common::nvtxr(
+        &[
+            "report",
+            "-q",
+            "-o",
+            pftrace.to_str().unwrap(),
+            rec.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(report.status.success(), "{}", text(&report));
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/perfetto_check.py");
+    let check = Command::new(nvtxr_harness::python())
+        .arg(&script)
+        .arg(&pftrace)
+        .env("PYTHONPATH", nvtxr_harness::perfetto_protos())
+        .output()
+        .unwrap();
+    assert!(check.status.success(), "{}", text(&check));
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&check.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let instant = lines
+        .iter()
+        .find(|e| e["kind"] == "flow" && e["name"] == "cudaGraphLaunch")
+        .expect("the launch's instant");
+    let mut starts: Vec<u64> = instant["args"]["flow_ids"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    let mut ends: Vec<u64> = lines
+        .iter()
+        .filter(|e| e["kind"] == "slice" && e["args"]["correlation"] == 12)
+        .flat_map(|e| e["flow_ends"].as_array().unwrap().clone())
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    starts.sort();
+    ends.sort();
+    assert_eq!(ends.len(), 3, "{ends:?}");
+    assert_eq!(starts, ends);
+    std::fs::remove_dir_all(&rec).unwrap();
 }

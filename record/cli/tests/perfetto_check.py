@@ -10,7 +10,8 @@ used was defined on its sequence since the last clear, none is 0; every
 track used (explicitly or by default) and every parent was described
 before; slice begins and ends balance on every track; each sequence's
 delta-clock times never go back; every incremental clock has a snapshot
-before its first use. A failed check exits 1 saying which.
+before its first use; every flow ended was started, no later than its end,
+and is ended once. A failed check exits 1 saying which.
 """
 
 import json
@@ -39,8 +40,10 @@ def packets(path):
 def main(path):
     tracks = {0: None}  # uuid -> descriptor
     sequences = {}  # id -> state
-    open_slices = {}  # track -> [(name, start, args)]
+    open_slices = {}  # track -> [(name, start, args, flows it ends)]
     events = []
+    flow_starts = {}  # flow id -> the time of the event that starts it
+    flow_ends = {}  # flow id -> the times of the events that end it
     origin = None
     for n, p in enumerate(packets(path)):
         seq_id = p.trusted_packet_sequence_id
@@ -124,30 +127,41 @@ def main(path):
             key = interned("ann", a.name_iid, "annotation name")
             args[key] = value(a)
         desc = tracks[track]
+        for flow in e.flow_ids:
+            flow_starts.setdefault(flow, t)
+        for flow in e.terminating_flow_ids:
+            flow_ends.setdefault(flow, []).append(t)
         if e.type == TE.TYPE_SLICE_BEGIN:
-            open_slices.setdefault(track, []).append((name, t, args))
+            open_slices.setdefault(track, []).append((name, t, args, list(e.terminating_flow_ids)))
         elif e.type == TE.TYPE_SLICE_END:
             stack = open_slices.get(track)
             if not stack:
                 fail(f"packet {n}: slice end with no begin on track {track}")
-            name, start, begin_args = stack.pop()
+            name, start, begin_args, ends = stack.pop()
             # The end's arguments are merged into the slice's.
-            events.append(("slice", track, name, start, t, {**begin_args, **args}))
+            events.append(("slice", track, name, start, t, {**begin_args, **args}, ends))
         elif e.type == TE.TYPE_COUNTER:
             if not desc.HasField("counter"):
                 fail(f"packet {n}: counter value on track {track}, not a counter track")
             value = e.counter_value if e.HasField("counter_value") else e.double_counter_value
-            events.append(("counter", track, desc.name, t, t, {"value": value}))
+            events.append(("counter", track, desc.name, t, t, {"value": value}, []))
         elif e.type == TE.TYPE_INSTANT:
             if list(e.categories) == ["flow"]:
-                events.append(("flow", track, name, t, t, {"flow_ids": list(e.flow_ids), "terminating": list(e.terminating_flow_ids)}))
+                events.append(("flow", track, name, t, t, {"flow_ids": list(e.flow_ids), "terminating": list(e.terminating_flow_ids)}, []))
             else:
-                events.append(("instant", track, name, t, t, args))
+                events.append(("instant", track, name, t, t, args, []))
         else:
             fail(f"packet {n}: unexpected event type {e.type}")
     for track, stack in open_slices.items():
         if stack:
             fail(f"track {track}: {len(stack)} slices never ended")
+    for flow, times in flow_ends.items():
+        if flow not in flow_starts:
+            fail(f"flow {flow} ended, never started")
+        if len(times) > 1:
+            fail(f"flow {flow} ended {len(times)} times (an arrow to the first only)")
+        if times[0] < flow_starts[flow]:
+            fail(f"flow {flow} ends before it starts")
 
     def thread_of(track):
         d = tracks[track]
@@ -166,7 +180,7 @@ def main(path):
             print(json.dumps({"process": d.process.pid, "name": d.process.process_name, "labels": list(d.process.process_labels), "rank": d.sibling_order_rank if d.HasField("sibling_order_rank") else None}))
         if d is not None and d.HasField("thread"):
             print(json.dumps({"thread": d.thread.tid, "pid": d.thread.pid, "name": d.thread.thread_name}))
-    for kind, track, name, start, end, args in events:
+    for kind, track, name, start, end, args, ends in events:
         thread = thread_of(track)
         process = process_of(track)
         args = dict(args)
@@ -180,6 +194,7 @@ def main(path):
             "start": start - origin,
             "end": end - origin,
             "args": args,
+            **({"flow_ends": ends} if ends else {}),
         }))
 
 

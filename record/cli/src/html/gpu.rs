@@ -125,6 +125,7 @@ mod tests {
                     name,
                     mangled: name,
                     launch: None,
+                    nth: 0,
                     gpu: None,
                 };
                 page.gpu(&p, &g).unwrap();

@@ -16,6 +16,9 @@ pub struct Launch<'g> {
     pub correlation: u32,
     /// The API's name (see [`Gpu::api_name`](super::Gpu::api_name)).
     pub api: &'g str,
+    /// How many activities it caused: one for a kernel's launch, one per
+    /// node for a graph's, none for a call that only waits.
+    pub activities: u32,
 }
 
 /// The GPU time of a range: its launches' activities (kernels, copies and
@@ -73,6 +76,10 @@ pub struct GpuEvent<'a> {
     pub mangled: &'a str,
     /// Its launch: the thread, the API call's name, the innermost range open then.
     pub launch: Option<&'a Launched<'a>>,
+    /// Its place among its launch's activities (0: the first; a graph's
+    /// nodes count up): with the correlation id, it names the flow from
+    /// the launch ([`Launch::activities`] flows start there).
+    pub nth: u32,
     /// Its GPU's description, when CUPTI gave one.
     pub gpu: Option<&'a Device<'static>>,
 }

@@ -21,8 +21,9 @@ pub(super) struct Launches<'g> {
     launched: Vec<Met<'g>>,
     /// The innermost ranges of the launches, each name once.
     ranges: indexmap::IndexSet<RangeName, hashbrown::DefaultHashBuilder>,
-    /// Per activity: its launch's index in `launched`, plus 1 (0: none met).
-    launch_of: Vec<u32>,
+    /// Per activity: its launch's index in `launched`, plus 1 (0: none
+    /// met), and its place among that launch's activities.
+    launch_of: Vec<(u32, u32)>,
     /// The last launch's correlation id (a driver call inside a runtime
     /// call, should CUPTI report both, is one launch).
     last: Option<u32>,
@@ -58,7 +59,7 @@ impl<'g> Launches<'g> {
             // One per traced call at most: one allocation, not doubling.
             launched: Vec::with_capacity(gpu.calls.len()),
             ranges: Default::default(),
-            launch_of: vec![0; gpu.activity_count()],
+            launch_of: vec![(0, 0); gpu.activity_count()],
             last: None,
             caused: Vec::new(),
             tid: 0,
@@ -112,20 +113,21 @@ impl<'g> Launches<'g> {
             return Ok(());
         }
         self.last = Some(call.correlation);
+        self.caused.clear();
+        for (nth, i) in self.gpu.caused_by(call.correlation).enumerate() {
+            let a = self.gpu.slot(i);
+            let placed = (self.placement.place(a.start), self.placement.place(a.end));
+            self.caused.push(a.with_times(placed));
+            self.launch_of[i] = (self.launched.len() as u32 + 1, nth as u32);
+        }
         let launch = Launch {
             tid: self.tid,
             start: self.placement.place(call.start),
             end: self.placement.place(call.end),
             correlation: call.correlation,
             api: self.gpu.api_name(call.api),
+            activities: self.caused.len() as u32,
         };
-        self.caused.clear();
-        for i in self.gpu.caused_by(call.correlation) {
-            let a = self.gpu.slot(i);
-            let placed = (self.placement.place(a.start), self.placement.place(a.end));
-            self.caused.push(a.with_times(placed));
-            self.launch_of[i] = self.launched.len() as u32 + 1;
-        }
         project(&self.caused, stacks.open_mut().map(|d| &mut d.gpu));
         for key in started_here {
             if let Some(open) = starts.get_mut(key) {
@@ -174,7 +176,7 @@ impl<'g> Launches<'g> {
         process: &Process,
     ) -> std::io::Result<usize> {
         let gpu = self.gpu;
-        for (i, launch) in self.launch_of.iter().enumerate() {
+        for (i, &(launch, nth)) in self.launch_of.iter().enumerate() {
             let a = gpu.activity(i);
             let activity = Activity {
                 start: self.placement.place(a.start),
@@ -190,6 +192,7 @@ impl<'g> Launches<'g> {
                     name: gpu.demangled(&a, &mangled),
                     mangled: &mangled,
                     launch: launch.as_ref(),
+                    nth,
                     gpu: gpu.gpus.get(&a.device),
                 },
             )?;

@@ -19,16 +19,19 @@ const GPU_TRACK: u64 = 6;
 const STREAM_TRACK: u64 = 7;
 const LAUNCH_FLOW: u64 = 8;
 
-/// A launch's flow id: unique per process and correlation id.
-fn flow(p: &Process, correlation: u32) -> u64 {
-    uuid(&[LAUNCH_FLOW, p.key, u64::from(correlation)])
+/// The flow id from a launch to its `nth` activity: unique per process,
+/// correlation id and activity.
+fn flow(p: &Process, correlation: u32, nth: u32) -> u64 {
+    uuid(&[LAUNCH_FLOW, p.key, u64::from(correlation), u64::from(nth)])
 }
 
 impl Writer<'_> {
-    /// The launch, as an instant starting its flow on its thread.
+    /// The launch, as an instant on its thread starting a flow to each
+    /// activity it caused.
     pub(super) fn launch_instant(&mut self, p: &Process, l: &Launch) -> std::io::Result<()> {
+        let flows = (0..l.activities).map(|nth| flow(p, l.correlation, nth));
         let event = Event {
-            flow: Some(Flow::Starts(flow(p, l.correlation))),
+            flow: Some(Flow::Starts(flows.collect())),
             ..slice(INSTANT, None)
         };
         let (packets, s) = self.on_thread();
@@ -88,7 +91,7 @@ impl Writer<'_> {
             .get_mut(&stream)
             .expect("made with its track");
         let begin = Event {
-            flow: g.launch.map(|_| Flow::Ends(flow(p, a.correlation))),
+            flow: g.launch.map(|_| Flow::Ends(flow(p, a.correlation, g.nth))),
             ..slice(SLICE_BEGIN, None)
         };
         let packets = &mut self.packets;

@@ -388,7 +388,7 @@ impl Writer<'_> {
             if r.tid != r.end_tid {
                 let flow = uuid(&[ASYNC_TRACK, p.key, n, 0xF]);
                 let started = Event {
-                    flow: Some(Flow::Starts(flow)),
+                    flow: Some(Flow::Starts(smallvec::smallvec![flow])),
                     ..slice(INSTANT, Some(from))
                 };
                 let ended = Event {

@@ -9,6 +9,7 @@ use super::intern::{intern, Interner};
 use super::proto::*;
 use super::wire::{interned, packet, track_event, Fields, TRACE_PACKET};
 use crate::model::{Arg, Details, GpuEvent, Payload};
+use smallvec::SmallVec;
 use std::io::Write;
 
 /// Uncompressed bytes of packets per compressed block (Perfetto reads up to 512 KB).
@@ -266,7 +267,10 @@ pub(super) struct Event {
 }
 
 pub(super) enum Flow {
-    Starts(u64),
+    /// The flows that start here: one, or a launch's, one per activity it
+    /// caused (a graph's nodes each have theirs; none for a call that
+    /// only waits).
+    Starts(SmallVec<[u64; 1]>),
     Ends(u64),
 }
 
@@ -305,7 +309,11 @@ impl Event {
         if let Some(flow) = &self.flow {
             t.bytes(track_event::CATEGORIES, b"flow");
             match flow {
-                Flow::Starts(id) => t.fixed64(track_event::FLOW_IDS, *id),
+                Flow::Starts(ids) => {
+                    for id in ids {
+                        t.fixed64(track_event::FLOW_IDS, *id)
+                    }
+                }
                 Flow::Ends(id) => t.fixed64(track_event::TERMINATING_FLOW_IDS, *id),
             }
         }

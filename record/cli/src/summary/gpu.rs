@@ -216,6 +216,7 @@ mod tests {
                 name: "k",
                 mangled: "k",
                 launch: Some(&launch),
+                nth: 0,
                 gpu: None,
             },
             grouping,
@@ -239,6 +240,7 @@ mod tests {
             name: "k",
             mangled: "k",
             launch: None,
+            nth: 0,
             gpu: None,
         };
         s.activity(&g, &Grouping::Numbers);

@@ -18,7 +18,11 @@
  * parent's cuInit, which initializes CUDA itself and launches a kernel
  * ("child()" inside "child work"); one forked from the CUDA process while
  * its records wait in CUPTI's buffers, which only annotates ("forked") and
- * exits through exit(), as a DataLoader worker does. */
+ * exits through exit(), as a DataLoader worker does.
+ *
+ * With GRAPH_LAUNCH=1, a CUDA graph launched as well, inside "graph": one
+ * cudaGraphLaunch whose three nodes (two kernels and a set) carry its
+ * correlation id, as CUPTI records a graph's work. */
 #include <cupti.h>
 #include <dlfcn.h>
 #include <nvtx3/nvToolsExt.h>
@@ -37,6 +41,7 @@
 #define STREAM_SYNC CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020
 #define MALLOC CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020
 #define CU_LAUNCH_KERNEL CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel
+#define GRAPH_LAUNCH CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000
 /* fake_cupti.c's queue of API records. */
 #define API_QUEUE 3
 #define HTOD CUPTI_ACTIVITY_MEMCPY_KIND_HTOD
@@ -126,6 +131,8 @@ static void child_of_a_cuda_process(void) {
 int main(void) {
     const char *fork_children = getenv("FORK_CHILDREN");
     int forks = fork_children && *fork_children == '1';
+    const char *graph_launch = getenv("GRAPH_LAUNCH");
+    int graph = graph_launch && *graph_launch == '1';
     const char *cupti = getenv("FAKE_CUPTI");
     void *fake = cupti ? dlopen(cupti, RTLD_NOW | RTLD_GLOBAL) : NULL;
     if (!fake) { fprintf(stderr, "cuda_app: cannot load the test CUPTI\n"); return 3; }
@@ -191,6 +198,14 @@ int main(void) {
     kernel(2, 9, "_Z4gemmPKfS0_Pfi", 0, 1, 7, 0, 50000);
     nvtxRangeEnd(last);
     nvtxRangePop();
+    if (graph) {
+        nvtxRangePushA("graph");
+        api(RUNTIME, GRAPH_LAUNCH, 12, 20000);
+        kernel(2, 12, "_Z5node1v", 0, 1, 7, 60000, 30000);
+        kernel(2, 12, "_Z5node2v", 0, 1, 7, 90000, 30000);
+        set(2, 12, 0, 4096, 0, 1, 7, 120000, 2000);
+        nvtxRangePop();
+    }
     nvtxRangeEnd(epoch);
     /* Queue 2 is completed by the tool's flush at exit. */
     return 0;
