@@ -199,3 +199,50 @@ fn a_program_without_cuda_is_said_under_gpu_on_and_not_under_auto() {
         );
     }
 }
+
+#[test]
+fn cupti_failing_mid_run_is_one_line_and_the_rest_is_recorded() {
+    let (normal, out) = run("mid-run-normal", &[], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let nvtx = |dir: &std::path::Path| -> usize {
+        let trace = load(&dir.join("trace.json"));
+        let events = trace["traceEvents"].as_array().unwrap();
+        (events.iter()).filter(|e| e["cat"] == "nvtx").count()
+    };
+    // The script's ranges: 5 push/pop, 3 start/end (a begin and an end each).
+    assert_eq!(nvtx(&normal), 11);
+    // A record CUPTI cannot read: the rest of that buffer is lost, said
+    // once; every other buffer, and every NVTX event, is recorded. The
+    // buffer is the first handed over: the API records of every launch up
+    // to the silent thread's, so their kernels are recorded without their
+    // launches (and ranges); the last launch's, handed over at exit, keeps
+    // its range.
+    let (dir, out) = run("record-fails", &[], &[("FAKE_CUPTI_RECORD_FAILS", "1")]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert_eq!(
+        said.matches("GPU activity records lost: cuptiActivityGetNextRecord: CUPTI_ERROR_INVALID_KIND (21); the rest of that buffer is left out").count(),
+        1,
+        "{said}"
+    );
+    let mut expected = scripted_kernels();
+    for k in expected.iter_mut().filter(|k| k.1 != "last") {
+        k.1 = String::new();
+    }
+    expected.sort();
+    assert_eq!(kernels(&load(&dir.join("trace.json"))), expected);
+    assert_eq!(nvtx(&dir), nvtx(&normal));
+    // The flush at exit failing: the records CUPTI still held (the last
+    // kernel's and the API records) are lost, said in one line.
+    let (dir, out) = run("flush-fails", &[], &[("FAKE_CUPTI_FLUSH_FAILS", "1")]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert_eq!(
+        said.matches("GPU activity records lost: cuptiActivityFlushAll: CUPTI_ERROR_UNKNOWN (999); the records CUPTI still held are left out").count(),
+        1,
+        "{said}"
+    );
+    assert_eq!(nvtx(&dir), nvtx(&normal));
+    let trace = load(&dir.join("trace.json"));
+    assert!(kernels(&trace).len() < scripted_kernels().len(), "{said}");
+}

@@ -7,7 +7,11 @@
  * Environment: FAKE_CUPTI_BUSY=1 makes cuptiSubscribe fail as when another
  * profiler holds CUPTI; FAKE_CUPTI_OWN_CLOCK=1 refuses the timestamp
  * callback (GPU times on CUPTI's own clock, 1 s ahead of CLOCK_MONOTONIC);
- * FAKE_CUPTI_ENABLE_FAILS=1 makes cuptiActivityEnable fail. */
+ * FAKE_CUPTI_ENABLE_FAILS=1 makes cuptiActivityEnable fail;
+ * FAKE_CUPTI_RECORD_FAILS=N makes cuptiActivityGetNextRecord fail on the
+ * Nth record it is asked for (once), as on a record it cannot read;
+ * FAKE_CUPTI_FLUSH_FAILS=1 makes cuptiActivityFlushAll fail, handing
+ * nothing over. */
 #include <cupti.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -53,6 +57,7 @@ CUptiResult cuptiGetResultString(CUptiResult result, const char **str) {
     switch (result) {
     case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED: *str = "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED"; break;
     case CUPTI_ERROR_NOT_INITIALIZED: *str = "CUPTI_ERROR_NOT_INITIALIZED"; break;
+    case CUPTI_ERROR_INVALID_KIND: *str = "CUPTI_ERROR_INVALID_KIND"; break;
     default: *str = "CUPTI_ERROR_UNKNOWN"; break;
     }
     return CUPTI_SUCCESS;
@@ -144,7 +149,11 @@ static size_t record_size(const uint8_t *r) {
     }
 }
 
+static long records_asked;
+
 CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t valid, CUpti_Activity **record) {
+    const char *fails = getenv("FAKE_CUPTI_RECORD_FAILS");
+    if (fails && ++records_asked == atol(fails)) return CUPTI_ERROR_INVALID_KIND;
     uint8_t *next = *record ? (uint8_t *)*record + record_size((uint8_t *)*record) : buffer;
     if (next >= buffer + valid) return CUPTI_ERROR_MAX_LIMIT_REACHED;
     *record = (CUpti_Activity *)next;
@@ -180,6 +189,7 @@ void fake_complete(int q) {
 
 CUptiResult cuptiActivityFlushAll(uint32_t flag) {
     (void)flag;
+    if (getenv("FAKE_CUPTI_FLUSH_FAILS")) return CUPTI_ERROR_UNKNOWN;
     for (int q = 0; q < QUEUES; q++)
         if (queued[q]) fake_complete(q);
     return CUPTI_SUCCESS;

@@ -23,6 +23,8 @@ struct Output {
     threads: std::collections::HashSet<u32>,
     /// A write failed: said once, nothing more written.
     failed: bool,
+    /// CUPTI could not hand over a buffer's records: said once.
+    lost: bool,
 }
 
 static OUTPUT: OnceLock<Mutex<Output>> = OnceLock::new();
@@ -45,6 +47,7 @@ pub fn create() -> Result<(), String> {
         names: HashMap::new(),
         threads: Default::default(),
         failed: false,
+        lost: false,
     }));
     Ok(())
 }
@@ -148,12 +151,22 @@ unsafe fn read(context: *mut c_void, stream: u32, buffer: *mut u8, valid: usize)
     let mut output = output.lock().unwrap_or_else(|e| e.into_inner());
     let mut bytes = Vec::with_capacity(valid / 4);
     let mut record: *mut u8 = std::ptr::null_mut();
-    // SAFETY: CUPTI's documented loop over a completed buffer.
-    while unsafe { (cupti.get_next_record)(buffer, valid, &mut record) } == cupti::SUCCESS {
+    let end = loop {
+        // SAFETY: CUPTI's documented loop over a completed buffer.
+        let r = unsafe { (cupti.get_next_record)(buffer, valid, &mut record) };
+        if r != cupti::SUCCESS {
+            break r;
+        }
         // SAFETY: CUPTI returned a record of its buffer.
         if let Some(r) = unsafe { decode(record, &mut output, &mut bytes) } {
             r.encode(&mut bytes);
         }
+    };
+    if end != cupti::ERROR_MAX_LIMIT_REACHED && !std::mem::replace(&mut output.lost, true) {
+        crate::say(format_args!(
+            "GPU activity records lost: {}; the rest of that buffer is left out (said once)",
+            cupti.error("cuptiActivityGetNextRecord", end)
+        ));
     }
     let mut dropped = 0usize;
     // SAFETY: CUPTI's documented call, for the buffer's context and stream.

@@ -11,6 +11,8 @@ use std::path::PathBuf;
 pub type CuptiResult = c_int;
 pub const SUCCESS: CuptiResult = 0;
 pub const ERROR_MULTIPLE_SUBSCRIBERS: CuptiResult = 39;
+/// `cuptiActivityGetNextRecord`'s end of a buffer.
+pub const ERROR_MAX_LIMIT_REACHED: CuptiResult = 12;
 
 /// `CUpti_CallbackDomain`.
 pub const DOMAIN_DRIVER: u32 = 1;

@@ -214,7 +214,13 @@ pub fn flush() {
     }
     if let Some(cupti) = CUPTI.get() {
         // SAFETY: CUPTI's documented call.
-        unsafe { (cupti.flush_all)(cupti::FLUSH_FORCED) };
+        let r = unsafe { (cupti.flush_all)(cupti::FLUSH_FORCED) };
+        if r != cupti::SUCCESS {
+            say(format_args!(
+                "GPU activity records lost: {}; the records CUPTI still held are left out",
+                cupti.error("cuptiActivityFlushAll", r)
+            ));
+        }
     }
 }
 
