@@ -17,7 +17,8 @@
 #     no ranges under an injection library that asks CUPTI for the tool's
 #     records one part at a time, beside the tool itself.
 #  3. tests/gpu/nvtxr_kernels.cu under `nvtxr record`: each kernel with the
-#     ranges open at its launch (from the SQLite tables).
+#     ranges open at its launch (from the SQLite tables); tests/gpu/graph_kernels.cu:
+#     a CUDA graph's two kernels, each under the range around its launch.
 #  4. Pictures' sources: HTML timelines of the kernels program and of three
 #     steps of the loop (kernels.html, steps.html).
 set -u
@@ -109,6 +110,25 @@ q = ("SELECT s.value, r.start FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s
      "JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId ORDER BY k.start")
 for name, launch in db.execute(q):
     print(f"{name}: launched inside {sum(1 for s, e in ranges if s <= launch <= e)} open range(s)")
+PY
+# A CUDA graph launched inside a range: each node under it, with a flow of its own.
+"$nvcc" -O2 -Iinclude tests/gpu/graph_kernels.cu -L"$G" -lnvtxr \
+    -Xlinker -rpath="$(cd "$G" && pwd)" -o "$OUT/graph" > "$OUT/nvcc-graph.log" 2>&1 || tail -5 "$OUT/nvcc-graph.log"
+"$N" record -q -o "$OUT/graph.json" --sqlite "$OUT/graph.sqlite" -- "$OUT/graph" > "$OUT/graph.log" 2>&1
+echo "nvtxr record (graph) exit $?: $(cat "$OUT/graph.log")"
+python3 - "$OUT/graph.sqlite" "$OUT/graph.json" <<'PY'
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+ranges = db.execute("SELECT start, end FROM NVTX_EVENTS WHERE end IS NOT NULL").fetchall()
+q = ("SELECT s.value, a.value, r.start FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName "
+     "JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId JOIN StringIds a ON a.id = r.nameId ORDER BY k.start")
+for name, api, launch in db.execute(q):
+    print(f"graph: {name} launched by {api} inside {sum(1 for s, e in ranges if s <= launch <= e)} open range(s)")
+events = json.load(open(sys.argv[2]))["traceEvents"]
+kernels = [e for e in events if e.get("cat") == "kernel" and e["ph"] == "X"]
+print("graph: kernels under 'graph' in the JSON:", sum(1 for k in kernels if k["args"].get("launched by", {}).get("range") == "graph"),
+      "of", len(kernels), "; flows from the launch:", sum(1 for e in events if e["ph"] == "s"),
+      "started,", len({e["id"] for e in events if e["ph"] == "f"}), "distinct ends")
 PY
 python3 $L plain "$STEPS" > "$OUT/plain2.log" 2>&1
 python3 $L nvtx "$STEPS" > "$OUT/nvtx2.log" 2>&1
