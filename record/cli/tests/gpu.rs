@@ -6,7 +6,7 @@
 //! synchronization, buffers out of order, 2 dropped records, a kernel
 //! launched from another thread, one from a thread that makes no NVTX call,
 //! a call that is not traced, a buffer flushed at exit, a CUDA graph's
-//! launch (`GRAPH_LAUNCH=1`). (When GPU recording
+//! launch (`GRAPH_LAUNCH=1`), a process that execs (`EXEC_AGAIN=1`). (When GPU recording
 //! cannot work, or a CUPTI cannot record launches alone: `gpu_cannot.rs`.)
 
 mod common;
@@ -285,6 +285,28 @@ fn forked_children_record_their_own_gpu_work_and_never_the_parents() {
             .unwrap()
     };
     assert_ne!(gpu_pid("child()"), gpu_pid("relu(float*, int)"));
+}
+
+#[test]
+fn a_process_that_execs_keeps_each_images_launches_with_their_own_kernels() {
+    // The new image's correlation ids start over at 1: its launch must
+    // meet its own kernel, not the first image's of the same id.
+    let (dir, out) = run("exec", &[], &[("EXEC_AGAIN", "1")]);
+    assert!(out.status.success(), "{}", text(&out));
+    let mut expected = scripted_kernels();
+    expected.push(kernel("after_exec()", "after exec", 0, 7));
+    expected.sort();
+    assert_eq!(kernels(&load(&dir.join("trace.json"))), expected);
+    let db = rusqlite::Connection::open(dir.join("trace.sqlite")).unwrap();
+    let unmatched: i64 = db
+        .query_row(
+            "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE (SELECT count(*) FROM \
+             CUPTI_ACTIVITY_KIND_RUNTIME r WHERE r.correlationId = k.correlationId) != 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(unmatched, 0, "each kernel joins exactly one launch");
 }
 
 #[test]

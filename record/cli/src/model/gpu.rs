@@ -17,6 +17,15 @@ pub struct Gpu {
     /// activity of the process, were most of a GPU recording's conversion:
     /// the kernel zeroing the memory that held them).
     files: Vec<Mmap>,
+    /// The highest correlation id read so far. A later image's ids (after
+    /// an `exec`, CUDA initialized anew) start over at CUPTI's first (1):
+    /// each file's are read as counting on from there, so that they are
+    /// unique in the process and its launches meet their own activities.
+    last_correlation: u32,
+    /// The same for kernel name ids (each image's tool numbers its names
+    /// from 1), and what each file's are read with (added to its own).
+    last_name: u32,
+    name_bases: Vec<u32>,
     /// Where each activity is, in start order (after [`Gpu::seal`]).
     activities: Vec<Slot>,
     /// The traced API calls (launches), by thread then start (after
@@ -97,6 +106,12 @@ impl Gpu {
             ));
         }
         let mut records = decode_gpu(&map).map_err(|e| failed(&e))?;
+        let (base, names) = (self.last_correlation, self.last_name);
+        let mut correlation = |c: u32| {
+            let c = c.wrapping_add(base);
+            self.last_correlation = self.last_correlation.max(c);
+            c
+        };
         // Room for as many activities and calls as the file is likely to
         // hold: memory reserved is not touched until used, where growing by
         // doubling copies and touches twice what is used (the kernel
@@ -117,15 +132,20 @@ impl Gpu {
                     start: on_monotonic(a.start, self.measured_offset),
                     end: on_monotonic(a.end, self.measured_offset),
                     record: file_index << POSITION_BITS | position,
-                    correlation: a.correlation,
+                    correlation: correlation(a.correlation),
                     tag: a.tag,
                 }),
                 GpuRecord::Api(mut c) => {
                     c.start = on_monotonic(c.start, self.measured_offset);
                     c.end = on_monotonic(c.end, self.measured_offset);
+                    c.correlation = correlation(c.correlation);
                     self.calls.push(c)
                 }
-                GpuRecord::KernelName(id, name) => drop(self.kernel_names.insert(id, name.into())),
+                GpuRecord::KernelName(id, name) => {
+                    let id = id.wrapping_add(names);
+                    self.last_name = self.last_name.max(id);
+                    drop(self.kernel_names.insert(id, name.into()))
+                }
                 GpuRecord::ApiName(id, name) => {
                     drop(self.apis.insert(id, without_version(&name).into()))
                 }
@@ -147,6 +167,7 @@ impl Gpu {
         }
         let unread = records.unread();
         self.files.push(map);
+        self.name_bases.push(names);
         Ok(Some(unread))
     }
 
@@ -180,16 +201,22 @@ impl Gpu {
     }
 
     /// Activity `i` (in start order), read from its record; times
-    /// CLOCK_MONOTONIC ns, a synchronization's device that of its context.
+    /// CLOCK_MONOTONIC ns, its correlation id and kernel name id as read
+    /// (see [`Gpu::last_correlation`]), a synchronization's device that of
+    /// its context.
     pub(super) fn activity(&self, i: usize) -> Activity {
         let slot = &self.activities[i];
-        let file = &self.files[(slot.record >> POSITION_BITS) as usize];
+        let file_index = (slot.record >> POSITION_BITS) as usize;
+        let file = &self.files[file_index];
         let position = (slot.record & ((1 << POSITION_BITS) - 1)) as usize;
         let record = decode_gpu(file).ok().and_then(|r| r.record_at(position));
         let Some(GpuRecord::Activity(mut a)) = record else {
             unreachable!("an activity's record, read before")
         };
-        (a.start, a.end) = (slot.start, slot.end);
+        (a.start, a.end, a.correlation) = (slot.start, slot.end, slot.correlation);
+        if a.tag == Tag::Kernel as u8 {
+            a.name = a.name.wrapping_add(self.name_bases[file_index]);
+        }
         if a.tag == Tag::Sync as u8 {
             a.device = self.devices.get(&a.context).copied().unwrap_or(a.device);
         }
@@ -294,13 +321,14 @@ mod tests {
     #[test]
     fn activities_of_several_files_are_read_back_from_their_records_in_start_order() {
         // A process's two images (it called exec): the second's GPU times
-        // on CUPTI's own clock, its file cut short by a crash.
+        // on CUPTI's own clock, its file cut short by a crash, its
+        // correlation ids starting over (1 again, as the first's).
         let sync = GpuRecord::Activity(Activity {
             tag: Tag::Sync as u8,
             start: 60,
             end: 70,
             context: 5,
-            correlation: 4,
+            correlation: 2,
             ..Default::default()
         });
         let first = folder(&[kernel(300, 1), kernel(100, 2)], &[]);
@@ -312,7 +340,7 @@ mod tests {
             context: 5,
             device: 2,
         };
-        let second = folder(&[clock, context, kernel(50, 3), sync], &[Tag::Kernel as u8]);
+        let second = folder(&[clock, context, kernel(50, 1), sync], &[Tag::Kernel as u8]);
         let mut gpu = Gpu::default();
         assert_eq!(gpu.read(first.path()), Ok(Some(0)));
         assert_eq!(gpu.read(second.path()), Ok(Some(1)));
@@ -322,16 +350,18 @@ mod tests {
         let seen: Vec<_> = (read.iter())
             .map(|a| (a.start, a.end, a.correlation, a.grid[0], a.device))
             .collect();
+        // The second image's ids follow the first's (1 and 2 read as 3 and 4).
         assert_eq!(
             seen,
             [
                 (100, 110, 2, 2, 0),
                 (300, 310, 1, 1, 0),
-                (1050, 1060, 3, 3, 0),
+                (1050, 1060, 3, 1, 0),
                 // A synchronization's device is its context's.
                 (1060, 1070, 4, 0, 2),
             ]
         );
+        assert_eq!(gpu.caused_by(1).collect::<Vec<_>>(), [1]);
         assert_eq!(gpu.caused_by(3).collect::<Vec<_>>(), [2]);
         assert_eq!(gpu.span(), Some((100, 1070)));
     }

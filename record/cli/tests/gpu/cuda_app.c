@@ -22,7 +22,12 @@
  *
  * With GRAPH_LAUNCH=1, a CUDA graph launched as well, inside "graph": one
  * cudaGraphLaunch whose three nodes (two kernels and a set) carry its
- * correlation id, as CUPTI records a graph's work. */
+ * correlation id, as CUPTI records a graph's work.
+ *
+ * With EXEC_AGAIN=1, the program hands its buffers over and then execs
+ * itself: the new image initializes CUDA anew and its CUPTI counts
+ * correlation ids from 1 again, launching "after_exec()" inside "after
+ * exec" with the id the first image's first launch had. */
 #include <cupti.h>
 #include <dlfcn.h>
 #include <nvtx3/nvToolsExt.h>
@@ -128,6 +133,17 @@ static void child_of_a_cuda_process(void) {
     nvtxRangePop();
 }
 
+/* The image after the exec: CUDA initialized anew, correlation ids from 1. */
+static int after_exec(void) {
+    if (!inject()) return 3;
+    context(0, 1, 0);
+    nvtxRangePushA("after exec");
+    api(RUNTIME, LAUNCH_KERNEL, 1, 20000);
+    kernel(0, 1, "_Z10after_execv", 0, 1, 7, 0, 10000);
+    nvtxRangePop();
+    return 0;
+}
+
 int main(void) {
     const char *fork_children = getenv("FORK_CHILDREN");
     int forks = fork_children && *fork_children == '1';
@@ -145,6 +161,8 @@ int main(void) {
     *(void **)&device = load(fake, "fake_device");
     *(void **)&complete = load(fake, "fake_complete");
     *(void **)&drop = load(fake, "fake_drop");
+    const char *execed = getenv("EXECED");
+    if (execed && *execed == '1') return after_exec();
 
     if (forks) forked(child_with_its_own_cuda);
     if (!inject()) return 3;
@@ -207,6 +225,14 @@ int main(void) {
         nvtxRangePop();
     }
     nvtxRangeEnd(epoch);
+    const char *exec_again = getenv("EXEC_AGAIN");
+    if (exec_again && *exec_again == '1') {
+        /* An exec runs no atexit handler: the buffers are handed over first. */
+        for (int q = 0; q <= API_QUEUE; q++) complete(q);
+        setenv("EXECED", "1", 1);
+        execl("/proc/self/exe", "cuda_app", (char *)NULL);
+        return 3;
+    }
     /* Queue 2 is completed by the tool's flush at exit. */
     return 0;
 }
