@@ -456,6 +456,16 @@ fn nvtxr_view_shows_a_row_per_gpu_stream() {
         .unwrap_or_else(|| panic!("no address in {line:?}"));
     let meta = get(port, "/meta");
     let window = get(port, &format!("/window?t0=0&t1={}&w=4000", meta["end"]));
+    // The served page draws each bar's flow from its launch.
+    let drawn = nvtxr_harness::have_tool("chromium").then(|| {
+        let dom = common::dump_dom(&keep, &format!("http://127.0.0.1:{port}/"));
+        let svg = dom
+            .split("<svg")
+            .nth(1)
+            .and_then(|s| s.split("</svg>").next());
+        let svg = svg.unwrap_or_else(|| panic!("no timeline drawn: {dom}"));
+        svg.matches("<line class=\"flow\"").count()
+    });
     let _ = child.kill();
     let _ = child.wait();
     let rows = meta["rows"].as_array().unwrap();
@@ -482,6 +492,37 @@ fn nvtxr_view_shows_a_row_per_gpu_stream() {
         ],
         "{rows:?}"
     );
+    // Each GPU bar's launch (`[tid, time]`, where its flow starts), on a
+    // thread row of the process the GPU row names.
+    let threads: Vec<(u64, u64)> = rows
+        .iter()
+        .filter(|r| r["tid"].is_u64())
+        .map(|r| (r["pid"].as_u64().unwrap(), r["tid"].as_u64().unwrap()))
+        .collect();
+    let mut launched = 0;
+    for (row, answer) in rows.iter().zip(window["rows"].as_array().unwrap()) {
+        let Some(from) = row["from"].as_u64() else {
+            assert!(answer["launches"].is_null(), "{answer}");
+            continue;
+        };
+        let lanes = answer["lanes"].as_array().unwrap();
+        let launches = answer["launches"].as_array().unwrap();
+        for (lane, launches) in lanes.iter().zip(launches) {
+            let launches = launches.as_array().unwrap();
+            assert_eq!(lane.as_array().unwrap().len(), launches.len());
+            for (bar, launch) in lane.as_array().unwrap().iter().zip(launches) {
+                let (tid, at) = (launch[0].as_u64().unwrap(), launch[1].as_u64().unwrap());
+                assert!(threads.contains(&(from, tid)), "{launch} of {row}");
+                assert!(at <= bar[0].as_u64().unwrap(), "{launch} {bar}");
+                launched += 1;
+            }
+        }
+    }
+    // Six kernels, two copies, a set.
+    assert_eq!(launched, 9);
+    if let Some(drawn) = drawn {
+        assert_eq!(drawn, launched);
+    }
     let shown = window.to_string();
     assert!(shown.contains("gemm"), "{shown}");
     assert!(shown.contains("GPU activity"), "{shown}");

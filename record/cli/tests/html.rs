@@ -191,4 +191,37 @@ fn html_timeline_has_a_row_per_gpu_stream_with_each_kernel_and_its_launch() {
         .collect();
     drawn.sort();
     assert_eq!(drawn, common::cuda::scripted_kernels());
+
+    // Each activity launched by a thread carries its launch (`l`: the
+    // thread, the time), on a thread row of the process its row names
+    // (`from`), no later than the activity; the flows are drawn.
+    let threads: std::collections::BTreeSet<(u64, u64)> = rows
+        .iter()
+        .filter(|r| r["tid"].is_u64())
+        .map(|r| (r["pid"].as_u64().unwrap(), r["tid"].as_u64().unwrap()))
+        .collect();
+    let mut launched = 0;
+    for r in rows.iter().filter(|r| r["from"].is_u64()) {
+        for item in r["items"].as_array().unwrap() {
+            let [tid, at] = [0, 1].map(|i| item["l"][i].as_u64().unwrap());
+            assert!(
+                threads.contains(&(r["from"].as_u64().unwrap(), tid)),
+                "{item}"
+            );
+            assert!(at <= item["s"].as_u64().unwrap(), "{item}");
+            launched += 1;
+        }
+    }
+    // Six kernels, two copies, a set: each launched by a traced call.
+    assert_eq!(launched, 9);
+    if have_tool("chromium") {
+        let page = dir.join("trace.html");
+        let dom = dump_dom(&dir, &format!("file://{}", page.display()));
+        let svg = dom
+            .split("<svg")
+            .nth(1)
+            .and_then(|s| s.split("</svg>").next());
+        let drawn = svg.unwrap_or_else(|| panic!("no timeline drawn: {dom}"));
+        assert_eq!(drawn.matches("<line class=\"flow\"").count(), launched);
+    }
 }

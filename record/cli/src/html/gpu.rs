@@ -5,7 +5,7 @@
 //! bars are its bins, as a thread's are.
 
 use super::overview::{Bar, Overview};
-use super::{duration, lanes_of, script_json, tip, Item, Page};
+use super::{duration, lanes_of, script_json, tip, Item, Link, Page};
 use crate::model::{gpu_label, gpu_pid, Details, GpuEvent, Process};
 use nvtxr_record_format::gpu::tag_name;
 
@@ -30,9 +30,11 @@ pub fn gpu_details(g: &GpuEvent) -> Details {
 /// One GPU stream's row, kept until its process ends: a process's
 /// activities come in start order, every stream's together.
 pub(super) struct Stream {
-    /// Its GPU's process label and pid.
+    /// Its GPU's process label and pid, and the pid of the process that
+    /// launched its work.
     process: String,
     pid: u32,
+    from: u32,
     /// A detailed page's bars, as the page writes them, and when each
     /// lane's last bar ends.
     items: Vec<String>,
@@ -50,6 +52,7 @@ impl Page<'_> {
         let stream = (self.gpu.entry((a.device, a.stream))).or_insert_with(|| Stream {
             process: gpu_label(p, a.device, g.gpu),
             pid: gpu_pid(p, a.device),
+            from: p.trace_pid,
             items: Vec::new(),
             ends: Vec::new(),
             bins: overview.map(Overview::like),
@@ -65,8 +68,10 @@ impl Page<'_> {
         }
         let details = gpu_details(g);
         let lane = lanes_of(&mut stream.ends, (start, end));
+        let launch = (g.launch).map(|l| [u64::from(l.tid), l.start.saturating_sub(self.origin)]);
         stream.items.push(script_json(&Item {
             n: &details.name,
+            l: launch,
             i: tip(&details, &duration(end - start)),
             s: Some(start),
             e: Some(end),
@@ -78,7 +83,9 @@ impl Page<'_> {
     /// Writes the process's GPU streams' rows.
     pub(super) fn gpu_rows(&mut self) -> std::io::Result<()> {
         for ((_, stream), mut row) in std::mem::take(&mut self.gpu) {
-            self.row_start_as(row.pid, &row.process, &format!("stream {stream}"), false)?;
+            let label = format!("stream {stream}");
+            let link = Link::LaunchedFrom(row.from);
+            self.row_start_as(row.pid, &row.process, &label, false, link)?;
             // An overview's bars are on its one level; a detailed row's on its lanes.
             let bars: Vec<Bar> = row.bins.as_mut().map(Overview::drain).unwrap_or_default();
             for bar in &bars {

@@ -121,6 +121,10 @@ impl<'a> Swatch<'a> {
 #[derive(Serialize, Default)]
 struct Item<'a> {
     n: &'a str,
+    /// A GPU activity's launch: its thread and time (on the row's `from`
+    /// process), where its flow starts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    l: Option<[u64; 2]>,
     i: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     c: Option<String>,
@@ -134,6 +138,15 @@ struct Item<'a> {
     t: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     m: Option<u8>,
+}
+
+/// What ties a row to another for the flows from launches to GPU work: a
+/// thread's row is found by its tid, a GPU stream's row names the process
+/// whose threads launched its work.
+enum Link {
+    None,
+    Thread(u32),
+    LaunchedFrom(u32),
 }
 
 /// The page in its served mode (`nvtxr view`): it asks its server for
@@ -192,7 +205,7 @@ impl<'a> Page<'a> {
     }
 
     fn row_start(&mut self, p: &Process, label: &str, is_async: bool) -> std::io::Result<()> {
-        self.row_start_as(p.trace_pid, &process_title(p), label, is_async)
+        self.row_start_as(p.trace_pid, &process_title(p), label, is_async, Link::None)
     }
 
     /// Starts a row under process `process` (a GPU's, or a process's title).
@@ -202,13 +215,19 @@ impl<'a> Page<'a> {
         process: &str,
         label: &str,
         is_async: bool,
+        link: Link,
     ) -> std::io::Result<()> {
         let comma = if self.first_row { "" } else { ",\n" };
         self.first_row = false;
         self.first_item = true;
+        let link = match link {
+            Link::None => String::new(),
+            Link::Thread(tid) => format!("\"tid\":{tid},"),
+            Link::LaunchedFrom(pid) => format!("\"from\":{pid},"),
+        };
         write!(
             self.out,
-            "{comma}{{\"pid\":{pid},\"process\":{},\"label\":{},\"async\":{is_async},\"items\":[",
+            "{comma}{{\"pid\":{pid},\"process\":{},\"label\":{},\"async\":{is_async},{link}\"items\":[",
             script_json(process),
             script_json(label)
         )
@@ -297,7 +316,14 @@ impl<'a> Page<'a> {
 
 impl Sink for Page<'_> {
     fn thread_start(&mut self, p: &Process, t: &Thread) -> std::io::Result<()> {
-        self.row_start(p, &thread_title(t), false)
+        let title = process_title(p);
+        self.row_start_as(
+            p.trace_pid,
+            &title,
+            &thread_title(t),
+            false,
+            Link::Thread(t.tid),
+        )
     }
 
     fn range(&mut self, _: &Process, r: &Range) -> std::io::Result<()> {

@@ -209,6 +209,9 @@ impl<'a> GpuEvent<'a> {
 #[derive(Debug, Clone, Copy)]
 pub struct Launched<'g> {
     pub tid: u32,
+    /// When the call started (on the trace's timeline): where the
+    /// timelines' flow to its activities starts.
+    pub start: u64,
     pub api: &'g str,
     pub range: Option<&'g RangeName>,
 }

@@ -34,11 +34,12 @@ pub(super) struct Launches<'g> {
     pending: &'g [ApiCall],
 }
 
-/// A launch met: its API's name, its thread, and its innermost range's
-/// index in `Launches::ranges` plus 1 (0: none); 24 bytes per launch
-/// (its range's name in each took 56).
+/// A launch met: its API's name, its thread, its start, and its innermost
+/// range's index in `Launches::ranges` plus 1 (0: none); 32 bytes per
+/// launch (its range's name in each took 56).
 struct Met<'g> {
     api: &'g str,
+    start: u64,
     tid: u32,
     range: u32,
 }
@@ -140,6 +141,7 @@ impl<'g> Launches<'g> {
         let range = self.range_index(range);
         self.launched.push(Met {
             tid: self.tid,
+            start: launch.start,
             api: launch.api,
             range,
         });
@@ -163,6 +165,7 @@ impl<'g> Launches<'g> {
         let met = &self.launched[index];
         Launched {
             tid: met.tid,
+            start: met.start,
             api: met.api,
             range: (met.range.checked_sub(1)).and_then(|r| self.ranges.get_index(r as usize)),
         }

@@ -207,6 +207,7 @@ mod tests {
         let range = RangeName::new(domain, range);
         let launch = Launched {
             tid: 1,
+            start: 0,
             api: "cudaLaunchKernel",
             range: Some(&range),
         };

@@ -55,6 +55,12 @@ pub struct RowInfo {
     pub empty: bool,
     /// The deepest lane.
     pub depth: usize,
+    /// A thread's row: its tid (where its launches' flows start).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tid: Option<u32>,
+    /// A GPU stream's row: the pid of the process that launched its work.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<u32>,
 }
 
 struct Row {
@@ -81,6 +87,10 @@ pub struct RowWindow {
     lanes: Vec<Entries>,
     /// Every mark as `[time, name, look]`, or bins as `[time, name, look, marks]`.
     marks: Entries,
+    /// A GPU stream's row: per lane, each range's launch as `[tid, time]`
+    /// (tid 0: none), where its lane lists every range (none for bars).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    launches: Vec<Vec<[u64; 2]>>,
 }
 
 /// The answer to a [`Window`]: each row's lanes and marks, and the names
@@ -185,6 +195,8 @@ impl Index {
                 is_async,
                 empty: false,
                 depth: 0,
+                tid: None,
+                from: None,
             },
             lanes: Vec::new(),
             marks: Marks::default(),
@@ -210,13 +222,21 @@ impl Index {
         let (t0, t1) = (window.t0, window.t1.max(window.t0 + 1));
         let mut answer = WindowAnswer::default();
         for row in &self.rows {
-            let lanes = row
+            let (lanes, launches): (Vec<_>, Vec<_>) = row
                 .lanes
                 .iter()
                 .map(|lane| self.lane_window(lane, (t0, t1), bins, &mut answer))
-                .collect();
+                .unzip();
             let marks = self.marks_window(&row.marks, (t0, t1), bins, &mut answer);
-            answer.rows.push(RowWindow { lanes, marks });
+            let launches = match row.lanes.iter().any(Lane::launched) {
+                true => launches,
+                false => Vec::new(),
+            };
+            answer.rows.push(RowWindow {
+                lanes,
+                marks,
+                launches,
+            });
         }
         answer
     }
@@ -227,7 +247,7 @@ impl Index {
         (t0, t1): (u64, u64),
         bins: u64,
         answer: &mut WindowAnswer<'a>,
-    ) -> Entries {
+    ) -> (Entries, Vec<[u64; 2]>) {
         let s = &self.store;
         let (start, end) = (|i| s.get(&lane.start, i), |i| s.get(&lane.end, i));
         let shown = |i| Shown::from_bits(s.get(&lane.shown, i));
@@ -235,14 +255,18 @@ impl Index {
         let hi = s.partition_point(&lane.start, 0..lane.start.len(), |b| b <= t1);
         let mut out = Entries::new();
         if hi <= lo {
-            return out;
+            return (out, Vec::new());
         }
         if (hi - lo) as u64 <= bins {
+            let mut launches = Vec::new();
             for i in lo..hi {
                 let [name, look] = answer.entry(self, shown(i));
                 out.push(vec![start(i), end(i), name, look]);
+                if lane.launched() {
+                    launches.push([s.get(&lane.launch_tid, i), s.get(&lane.launch_at, i)]);
+                }
             }
-            return out;
+            return (out, launches);
         }
         let width = (t1 - t0).div_ceil(bins).max(1);
         // `counted`: ranges before it are in a bar already; `last`: the bin
@@ -275,7 +299,7 @@ impl Index {
             }
             last = b;
         }
-        out
+        (out, Vec::new())
     }
 
     fn marks_window<'a>(
@@ -386,7 +410,7 @@ impl Index {
 
 impl Sink for Index {
     fn thread_start(&mut self, p: &Process, t: &Thread) -> std::io::Result<()> {
-        self.row(p, html::thread_title(t), false);
+        self.row(p, html::thread_title(t), false).info.tid = Some(t.tid);
         Ok(())
     }
 
@@ -425,8 +449,9 @@ impl Sink for Index {
         let details = html::gpu_details(g);
         let shown = self.shown(&details, What::Gpu)?;
         let (start, end) = (a.start - self.origin, a.end.max(a.start) - self.origin);
+        let launch = (g.launch).map(|l| (l.tid, l.start.saturating_sub(self.origin)));
         let lane = self.gpu.entry((a.device, a.stream)).or_default();
-        lane.push(&mut self.store, start, end, shown)
+        lane.push_launched(&mut self.store, (start, end), shown, launch)
     }
 
     fn process_end(&mut self, p: &Process) -> std::io::Result<()> {
@@ -436,6 +461,7 @@ impl Sink for Index {
             let row = self.row(p, format!("stream {stream}"), false);
             row.info.pid = gpu_pid(p, device);
             row.info.process = label;
+            row.info.from = Some(p.trace_pid);
             row.lanes.push(lane);
             self.complete_row()?;
         }

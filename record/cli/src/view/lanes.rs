@@ -32,6 +32,10 @@ pub(super) struct Lane {
     pub(super) end: Column,
     /// [`Shown::bits`].
     pub(super) shown: Column,
+    /// A GPU stream's lanes: each activity's launch, its thread (0: none)
+    /// and start, where its flow starts; empty on other rows.
+    pub(super) launch_tid: Column,
+    pub(super) launch_at: Column,
     pub(super) order: Order,
 }
 
@@ -49,10 +53,33 @@ impl Lane {
         store.push(&mut self.shown, shown.bits())
     }
 
+    /// [`Lane::push`] for a GPU activity, with its launch's thread and time.
+    pub(super) fn push_launched(
+        &mut self,
+        store: &mut Store,
+        (start, end): (u64, u64),
+        shown: Shown,
+        launch: Option<(u32, u64)>,
+    ) -> std::io::Result<()> {
+        self.push(store, start, end, shown)?;
+        let (tid, at) = launch.unwrap_or((0, 0));
+        store.push(&mut self.launch_tid, tid.into())?;
+        store.push(&mut self.launch_at, at)
+    }
+
+    /// Whether its events have their launches ([`Lane::push_launched`]).
+    pub(super) fn launched(&self) -> bool {
+        self.launch_tid.len() > 0
+    }
+
     /// Sorted by start (if they came out of order) and written out.
     pub(super) fn complete(&mut self, store: &mut Store) -> std::io::Result<()> {
-        let columns = &mut [&mut self.start, &mut self.end, &mut self.shown];
-        complete(store, self.order.unsorted, columns)
+        let launched = self.launched();
+        let mut columns = vec![&mut self.start, &mut self.end, &mut self.shown];
+        if launched {
+            columns.extend([&mut self.launch_tid, &mut self.launch_at]);
+        }
+        complete(store, self.order.unsorted, &mut columns)
     }
 }
 
