@@ -149,7 +149,7 @@ pub struct Writer<'a> {
     /// The last process whose metadata was written (its key).
     described: Option<u64>,
     /// The GPU processes (stream `u32::MAX`) and streams named so far.
-    gpus: std::collections::HashSet<(u32, u32)>,
+    gpus: hashbrown::HashSet<(u32, u32)>,
 }
 
 impl<'a> Writer<'a> {

@@ -4,7 +4,7 @@
 
 use super::{Item, Page};
 use crate::model::{css_color, Details};
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 /// Events past which the page is an overview.
 pub const DETAILED: u64 = 500_000;

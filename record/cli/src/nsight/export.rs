@@ -12,7 +12,7 @@ use crate::model::{
     Details, GpuEvent, Launch, Mark, Payload, Process, Range, Scan, Sink, Style, Thread,
 };
 use nvtxr_record_format::gpu::Tag;
-use std::collections::{HashMap, HashSet};
+use hashbrown::{HashMap, HashSet};
 use std::io::Result;
 
 /// Where the rows go.

@@ -22,7 +22,7 @@ use parquet::basic::{Compression, Encoding, LogicalType, Repetition};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::{ColumnPath, Type as Schema};
-use std::collections::HashMap;
+use hashbrown::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -41,7 +41,7 @@ struct ProcessTracks {
     /// Its sequence, for descriptors and start/end ranges.
     sequence: Sequence,
     /// Threads and domain child tracks described, by uuid.
-    described: std::collections::HashSet<u64>,
+    described: hashbrown::HashSet<u64>,
     /// Thread uuids by tid (for flows on start/end ranges).
     threads: HashMap<u32, u64>,
     /// Each GPU stream's sequence, by its track's uuid.

@@ -7,7 +7,7 @@ use crate::nsight::export::{Exporter, Store};
 use crate::nsight::{Table, Type, Value, STRING_IDS, TABLES};
 use rusqlite::types::{ToSqlOutput, Value as SqlValue};
 use rusqlite::{params, Connection, OptionalExtension, ToSql, Transaction};
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 /// Writes the export of what `filter` keeps to `out`: built in a temporary
 /// file (SQLite writes files, not streams), then copied; returns the number
