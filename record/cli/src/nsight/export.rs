@@ -11,8 +11,8 @@ use super::{
 use crate::model::{
     Details, GpuEvent, Launch, Mark, Payload, Process, Range, Scan, Sink, Style, Thread,
 };
-use nvtxr_record_format::gpu::Tag;
 use hashbrown::{HashMap, HashSet};
+use nvtxr_record_format::gpu::Tag;
 use std::io::Result;
 
 /// Where the rows go.

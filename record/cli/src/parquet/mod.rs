@@ -18,11 +18,11 @@
 use crate::model::{Filter, Process, Scan, Sink};
 use crate::nsight::export::{Exporter, Store};
 use crate::nsight::{Table, Type, Value, STRING_IDS, TABLES};
+use hashbrown::HashMap;
 use parquet::basic::{Compression, Encoding, LogicalType, Repetition};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::{ColumnPath, Type as Schema};
-use hashbrown::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

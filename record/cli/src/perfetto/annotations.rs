@@ -152,10 +152,15 @@ enum Value2 {
 
 pub(super) type GpuArgs = SmallVec<[Annotation; 12]>;
 
-/// A GPU activity's arguments, their texts interned in `strings` (new
-/// ones defined in `interned_data`, `i`).
-pub(super) fn gpu_annotations(g: &GpuEvent, strings: &mut Interner, i: &mut Fields) -> GpuArgs {
-    let mut out = GpuArgs::new();
+/// A GPU activity's arguments into `out`, their texts interned in
+/// `strings` (new ones defined in `interned_data`, `i`). Filled in place:
+/// returned, the arguments (a kilobyte) were copied.
+pub(super) fn gpu_annotations(
+    g: &GpuEvent,
+    strings: &mut Interner,
+    i: &mut Fields,
+    out: &mut GpuArgs,
+) {
     let mut text =
         |i: &mut Fields, t: &str| intern(strings, t, i, interned::DEBUG_ANNOTATION_STRING_VALUES);
     g.args(|n, v| {
@@ -178,7 +183,6 @@ pub(super) fn gpu_annotations(g: &GpuEvent, strings: &mut Interner, i: &mut Fiel
             value,
         });
     });
-    out
 }
 
 /// Writes a GPU activity's arguments into its `TrackEvent`.

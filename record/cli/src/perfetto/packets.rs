@@ -3,7 +3,7 @@
 //! clocks; and the track events written into them.
 
 use super::annotations::{
-    annotations, encode_gpu_annotations, gpu_annotations, gpu_arg_iid, ANNOTATIONS,
+    annotations, encode_gpu_annotations, gpu_annotations, gpu_arg_iid, GpuArgs, ANNOTATIONS,
 };
 use super::intern::{intern, Interner};
 use super::proto::*;
@@ -210,7 +210,7 @@ impl Packets<'_> {
             p.uint(packet::SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
             let mut name_iid = None;
             let mut annotated = Vec::new();
-            let mut gpu = None;
+            let mut gpu = GpuArgs::new();
             if name.is_some() || !matches!(args, Args::None) {
                 p.message_if_any(packet::INTERNED_DATA, |i| {
                     name_iid =
@@ -227,15 +227,13 @@ impl Packets<'_> {
                                 )
                             })
                         }
-                        Args::Gpu(g) => gpu = Some(gpu_annotations(g, &mut s.strings, i)),
+                        Args::Gpu(g) => gpu_annotations(g, &mut s.strings, i, &mut gpu),
                     }
                 });
             }
             p.message(packet::TRACK_EVENT, |t| {
                 event.encode(t, name_iid, &annotated);
-                if let Some(gpu) = &gpu {
-                    encode_gpu_annotations(t, gpu);
-                }
+                encode_gpu_annotations(t, &gpu);
             });
         })
     }

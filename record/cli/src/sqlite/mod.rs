@@ -5,9 +5,9 @@
 use crate::model::{Filter, Process, Scan};
 use crate::nsight::export::{Exporter, Store};
 use crate::nsight::{Table, Type, Value, STRING_IDS, TABLES};
+use hashbrown::HashMap;
 use rusqlite::types::{ToSqlOutput, Value as SqlValue};
 use rusqlite::{params, Connection, OptionalExtension, ToSql, Transaction};
-use hashbrown::HashMap;
 
 /// Writes the export of what `filter` keeps to `out`: built in a temporary
 /// file (SQLite writes files, not streams), then copied; returns the number
