@@ -1,0 +1,300 @@
+//! GPU activity in each output, from the scripted CUDA program of
+//! `gpu.rs` (`tests/gpu/cuda_app.c` under the test CUPTI): the Perfetto
+//! trace's slices against the JSON's, a CUDA graph's launch with a flow to
+//! each node in both, and `nvtxr view`'s stream rows and flows.
+
+mod common;
+
+use common::cuda::*;
+use common::{load, text};
+use std::path::Path;
+use std::process::Command;
+
+/// The events of a `.pftrace` as `perfetto_check.py` prints them, once it
+/// has checked the trace against Perfetto's own protos.
+fn perfetto_events(trace: &Path) -> Vec<serde_json::Value> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/perfetto_check.py");
+    let check = Command::new(nvtxr_harness::python())
+        .arg(&script)
+        .arg(trace)
+        .env("PYTHONPATH", nvtxr_harness::perfetto_protos())
+        .output()
+        .unwrap();
+    assert!(check.status.success(), "{}", text(&check));
+    String::from_utf8_lossy(&check.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn the_perfetto_trace_has_every_activity_with_the_jsons_arguments() {
+    let rec = nvtxr_harness::work_dir().join(format!("gpu-perfetto-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&rec);
+    let keep = ["--gpu-syncs", "--keep", rec.to_str().unwrap()];
+    let (dir, out) = run("perfetto", &keep, &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let trace = dir.join("t.pftrace");
+    let report = Command::new(&nvtxr_harness::artifacts().nvtxr)
+        .args(["report", "-q", "-o"])
+        .arg(&trace)
+        .arg(&rec)
+        .output()
+        .unwrap();
+    assert!(report.status.success(), "{}", text(&report));
+    let events = perfetto_events(&trace);
+    // Each GPU slice of the Perfetto trace, by correlation id and name: its
+    // arguments; and the same from the JSON trace of the same recording.
+    let slices = |events: Vec<serde_json::Value>| {
+        let mut out: Vec<(u64, String, serde_json::Value)> = events
+            .into_iter()
+            .filter(|e| e["args"]["correlation"].is_u64() && e["args"]["context"].is_u64())
+            .map(|e| {
+                let mut args = e["args"].clone();
+                args.as_object_mut().unwrap().remove("domain");
+                (
+                    args["correlation"].as_u64().unwrap(),
+                    e["name"].as_str().unwrap().to_string(),
+                    args,
+                )
+            })
+            .collect();
+        out.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+        out
+    };
+    let perfetto = slices(
+        events
+            .into_iter()
+            .filter(|e| e["kind"] == "slice")
+            .collect(),
+    );
+    let json = slices(
+        load(&dir.join("trace.json"))["traceEvents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["ph"] == "X")
+            .cloned()
+            .collect(),
+    );
+    // Six kernels, two copies, a set, a synchronization.
+    assert_eq!(perfetto.len(), 10, "{perfetto:#?}");
+    assert_eq!(perfetto, json);
+    assert!(
+        perfetto
+            .iter()
+            .all(|(_, _, a)| a["launched by"]["api"].is_string()),
+        "{perfetto:#?}"
+    );
+    std::fs::remove_dir_all(&rec).unwrap();
+}
+
+/// The JSON body of `GET path` from the server at `port`.
+fn get(port: u16, path: &str) -> serde_json::Value {
+    let (status, head, body) = common::http_get(port, &format!("127.0.0.1:{port}"), path, "");
+    assert_eq!(status, 200, "{head}");
+    serde_json::from_str(&body).unwrap()
+}
+
+#[test]
+fn nvtxr_view_shows_a_row_per_gpu_stream() {
+    let keep = nvtxr_harness::work_dir().join(format!("gpu-view-{}", std::process::id()));
+    let rec = keep.join("rec");
+    let (_, out) = run("view", &["--keep", rec.to_str().unwrap()], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let mut child = Command::new(&nvtxr_harness::artifacts().nvtxr)
+        .args(["view", "-q", "--no-token"])
+        .arg(&rec)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let port: u16 = line
+        .split("http://127.0.0.1:")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    let meta = get(port, "/meta");
+    let window = get(port, &format!("/window?t0=0&t1={}&w=4000", meta["end"]));
+    // The served page draws each bar's flow from its launch.
+    let drawn = nvtxr_harness::have_tool("chromium").then(|| {
+        let dom = common::dump_dom(&keep, &format!("http://127.0.0.1:{port}/"));
+        let svg = dom
+            .split("<svg")
+            .nth(1)
+            .and_then(|s| s.split("</svg>").next());
+        let svg = svg.unwrap_or_else(|| panic!("no timeline drawn: {dom}"));
+        svg.matches("<line class=\"flow\"").count()
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    let rows = meta["rows"].as_array().unwrap();
+    let streams: Vec<(String, String)> = rows
+        .iter()
+        .filter(|r| r["process"].as_str().unwrap().starts_with("GPU "))
+        .map(|r| {
+            let process = r["process"].as_str().unwrap();
+            (
+                process[..5].to_string(),
+                r["label"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    // As the JSON trace's stream tracks: two devices, four streams.
+    let row = |gpu: &str, stream: &str| (gpu.to_string(), stream.to_string());
+    assert_eq!(
+        streams,
+        [
+            row("GPU 0", "stream 7"),
+            row("GPU 0", "stream 14"),
+            row("GPU 1", "stream 13"),
+            row("GPU 1", "stream 15")
+        ],
+        "{rows:?}"
+    );
+    // Each GPU bar's launch (`[tid, time]`, where its flow starts), on a
+    // thread row of the process the GPU row names.
+    let threads: Vec<(u64, u64)> = rows
+        .iter()
+        .filter(|r| r["tid"].is_u64())
+        .map(|r| (r["pid"].as_u64().unwrap(), r["tid"].as_u64().unwrap()))
+        .collect();
+    let mut launched = 0;
+    for (row, answer) in rows.iter().zip(window["rows"].as_array().unwrap()) {
+        let Some(from) = row["from"].as_u64() else {
+            assert!(answer["launches"].is_null(), "{answer}");
+            continue;
+        };
+        let lanes = answer["lanes"].as_array().unwrap();
+        let launches = answer["launches"].as_array().unwrap();
+        for (lane, launches) in lanes.iter().zip(launches) {
+            let launches = launches.as_array().unwrap();
+            assert_eq!(lane.as_array().unwrap().len(), launches.len());
+            for (bar, launch) in lane.as_array().unwrap().iter().zip(launches) {
+                let (tid, at) = (launch[0].as_u64().unwrap(), launch[1].as_u64().unwrap());
+                assert!(threads.contains(&(from, tid)), "{launch} of {row}");
+                assert!(at <= bar[0].as_u64().unwrap(), "{launch} {bar}");
+                launched += 1;
+            }
+        }
+    }
+    // Six kernels, two copies, a set.
+    assert_eq!(launched, 9);
+    if let Some(drawn) = drawn {
+        assert_eq!(drawn, launched);
+    }
+    let shown = window.to_string();
+    assert!(shown.contains("gemm"), "{shown}");
+    assert!(shown.contains("GPU activity"), "{shown}");
+    std::fs::remove_dir_all(keep).unwrap();
+}
+
+#[test]
+fn each_node_of_a_graph_launch_has_its_flow_from_the_launch_and_its_range() {
+    let rec = nvtxr_harness::work_dir().join(format!("gpu-graph-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&rec);
+    let keep = ["--keep", rec.to_str().unwrap()];
+    let (dir, out) = run("graph", &keep, &[("GRAPH_LAUNCH", "1")]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    let trace = load(&dir.join("trace.json"));
+    let events = trace["traceEvents"].as_array().unwrap();
+    let launch = events
+        .iter()
+        .find(|e| e["cat"] == "cuda_api" && e["args"]["correlation"] == 12)
+        .expect("the graph's launch");
+    assert_eq!(launch["name"], "cudaGraphLaunch");
+    let nodes: Vec<&serde_json::Value> = events
+        .iter()
+        .filter(|e| {
+            e["ph"] == "X" && e["args"]["correlation"] == 12 && e["args"]["context"].is_u64()
+        })
+        .collect();
+    let names: Vec<&str> = nodes.iter().map(|e| e["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["node1()", "node2()", "[CUDA memset]"]);
+    for node in &nodes {
+        let by = &node["args"]["launched by"];
+        assert_eq!(
+            (&by["api"], &by["range"]),
+            (&"cudaGraphLaunch".into(), &"graph".into()),
+            "{node}"
+        );
+    }
+    // A flow from the launch to each node: as many starts at the launch as
+    // nodes, each ended by one node.
+    let flow_ids = |ph: &str, at: &serde_json::Value| -> Vec<String> {
+        events
+            .iter()
+            .filter(|e| {
+                e["ph"] == ph
+                    && e["ts"] == at["ts"]
+                    && e["pid"] == at["pid"]
+                    && e["tid"] == at["tid"]
+            })
+            .map(|e| e["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let mut started = flow_ids("s", launch);
+    let mut ended: Vec<String> = nodes.iter().flat_map(|n| flow_ids("f", n)).collect();
+    started.sort();
+    ended.sort();
+    assert_eq!(ended.len(), 3, "{ended:?}");
+    assert_eq!(started, ended);
+    // The projection holds the graph's three operations, two of them kernels.
+    let projected = said
+        .split("NVTX ranges projected onto the GPU")
+        .nth(1)
+        .and_then(|t| t.split("\n\n").nth(1))
+        .unwrap();
+    let graph = projected
+        .lines()
+        .find(|l| l.starts_with(":graph "))
+        .unwrap_or_else(|| panic!("{projected}"));
+    assert_eq!(
+        graph.split_whitespace().rev().take(2).collect::<Vec<_>>(),
+        ["3", "2"]
+    );
+
+    // The same flows in the Perfetto trace: the launch's instant starts one
+    // per node, and each node's slice ends its own.
+    let pftrace = dir.join("t.pftrace");
+    let report = common::nvtxr(
+        &[
+            "report",
+            "-q",
+            "-o",
+            pftrace.to_str().unwrap(),
+            rec.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(report.status.success(), "{}", text(&report));
+    let lines = perfetto_events(&pftrace);
+    let instant = lines
+        .iter()
+        .find(|e| e["kind"] == "flow" && e["name"] == "cudaGraphLaunch")
+        .expect("the launch's instant");
+    let mut starts: Vec<u64> = instant["args"]["flow_ids"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    let mut ends: Vec<u64> = lines
+        .iter()
+        .filter(|e| e["kind"] == "slice" && e["args"]["correlation"] == 12)
+        .flat_map(|e| e["flow_ends"].as_array().unwrap().clone())
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    starts.sort();
+    ends.sort();
+    assert_eq!(ends.len(), 3, "{ends:?}");
+    assert_eq!(starts, ends);
+    std::fs::remove_dir_all(&rec).unwrap();
+}
