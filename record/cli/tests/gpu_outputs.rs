@@ -6,26 +6,8 @@
 mod common;
 
 use common::cuda::*;
-use common::{load, text};
-use std::path::Path;
+use common::{load, perfetto_events, report, text};
 use std::process::Command;
-
-/// The events of a `.pftrace` as `perfetto_check.py` prints them, once it
-/// has checked the trace against Perfetto's own protos.
-fn perfetto_events(trace: &Path) -> Vec<serde_json::Value> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/perfetto_check.py");
-    let check = Command::new(nvtxr_harness::python())
-        .arg(&script)
-        .arg(trace)
-        .env("PYTHONPATH", nvtxr_harness::perfetto_protos())
-        .output()
-        .unwrap();
-    assert!(check.status.success(), "{}", text(&check));
-    String::from_utf8_lossy(&check.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
 
 #[test]
 fn the_perfetto_trace_has_every_activity_with_the_jsons_arguments() {
@@ -35,13 +17,8 @@ fn the_perfetto_trace_has_every_activity_with_the_jsons_arguments() {
     let (dir, out) = run("perfetto", &keep, &[]);
     assert!(out.status.success(), "{}", text(&out));
     let trace = dir.join("t.pftrace");
-    let report = Command::new(&nvtxr_harness::artifacts().nvtxr)
-        .args(["report", "-q", "-o"])
-        .arg(&trace)
-        .arg(&rec)
-        .output()
-        .unwrap();
-    assert!(report.status.success(), "{}", text(&report));
+    let reported = report(&trace, &rec);
+    assert!(reported.status.success(), "{}", text(&reported));
     let events = perfetto_events(&trace);
     // Each GPU slice of the Perfetto trace, by correlation id and name: its
     // arguments; and the same from the JSON trace of the same recording.
@@ -264,17 +241,8 @@ fn each_node_of_a_graph_launch_has_its_flow_from_the_launch_and_its_range() {
     // The same flows in the Perfetto trace: the launch's instant starts one
     // per node, and each node's slice ends its own.
     let pftrace = dir.join("t.pftrace");
-    let report = common::nvtxr(
-        &[
-            "report",
-            "-q",
-            "-o",
-            pftrace.to_str().unwrap(),
-            rec.to_str().unwrap(),
-        ],
-        &[],
-    );
-    assert!(report.status.success(), "{}", text(&report));
+    let reported = report(&pftrace, &rec);
+    assert!(reported.status.success(), "{}", text(&reported));
     let lines = perfetto_events(&pftrace);
     let instant = lines
         .iter()

@@ -9,7 +9,7 @@ use common::ranks::*;
 use common::text;
 use nvtxr_harness::{artifacts, compile_c, have_tool, Producer};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 fn scratch(name: &str) -> PathBuf {
@@ -132,17 +132,7 @@ fn torchrun_style_recordings_merge_with_a_labelled_track_per_rank() {
     // a process per rank, sorted by rank, with every range.
     let pftrace = dir.join("merged.pftrace");
     report(&dirs, &pftrace, &["-q"]);
-    let checked = Command::new(nvtxr_harness::python())
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/perfetto_check.py"))
-        .arg(&pftrace)
-        .env("PYTHONPATH", nvtxr_harness::perfetto_protos())
-        .output()
-        .unwrap();
-    assert!(checked.status.success(), "{}", text(&checked));
-    let lines: Vec<Value> = String::from_utf8_lossy(&checked.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = common::perfetto_events(&pftrace);
     let processes: Vec<(i64, String)> = lines
         .iter()
         .filter(|l| l.get("process").is_some())

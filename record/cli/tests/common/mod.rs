@@ -422,9 +422,10 @@ pub fn shown_in_json(trace: &Path) -> Vec<Shown> {
     out
 }
 
-/// A `.pftrace` checked by `perfetto_check.py` with Perfetto's own protos;
-/// its ranges and marks as [`Shown`], and its flows (from, to) by tid.
-pub fn shown_in_perfetto(trace: &Path) -> (Vec<Shown>, Vec<(u64, u64)>) {
+/// A `.pftrace` checked by `perfetto_check.py` with Perfetto's own protos:
+/// its lines, as the script prints them (its processes and threads, then
+/// its events).
+pub fn perfetto_events(trace: &Path) -> Vec<Value> {
     let out = Command::new(nvtxr_harness::python())
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/perfetto_check.py"))
         .arg(trace)
@@ -432,10 +433,18 @@ pub fn shown_in_perfetto(trace: &Path) -> (Vec<Shown>, Vec<(u64, u64)>) {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// A `.pftrace` checked by `perfetto_check.py` with Perfetto's own protos;
+/// its ranges and marks as [`Shown`], and its flows (from, to) by tid.
+pub fn shown_in_perfetto(trace: &Path) -> (Vec<Shown>, Vec<(u64, u64)>) {
     let mut shown = Vec::new();
     let mut flows: HashMap<u64, (Option<u64>, Option<u64>)> = HashMap::new();
-    for line in String::from_utf8(out.stdout).unwrap().lines() {
-        let v: Value = serde_json::from_str(line).unwrap();
+    for v in perfetto_events(trace) {
         let Some(kind) = v["kind"].as_str() else {
             continue; // a track
         };
