@@ -3,6 +3,7 @@
 
 mod common;
 
+use common::traces::{shown_in_json, shown_in_perfetto};
 use common::*;
 use nvtxr_harness::{compile_c, Producer};
 use serde_json::Value;

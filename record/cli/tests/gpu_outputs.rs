@@ -6,7 +6,8 @@
 mod common;
 
 use common::cuda::*;
-use common::{load, perfetto_events, report, text};
+use common::traces::perfetto_events;
+use common::{load, report, text};
 use std::process::Command;
 
 #[test]

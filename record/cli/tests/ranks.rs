@@ -132,7 +132,7 @@ fn torchrun_style_recordings_merge_with_a_labelled_track_per_rank() {
     // a process per rank, sorted by rank, with every range.
     let pftrace = dir.join("merged.pftrace");
     report(&dirs, &pftrace, &["-q"]);
-    let lines = common::perfetto_events(&pftrace);
+    let lines = common::traces::perfetto_events(&pftrace);
     let processes: Vec<(i64, String)> = lines
         .iter()
         .filter(|l| l.get("process").is_some())
