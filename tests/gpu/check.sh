@@ -120,10 +120,10 @@ python3 - "$OUT/graph.sqlite" "$OUT/graph.json" <<'PY'
 import json, sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 ranges = db.execute("SELECT start, end FROM NVTX_EVENTS WHERE end IS NOT NULL").fetchall()
-q = ("SELECT s.value, a.value, r.start FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName "
+q = ("SELECT s.value, a.value, r.start, k.graphId, k.graphNodeId FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName "
      "JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId JOIN StringIds a ON a.id = r.nameId ORDER BY k.start")
-for name, api, launch in db.execute(q):
-    print(f"graph: {name} launched by {api} inside {sum(1 for s, e in ranges if s <= launch <= e)} open range(s)")
+for name, api, launch, graph, node in db.execute(q):
+    print(f"graph: {name} launched by {api} inside {sum(1 for s, e in ranges if s <= launch <= e)} open range(s), graph {graph} node {node}")
 events = json.load(open(sys.argv[2]))["traceEvents"]
 kernels = [e for e in events if e.get("cat") == "kernel" and e["ph"] == "X"]
 print("graph: kernels under 'graph' in the JSON:", sum(1 for k in kernels if k["args"].get("launched by", {}).get("range") == "graph"),

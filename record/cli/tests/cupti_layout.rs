@@ -1,6 +1,7 @@
 //! The tool's CUPTI numbers and record offsets against NVIDIA's own headers
 //! (PyPI `nvidia-cuda-cupti`): what `record/tool/src/gpu/cupti.rs` reads
-//! from CUPTI's records is where CUPTI 13 puts it.
+//! from CUPTI's records is where CUPTI 13 puts it, and where CUDA 11.6's
+//! CUPTI (the oldest the tool reads) put it.
 
 use nvtxr_harness::{check, cupti_include};
 use std::process::Command;
@@ -72,6 +73,21 @@ fn cupti_layout() {
             "KERNEL_CORRELATION",
         ),
         ("offsetof(CUpti_ActivityKernel13, name)", "KERNEL_NAME"),
+        (
+            "offsetof(CUpti_ActivityKernel13, graphNodeId)",
+            "KERNEL_GRAPH_NODE",
+        ),
+        ("offsetof(CUpti_ActivityKernel13, graphId)", "KERNEL_GRAPH"),
+        (
+            "offsetof(CUpti_ActivityMemcpy7, graphNodeId)",
+            "MEMCPY_GRAPH_NODE",
+        ),
+        ("offsetof(CUpti_ActivityMemcpy7, graphId)", "MEMCPY_GRAPH"),
+        (
+            "offsetof(CUpti_ActivityMemset5, graphNodeId)",
+            "MEMSET_GRAPH_NODE",
+        ),
+        ("offsetof(CUpti_ActivityMemset5, graphId)", "MEMSET_GRAPH"),
         (
             "offsetof(CUpti_ActivityMemcpy7, copyKind)",
             "MEMCPY_COPY_KIND",
@@ -175,6 +191,20 @@ fn cupti_layout() {
             "API_CORRELATION",
         ),
     ];
+    // The oldest records the tool reads (CUDA 11.6's, in the deprecated
+    // header) have the same offsets.
+    let oldest = [
+        ("Kernel13", "Kernel7"),
+        ("Memcpy7", "Memcpy5"),
+        ("Memset5", "Memset4"),
+    ];
+    let checked: Vec<(String, &str)> = (checked.iter())
+        .map(|&(expr, name)| (expr.to_string(), name))
+        .chain(checked.iter().filter_map(|&(expr, name)| {
+            let (now, then) = oldest.iter().find(|(now, _)| expr.contains(now))?;
+            Some((expr.replace(now, then), name))
+        }))
+        .collect();
     let source =
         std::fs::read_to_string(nvtxr_harness::root().join("record/tool/src/gpu/cupti.rs"))
             .unwrap();
@@ -190,9 +220,9 @@ fn cupti_layout() {
     let dir = nvtxr_harness::work_dir().join(format!("cupti-layout-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut c = String::from(
-        "#include <stddef.h>\n#include <stdio.h>\n#include <cupti.h>\nint main(void) {\n",
+        "#include <stddef.h>\n#include <stdio.h>\n#include <cupti.h>\n#include <cupti_activity_deprecated.h>\nint main(void) {\n",
     );
-    for (expr, _) in checked {
+    for (expr, _) in &checked {
         c += &format!("    printf(\"%zu\\n\", (size_t)({expr}));\n");
     }
     c += "    return 0;\n}\n";

@@ -1,5 +1,5 @@
 //! When GPU recording cannot work (no libcupti, another profiler holding
-//! CUPTI, CUPTI failing, `--gpu off`/`on`, another tool's CUDA injection,
+//! CUPTI, CUPTI failing, a CUPTI too old, `--gpu off`/`on`, another tool's CUDA injection,
 //! GPU times on CUPTI's own clock, a CUPTI that cannot record launches
 //! alone): the NVTX recording unchanged, one line saying why. The test
 //! CUPTI and program: `gpu.rs`.
@@ -22,6 +22,12 @@ fn without_cupti_the_nvtx_recording_is_unchanged_and_one_line_says_why() {
             "failing",
             vec![("FAKE_CUPTI_ENABLE_FAILS", "1")],
             "cuptiActivityEnable",
+        ),
+        // CUDA 11.5's CUPTI: its records' layouts are not the ones read.
+        (
+            "old",
+            vec![("FAKE_CUPTI_VERSION", "16")],
+            "is CUPTI API version 16, older than CUDA 11.6's (17)",
         ),
     ] {
         let (cupti, app) = built();

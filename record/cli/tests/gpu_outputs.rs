@@ -196,14 +196,58 @@ fn each_node_of_a_graph_launch_has_its_flow_from_the_launch_and_its_range() {
         .collect();
     let names: Vec<&str> = nodes.iter().map(|e| e["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["node1()", "node2()", "[CUDA memset]"]);
-    for node in &nodes {
+    for (n, node) in nodes.iter().enumerate() {
         let by = &node["args"]["launched by"];
         assert_eq!(
             (&by["api"], &by["range"]),
             (&"cudaGraphLaunch".into(), &"graph".into()),
             "{node}"
         );
+        // Each node's graph and node ids, as CUPTI gave them.
+        let ids = (&node["args"]["graph"], &node["args"]["graph node"]);
+        assert_eq!(ids, (&5.into(), &(0x1_0000_0001 + n as u64).into()));
     }
+    // Work launched on its own is in no graph.
+    assert!(events
+        .iter()
+        .filter(|e| e["ph"] == "X" && e["args"]["correlation"] != 12)
+        .all(|e| e["args"].get("graph node").is_none()));
+
+    // Nsight's columns: SQL that groups a graph's kernels by node runs as
+    // on Nsight's export; the rest have no graph (NULL).
+    let db = rusqlite::Connection::open(dir.join("trace.sqlite")).unwrap();
+    let in_graphs: Vec<(String, Option<i64>, i64)> = db
+        .prepare(
+            "SELECT s.value, k.graphId, k.graphNodeId FROM CUPTI_ACTIVITY_KIND_KERNEL k
+             JOIN StringIds s ON s.id = k.shortName WHERE k.graphNodeId IS NOT NULL
+             UNION ALL SELECT 'memset', NULL, graphNodeId FROM CUPTI_ACTIVITY_KIND_MEMSET
+             WHERE graphNodeId IS NOT NULL ORDER BY 3",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let node = |n: i64| 0x1_0000_0000 + n;
+    // (Nsight's memset table has no graphId.)
+    assert_eq!(
+        in_graphs,
+        [
+            ("node1".to_string(), Some(5), node(1)),
+            ("node2".to_string(), Some(5), node(2)),
+            ("memset".to_string(), None, node(3)),
+        ]
+    );
+    let alone: i64 = db
+        .query_row(
+            "SELECT (SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE graphNodeId IS NULL AND graphId IS NULL)
+                  + (SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE graphNodeId IS NULL)",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    // The six kernels and two copies launched on their own.
+    assert_eq!(alone, 8);
     // A flow from the launch to each node: as many starts at the launch as
     // nodes, each ended by one node.
     let flow_ids = |ph: &str, at: &serde_json::Value| -> Vec<String> {
@@ -265,5 +309,19 @@ fn each_node_of_a_graph_launch_has_its_flow_from_the_launch_and_its_range() {
     ends.sort();
     assert_eq!(ends.len(), 3, "{ends:?}");
     assert_eq!(starts, ends);
+    // Each node's slice carries its graph and node ids.
+    let mut ids: Vec<(u64, u64)> = lines
+        .iter()
+        .filter(|e| e["kind"] == "slice" && e["args"]["correlation"] == 12)
+        .map(|e| {
+            let id = |name: &str| e["args"][name].as_u64().unwrap_or_else(|| panic!("{e}"));
+            (id("graph"), id("graph node"))
+        })
+        .collect();
+    ids.sort();
+    assert_eq!(
+        ids,
+        (1..=3).map(|n| (5, node(n) as u64)).collect::<Vec<_>>()
+    );
     std::fs::remove_dir_all(&rec).unwrap();
 }

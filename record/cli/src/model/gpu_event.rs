@@ -101,6 +101,8 @@ pub enum Arg {
     Bytes,
     Kind,
     Value,
+    GraphNode,
+    Graph,
     LaunchedBy,
     Api,
     Thread,
@@ -109,7 +111,7 @@ pub enum Arg {
 
 impl Arg {
     /// Every argument, each at its own index (`arg as usize`).
-    pub const ALL: [Arg; 17] = [
+    pub const ALL: [Arg; 19] = [
         Arg::Device,
         Arg::Context,
         Arg::Stream,
@@ -123,6 +125,8 @@ impl Arg {
         Arg::Bytes,
         Arg::Kind,
         Arg::Value,
+        Arg::GraphNode,
+        Arg::Graph,
         Arg::LaunchedBy,
         Arg::Api,
         Arg::Thread,
@@ -145,6 +149,8 @@ impl Arg {
             Arg::Bytes => "bytes",
             Arg::Kind => "kind",
             Arg::Value => "value",
+            Arg::GraphNode => "graph node",
+            Arg::Graph => "graph",
             Arg::LaunchedBy => "launched by",
             Arg::Api => "api",
             Arg::Thread => "thread",
@@ -197,6 +203,10 @@ impl<'a> GpuEvent<'a> {
                 arg(Arg::Value, Uint(a.copy_kind.into()));
             }
             _ => {}
+        }
+        if a.graph_node != 0 {
+            arg(Arg::GraphNode, Uint(a.graph_node));
+            arg(Arg::Graph, Uint(a.graph.into()));
         }
         if let Some(l) = self.launch {
             arg(Arg::LaunchedBy, Launch(l));

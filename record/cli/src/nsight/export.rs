@@ -272,34 +272,54 @@ impl<S: Store> Sink for Exporter<S> {
             Value::int(a.correlation),
             Value::int(gpid),
         ];
-        let (table, more): (&'static Table, Vec<i64>) = match Tag::from_byte(a.tag) {
-            Some(Tag::Kernel) => {
-                let mut more = vec![
-                    self.store.string_id(p, g.name)?,
-                    self.store.string_id(p, short_name(g.name))?,
-                    self.store.string_id(p, g.mangled)?,
-                    a.registers.into(),
-                ];
-                more.extend(a.grid.iter().chain(&a.block).map(|&v| i64::from(v)));
-                more.extend([i64::from(a.static_shared), i64::from(a.dynamic_shared)]);
-                (&KERNEL, more)
-            }
-            Some(Tag::Memcpy) => (
-                &MEMCPY,
-                vec![
-                    a.bytes as i64,
-                    a.copy_kind.into(),
-                    a.src_kind.into(),
-                    a.dst_kind.into(),
-                ],
-            ),
-            Some(Tag::Memset) => (
-                &MEMSET,
-                vec![a.copy_kind.into(), a.bytes as i64, a.src_kind.into()],
-            ),
-            _ => (&SYNCHRONIZATION, vec![a.sync_type.into(), a.event.into()]),
+        // Nsight's graph node and graph ids: NULL for work launched on its own.
+        let (node, graph) = match a.graph_node {
+            0 => (Value::Int(None), Value::Int(None)),
+            n => (Value::int(n as i64), Value::int(a.graph)),
         };
-        row.extend(more.into_iter().map(Value::int));
+        let table: &'static Table = match Tag::from_byte(a.tag) {
+            Some(Tag::Kernel) => {
+                row.extend(
+                    [
+                        self.store.string_id(p, g.name)?,
+                        self.store.string_id(p, short_name(g.name))?,
+                        self.store.string_id(p, g.mangled)?,
+                        a.registers.into(),
+                    ]
+                    .map(Value::int),
+                );
+                row.extend(a.grid.iter().chain(&a.block).map(|&v| Value::int(v)));
+                row.extend([Value::int(a.static_shared), Value::int(a.dynamic_shared)]);
+                row.extend([node, graph]);
+                &KERNEL
+            }
+            Some(Tag::Memcpy) => {
+                row.extend(
+                    [
+                        a.bytes as i64,
+                        a.copy_kind.into(),
+                        a.src_kind.into(),
+                        a.dst_kind.into(),
+                    ]
+                    .map(Value::int),
+                );
+                row.push(node);
+                &MEMCPY
+            }
+            Some(Tag::Memset) => {
+                row.extend([
+                    Value::int(a.copy_kind),
+                    Value::int(a.bytes as i64),
+                    node,
+                    Value::int(a.src_kind),
+                ]);
+                &MEMSET
+            }
+            _ => {
+                row.extend([Value::int(a.sync_type), Value::int(a.event)]);
+                &SYNCHRONIZATION
+            }
+        };
         self.store.row(Some(p), table, &row)
     }
 

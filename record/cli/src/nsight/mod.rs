@@ -222,6 +222,8 @@ pub const KERNEL: Table = Table {
         int_required("blockZ"),
         int_required("staticSharedMemory"),
         int_required("dynamicSharedMemory"),
+        int("graphNodeId"),
+        int("graphId"),
     ],
     keyed: false,
 };
@@ -231,13 +233,19 @@ pub const MEMCPY: Table = Table {
         int_required("bytes"),
         int_required("copyKind"),
         int("srcKind"),
-        int("dstKind")
+        int("dstKind"),
+        int("graphNodeId"),
     ],
     keyed: false,
 };
 pub const MEMSET: Table = Table {
     name: "CUPTI_ACTIVITY_KIND_MEMSET",
-    columns: activity![int_required("value"), int_required("bytes"), int("memKind")],
+    columns: activity![
+        int_required("value"),
+        int_required("bytes"),
+        int("graphNodeId"),
+        int("memKind")
+    ],
     keyed: false,
 };
 pub const SYNCHRONIZATION: Table = Table {

@@ -22,7 +22,8 @@
  *
  * With GRAPH_LAUNCH=1, a CUDA graph launched as well, inside "graph": one
  * cudaGraphLaunch whose three nodes (two kernels and a set) carry its
- * correlation id, as CUPTI records a graph's work.
+ * correlation id, as CUPTI records a graph's work, and their graph (5) and
+ * node ids (0x100000001 up).
  *
  * With EXEC_AGAIN=1, the program hands its buffers over and then execs
  * itself: the new image initializes CUDA anew and its CUPTI counts
@@ -61,6 +62,7 @@ static void (*context)(int, uint32_t, uint32_t);
 static void (*device)(int, uint32_t, const char *, uint32_t, uint32_t, uint64_t, uint32_t);
 static void (*complete)(int);
 static void (*drop)(size_t);
+static void (*graph_node)(uint32_t, uint64_t);
 
 static void *load(void *library, const char *name) {
     void *f = dlsym(library, name);
@@ -161,6 +163,7 @@ int main(void) {
     *(void **)&device = load(fake, "fake_device");
     *(void **)&complete = load(fake, "fake_complete");
     *(void **)&drop = load(fake, "fake_drop");
+    *(void **)&graph_node = load(fake, "fake_graph_node");
     const char *execed = getenv("EXECED");
     if (execed && *execed == '1') return after_exec();
 
@@ -219,9 +222,13 @@ int main(void) {
     if (graph) {
         nvtxRangePushA("graph");
         api(RUNTIME, GRAPH_LAUNCH, 12, 20000);
+        graph_node(5, 0x100000001ull);
         kernel(2, 12, "_Z5node1v", 0, 1, 7, 60000, 30000);
+        graph_node(5, 0x100000002ull);
         kernel(2, 12, "_Z5node2v", 0, 1, 7, 90000, 30000);
+        graph_node(5, 0x100000003ull);
         set(2, 12, 0, 4096, 0, 1, 7, 120000, 2000);
+        graph_node(0, 0);
         nvtxRangePop();
     }
     nvtxRangeEnd(epoch);

@@ -11,7 +11,8 @@
  * FAKE_CUPTI_RECORD_FAILS=N makes cuptiActivityGetNextRecord fail on the
  * Nth record it is asked for (once), as on a record it cannot read;
  * FAKE_CUPTI_FLUSH_FAILS=1 makes cuptiActivityFlushAll fail, handing
- * nothing over. */
+ * nothing over; FAKE_CUPTI_VERSION=N makes cuptiGetVersion say N (an
+ * older CUPTI's version). */
 #include <cupti.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -51,7 +52,11 @@ static uint64_t gpu_now(void) {
     return timestamp_callback ? timestamp_callback() : monotonic() + 1000000000ull;
 }
 
-CUptiResult cuptiGetVersion(uint32_t *version) { *version = CUPTI_API_VERSION; return CUPTI_SUCCESS; }
+CUptiResult cuptiGetVersion(uint32_t *version) {
+    const char *said = getenv("FAKE_CUPTI_VERSION");
+    *version = said ? (uint32_t)strtoul(said, NULL, 10) : CUPTI_API_VERSION;
+    return CUPTI_SUCCESS;
+}
 
 CUptiResult cuptiGetResultString(CUptiResult result, const char **str) {
     switch (result) {
@@ -257,6 +262,16 @@ void fake_context(int q, uint32_t context, uint32_t device) {
     enqueue(q, &r, sizeof r);
 }
 
+/* The graph and node of the kernels, copies and sets scripted next (0, 0:
+ * launched on their own). */
+static uint32_t graph_id;
+static uint64_t graph_node_id;
+
+void fake_graph_node(uint32_t graph, uint64_t node) {
+    graph_id = graph;
+    graph_node_id = node;
+}
+
 /* A kernel that starts `delay_ns` from now on the GPU's clock and runs `ns`. */
 void fake_kernel(int q, uint32_t correlation, const char *name, uint32_t device, uint32_t context,
                  uint32_t stream, uint64_t delay_ns, uint64_t ns) {
@@ -273,6 +288,7 @@ void fake_kernel(int q, uint32_t correlation, const char *name, uint32_t device,
     r.staticSharedMemory = 4096;
     r.dynamicSharedMemory = 512;
     r.name = name;
+    r.graphId = graph_id; r.graphNodeId = graph_node_id;
     enqueue(q, &r, sizeof r);
 }
 
@@ -289,6 +305,7 @@ void fake_memcpy(int q, uint32_t correlation, uint8_t kind, uint64_t bytes, uint
     r.end = r.start + ns;
     r.deviceId = device; r.contextId = context; r.streamId = stream;
     r.correlationId = correlation;
+    r.graphId = graph_id; r.graphNodeId = graph_node_id;
     enqueue(q, &r, sizeof r);
 }
 
@@ -304,6 +321,7 @@ void fake_memset(int q, uint32_t correlation, uint32_t value, uint64_t bytes, ui
     r.deviceId = device; r.contextId = context; r.streamId = stream;
     r.correlationId = correlation;
     r.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+    r.graphId = graph_id; r.graphNodeId = graph_node_id;
     enqueue(q, &r, sizeof r);
 }
 

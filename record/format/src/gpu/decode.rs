@@ -1,16 +1,23 @@
 //! Reading a GPU file's records: in order, or one again at its position.
 
-use super::{Activity, ApiCall, Device, GpuRecord, Tag, GPU_MAGIC};
+use super::{Activity, ApiCall, Device, GpuRecord, Tag, GPU_MAGIC, GPU_MAGIC_V1};
 use crate::varint::unzigzag;
 use std::borrow::Cow;
 
-/// Reads the records of a GPU file's bytes (its magic first); stops at the
-/// first record cut short or unknown. `Err` when the magic is wrong.
+/// Reads the records of a GPU file's bytes (its magic first, of either
+/// version); stops at the first record cut short or unknown. `Err` when
+/// the magic is wrong.
 pub fn decode_gpu(bytes: &[u8]) -> Result<GpuRecords<'_>, String> {
-    match bytes.strip_prefix(&GPU_MAGIC[..]) {
-        Some(rest) => Ok(GpuRecords { bytes: rest, at: 0 }),
-        None => Err("not a GPU activity file (bad magic)".into()),
-    }
+    let (bytes, graphs) = match bytes.split_at_checked(GPU_MAGIC.len()) {
+        Some((magic, rest)) if magic == GPU_MAGIC => (rest, true),
+        Some((magic, rest)) if magic == GPU_MAGIC_V1 => (rest, false),
+        _ => return Err("not a GPU activity file (bad magic)".into()),
+    };
+    Ok(GpuRecords {
+        bytes,
+        at: 0,
+        graphs,
+    })
 }
 
 /// The records of a GPU file, in order.
@@ -18,6 +25,9 @@ pub fn decode_gpu(bytes: &[u8]) -> Result<GpuRecords<'_>, String> {
 pub struct GpuRecords<'a> {
     bytes: &'a [u8],
     at: usize,
+    /// Kernels, copies and sets end with their graph node (not in
+    /// [`GPU_MAGIC_V1`] files).
+    graphs: bool,
 }
 
 impl<'a> GpuRecords<'a> {
@@ -35,8 +45,8 @@ impl<'a> GpuRecords<'a> {
     /// same file), read again.
     pub fn record_at(&self, position: usize) -> Option<GpuRecord<'a>> {
         GpuRecords {
-            bytes: self.bytes,
             at: position,
+            ..self.clone()
         }
         .record()
     }
@@ -59,6 +69,17 @@ impl<'a> GpuRecords<'a> {
         let s = self.bytes.get(self.at..self.at.checked_add(n)?)?;
         self.at += n;
         Some(String::from_utf8_lossy(s))
+    }
+
+    /// A kernel's, copy's or set's graph node and graph (see `encode`).
+    fn graph_node(&mut self, a: &mut Activity) -> Option<()> {
+        if self.graphs {
+            a.graph_node = self.varint()?;
+            if a.graph_node != 0 {
+                a.graph = self.u32()?;
+            }
+        }
+        Some(())
     }
 
     fn record(&mut self) -> Option<GpuRecord<'a>> {
@@ -85,12 +106,14 @@ impl<'a> GpuRecords<'a> {
                         a.registers = u16::try_from(self.varint()?).ok()?;
                         a.static_shared = self.i32()?;
                         a.dynamic_shared = self.i32()?;
+                        self.graph_node(&mut a)?;
                     }
                     Tag::Memcpy | Tag::Memset => {
                         a.bytes = self.varint()?;
                         a.copy_kind = self.u32()?;
                         a.src_kind = u16::try_from(self.varint()?).ok()?;
                         a.dst_kind = u16::try_from(self.varint()?).ok()?;
+                        self.graph_node(&mut a)?;
                     }
                     _ => {
                         a.sync_type = self.u32()?;

@@ -1,11 +1,20 @@
 //! Writing the GPU file's records.
 
-use super::{GpuRecord, Tag};
+use super::{Activity, GpuRecord, Tag};
 use crate::varint::{write as varint, zigzag};
 
 fn string(out: &mut Vec<u8>, s: &str) {
     varint(out, s.len() as u64);
     out.extend_from_slice(s.as_bytes());
+}
+
+/// A kernel's, copy's or set's graph node, and its graph when it has one
+/// (one byte for work launched on its own).
+fn graph_node(out: &mut Vec<u8>, a: &Activity) {
+    varint(out, a.graph_node);
+    if a.graph_node != 0 {
+        varint(out, a.graph.into());
+    }
 }
 
 impl GpuRecord<'_> {
@@ -28,12 +37,14 @@ impl GpuRecord<'_> {
                         varint(out, a.registers.into());
                         varint(out, zigzag(a.static_shared.into()));
                         varint(out, zigzag(a.dynamic_shared.into()));
+                        graph_node(out, a);
                     }
                     Some(Tag::Memcpy | Tag::Memset) => {
                         varint(out, a.bytes);
                         varint(out, a.copy_kind.into());
                         varint(out, a.src_kind.into());
                         varint(out, a.dst_kind.into());
+                        graph_node(out, a);
                     }
                     _ => {
                         varint(out, a.sync_type.into());

@@ -2,7 +2,9 @@
 //! an image's [`GPU_FILE`].
 //!
 //! The file is [`GPU_MAGIC`] followed by records, each a tag byte ([`Tag`])
-//! and LEB128 varints (strings: a varint length and UTF-8). Every time is
+//! and LEB128 varints (strings: a varint length and UTF-8). Files of
+//! nvtxr 0.x before graph nodes were recorded ([`GPU_MAGIC_V1`]) are read
+//! as well: their kernels, copies and sets are in no graph. Every time is
 //! CUPTI's: CLOCK_MONOTONIC ns when CUPTI took the tool's clock, else its
 //! own, which a [`Tag::Clock`] record's offset (before the activities)
 //! places on CLOCK_MONOTONIC; an activity's end is written as its duration. The tool
@@ -27,7 +29,10 @@ use std::borrow::Cow;
 /// An image's GPU activity file.
 pub const GPU_FILE: &str = "gpu";
 /// First bytes of a [`GPU_FILE`].
-pub const GPU_MAGIC: [u8; 8] = *b"NVTXRGP1";
+pub const GPU_MAGIC: [u8; 8] = *b"NVTXRGP2";
+/// First bytes of a [`GPU_FILE`] written before graph nodes were recorded
+/// (a kernel's, copy's and set's record ends before its graph node).
+pub const GPU_MAGIC_V1: [u8; 8] = *b"NVTXRGP1";
 /// The variable carrying `nvtxr record --gpu-syncs` to the tool (`1`: CUPTI's
 /// synchronization records too).
 pub const GPU_SYNCS_VAR: &str = "NVTXR_GPU_SYNCS";
@@ -123,6 +128,11 @@ pub struct Activity {
     /// Synchronizations: CUPTI's `CUpti_ActivitySynchronizationType`, and the event's id.
     pub sync_type: u32,
     pub event: u32,
+    /// Kernels, copies and sets run as a node of a CUDA graph: CUPTI's
+    /// `graphNodeId` (unique in the process) and `graphId`; 0 for work
+    /// launched on its own.
+    pub graph_node: u64,
+    pub graph: u32,
 }
 
 /// A record of the GPU file.
@@ -198,6 +208,11 @@ mod tests {
             dynamic_shared: 0,
             ..Activity::default()
         };
+        let node = Activity {
+            graph_node: 1 << 33,
+            graph: 7,
+            ..kernel
+        };
         let copy = Activity {
             tag: Tag::Memcpy as u8,
             start: 5,
@@ -228,6 +243,7 @@ mod tests {
                 device: 1,
             },
             GpuRecord::Activity(kernel),
+            GpuRecord::Activity(node),
             GpuRecord::Activity(copy),
             GpuRecord::Activity(sync),
             GpuRecord::Api(ApiCall {
@@ -272,5 +288,27 @@ mod tests {
             );
         }
         assert!(decode_gpu(b"NVTXRCK2").is_err());
+    }
+
+    /// A file of the first version (no graph nodes) is read as written.
+    #[test]
+    fn a_first_version_file_is_read() {
+        let copy = Activity {
+            tag: Tag::Memcpy as u8,
+            start: 5,
+            end: 9,
+            correlation: 3,
+            bytes: 4096,
+            copy_kind: 1,
+            ..Activity::default()
+        };
+        let mut v1 = GPU_MAGIC_V1.to_vec();
+        v1.push(Tag::Memcpy as u8);
+        // start, duration, device, context, stream, correlation; bytes
+        // (4096: two bytes), kind, source and destination kinds.
+        v1.extend([5, 4, 0, 0, 0, 3, 0x80, 0x20, 1, 0, 0]);
+        GpuRecord::Dropped(2).encode(&mut v1);
+        let decoded: Vec<_> = decode_gpu(&v1).unwrap().collect();
+        assert_eq!(decoded, [GpuRecord::Activity(copy), GpuRecord::Dropped(2)]);
     }
 }

@@ -180,8 +180,8 @@ unsafe fn read(context: *mut c_void, stream: u32, buffer: *mut u8, valid: usize)
 /// kernel's name is written to `bytes` the first time it is seen.
 ///
 /// # Safety
-/// `r` is a CUPTI activity record of the layout its kind has in CUPTI 13
-/// (`cupti::offset`).
+/// `r` is a CUPTI activity record of the layout its kind has since
+/// `cupti::MIN_API_VERSION` (`cupti::offset`).
 unsafe fn decode(
     r: *const u8,
     output: &mut Output,
@@ -209,6 +209,8 @@ unsafe fn decode(
                 a.dynamic_shared = field(r, KERNEL_DYNAMIC_SHARED);
                 let name: *const c_char = field(r, KERNEL_NAME);
                 a.name = output.kernel_name(name, bytes);
+                a.graph_node = field(r, KERNEL_GRAPH_NODE);
+                a.graph = field(r, KERNEL_GRAPH);
             }
             cupti::KIND_MEMCPY => {
                 a.tag = Tag::Memcpy as u8;
@@ -222,6 +224,8 @@ unsafe fn decode(
                 a.context = field(r, MEMCPY_CONTEXT);
                 a.stream = field(r, MEMCPY_STREAM);
                 a.correlation = field(r, MEMCPY_CORRELATION);
+                a.graph_node = field(r, MEMCPY_GRAPH_NODE);
+                a.graph = field(r, MEMCPY_GRAPH);
             }
             cupti::KIND_MEMSET => {
                 a.tag = Tag::Memset as u8;
@@ -234,6 +238,8 @@ unsafe fn decode(
                 a.stream = field(r, MEMSET_STREAM);
                 a.correlation = field(r, MEMSET_CORRELATION);
                 a.src_kind = field(r, MEMSET_MEMORY_KIND);
+                a.graph_node = field(r, MEMSET_GRAPH_NODE);
+                a.graph = field(r, MEMSET_GRAPH);
             }
             cupti::KIND_SYNCHRONIZATION => {
                 a.tag = Tag::Sync as u8;

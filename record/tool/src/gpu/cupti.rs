@@ -13,6 +13,10 @@ pub const SUCCESS: CuptiResult = 0;
 pub const ERROR_MULTIPLE_SUBSCRIBERS: CuptiResult = 39;
 /// `cuptiActivityGetNextRecord`'s end of a buffer.
 pub const ERROR_MAX_LIMIT_REACHED: CuptiResult = 12;
+/// The oldest CUPTI API version (`cuptiGetVersion`) whose records have the
+/// layouts of [`offset`]: CUDA 11.6's, 17 (`cupti_version.h`), the first
+/// with `CUpti_ActivityMemcpy5` and `Memset4`.
+pub const MIN_API_VERSION: u32 = 17;
 
 /// `CUpti_CallbackDomain`.
 pub const DOMAIN_DRIVER: u32 = 1;
@@ -34,9 +38,10 @@ pub const KIND_SYNCHRONIZATION: u32 = 38;
 pub const FLUSH_FORCED: u32 = 1;
 
 /// Byte offsets of the fields read from activity records. Kernel records
-/// (`CUpti_ActivityKernel4` to `13`) share this prefix; so do the copy
+/// (`CUpti_ActivityKernel6` to `13`) share this prefix; so do the copy
 /// (`Memcpy5` to `7`), set (`Memset4`, `5`), context and synchronization
-/// ones; runtime and driver API records are `CUpti_ActivityAPI`.
+/// ones: every CUPTI since [`MIN_API_VERSION`] writes one of them. Runtime
+/// and driver API records are `CUpti_ActivityAPI`.
 pub mod offset {
     pub const KERNEL_REGISTERS: usize = 6;
     pub const KERNEL_START: usize = 16;
@@ -50,6 +55,8 @@ pub mod offset {
     pub const KERNEL_DYNAMIC_SHARED: usize = 80;
     pub const KERNEL_CORRELATION: usize = 92;
     pub const KERNEL_NAME: usize = 104;
+    pub const KERNEL_GRAPH_NODE: usize = 144;
+    pub const KERNEL_GRAPH: usize = 156;
 
     pub const MEMCPY_COPY_KIND: usize = 4;
     pub const MEMCPY_SRC_KIND: usize = 5;
@@ -61,6 +68,8 @@ pub mod offset {
     pub const MEMCPY_CONTEXT: usize = 36;
     pub const MEMCPY_STREAM: usize = 40;
     pub const MEMCPY_CORRELATION: usize = 44;
+    pub const MEMCPY_GRAPH_NODE: usize = 64;
+    pub const MEMCPY_GRAPH: usize = 72;
 
     pub const MEMSET_VALUE: usize = 4;
     pub const MEMSET_BYTES: usize = 8;
@@ -71,6 +80,8 @@ pub mod offset {
     pub const MEMSET_STREAM: usize = 40;
     pub const MEMSET_CORRELATION: usize = 44;
     pub const MEMSET_MEMORY_KIND: usize = 50;
+    pub const MEMSET_GRAPH_NODE: usize = 64;
+    pub const MEMSET_GRAPH: usize = 72;
 
     pub const SYNC_TYPE: usize = 4;
     pub const SYNC_START: usize = 8;
@@ -115,6 +126,7 @@ pub type TimestampFunc = unsafe extern "C" fn() -> u64;
 /// The entry points called, found in the loaded library.
 pub struct Cupti {
     pub path: PathBuf,
+    pub get_version: unsafe extern "C" fn(*mut u32) -> CuptiResult,
     pub subscribe: unsafe extern "C" fn(*mut *mut c_void, CallbackFunc, *mut c_void) -> CuptiResult,
     pub set_thread_id_type: unsafe extern "C" fn(u32) -> CuptiResult,
     pub get_callback_name:
@@ -190,6 +202,10 @@ impl Cupti {
         }
         Ok(Cupti {
             path: path.to_path_buf(),
+            get_version: required!(
+                "cuptiGetVersion",
+                unsafe extern "C" fn(*mut u32) -> CuptiResult
+            ),
             subscribe: required!(
                 "cuptiSubscribe",
                 unsafe extern "C" fn(*mut *mut c_void, CallbackFunc, *mut c_void) -> CuptiResult

@@ -76,6 +76,19 @@ fn attach() -> Result<(), String> {
     buffers::create()?;
     let cupti = Cupti::load(&cupti_candidates(&cuda_library_dirs()))?;
     let cupti = CUPTI.get_or_init(|| cupti);
+    let mut version = 0;
+    // SAFETY: CUPTI's documented call, with a value to fill.
+    let r = unsafe { (cupti.get_version)(&mut version) };
+    if r != cupti::SUCCESS {
+        return Err(cupti.error("cuptiGetVersion", r));
+    }
+    if version < cupti::MIN_API_VERSION {
+        return Err(format!(
+            "{} is CUPTI API version {version}, older than CUDA 11.6's ({}), whose activity records nvtxr reads",
+            cupti.path.display(),
+            cupti::MIN_API_VERSION
+        ));
+    }
     let mut subscriber = std::ptr::null_mut();
     // SAFETY: CUPTI's documented call: our callback lives for good.
     let r = unsafe { (cupti.subscribe)(&mut subscriber, no_callback, std::ptr::null_mut()) };
