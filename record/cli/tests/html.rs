@@ -223,5 +223,31 @@ fn html_timeline_has_a_row_per_gpu_stream_with_each_kernel_and_its_launch() {
             .and_then(|s| s.split("</svg>").next());
         let drawn = svg.unwrap_or_else(|| panic!("no timeline drawn: {dom}"));
         assert_eq!(drawn.matches("<line class=\"flow\"").count(), launched);
+
+        // A click on a kernel chooses it: its flow drawn as chosen, and the
+        // range open around its launch on the launching thread outlined.
+        let html = std::fs::read_to_string(&page).unwrap();
+        let end = html.rfind("</body>").unwrap();
+        let click = "<script>document.querySelector('g[data-name=\"relu(float*, int)\"]')\
+                     .dispatchEvent(new MouseEvent('click', {bubbles: true}));</script>";
+        let clicked = dir.join("clicked.html");
+        std::fs::write(&clicked, format!("{}{click}{}", &html[..end], &html[end..])).unwrap();
+        let dom = dump_dom(&dir, &format!("file://{}", clicked.display()));
+        assert_eq!(dom.matches("<line class=\"flow chosen\"").count(), 1, "{dom}");
+        assert_eq!(dom.matches("<line class=\"flow\"").count(), launched - 1);
+        let chosen = dom.split("class=\"range chosen\"").count() - 1;
+        assert_eq!(chosen, 1, "{dom}");
+        assert!(dom.contains("class=\"range chosen\" data-name=\"relu(float*, int)\""));
+        // The outline has the place of the "backward" range's bar.
+        let place = |tag: &str| -> String {
+            let at = dom.find(tag).unwrap_or_else(|| panic!("{tag}: {dom}"));
+            let rect = &dom[at..];
+            let rect = &rect[rect.find(" x=").unwrap()..];
+            rect[..rect.find(" height=").unwrap()].to_string()
+        };
+        assert_eq!(
+            place("<rect class=\"launch\""),
+            place("data-name=\"backward\"")
+        );
     }
 }
