@@ -133,7 +133,7 @@ int InitializeInjection(void) {
     }
     CUpti_ActivityKind kinds[] = {
         CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
-        CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+        CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET,
     };
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
         if (enable(kinds[i]) != CUPTI_SUCCESS) fprintf(stderr, "PROBE kind %d refused\n", (int)kinds[i]);

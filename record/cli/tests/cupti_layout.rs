@@ -27,6 +27,8 @@ fn cupti_layout() {
         ("CUPTI_ACTIVITY_KIND_DRIVER", "KIND_DRIVER"),
         ("CUPTI_ACTIVITY_KIND_RUNTIME", "KIND_RUNTIME"),
         ("CUPTI_ACTIVITY_KIND_MEMCPY", "KIND_MEMCPY"),
+        ("CUPTI_ACTIVITY_KIND_MEMCPY2", "KIND_MEMCPY2"),
+        ("CUPTI_ACTIVITY_MEMCPY_KIND_PTOP", "PEER_TO_PEER"),
         ("CUPTI_ACTIVITY_KIND_MEMSET", "KIND_MEMSET"),
         ("CUPTI_ACTIVITY_KIND_KERNEL", "KIND_KERNEL"),
         ("CUPTI_ACTIVITY_KIND_CONTEXT", "KIND_CONTEXT"),
@@ -113,6 +115,59 @@ fn cupti_layout() {
             "offsetof(CUpti_ActivityMemcpy7, correlationId)",
             "MEMCPY_CORRELATION",
         ),
+        // A peer-to-peer copy's first fields are a copy's.
+        (
+            "offsetof(CUpti_ActivityMemcpyPtoP4, copyKind)",
+            "MEMCPY_COPY_KIND",
+        ),
+        (
+            "offsetof(CUpti_ActivityMemcpyPtoP4, srcKind)",
+            "MEMCPY_SRC_KIND",
+        ),
+        (
+            "offsetof(CUpti_ActivityMemcpyPtoP4, dstKind)",
+            "MEMCPY_DST_KIND",
+        ),
+        ("offsetof(CUpti_ActivityMemcpyPtoP4, bytes)", "MEMCPY_BYTES"),
+        ("offsetof(CUpti_ActivityMemcpyPtoP4, start)", "MEMCPY_START"),
+        ("offsetof(CUpti_ActivityMemcpyPtoP4, end)", "MEMCPY_END"),
+        (
+            "offsetof(CUpti_ActivityMemcpyPtoP4, deviceId)",
+            "MEMCPY_DEVICE",
+        ),
+        (
+            "offsetof(CUpti_ActivityMemcpyPtoP4, contextId)",
+            "MEMCPY_CONTEXT",
+        ),
+        (
+            "offsetof(CUpti_ActivityMemcpyPtoP4, streamId)",
+            "MEMCPY_STREAM",
+        ),
+        (
+            "offsetof(CUpti_ActivityMemcpyPtoP4, srcDeviceId)",
+            "PEER_SRC_DEVICE",
+        ),
+        (
+            "offsetof(CUpti_ActivityMemcpyPtoP4, srcContextId)",
+            "PEER_SRC_CONTEXT",
+        ),
+        (
+            "offsetof(CUpti_ActivityMemcpyPtoP4, dstDeviceId)",
+            "PEER_DST_DEVICE",
+        ),
+        (
+            "offsetof(CUpti_ActivityMemcpyPtoP4, dstContextId)",
+            "PEER_DST_CONTEXT",
+        ),
+        (
+            "offsetof(CUpti_ActivityMemcpyPtoP4, correlationId)",
+            "PEER_CORRELATION",
+        ),
+        (
+            "offsetof(CUpti_ActivityMemcpyPtoP4, graphNodeId)",
+            "PEER_GRAPH_NODE",
+        ),
+        ("offsetof(CUpti_ActivityMemcpyPtoP4, graphId)", "PEER_GRAPH"),
         ("offsetof(CUpti_ActivityMemset5, value)", "MEMSET_VALUE"),
         ("offsetof(CUpti_ActivityMemset5, bytes)", "MEMSET_BYTES"),
         ("offsetof(CUpti_ActivityMemset5, start)", "MEMSET_START"),
@@ -196,6 +251,7 @@ fn cupti_layout() {
     let oldest = [
         ("Kernel13", "Kernel7"),
         ("Memcpy7", "Memcpy5"),
+        ("MemcpyPtoP4", "MemcpyPtoP3"),
         ("Memset5", "Memset4"),
     ];
     let checked: Vec<(String, &str)> = (checked.iter())
@@ -205,9 +261,10 @@ fn cupti_layout() {
             Some((expr.replace(now, then), name))
         }))
         .collect();
-    let source =
-        std::fs::read_to_string(nvtxr_harness::root().join("record/tool/src/gpu/cupti.rs"))
-            .unwrap();
+    // The tool's numbers, and the recording format's (the copy kinds).
+    let source = ["record/tool/src/gpu/cupti.rs", "record/format/src/cupti.rs"]
+        .map(|f| std::fs::read_to_string(nvtxr_harness::root().join(f)).unwrap())
+        .concat();
     let ours: std::collections::HashMap<&str, usize> = source
         .lines()
         .filter_map(|l| l.trim().strip_prefix("pub const "))

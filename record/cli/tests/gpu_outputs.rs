@@ -325,3 +325,87 @@ fn each_node_of_a_graph_launch_has_its_flow_from_the_launch_and_its_range() {
     );
     std::fs::remove_dir_all(&rec).unwrap();
 }
+
+#[test]
+fn a_peer_to_peer_copy_has_its_two_gpus_in_every_output() {
+    let rec = nvtxr_harness::work_dir().join(format!("gpu-peer-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&rec);
+    let keep = ["--keep", rec.to_str().unwrap()];
+    let (dir, out) = run("peer", &keep, &[("PEER_COPY", "1")]);
+    assert!(out.status.success(), "{}", text(&out));
+    let trace = load(&dir.join("trace.json"));
+    let copy = trace["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["cat"] == "memcpy" && e["ph"] == "X" && e["args"]["correlation"] == 13)
+        .expect("the peer copy");
+    assert_eq!(copy["name"], "[CUDA memcpy Peer-to-Peer]");
+    let args = &copy["args"];
+    assert_eq!(
+        (
+            &args["kind"],
+            &args["source device"],
+            &args["destination device"]
+        ),
+        (&"Peer-to-Peer".into(), &1.into(), &0.into())
+    );
+    assert_eq!(args["bytes"], 4 << 20);
+    let by = &args["launched by"];
+    assert_eq!(
+        (&by["api"], &by["range"]),
+        (&"cudaMemcpyPeerAsync".into(), &"exchange".into())
+    );
+    // Other copies name no devices.
+    let copies = trace["traceEvents"].as_array().unwrap().iter();
+    let others = copies.filter(|e| e["cat"] == "memcpy" && e["args"]["correlation"] != 13);
+    assert!(
+        others
+            .inspect(|e| assert!(e["args"].get("source device").is_none(), "{e}"))
+            .count()
+            > 0
+    );
+
+    // Nsight's columns: its ends in the copy table (NULL for other copies).
+    let db = rusqlite::Connection::open(dir.join("trace.sqlite")).unwrap();
+    let rows: Vec<[Option<i64>; 6]> = db
+        .prepare(
+            "SELECT copyKind, bytes, srcDeviceId, srcContextId, dstDeviceId, dstContextId
+             FROM CUPTI_ACTIVITY_KIND_MEMCPY ORDER BY correlationId",
+        )
+        .unwrap()
+        .query_map([], |r| {
+            Ok([0, 1, 2, 3, 4, 5].map(|i| r.get::<_, Option<i64>>(i).unwrap()))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let none = [None; 4];
+    assert_eq!(
+        rows.iter()
+            .map(|r| (r[0], r[2..].to_vec()))
+            .collect::<Vec<_>>(),
+        [
+            (Some(1), none.to_vec()),
+            (Some(2), none.to_vec()),
+            (Some(10), vec![Some(1), Some(2), Some(0), Some(1)]),
+        ]
+    );
+
+    // The Perfetto slice's arguments say the same.
+    let pftrace = dir.join("t.pftrace");
+    let reported = report(&pftrace, &rec);
+    assert!(reported.status.success(), "{}", text(&reported));
+    let slice = perfetto_events(&pftrace)
+        .into_iter()
+        .find(|e| e["kind"] == "slice" && e["args"]["correlation"] == 13)
+        .expect("the peer copy's slice");
+    assert_eq!(
+        (
+            &slice["args"]["source device"],
+            &slice["args"]["destination device"]
+        ),
+        (&1.into(), &0.into())
+    );
+    std::fs::remove_dir_all(&rec).unwrap();
+}

@@ -13,17 +13,17 @@ fn the_cupti_probe_gets_the_records_each_configuration_asks_for() {
     // 10 steps of the benchmark's loop: 37 activities (no synchronization
     // records: the probe, as the tool, asks for none) and 38 traced calls
     // a step, and the device's and the context's records (the test CUPTI
-    // names six traced APIs).
+    // names seven traced APIs).
     let program = compile_c("gpu_loop.c", Producer::NvidiaHeader, &[&include, "-ldl"]);
     let cupti = fake_cupti();
-    // The runtime's APIs alone: five of the six (every call of the loop
+    // The runtime's APIs alone: six of the seven (every call of the loop
     // is a runtime call).
     for (parts, api_records, apis) in [
         ("", 0, 0),
-        ("runtime_apis", 380, 5),
-        ("apis", 380, 6),
-        ("apis,subscribe", 380, 6),
-        ("apis,subscribe,clock,tid", 380, 6),
+        ("runtime_apis", 380, 6),
+        ("apis", 380, 7),
+        ("apis,subscribe", 380, 7),
+        ("apis,subscribe,clock,tid", 380, 7),
     ] {
         let out = Command::new(&program)
             .arg("10")

@@ -233,7 +233,11 @@ fn html_timeline_has_a_row_per_gpu_stream_with_each_kernel_and_its_launch() {
         let clicked = dir.join("clicked.html");
         std::fs::write(&clicked, format!("{}{click}{}", &html[..end], &html[end..])).unwrap();
         let dom = dump_dom(&dir, &format!("file://{}", clicked.display()));
-        assert_eq!(dom.matches("<line class=\"flow chosen\"").count(), 1, "{dom}");
+        assert_eq!(
+            dom.matches("<line class=\"flow chosen\"").count(),
+            1,
+            "{dom}"
+        );
         assert_eq!(dom.matches("<line class=\"flow\"").count(), launched - 1);
         let chosen = dom.split("class=\"range chosen\"").count() - 1;
         assert_eq!(chosen, 1, "{dom}");

@@ -72,6 +72,10 @@ pub fn cupti_candidates(loaded: &[std::path::PathBuf]) -> Vec<std::path::PathBuf
     found
 }
 
+/// CUPTI's `CUPTI_ACTIVITY_MEMCPY_KIND_PTOP`: a copy between two GPUs
+/// (CUPTI's `CUPTI_ACTIVITY_KIND_MEMCPY2` records).
+pub const PEER_TO_PEER: u32 = 10;
+
 /// CUPTI's `CUpti_ActivityMemcpyKind`, named as Nsight Systems shows copies.
 pub fn copy_kind_name(kind: u32) -> &'static str {
     match kind {
@@ -84,7 +88,7 @@ pub fn copy_kind_name(kind: u32) -> &'static str {
         7 => "Device-to-Array",
         8 => "Device-to-Device",
         9 => "Host-to-Host",
-        10 => "Peer-to-Peer",
+        PEER_TO_PEER => "Peer-to-Peer",
         _ => "Unknown",
     }
 }

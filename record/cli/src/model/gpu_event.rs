@@ -4,7 +4,7 @@
 
 use super::gpu::Slot;
 use compact_str::CompactString;
-use nvtxr_record_format::cupti::copy_kind_name;
+use nvtxr_record_format::cupti::{copy_kind_name, PEER_TO_PEER};
 use nvtxr_record_format::gpu::{Activity, Device, Tag};
 
 /// A traced CUDA API call, at its place on its thread.
@@ -100,6 +100,8 @@ pub enum Arg {
     Mangled,
     Bytes,
     Kind,
+    SourceDevice,
+    DestinationDevice,
     Value,
     GraphNode,
     Graph,
@@ -111,7 +113,7 @@ pub enum Arg {
 
 impl Arg {
     /// Every argument, each at its own index (`arg as usize`).
-    pub const ALL: [Arg; 19] = [
+    pub const ALL: [Arg; 21] = [
         Arg::Device,
         Arg::Context,
         Arg::Stream,
@@ -124,6 +126,8 @@ impl Arg {
         Arg::Mangled,
         Arg::Bytes,
         Arg::Kind,
+        Arg::SourceDevice,
+        Arg::DestinationDevice,
         Arg::Value,
         Arg::GraphNode,
         Arg::Graph,
@@ -148,6 +152,8 @@ impl Arg {
             Arg::Mangled => "mangled",
             Arg::Bytes => "bytes",
             Arg::Kind => "kind",
+            Arg::SourceDevice => "source device",
+            Arg::DestinationDevice => "destination device",
             Arg::Value => "value",
             Arg::GraphNode => "graph node",
             Arg::Graph => "graph",
@@ -197,6 +203,10 @@ impl<'a> GpuEvent<'a> {
             Some(Tag::Memcpy) => {
                 arg(Arg::Bytes, Uint(a.bytes));
                 arg(Arg::Kind, Text(copy_kind_name(a.copy_kind)));
+                if a.copy_kind == PEER_TO_PEER {
+                    arg(Arg::SourceDevice, Uint(a.peer.src_device.into()));
+                    arg(Arg::DestinationDevice, Uint(a.peer.dst_device.into()));
+                }
             }
             Some(Tag::Memset) => {
                 arg(Arg::Bytes, Uint(a.bytes));

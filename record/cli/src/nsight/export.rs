@@ -12,6 +12,7 @@ use crate::model::{
     Details, GpuEvent, Launch, Mark, Payload, Process, Range, Scan, Sink, Style, Thread,
 };
 use hashbrown::{HashMap, HashSet};
+use nvtxr_record_format::cupti::PEER_TO_PEER;
 use nvtxr_record_format::gpu::Tag;
 use std::io::Result;
 
@@ -303,6 +304,11 @@ impl<S: Store> Sink for Exporter<S> {
                     ]
                     .map(Value::int),
                 );
+                // A peer-to-peer copy's ends (NULL for other copies).
+                let p = &a.peer;
+                let ends = [p.src_device, p.src_context, p.dst_device, p.dst_context];
+                let peer = a.copy_kind == PEER_TO_PEER;
+                row.extend(ends.map(|v| Value::Int(peer.then_some(v.into()))));
                 row.push(node);
                 &MEMCPY
             }

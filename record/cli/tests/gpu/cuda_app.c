@@ -25,6 +25,9 @@
  * correlation id, as CUPTI records a graph's work, and their graph (5) and
  * node ids (0x100000001 up).
  *
+ * With PEER_COPY=1, a copy from GPU 1 to GPU 0 as well, inside
+ * "exchange": cudaMemcpyPeerAsync and CUPTI's peer-to-peer record of it.
+ *
  * With EXEC_AGAIN=1, the program hands its buffers over and then execs
  * itself: the new image initializes CUDA anew and its CUPTI counts
  * correlation ids from 1 again, launching "after_exec()" inside "after
@@ -48,6 +51,7 @@
 #define MALLOC CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020
 #define CU_LAUNCH_KERNEL CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel
 #define GRAPH_LAUNCH CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000
+#define MEMCPY_PEER CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000
 /* fake_cupti.c's queue of API records. */
 #define API_QUEUE 3
 #define HTOD CUPTI_ACTIVITY_MEMCPY_KIND_HTOD
@@ -63,6 +67,8 @@ static void (*device)(int, uint32_t, const char *, uint32_t, uint32_t, uint64_t,
 static void (*complete)(int);
 static void (*drop)(size_t);
 static void (*graph_node)(uint32_t, uint64_t);
+static void (*peer_copy)(int, uint32_t, uint64_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
+                         uint32_t, uint64_t, uint64_t);
 
 static void *load(void *library, const char *name) {
     void *f = dlsym(library, name);
@@ -164,6 +170,7 @@ int main(void) {
     *(void **)&complete = load(fake, "fake_complete");
     *(void **)&drop = load(fake, "fake_drop");
     *(void **)&graph_node = load(fake, "fake_graph_node");
+    *(void **)&peer_copy = load(fake, "fake_peer_copy");
     const char *execed = getenv("EXECED");
     if (execed && *execed == '1') return after_exec();
 
@@ -229,6 +236,14 @@ int main(void) {
         graph_node(5, 0x100000003ull);
         set(2, 12, 0, 4096, 0, 1, 7, 120000, 2000);
         graph_node(0, 0);
+        nvtxRangePop();
+    }
+    const char *peer = getenv("PEER_COPY");
+    if (peer && *peer == '1') {
+        nvtxRangePushA("exchange");
+        api(RUNTIME, MEMCPY_PEER, 13, 10000);
+        /* 4 MiB from GPU 1 (context 2) to GPU 0 (context 1), on GPU 0's stream 14. */
+        peer_copy(2, 13, 4 << 20, 1, 2, 0, 1, 0, 1, 14, 60000, 8000);
         nvtxRangePop();
     }
     nvtxRangeEnd(epoch);

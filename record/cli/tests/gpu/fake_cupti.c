@@ -82,6 +82,7 @@ static const char *callback_name(CUpti_CallbackDomain domain, uint32_t cbid) {
     case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000: return "cudaLaunchKernel_v7000";
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020: return "cudaMemcpyAsync_v3020";
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020: return "cudaMemsetAsync_v3020";
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000: return "cudaMemcpyPeerAsync_v4000";
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020: return "cudaStreamSynchronize_v3020";
     case CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000: return "cudaGraphLaunch_v10000";
     case CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020: return "cudaMalloc_v3020";
@@ -145,6 +146,7 @@ static size_t record_size(const uint8_t *r) {
     switch (((const CUpti_Activity *)r)->kind) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return sizeof(CUpti_ActivityKernel13);
     case CUPTI_ACTIVITY_KIND_MEMCPY: return sizeof(CUpti_ActivityMemcpy7);
+    case CUPTI_ACTIVITY_KIND_MEMCPY2: return sizeof(CUpti_ActivityMemcpyPtoP4);
     case CUPTI_ACTIVITY_KIND_MEMSET: return sizeof(CUpti_ActivityMemset5);
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return sizeof(CUpti_ActivitySynchronization2);
     case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(CUpti_ActivityContext4);
@@ -304,6 +306,28 @@ void fake_memcpy(int q, uint32_t correlation, uint8_t kind, uint64_t bytes, uint
     r.start = gpu_now() + delay_ns;
     r.end = r.start + ns;
     r.deviceId = device; r.contextId = context; r.streamId = stream;
+    r.correlationId = correlation;
+    r.graphId = graph_id; r.graphNodeId = graph_node_id;
+    enqueue(q, &r, sizeof r);
+}
+
+/* A copy from one GPU to another (recorded when its kind is enabled, as
+ * CUPTI records them), on `device`'s stream. */
+void fake_peer_copy(int q, uint32_t correlation, uint64_t bytes, uint32_t src_device, uint32_t src_context,
+                    uint32_t dst_device, uint32_t dst_context, uint32_t device, uint32_t context,
+                    uint32_t stream, uint64_t delay_ns, uint64_t ns) {
+    if (!kind_enabled[CUPTI_ACTIVITY_KIND_MEMCPY2]) return;
+    CUpti_ActivityMemcpyPtoP4 r;
+    memset(&r, 0, sizeof r);
+    r.kind = CUPTI_ACTIVITY_KIND_MEMCPY2;
+    r.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_PTOP;
+    r.srcKind = r.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+    r.bytes = bytes;
+    r.start = gpu_now() + delay_ns;
+    r.end = r.start + ns;
+    r.deviceId = device; r.contextId = context; r.streamId = stream;
+    r.srcDeviceId = src_device; r.srcContextId = src_context;
+    r.dstDeviceId = dst_device; r.dstContextId = dst_context;
     r.correlationId = correlation;
     r.graphId = graph_id; r.graphNodeId = graph_node_id;
     enqueue(q, &r, sizeof r);

@@ -1,6 +1,7 @@
 //! Reading a GPU file's records: in order, or one again at its position.
 
-use super::{Activity, ApiCall, Device, GpuRecord, Tag, GPU_MAGIC, GPU_MAGIC_V1};
+use super::{Activity, ApiCall, Device, GpuRecord, Peer, Tag, GPU_MAGIC, GPU_MAGIC_V1};
+use crate::cupti::PEER_TO_PEER;
 use crate::varint::unzigzag;
 use std::borrow::Cow;
 
@@ -25,8 +26,8 @@ pub fn decode_gpu(bytes: &[u8]) -> Result<GpuRecords<'_>, String> {
 pub struct GpuRecords<'a> {
     bytes: &'a [u8],
     at: usize,
-    /// Kernels, copies and sets end with their graph node (not in
-    /// [`GPU_MAGIC_V1`] files).
+    /// Kernels, copies and sets end with their graph node, and peer-to-peer
+    /// copies with their ends (not in [`GPU_MAGIC_V1`] files).
     graphs: bool,
 }
 
@@ -114,6 +115,14 @@ impl<'a> GpuRecords<'a> {
                         a.src_kind = u16::try_from(self.varint()?).ok()?;
                         a.dst_kind = u16::try_from(self.varint()?).ok()?;
                         self.graph_node(&mut a)?;
+                        if self.graphs && tag == Tag::Memcpy && a.copy_kind == PEER_TO_PEER {
+                            a.peer = Peer {
+                                src_device: self.u32()?,
+                                src_context: self.u32()?,
+                                dst_device: self.u32()?,
+                                dst_context: self.u32()?,
+                            };
+                        }
                     }
                     _ => {
                         a.sync_type = self.u32()?;

@@ -1,6 +1,7 @@
 //! Writing the GPU file's records.
 
 use super::{Activity, GpuRecord, Tag};
+use crate::cupti::PEER_TO_PEER;
 use crate::varint::{write as varint, zigzag};
 
 fn string(out: &mut Vec<u8>, s: &str) {
@@ -45,6 +46,12 @@ impl GpuRecord<'_> {
                         varint(out, a.src_kind.into());
                         varint(out, a.dst_kind.into());
                         graph_node(out, a);
+                        if a.copy_kind == PEER_TO_PEER && a.tag == Tag::Memcpy as u8 {
+                            let p = &a.peer;
+                            for v in [p.src_device, p.src_context, p.dst_device, p.dst_context] {
+                                varint(out, v.into());
+                            }
+                        }
                     }
                     _ => {
                         varint(out, a.sync_type.into());

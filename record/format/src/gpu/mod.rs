@@ -128,11 +128,23 @@ pub struct Activity {
     /// Synchronizations: CUPTI's `CUpti_ActivitySynchronizationType`, and the event's id.
     pub sync_type: u32,
     pub event: u32,
+    /// Peer-to-peer copies ([`crate::cupti::PEER_TO_PEER`]): the source's
+    /// and the destination's device and context.
+    pub peer: Peer,
     /// Kernels, copies and sets run as a node of a CUDA graph: CUPTI's
     /// `graphNodeId` (unique in the process) and `graphId`; 0 for work
     /// launched on its own.
     pub graph_node: u64,
     pub graph: u32,
+}
+
+/// The two ends of a peer-to-peer copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Peer {
+    pub src_device: u32,
+    pub src_context: u32,
+    pub dst_device: u32,
+    pub dst_context: u32,
 }
 
 /// A record of the GPU file.
@@ -223,6 +235,16 @@ mod tests {
             dst_kind: 3,
             ..Activity::default()
         };
+        let peer = Activity {
+            copy_kind: crate::cupti::PEER_TO_PEER,
+            peer: Peer {
+                src_device: 1,
+                src_context: 2,
+                dst_device: 0,
+                dst_context: 1,
+            },
+            ..copy
+        };
         let sync = Activity {
             tag: Tag::Sync as u8,
             start: 9,
@@ -245,6 +267,7 @@ mod tests {
             GpuRecord::Activity(kernel),
             GpuRecord::Activity(node),
             GpuRecord::Activity(copy),
+            GpuRecord::Activity(peer),
             GpuRecord::Activity(sync),
             GpuRecord::Api(ApiCall {
                 api: 2 << 32 | 211,

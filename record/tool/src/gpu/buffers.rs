@@ -4,7 +4,9 @@
 
 use super::cupti::{self, field, offset, Cupti};
 use crate::recording;
-use nvtxr_record_format::gpu::{Activity, ApiCall, Device, GpuRecord, Tag, GPU_FILE, GPU_MAGIC};
+use nvtxr_record_format::gpu::{
+    Activity, ApiCall, Device, GpuRecord, Peer, Tag, GPU_FILE, GPU_MAGIC,
+};
 use std::collections::HashMap;
 use std::ffi::{c_char, c_void, CStr};
 use std::io::Write;
@@ -212,7 +214,7 @@ unsafe fn decode(
                 a.graph_node = field(r, KERNEL_GRAPH_NODE);
                 a.graph = field(r, KERNEL_GRAPH);
             }
-            cupti::KIND_MEMCPY => {
+            cupti::KIND_MEMCPY | cupti::KIND_MEMCPY2 => {
                 a.tag = Tag::Memcpy as u8;
                 a.copy_kind = u32::from(field::<u8>(r, MEMCPY_COPY_KIND));
                 a.src_kind = u16::from(field::<u8>(r, MEMCPY_SRC_KIND));
@@ -223,9 +225,22 @@ unsafe fn decode(
                 a.device = field(r, MEMCPY_DEVICE);
                 a.context = field(r, MEMCPY_CONTEXT);
                 a.stream = field(r, MEMCPY_STREAM);
-                a.correlation = field(r, MEMCPY_CORRELATION);
-                a.graph_node = field(r, MEMCPY_GRAPH_NODE);
-                a.graph = field(r, MEMCPY_GRAPH);
+                if kind == cupti::KIND_MEMCPY {
+                    a.correlation = field(r, MEMCPY_CORRELATION);
+                    a.graph_node = field(r, MEMCPY_GRAPH_NODE);
+                    a.graph = field(r, MEMCPY_GRAPH);
+                } else {
+                    a.correlation = field(r, PEER_CORRELATION);
+                    a.graph_node = field(r, PEER_GRAPH_NODE);
+                    a.graph = field(r, PEER_GRAPH);
+                    // Peer-to-peer, as CUPTI's copy kind says.
+                    a.peer = Peer {
+                        src_device: field(r, PEER_SRC_DEVICE),
+                        src_context: field(r, PEER_SRC_CONTEXT),
+                        dst_device: field(r, PEER_DST_DEVICE),
+                        dst_context: field(r, PEER_DST_CONTEXT),
+                    };
+                }
             }
             cupti::KIND_MEMSET => {
                 a.tag = Tag::Memset as u8;

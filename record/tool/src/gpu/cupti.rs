@@ -33,13 +33,15 @@ pub const KIND_RUNTIME: u32 = 5;
 pub const KIND_DEVICE: u32 = 8;
 pub const KIND_CONTEXT: u32 = 9;
 pub const KIND_CONCURRENT_KERNEL: u32 = 10;
+pub const KIND_MEMCPY2: u32 = 22;
 pub const KIND_SYNCHRONIZATION: u32 = 38;
 /// `CUPTI_ACTIVITY_FLAG_FLUSH_FORCED`.
 pub const FLUSH_FORCED: u32 = 1;
 
 /// Byte offsets of the fields read from activity records. Kernel records
 /// (`CUpti_ActivityKernel6` to `13`) share this prefix; so do the copy
-/// (`Memcpy5` to `7`), set (`Memset4`, `5`), context and synchronization
+/// (`Memcpy5` to `7`, peer-to-peer `MemcpyPtoP3`, `4`), set (`Memset4`,
+/// `5`), context and synchronization
 /// ones: every CUPTI since [`MIN_API_VERSION`] writes one of them. Runtime
 /// and driver API records are `CUpti_ActivityAPI`.
 pub mod offset {
@@ -70,6 +72,16 @@ pub mod offset {
     pub const MEMCPY_CORRELATION: usize = 44;
     pub const MEMCPY_GRAPH_NODE: usize = 64;
     pub const MEMCPY_GRAPH: usize = 72;
+
+    /// Peer-to-peer copies (`CUpti_ActivityMemcpyPtoP3`, `4`) have a copy's
+    /// first fields (`MEMCPY_COPY_KIND` to `MEMCPY_STREAM`), then these.
+    pub const PEER_SRC_DEVICE: usize = 44;
+    pub const PEER_SRC_CONTEXT: usize = 48;
+    pub const PEER_DST_DEVICE: usize = 52;
+    pub const PEER_DST_CONTEXT: usize = 56;
+    pub const PEER_CORRELATION: usize = 60;
+    pub const PEER_GRAPH_NODE: usize = 72;
+    pub const PEER_GRAPH: usize = 80;
 
     pub const MEMSET_VALUE: usize = 4;
     pub const MEMSET_BYTES: usize = 8;

@@ -132,6 +132,7 @@ fn attach() -> Result<(), String> {
         cupti::KIND_CONTEXT,
         cupti::KIND_CONCURRENT_KERNEL,
         cupti::KIND_MEMCPY,
+        cupti::KIND_MEMCPY2,
         cupti::KIND_MEMSET,
     ];
     if syncs {
