@@ -9,16 +9,12 @@ use std::borrow::Cow;
 /// version); stops at the first record cut short or unknown. `Err` when
 /// the magic is wrong.
 pub fn decode_gpu(bytes: &[u8]) -> Result<GpuRecords<'_>, String> {
-    let (bytes, graphs) = match bytes.split_at_checked(GPU_MAGIC.len()) {
+    let (bytes, v2) = match bytes.split_at_checked(GPU_MAGIC.len()) {
         Some((magic, rest)) if magic == GPU_MAGIC => (rest, true),
         Some((magic, rest)) if magic == GPU_MAGIC_V1 => (rest, false),
         _ => return Err("not a GPU activity file (bad magic)".into()),
     };
-    Ok(GpuRecords {
-        bytes,
-        at: 0,
-        graphs,
-    })
+    Ok(GpuRecords { bytes, at: 0, v2 })
 }
 
 /// The records of a GPU file, in order.
@@ -26,9 +22,9 @@ pub fn decode_gpu(bytes: &[u8]) -> Result<GpuRecords<'_>, String> {
 pub struct GpuRecords<'a> {
     bytes: &'a [u8],
     at: usize,
-    /// Kernels, copies and sets end with their graph node, and peer-to-peer
-    /// copies with their ends (not in [`GPU_MAGIC_V1`] files).
-    graphs: bool,
+    /// A [`GPU_MAGIC`] file, not a [`GPU_MAGIC_V1`] one: kernels, copies
+    /// and sets end with their graph node, peer-to-peer copies with their ends.
+    v2: bool,
 }
 
 impl<'a> GpuRecords<'a> {
@@ -74,7 +70,7 @@ impl<'a> GpuRecords<'a> {
 
     /// A kernel's, copy's or set's graph node and graph (see `encode`).
     fn graph_node(&mut self, a: &mut Activity) -> Option<()> {
-        if self.graphs {
+        if self.v2 {
             a.graph_node = self.varint()?;
             if a.graph_node != 0 {
                 a.graph = self.u32()?;
@@ -115,7 +111,7 @@ impl<'a> GpuRecords<'a> {
                         a.src_kind = u16::try_from(self.varint()?).ok()?;
                         a.dst_kind = u16::try_from(self.varint()?).ok()?;
                         self.graph_node(&mut a)?;
-                        if self.graphs && tag == Tag::Memcpy && a.copy_kind == PEER_TO_PEER {
+                        if self.v2 && tag == Tag::Memcpy && a.copy_kind == PEER_TO_PEER {
                             a.peer = Peer {
                                 src_device: self.u32()?,
                                 src_context: self.u32()?,

@@ -2,9 +2,9 @@
 //! an image's [`GPU_FILE`].
 //!
 //! The file is [`GPU_MAGIC`] followed by records, each a tag byte ([`Tag`])
-//! and LEB128 varints (strings: a varint length and UTF-8). Files of
-//! nvtxr 0.x before graph nodes were recorded ([`GPU_MAGIC_V1`]) are read
-//! as well: their kernels, copies and sets are in no graph. Every time is
+//! and LEB128 varints (strings: a varint length and UTF-8). Files written
+//! before graph nodes and peer-to-peer copies' ends were recorded
+//! ([`GPU_MAGIC_V1`]) are read as well: their work is in no graph. Every time is
 //! CUPTI's: CLOCK_MONOTONIC ns when CUPTI took the tool's clock, else its
 //! own, which a [`Tag::Clock`] record's offset (before the activities)
 //! places on CLOCK_MONOTONIC; an activity's end is written as its duration. The tool
@@ -30,8 +30,9 @@ use std::borrow::Cow;
 pub const GPU_FILE: &str = "gpu";
 /// First bytes of a [`GPU_FILE`].
 pub const GPU_MAGIC: [u8; 8] = *b"NVTXRGP2";
-/// First bytes of a [`GPU_FILE`] written before graph nodes were recorded
-/// (a kernel's, copy's and set's record ends before its graph node).
+/// First bytes of a [`GPU_FILE`] written before graph nodes and peer-to-peer
+/// copies' ends were recorded (a kernel's, copy's and set's record ends
+/// before its graph node).
 pub const GPU_MAGIC_V1: [u8; 8] = *b"NVTXRGP1";
 /// The variable carrying `nvtxr record --gpu-syncs` to the tool (`1`: CUPTI's
 /// synchronization records too).
