@@ -252,3 +252,26 @@ fn cupti_failing_mid_run_is_one_line_and_the_rest_is_recorded() {
     let trace = load(&dir.join("trace.json"));
     assert!(kernels(&trace).len() < scripted_kernels().len(), "{said}");
 }
+
+#[test]
+fn a_cupti_that_refuses_peer_copies_records_the_rest_and_says_so() {
+    let env = [("PEER_COPY", "1"), ("FAKE_CUPTI_REFUSE_KIND", "22")];
+    let (dir, out) = run("no-peer", &[], &env);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    let lines: Vec<_> = said
+        .lines()
+        .filter(|l| l.contains("peer-to-peer"))
+        .collect();
+    assert_eq!(
+        lines,
+        ["nvtxr record: GPU peer-to-peer copies not recorded: cuptiActivityEnable(22): CUPTI_ERROR_NOT_COMPATIBLE (14)"],
+        "{said}"
+    );
+    assert!(!said.contains("GPU activity not recorded"), "{said}");
+    let trace = load(&dir.join("trace.json"));
+    assert_eq!(kernels(&trace), scripted_kernels());
+    let copies = trace["traceEvents"].as_array().unwrap().iter();
+    let copies: Vec<_> = copies.filter(|e| e["cat"] == "memcpy").collect();
+    assert_eq!(copies.len(), 2, "the two copies within one GPU");
+}

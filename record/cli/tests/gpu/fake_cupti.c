@@ -8,6 +8,7 @@
  * profiler holds CUPTI; FAKE_CUPTI_OWN_CLOCK=1 refuses the timestamp
  * callback (GPU times on CUPTI's own clock, 1 s ahead of CLOCK_MONOTONIC);
  * FAKE_CUPTI_ENABLE_FAILS=1 makes cuptiActivityEnable fail;
+ * FAKE_CUPTI_REFUSE_KIND=N makes it refuse activity kind N alone;
  * FAKE_CUPTI_RECORD_FAILS=N makes cuptiActivityGetNextRecord fail on the
  * Nth record it is asked for (once), as on a record it cannot read;
  * FAKE_CUPTI_FLUSH_FAILS=1 makes cuptiActivityFlushAll fail, handing
@@ -63,6 +64,7 @@ CUptiResult cuptiGetResultString(CUptiResult result, const char **str) {
     case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED: *str = "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED"; break;
     case CUPTI_ERROR_NOT_INITIALIZED: *str = "CUPTI_ERROR_NOT_INITIALIZED"; break;
     case CUPTI_ERROR_INVALID_KIND: *str = "CUPTI_ERROR_INVALID_KIND"; break;
+    case CUPTI_ERROR_NOT_COMPATIBLE: *str = "CUPTI_ERROR_NOT_COMPATIBLE"; break;
     default: *str = "CUPTI_ERROR_UNKNOWN"; break;
     }
     return CUPTI_SUCCESS;
@@ -122,6 +124,8 @@ CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType type) {
 
 CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
     if (getenv("FAKE_CUPTI_ENABLE_FAILS")) return CUPTI_ERROR_NOT_INITIALIZED;
+    const char *refused = getenv("FAKE_CUPTI_REFUSE_KIND");
+    if (refused && (unsigned)atoi(refused) == (unsigned)kind) return CUPTI_ERROR_NOT_COMPATIBLE;
     if ((unsigned)kind >= CUPTI_ACTIVITY_KIND_COUNT) return CUPTI_ERROR_INVALID_KIND;
     kind_enabled[kind] = 1;
     return CUPTI_SUCCESS;

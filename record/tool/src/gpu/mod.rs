@@ -132,7 +132,6 @@ fn attach() -> Result<(), String> {
         cupti::KIND_CONTEXT,
         cupti::KIND_CONCURRENT_KERNEL,
         cupti::KIND_MEMCPY,
-        cupti::KIND_MEMCPY2,
         cupti::KIND_MEMSET,
     ];
     if syncs {
@@ -148,6 +147,13 @@ fn attach() -> Result<(), String> {
         if r != cupti::SUCCESS {
             return Err(cupti.error(&format!("cuptiActivityEnable({kind})"), r));
         }
+    }
+    // Copies between GPUs: a CUPTI that refuses them records the rest.
+    // SAFETY: CUPTI's documented call.
+    let r = unsafe { (cupti.activity_enable)(cupti::KIND_MEMCPY2) };
+    if r != cupti::SUCCESS {
+        let why = cupti.error(&format!("cuptiActivityEnable({})", cupti::KIND_MEMCPY2), r);
+        say(format_args!("GPU peer-to-peer copies not recorded: {why}"));
     }
     // The last buffers are handed over only when flushed: at exit, before
     // the CUDA driver tears its contexts down.
