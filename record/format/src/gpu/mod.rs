@@ -314,6 +314,51 @@ mod tests {
         assert!(decode_gpu(b"NVTXRCK2").is_err());
     }
 
+    /// Damaged files of either version: read up to the damage, never a
+    /// panic (random bytes after the magic, each record read again at its
+    /// position).
+    #[test]
+    fn damaged_files_are_read_without_a_panic() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for round in 0..20_000 {
+            let mut bytes = if round % 2 == 0 {
+                GPU_MAGIC
+            } else {
+                GPU_MAGIC_V1
+            }
+            .to_vec();
+            let len = next() % 64;
+            for _ in 0..len {
+                // Mostly tags and small varints, as a file's bytes are.
+                let b = next();
+                bytes.push(if b % 3 == 0 {
+                    (b >> 8) as u8 % 14
+                } else {
+                    (b >> 8) as u8
+                });
+            }
+            let mut records = decode_gpu(&bytes).unwrap();
+            let mut positions = Vec::new();
+            loop {
+                let at = records.position();
+                if records.next().is_none() {
+                    break;
+                }
+                positions.push(at);
+            }
+            assert!(records.unread() <= bytes.len() - GPU_MAGIC.len());
+            for at in positions {
+                assert!(records.record_at(at).is_some());
+            }
+        }
+    }
+
     /// A file of the first version (no graph nodes) is read as written.
     #[test]
     fn a_first_version_file_is_read() {
