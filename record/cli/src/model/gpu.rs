@@ -234,11 +234,11 @@ impl Gpu {
             .map(|(_, i)| *i as usize)
     }
 
-    /// Thread `tid`'s traced calls, in start order.
-    pub fn calls_of(&self, tid: u32) -> &[ApiCall] {
+    /// Where thread `tid`'s traced calls are in [`Gpu::calls`] (in start order).
+    pub fn calls_of(&self, tid: u32) -> std::ops::Range<usize> {
         let from = self.calls.partition_point(|c| c.tid < tid);
         let to = self.calls.partition_point(|c| c.tid <= tid);
-        &self.calls[from..to]
+        from..to
     }
 
     /// The GPU times of the activities, first and last (CLOCK_MONOTONIC ns).

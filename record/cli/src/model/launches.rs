@@ -10,7 +10,7 @@ use super::resolve::Resolver;
 use super::scan::Placement;
 use super::{Gpu, GpuEvent, Launch, Launched, Process, RangeName, Sink};
 use hashbrown::HashMap;
-use nvtxr_record_format::gpu::{Activity, ApiCall};
+use nvtxr_record_format::gpu::Activity;
 
 /// A process's launches (its traced CUDA API calls), as the replay meets
 /// them on their threads, and the GPU work each caused.
@@ -18,7 +18,7 @@ pub(super) struct Launches<'g> {
     gpu: &'g Gpu,
     placement: &'g Placement,
     /// What each launch was, in the order met.
-    launched: Vec<Met<'g>>,
+    launched: Vec<Met>,
     /// The innermost ranges of the launches, each name once.
     ranges: indexmap::IndexSet<RangeName, hashbrown::DefaultHashBuilder>,
     /// Per activity: its launch's index in `launched`, plus 1 (0: none
@@ -29,18 +29,17 @@ pub(super) struct Launches<'g> {
     last: Option<u32>,
     /// The activities of the launch being met, their times placed.
     caused: Vec<Slot>,
-    /// The thread being replayed, and its calls not yet met (in start order).
+    /// The thread being replayed, and where its calls not yet met are in
+    /// `Gpu::calls` (in start order).
     tid: u32,
-    pending: &'g [ApiCall],
+    pending: std::ops::Range<usize>,
 }
 
-/// A launch met: its API's name, its thread, its start, and its innermost
-/// range's index in `Launches::ranges` plus 1 (0: none); 32 bytes per
-/// launch (its range's name in each took 56).
-struct Met<'g> {
-    api: &'g str,
-    start: u64,
-    tid: u32,
+/// A launch met: its call's index in `Gpu::calls`, and its innermost
+/// range's index in `Launches::ranges` plus 1 (0: none); 8 bytes per
+/// launch (its range's name in each took 56, its API, thread and start 32).
+struct Met {
+    call: u32,
     range: u32,
 }
 
@@ -64,7 +63,7 @@ impl<'g> Launches<'g> {
             last: None,
             caused: Vec::new(),
             tid: 0,
-            pending: &[],
+            pending: 0..0,
         }
     }
 
@@ -85,16 +84,18 @@ impl<'g> Launches<'g> {
         sink: &mut dyn Sink,
         process: &Process,
     ) -> std::io::Result<()> {
-        while let Some((call, rest)) = self.pending.split_first() {
+        while !self.pending.is_empty() {
+            let index = self.pending.start;
+            let call = &self.gpu.calls[index];
             if let Some((time, closes)) = until {
                 let at = self.placement.place(call.start);
                 if at > time || (at == time && !closes) {
                     break;
                 }
             }
-            self.pending = rest;
+            self.pending.start += 1;
             let open = (&mut *stacks, started_here, &mut *starts);
-            self.meet(call, open, resolve, sink, process)?;
+            self.meet(index, open, resolve, sink, process)?;
         }
         Ok(())
     }
@@ -104,12 +105,13 @@ impl<'g> Launches<'g> {
     /// innermost.
     fn meet(
         &mut self,
-        call: &ApiCall,
+        index: usize,
         (stacks, started_here, starts): OpenRanges,
         resolve: &Resolver,
         sink: &mut dyn Sink,
         process: &Process,
     ) -> std::io::Result<()> {
+        let call = &self.gpu.calls[index];
         if self.last == Some(call.correlation) {
             return Ok(());
         }
@@ -136,13 +138,11 @@ impl<'g> Launches<'g> {
             }
         }
         sink.launch(process, &launch)?;
-        let index = self.launched.len();
-        let range = innermost(stacks, started_here, starts, index, resolve);
+        let met = self.launched.len();
+        let range = innermost(stacks, started_here, starts, met, resolve);
         let range = self.range_index(range);
         self.launched.push(Met {
-            tid: self.tid,
-            start: launch.start,
-            api: launch.api,
+            call: index as u32,
             range,
         });
         Ok(())
@@ -163,10 +163,11 @@ impl<'g> Launches<'g> {
     /// Launch `index` (in the order met), for its activities.
     fn launched(&self, index: usize) -> Launched<'_> {
         let met = &self.launched[index];
+        let call = &self.gpu.calls[met.call as usize];
         Launched {
-            tid: met.tid,
-            start: met.start,
-            api: met.api,
+            tid: call.tid,
+            start: self.placement.place(call.start),
+            api: self.gpu.api_name(call.api),
             range: (met.range.checked_sub(1)).and_then(|r| self.ranges.get_index(r as usize)),
         }
     }
