@@ -239,7 +239,8 @@ pub struct Launched<'g> {
 /// A range's name with its domain's (empty for the default domain), kept
 /// in one string, `domain:name`, where the name starts: one launch's range
 /// in 32 bytes and at most one allocation (two strings would take 48).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// Hashed as its [`RangeKey`], which finds it in a set without making one.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RangeName {
     key: CompactString,
     /// Where the name starts in `key`.
@@ -264,6 +265,22 @@ impl RangeName {
 
     pub fn name(&self) -> &str {
         &self.key[self.name_at..]
+    }
+}
+
+impl std::hash::Hash for RangeName {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        RangeKey(self.domain(), self.name()).hash(state)
+    }
+}
+
+/// A range's domain and name, borrowed: a [`RangeName`] to look up.
+#[derive(Hash)]
+pub struct RangeKey<'a>(pub &'a str, pub &'a str);
+
+impl indexmap::Equivalent<RangeName> for RangeKey<'_> {
+    fn equivalent(&self, r: &RangeName) -> bool {
+        self.0 == r.domain() && self.1 == r.name()
     }
 }
 

@@ -5,7 +5,8 @@
 
 use super::gpu::Slot;
 use super::gpu_event::project;
-use super::open::{innermost, Stacks, Started};
+use super::gpu_event::RangeKey;
+use super::open::{innermost, Innermost, Stacks, Started};
 use super::resolve::Resolver;
 use super::scan::Placement;
 use super::{Gpu, GpuEvent, Launch, Launched, Process, RangeName, Sink};
@@ -139,8 +140,17 @@ impl<'g> Launches<'g> {
         }
         sink.launch(process, &launch)?;
         let met = self.launched.len();
-        let range = innermost(stacks, started_here, starts, met, resolve);
-        let range = self.range_index(range);
+        let range = match innermost(stacks, started_here, starts, met, resolve) {
+            Some(Innermost::Pushed(d)) => {
+                let key = RangeKey(&d.domain, &d.name);
+                match self.ranges.get_index_of(&key) {
+                    Some(i) => i as u32 + 1,
+                    None => self.range_index(Some(RangeName::new(key.0, key.1))),
+                }
+            }
+            Some(Innermost::Started(name)) => self.range_index(Some(name)),
+            None => 0,
+        };
         self.launched.push(Met {
             call: index as u32,
             range,

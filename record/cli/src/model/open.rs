@@ -5,6 +5,13 @@
 use super::replay::Decoded;
 use super::resolve::Resolver;
 use super::{Details, Projection, RangeName};
+
+/// The innermost range around a launch: a push/pop range (its details, to
+/// look its name up without copying it) or a start/end range's name.
+pub(super) enum Innermost<'s> {
+    Pushed(&'s Details),
+    Started(RangeName),
+}
 use hashbrown::HashMap;
 
 /// A thread's open push/pop ranges, per domain: their start and details
@@ -78,13 +85,13 @@ impl Started {
 /// it keeps the launch, with the name to put back if it ends elsewhere
 /// (the next range out; should that be a start/end range ending elsewhere
 /// too, the launch keeps its name).
-pub(super) fn innermost(
-    stacks: &Stacks,
+pub(super) fn innermost<'s>(
+    stacks: &'s Stacks,
     started_here: &[(u64, u64)],
     starts: &mut HashMap<(u64, u64), Started>,
     index: usize,
     resolve: &Resolver,
-) -> Option<RangeName> {
+) -> Option<Innermost<'s>> {
     // The two start/end ranges opened last (start time, key).
     type Opened = Option<(u64, (u64, u64))>;
     let (mut last, mut before): (Opened, Opened) = (None, None);
@@ -103,7 +110,7 @@ pub(super) fn innermost(
     let pushed_at = pushed.map(|(at, _)| *at);
     let pushed_name = || pushed.map(|(_, d)| RangeName::new(&d.domain, &d.name));
     let Some((_, key)) = last.filter(|(at, _)| pushed_at.is_none_or(|p| *at > p)) else {
-        return pushed_name();
+        return pushed.map(|(_, d)| Innermost::Pushed(d));
     };
     let instead = match before.filter(|(at, _)| pushed_at.is_none_or(|p| *at > p)) {
         Some((_, outer)) => starts.get_mut(&outer).map(|o| o.name(resolve)),
@@ -111,5 +118,5 @@ pub(super) fn innermost(
     };
     let open = starts.get_mut(&key).expect("found above");
     open.innermost_of.push((index, instead));
-    Some(open.name(resolve))
+    Some(Innermost::Started(open.name(resolve)))
 }
