@@ -260,6 +260,8 @@ fn cupti_layout() {
             let (now, then) = oldest.iter().find(|(now, _)| expr.contains(now))?;
             Some((expr.replace(now, then), name))
         }))
+        // The copy and memory kinds the outputs name, by their enumerators.
+        .chain(kinds().map(|(_, enumerator)| (enumerator.to_string(), enumerator)))
         .collect();
     // The tool's numbers, and the recording format's (the copy kinds).
     let source = ["record/tool/src/gpu/cupti.rs", "record/format/src/cupti.rs"]
@@ -273,6 +275,7 @@ fn cupti_layout() {
             let value = rest.split('=').nth(1)?.trim().trim_end_matches(';');
             Some((name, value.parse().ok()?))
         })
+        .chain(kinds().map(|(id, enumerator)| (enumerator, id as usize)))
         .collect();
     let dir = nvtxr_harness::work_dir().join(format!("cupti-layout-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -305,4 +308,11 @@ fn cupti_layout() {
     for ((expr, name), theirs) in checked.iter().zip(&printed) {
         assert_eq!(ours.get(name), Some(theirs), "{name} = {expr}");
     }
+}
+
+/// Each copy kind and memory kind the recording format names, by number
+/// and CUPTI's enumerator.
+fn kinds() -> impl Iterator<Item = (u32, &'static str)> {
+    use nvtxr_record_format::cupti::{COPY_KINDS, MEMORY_KINDS};
+    (COPY_KINDS.iter().chain(&MEMORY_KINDS)).map(|&(id, enumerator, _)| (id, enumerator))
 }

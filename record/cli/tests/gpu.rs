@@ -352,3 +352,80 @@ fn ranks_recorded_apart_merge_with_each_ranks_gpus() {
     assert_eq!(launch_pids.len(), 2, "{launch_pids:?}");
     std::fs::remove_dir_all(keep).unwrap();
 }
+
+/// A GPU trace as Nsight's reports build one from its tables (every
+/// kernel, copy and set with its context, green context and stream, copies
+/// and sets named and their memory kinds labelled through Nsight's
+/// enumeration tables) names each activity as the JSON trace does.
+#[test]
+fn an_nsight_style_gpu_trace_names_every_activity_as_the_json_does() {
+    let (dir, out) = run("nsight-trace", &[], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let db = rusqlite::Connection::open(dir.join("trace.sqlite")).unwrap();
+    let rows: Vec<(i64, String, Option<String>, Option<String>)> = db
+        .prepare(
+            "SELECT correlationId, s.value, NULL, NULL, contextId, greenContextId, streamId, start
+               FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.demangledName
+             UNION ALL
+             SELECT correlationId, '[CUDA memcpy ' || o.label || ']', src.label, dst.label,
+                    contextId, greenContextId, streamId, start
+               FROM CUPTI_ACTIVITY_KIND_MEMCPY m
+               LEFT JOIN ENUM_CUDA_MEMCPY_OPER o ON o.id = m.copyKind
+               LEFT JOIN ENUM_CUDA_MEM_KIND src ON src.id = m.srcKind
+               LEFT JOIN ENUM_CUDA_MEM_KIND dst ON dst.id = m.dstKind
+             UNION ALL
+             SELECT correlationId, '[CUDA memset]', k.label, NULL,
+                    contextId, greenContextId, streamId, start
+               FROM CUPTI_ACTIVITY_KIND_MEMSET m LEFT JOIN ENUM_CUDA_MEM_KIND k ON k.id = m.memKind
+             ORDER BY 1",
+        )
+        .unwrap()
+        .query_map([], |r| {
+            assert_eq!(r.get::<_, Option<i64>>(5)?, None, "no green context");
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let trace = load(&dir.join("trace.json"));
+    let mut named: Vec<(i64, String)> = trace["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| {
+            e["ph"] == "X"
+                && ["kernel", "memcpy", "memset"].contains(&e["cat"].as_str().unwrap_or(""))
+        })
+        .map(|e| {
+            (
+                e["args"]["correlation"].as_i64().unwrap(),
+                e["name"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    named.sort();
+    let names: Vec<(i64, String)> = rows.iter().map(|(c, n, _, _)| (*c, n.clone())).collect();
+    assert_eq!(names, named);
+    // The copies' and the set's memory, labelled as Nsight labels it.
+    let kinds: Vec<(&str, Option<&str>, Option<&str>)> = rows
+        .iter()
+        .filter(|(_, n, _, _)| n.starts_with("[CUDA mem"))
+        .map(|(_, n, s, d)| (n.as_str(), s.as_deref(), d.as_deref()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (
+                "[CUDA memcpy Host-to-Device]",
+                Some("Pinned"),
+                Some("Device")
+            ),
+            (
+                "[CUDA memcpy Device-to-Host]",
+                Some("Device"),
+                Some("Pageable")
+            ),
+            ("[CUDA memset]", Some("Device"), None),
+        ]
+    );
+}

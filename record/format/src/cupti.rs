@@ -76,21 +76,53 @@ pub fn cupti_candidates(loaded: &[std::path::PathBuf]) -> Vec<std::path::PathBuf
 /// (CUPTI's `CUPTI_ACTIVITY_KIND_MEMCPY2` records).
 pub const PEER_TO_PEER: u32 = 10;
 
-/// CUPTI's `CUpti_ActivityMemcpyKind`, named as Nsight Systems shows copies.
+/// CUPTI's `CUpti_ActivityMemcpyKind`: each number, its enumerator in
+/// `cupti_activity.h`, and its label as Nsight Systems shows copies
+/// (`[CUDA memcpy Host-to-Device]`, its `ENUM_CUDA_MEMCPY_OPER` table).
+pub const COPY_KINDS: [(u32, &str, &str); 11] = [
+    (0, "CUPTI_ACTIVITY_MEMCPY_KIND_UNKNOWN", "Unknown"),
+    (1, "CUPTI_ACTIVITY_MEMCPY_KIND_HTOD", "Host-to-Device"),
+    (2, "CUPTI_ACTIVITY_MEMCPY_KIND_DTOH", "Device-to-Host"),
+    (3, "CUPTI_ACTIVITY_MEMCPY_KIND_HTOA", "Host-to-Array"),
+    (4, "CUPTI_ACTIVITY_MEMCPY_KIND_ATOH", "Array-to-Host"),
+    (5, "CUPTI_ACTIVITY_MEMCPY_KIND_ATOA", "Array-to-Array"),
+    (6, "CUPTI_ACTIVITY_MEMCPY_KIND_ATOD", "Array-to-Device"),
+    (7, "CUPTI_ACTIVITY_MEMCPY_KIND_DTOA", "Device-to-Array"),
+    (8, "CUPTI_ACTIVITY_MEMCPY_KIND_DTOD", "Device-to-Device"),
+    (9, "CUPTI_ACTIVITY_MEMCPY_KIND_HTOH", "Host-to-Host"),
+    (
+        PEER_TO_PEER,
+        "CUPTI_ACTIVITY_MEMCPY_KIND_PTOP",
+        "Peer-to-Peer",
+    ),
+];
+
+/// CUPTI's `CUpti_ActivityMemoryKind` (a copy's source and destination, a
+/// set's memory), as [`COPY_KINDS`] (Nsight's `ENUM_CUDA_MEM_KIND`).
+pub const MEMORY_KINDS: [(u32, &str, &str); 8] = [
+    (0, "CUPTI_ACTIVITY_MEMORY_KIND_UNKNOWN", "Unknown"),
+    (1, "CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE", "Pageable"),
+    (2, "CUPTI_ACTIVITY_MEMORY_KIND_PINNED", "Pinned"),
+    (3, "CUPTI_ACTIVITY_MEMORY_KIND_DEVICE", "Device"),
+    (4, "CUPTI_ACTIVITY_MEMORY_KIND_ARRAY", "Array"),
+    (5, "CUPTI_ACTIVITY_MEMORY_KIND_MANAGED", "Managed"),
+    (
+        6,
+        "CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC",
+        "Device Static",
+    ),
+    (
+        7,
+        "CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC",
+        "Managed Static",
+    ),
+];
+
+/// A copy kind's label (see [`COPY_KINDS`]).
 pub fn copy_kind_name(kind: u32) -> &'static str {
-    match kind {
-        1 => "Host-to-Device",
-        2 => "Device-to-Host",
-        3 => "Host-to-Array",
-        4 => "Array-to-Host",
-        5 => "Array-to-Array",
-        6 => "Array-to-Device",
-        7 => "Device-to-Array",
-        8 => "Device-to-Device",
-        9 => "Host-to-Host",
-        PEER_TO_PEER => "Peer-to-Peer",
-        _ => "Unknown",
-    }
+    (COPY_KINDS.iter())
+        .find(|(k, _, _)| *k == kind)
+        .map_or("Unknown", |(_, _, label)| label)
 }
 
 /// CUPTI's `CUpti_ActivitySynchronizationType`, named.

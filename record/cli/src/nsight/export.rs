@@ -3,16 +3,16 @@
 //! rows of [`super`]'s tables, handed to a [`Store`] (SQLite or Parquet).
 
 use super::{
-    global_pid, global_tid, short_name, Table, Value, CATEGORY, DOMAIN_CREATE, EVENT_TYPES,
-    EVENT_TYPE_ROWS, KERNEL, MARK, MEMCPY, MEMSET, NVTXR_PROCESSES, NVTX_EVENTS, PROCESSES,
-    PUSH_POP, RUNTIME, RUNTIME_CLASS, SESSION_START, START_END, SYNCHRONIZATION, TARGET_INFO_GPU,
-    THREAD_NAMES,
+    global_pid, global_tid, short_name, Table, Value, CATEGORY, DOMAIN_CREATE, ENUM_MEMCPY_OPER,
+    ENUM_MEM_KIND, EVENT_TYPES, EVENT_TYPE_ROWS, KERNEL, MARK, MEMCPY, MEMSET, NVTXR_PROCESSES,
+    NVTX_EVENTS, PROCESSES, PUSH_POP, RUNTIME, RUNTIME_CLASS, SESSION_START, START_END,
+    SYNCHRONIZATION, TARGET_INFO_GPU, THREAD_NAMES,
 };
 use crate::model::{
     Details, GpuEvent, Launch, Mark, Payload, Process, Range, Scan, Sink, Style, Thread,
 };
 use hashbrown::{HashMap, HashSet};
-use nvtxr_record_format::cupti::PEER_TO_PEER;
+use nvtxr_record_format::cupti::{COPY_KINDS, MEMORY_KINDS, PEER_TO_PEER};
 use nvtxr_record_format::gpu::Tag;
 use std::io::Result;
 
@@ -65,6 +65,15 @@ impl<S: Store> Exporter<S> {
                 &EVENT_TYPES,
                 &[Value::int(id), Value::text(name), Value::text(label)],
             )?;
+        }
+        for (table, rows) in [
+            (&ENUM_MEMCPY_OPER, &COPY_KINDS[..]),
+            (&ENUM_MEM_KIND, &MEMORY_KINDS[..]),
+        ] {
+            for &(id, name, label) in rows {
+                let row = [Value::int(id), Value::text(name), Value::text(label)];
+                store.row(None, table, &row)?;
+            }
         }
         Ok(Exporter {
             store,
@@ -269,6 +278,7 @@ impl<S: Store> Sink for Exporter<S> {
             Value::int(self.time(a.end)),
             Value::int(a.device),
             Value::int(a.context),
+            Value::Int(None),
             Value::int(a.stream),
             Value::int(a.correlation),
             Value::int(gpid),

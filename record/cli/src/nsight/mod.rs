@@ -11,7 +11,8 @@
 //! rows of `ENUM_NSYS_EVENT_TYPE`, and the CUDA tables
 //! `CUPTI_ACTIVITY_KIND_KERNEL`, `_MEMCPY`, `_MEMSET`, `_SYNCHRONIZATION`,
 //! `_RUNTIME` and `TARGET_INFO_GPU` (the columns nvtxr knows, names through
-//! `StringIds`); nothing of NVIDIA's tables is changed or added to. What
+//! `StringIds`) with the enumerations Nsight's reports join them with
+//! (`ENUM_CUDA_MEMCPY_OPER`, `ENUM_CUDA_MEM_KIND`); nothing of NVIDIA's tables is changed or added to. What
 //! nvtxr knows besides goes in a table of its own, `NVTXR_PROCESSES` (rank,
 //! world size, host, command line, recording).
 //!
@@ -200,6 +201,8 @@ macro_rules! activity {
             int_required("end"),
             int_required("deviceId"),
             int_required("contextId"),
+            // Always NULL: CUPTI's records name no green context.
+            int("greenContextId"),
             int_required("streamId"),
             int("correlationId"),
             int("globalPid"),
@@ -271,13 +274,28 @@ pub const RUNTIME: Table = Table {
     keyed: false,
 };
 
+/// Nsight's names of CUPTI's copy kinds and memory kinds (`id`, `name`,
+/// `label`), which its reports join copies and sets with.
+pub const ENUM_MEMCPY_OPER: Table = Table {
+    name: "ENUM_CUDA_MEMCPY_OPER",
+    columns: &[int_required("id"), text("name"), text("label")],
+    keyed: true,
+};
+pub const ENUM_MEM_KIND: Table = Table {
+    name: "ENUM_CUDA_MEM_KIND",
+    columns: &[int_required("id"), text("name"), text("label")],
+    keyed: true,
+};
+
 /// Every table, in the order they are created.
-pub const TABLES: [&Table; 13] = [
+pub const TABLES: [&Table; 15] = [
     &STRING_IDS,
     &THREAD_NAMES,
     &PROCESSES,
     &SESSION_START,
     &EVENT_TYPES,
+    &ENUM_MEMCPY_OPER,
+    &ENUM_MEM_KIND,
     &NVTX_EVENTS,
     &NVTXR_PROCESSES,
     &TARGET_INFO_GPU,
