@@ -12,9 +12,10 @@
 //! `CUPTI_ACTIVITY_KIND_KERNEL`, `_MEMCPY`, `_MEMSET`, `_SYNCHRONIZATION`,
 //! `_RUNTIME` and `TARGET_INFO_GPU` (the columns nvtxr knows, names through
 //! `StringIds`) with the enumerations Nsight's reports join them with
-//! (`ENUM_CUDA_MEMCPY_OPER`, `ENUM_CUDA_MEM_KIND`); nothing of NVIDIA's tables is changed or added to. What
-//! nvtxr knows besides goes in a table of its own, `NVTXR_PROCESSES` (rank,
-//! world size, host, command line, recording).
+//! (`ENUM_CUDA_MEMCPY_OPER`, `ENUM_CUDA_MEM_KIND`); nothing of NVIDIA's
+//! tables is changed or added to. What nvtxr knows besides goes in a table
+//! of its own, `NVTXR_PROCESSES` (rank, world size, host, command line,
+//! recording).
 //!
 //! - Times are ns from the start of the session (the trace's first event).
 //! - `globalTid` is serialized as Nsight serializes it: the pid in bits

@@ -41,9 +41,9 @@ pub const FLUSH_FORCED: u32 = 1;
 /// Byte offsets of the fields read from activity records. Kernel records
 /// (`CUpti_ActivityKernel6` to `13`) share this prefix; so do the copy
 /// (`Memcpy5` to `7`, peer-to-peer `MemcpyPtoP3`, `4`), set (`Memset4`,
-/// `5`), context and synchronization
-/// ones: every CUPTI since [`MIN_API_VERSION`] writes one of them. Runtime
-/// and driver API records are `CUpti_ActivityAPI`.
+/// `5`), context and synchronization ones: every CUPTI since
+/// [`MIN_API_VERSION`] writes one of them. Runtime and driver API records
+/// are `CUpti_ActivityAPI`.
 pub mod offset {
     pub const KERNEL_REGISTERS: usize = 6;
     pub const KERNEL_START: usize = 16;
