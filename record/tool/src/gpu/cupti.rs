@@ -1,9 +1,9 @@
 //! CUPTI as the tool uses it: the library loaded at run time (`dlopen`), the
 //! few entry points called, and the numbers and record layouts they take,
 //! written from NVIDIA's `cupti_activity.h`, `cupti_callbacks.h` and
-//! `cupti_result.h` (CUPTI 13; the test `cupti_layout`, in
-//! `record/cli/tests/gpu.rs`, checks every number and offset here against
-//! those headers).
+//! `cupti_result.h` (CUPTI 13; the test `record/cli/tests/cupti_layout.rs`
+//! checks every number and offset here against those headers, and the
+//! offsets against CUDA 11.6's records too).
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::path::PathBuf;
