@@ -76,6 +76,19 @@ fn cupti_layout() {
         ),
         ("offsetof(CUpti_ActivityKernel13, name)", "KERNEL_NAME"),
         (
+            "offsetof(CUpti_ActivityKernel13, localMemoryPerThread)",
+            "KERNEL_LOCAL_PER_THREAD",
+        ),
+        (
+            "offsetof(CUpti_ActivityKernel13, localMemoryTotal)",
+            "KERNEL_LOCAL_TOTAL",
+        ),
+        ("offsetof(CUpti_ActivityKernel13, gridId)", "KERNEL_GRID_ID"),
+        (
+            "offsetof(CUpti_ActivityKernel13, sharedMemoryExecuted)",
+            "KERNEL_SHARED_EXECUTED",
+        ),
+        (
             "offsetof(CUpti_ActivityKernel13, graphNodeId)",
             "KERNEL_GRAPH_NODE",
         ),

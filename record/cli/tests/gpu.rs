@@ -428,4 +428,17 @@ fn an_nsight_style_gpu_trace_names_every_activity_as_the_json_does() {
             ("[CUDA memset]", Some("Device"), None),
         ]
     );
+    // Each kernel's local memory, grid id (one per kernel) and shared
+    // memory set by the driver, as the test CUPTI gave them.
+    let (kernels, memory, grids, shared): (i64, i64, i64, i64) = db
+        .query_row(
+            "SELECT count(*), count(DISTINCT localMemoryPerThread || ':' || localMemoryTotal),
+                    count(DISTINCT gridId), min(sharedMemoryExecuted)
+               FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE localMemoryPerThread = 16
+                AND localMemoryTotal = 16 * 128 * 2 * 256 AND gridId > 0",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap();
+    assert_eq!((kernels, memory, grids, shared), (6, 1, 6, 8192));
 }

@@ -301,6 +301,12 @@ impl<S: Store> Sink for Exporter<S> {
                 );
                 row.extend(a.grid.iter().chain(&a.block).map(|&v| Value::int(v)));
                 row.extend([Value::int(a.static_shared), Value::int(a.dynamic_shared)]);
+                row.extend([
+                    Value::int(a.local_per_thread),
+                    Value::int(a.local_total),
+                    Value::int(a.grid_id),
+                    Value::int(a.shared_executed),
+                ]);
                 row.extend([node, graph]);
                 &KERNEL
             }

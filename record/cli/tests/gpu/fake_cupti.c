@@ -293,6 +293,12 @@ void fake_kernel(int q, uint32_t correlation, const char *name, uint32_t device,
     r.registersPerThread = 40;
     r.staticSharedMemory = 4096;
     r.dynamicSharedMemory = 512;
+    r.localMemoryPerThread = 16;
+    r.localMemoryTotal = 16 * 128 * 2 * 256;
+    /* CUPTI's grid ids are unique in the process. */
+    static int64_t grids = 1;
+    r.gridId = __atomic_fetch_add(&grids, 1, __ATOMIC_RELAXED);
+    r.sharedMemoryExecuted = 8192;
     r.name = name;
     r.graphId = graph_id; r.graphNodeId = graph_node_id;
     enqueue(q, &r, sizeof r);

@@ -23,7 +23,8 @@ pub struct GpuRecords<'a> {
     bytes: &'a [u8],
     at: usize,
     /// A [`GPU_MAGIC`] file, not a [`GPU_MAGIC_V1`] one: kernels, copies
-    /// and sets end with their graph node, peer-to-peer copies with their ends.
+    /// and sets end with their graph node, kernels then with their local
+    /// memory, grid id and shared memory, peer-to-peer copies with their ends.
     v2: bool,
 }
 
@@ -104,6 +105,12 @@ impl<'a> GpuRecords<'a> {
                         a.static_shared = self.i32()?;
                         a.dynamic_shared = self.i32()?;
                         self.graph_node(&mut a)?;
+                        if self.v2 {
+                            a.local_per_thread = self.u32()?;
+                            a.local_total = self.u32()?;
+                            a.grid_id = unzigzag(self.varint()?);
+                            a.shared_executed = self.u32()?;
+                        }
                     }
                     Tag::Memcpy | Tag::Memset => {
                         a.bytes = self.varint()?;

@@ -39,6 +39,10 @@ impl GpuRecord<'_> {
                         varint(out, zigzag(a.static_shared.into()));
                         varint(out, zigzag(a.dynamic_shared.into()));
                         graph_node(out, a);
+                        varint(out, a.local_per_thread.into());
+                        varint(out, a.local_total.into());
+                        varint(out, zigzag(a.grid_id));
+                        varint(out, a.shared_executed.into());
                     }
                     Some(Tag::Memcpy | Tag::Memset) => {
                         varint(out, a.bytes);

@@ -119,6 +119,13 @@ pub struct Activity {
     pub registers: u16,
     pub static_shared: i32,
     pub dynamic_shared: i32,
+    /// Kernels: local memory per thread and in all (bytes), the grid's id
+    /// (unique in the process, CUPTI's `gridId`) and the shared memory the
+    /// driver set (bytes).
+    pub local_per_thread: u32,
+    pub local_total: u32,
+    pub grid_id: i64,
+    pub shared_executed: u32,
     /// Copies and sets.
     pub bytes: u64,
     /// Copies: CUPTI's `CUpti_ActivityMemcpyKind`; sets: the value.
@@ -219,6 +226,10 @@ mod tests {
             registers: 32,
             static_shared: 1024,
             dynamic_shared: 0,
+            local_per_thread: 16,
+            local_total: 1 << 22,
+            grid_id: 1 << 40,
+            shared_executed: 102_400,
             ..Activity::default()
         };
         let node = Activity {

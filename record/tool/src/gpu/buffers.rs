@@ -211,6 +211,10 @@ unsafe fn decode(
                 a.dynamic_shared = field(r, KERNEL_DYNAMIC_SHARED);
                 let name: *const c_char = field(r, KERNEL_NAME);
                 a.name = output.kernel_name(name, bytes);
+                a.local_per_thread = field(r, KERNEL_LOCAL_PER_THREAD);
+                a.local_total = field(r, KERNEL_LOCAL_TOTAL);
+                a.grid_id = field(r, KERNEL_GRID_ID);
+                a.shared_executed = field(r, KERNEL_SHARED_EXECUTED);
                 a.graph_node = field(r, KERNEL_GRAPH_NODE);
                 a.graph = field(r, KERNEL_GRAPH);
             }

@@ -55,8 +55,12 @@ pub mod offset {
     pub const KERNEL_BLOCK: usize = 64;
     pub const KERNEL_STATIC_SHARED: usize = 76;
     pub const KERNEL_DYNAMIC_SHARED: usize = 80;
+    pub const KERNEL_LOCAL_PER_THREAD: usize = 84;
+    pub const KERNEL_LOCAL_TOTAL: usize = 88;
     pub const KERNEL_CORRELATION: usize = 92;
+    pub const KERNEL_GRID_ID: usize = 96;
     pub const KERNEL_NAME: usize = 104;
+    pub const KERNEL_SHARED_EXECUTED: usize = 140;
     pub const KERNEL_GRAPH_NODE: usize = 144;
     pub const KERNEL_GRAPH: usize = 156;
 
