@@ -248,6 +248,46 @@ fn cupti_layout() {
             "offsetof(CUpti_ActivityDevice6, computeCapabilityMinor)",
             "DEVICE_COMPUTE_MINOR",
         ),
+        (
+            "offsetof(CUpti_ActivityDevice6, l2CacheSize)",
+            "DEVICE_L2_CACHE",
+        ),
+        (
+            "offsetof(CUpti_ActivityDevice6, numThreadsPerWarp)",
+            "DEVICE_THREADS_PER_WARP",
+        ),
+        (
+            "offsetof(CUpti_ActivityDevice6, coreClockRate)",
+            "DEVICE_CLOCK",
+        ),
+        (
+            "offsetof(CUpti_ActivityDevice6, maxWarpsPerMultiprocessor)",
+            "DEVICE_WARPS_PER_SM",
+        ),
+        (
+            "offsetof(CUpti_ActivityDevice6, maxBlocksPerMultiprocessor)",
+            "DEVICE_BLOCKS_PER_SM",
+        ),
+        (
+            "offsetof(CUpti_ActivityDevice6, maxSharedMemoryPerMultiprocessor)",
+            "DEVICE_SHARED_PER_SM",
+        ),
+        (
+            "offsetof(CUpti_ActivityDevice6, maxRegistersPerMultiprocessor)",
+            "DEVICE_REGISTERS_PER_SM",
+        ),
+        (
+            "offsetof(CUpti_ActivityDevice6, maxRegistersPerBlock)",
+            "DEVICE_REGISTERS_PER_BLOCK",
+        ),
+        (
+            "offsetof(CUpti_ActivityDevice6, maxSharedMemoryPerBlock)",
+            "DEVICE_SHARED_PER_BLOCK",
+        ),
+        (
+            "offsetof(CUpti_ActivityDevice6, maxThreadsPerBlock)",
+            "DEVICE_THREADS_PER_BLOCK",
+        ),
         ("offsetof(CUpti_ActivityDevice6, id)", "DEVICE_ID"),
         ("offsetof(CUpti_ActivityDevice6, name)", "DEVICE_NAME"),
         ("offsetof(CUpti_ActivityAPI, cbid)", "API_CBID"),
@@ -266,6 +306,7 @@ fn cupti_layout() {
         ("Memcpy7", "Memcpy5"),
         ("MemcpyPtoP4", "MemcpyPtoP3"),
         ("Memset5", "Memset4"),
+        ("Device6", "Device4"),
     ];
     let checked: Vec<(String, &str)> = (checked.iter())
         .map(|&(expr, name)| (expr.to_string(), name))

@@ -441,4 +441,21 @@ fn an_nsight_style_gpu_trace_names_every_activity_as_the_json_does() {
         )
         .unwrap();
     assert_eq!((kernels, memory, grids, shared), (6, 1, 6, 8192));
+    // Each GPU's limits, from which SQL computes an occupancy: blocks of
+    // 256 threads at 40 registers each, 6 to a multiprocessor of 65,536.
+    let occupancy: Vec<(i64, i64, i64, i64)> = db
+        .prepare(
+            "SELECT k.deviceId, g.maxRegistersPerSm / (k.registersPerThread * k.blockX * k.blockY * k.blockZ),
+                    g.clockRate, g.l2CacheSize
+               FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN TARGET_INFO_GPU g
+                 ON g.id = k.deviceId AND g.globalPid = k.globalPid
+              GROUP BY 1, 2, 3, 4 ORDER BY 1",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let hopper = |device| (device, 6, 1_980_000_000, 50 << 20);
+    assert_eq!(occupancy, [hopper(0), hopper(1)]);
 }

@@ -262,7 +262,7 @@ impl<S: Store> Sink for Exporter<S> {
                 Some(d) => d.name.to_string(),
                 None => format!("GPU {}", a.device),
             };
-            let row = [
+            let mut row = vec![
                 Value::int(a.device),
                 Value::text(&name),
                 Value::int(gpid),
@@ -271,6 +271,14 @@ impl<S: Store> Sink for Exporter<S> {
                 known(|d| d.compute_major.into()),
                 known(|d| d.compute_minor.into()),
             ];
+            // Nsight's clock is in Hz, CUPTI's in kHz; a limit CUPTI did
+            // not give (0) is NULL.
+            let mut limits = g.gpu.map(|d| d.limits.values().map(i64::from));
+            if let Some(l) = &mut limits {
+                l[1] *= 1000;
+            }
+            let limits = limits.unwrap_or_default();
+            row.extend(limits.map(|v| Value::Int((v != 0).then_some(v))));
             self.store.row(Some(p), &TARGET_INFO_GPU, &row)?;
         }
         let mut row = vec![

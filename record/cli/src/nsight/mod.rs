@@ -191,6 +191,17 @@ pub const TARGET_INFO_GPU: Table = Table {
         int("smCount"),
         int("computeMajor"),
         int("computeMinor"),
+        // The limits an occupancy is computed from (CUPTI's, the clock in Hz).
+        int("l2CacheSize"),
+        int("clockRate"),
+        int("threadsPerWarp"),
+        int("maxThreadsPerBlock"),
+        int("maxRegistersPerBlock"),
+        int("maxShmemPerBlock"),
+        int("maxWarpsPerSm"),
+        int("maxBlocksPerSm"),
+        int("maxShmemPerSm"),
+        int("maxRegistersPerSm"),
     ],
     keyed: false,
 };

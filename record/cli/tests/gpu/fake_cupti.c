@@ -256,6 +256,17 @@ void fake_device(int q, uint32_t id, const char *name, uint32_t major, uint32_t 
     r.computeCapabilityMinor = minor;
     r.globalMemorySize = memory;
     r.numMultiprocessors = multiprocessors;
+    /* A Hopper GPU's limits. */
+    r.l2CacheSize = 50 << 20;
+    r.coreClockRate = 1980000;
+    r.numThreadsPerWarp = 32;
+    r.maxThreadsPerBlock = 1024;
+    r.maxRegistersPerBlock = 65536;
+    r.maxSharedMemoryPerBlock = 49152;
+    r.maxWarpsPerMultiprocessor = 64;
+    r.maxBlocksPerMultiprocessor = 32;
+    r.maxSharedMemoryPerMultiprocessor = 233472;
+    r.maxRegistersPerMultiprocessor = 65536;
     enqueue(q, &r, sizeof r);
 }
 

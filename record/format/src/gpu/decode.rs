@@ -1,6 +1,6 @@
 //! Reading a GPU file's records: in order, or one again at its position.
 
-use super::{Activity, ApiCall, Device, GpuRecord, Peer, Tag, GPU_MAGIC, GPU_MAGIC_V1};
+use super::{Activity, ApiCall, Device, GpuRecord, Limits, Peer, Tag, GPU_MAGIC, GPU_MAGIC_V1};
 use crate::cupti::PEER_TO_PEER;
 use crate::varint::unzigzag;
 use std::borrow::Cow;
@@ -24,7 +24,8 @@ pub struct GpuRecords<'a> {
     at: usize,
     /// A [`GPU_MAGIC`] file, not a [`GPU_MAGIC_V1`] one: kernels, copies
     /// and sets end with their graph node, kernels then with their local
-    /// memory, grid id and shared memory, peer-to-peer copies with their ends.
+    /// memory, grid id and shared memory, peer-to-peer copies with their
+    /// ends, devices with their limits.
     v2: bool,
 }
 
@@ -145,14 +146,25 @@ impl<'a> GpuRecords<'a> {
                 measured: self.varint()? != 0,
                 offset: unzigzag(self.varint()?),
             },
-            Tag::Device => GpuRecord::Device(Device {
-                id: self.u32()?,
-                name: self.text()?,
-                compute_major: self.u32()?,
-                compute_minor: self.u32()?,
-                memory: self.varint()?,
-                multiprocessors: self.u32()?,
-            }),
+            Tag::Device => {
+                let mut d = Device {
+                    id: self.u32()?,
+                    name: self.text()?,
+                    compute_major: self.u32()?,
+                    compute_minor: self.u32()?,
+                    memory: self.varint()?,
+                    multiprocessors: self.u32()?,
+                    limits: Limits::default(),
+                };
+                if self.v2 {
+                    let mut limits = [0; 10];
+                    for v in &mut limits {
+                        *v = self.u32()?;
+                    }
+                    d.limits = Limits::from_values(limits);
+                }
+                GpuRecord::Device(d)
+            }
             Tag::Api => {
                 let (api, tid, start) = (self.varint()?, self.u32()?, self.varint()?);
                 GpuRecord::Api(ApiCall {

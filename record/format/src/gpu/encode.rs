@@ -96,6 +96,9 @@ impl GpuRecord<'_> {
                 }
                 varint(out, d.memory);
                 varint(out, d.multiprocessors.into());
+                for v in d.limits.values() {
+                    varint(out, v.into());
+                }
             }
             GpuRecord::Api(c) => {
                 out.push(Tag::Api as u8);

@@ -193,6 +193,62 @@ pub struct Device<'a> {
     /// Global memory, bytes.
     pub memory: u64,
     pub multiprocessors: u32,
+    pub limits: Limits,
+}
+
+/// A GPU's sizes and limits, as CUPTI's device record gives them (what an
+/// occupancy is computed from); 0 where not known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Limits {
+    /// L2 cache, bytes.
+    pub l2_cache: u32,
+    pub clock_khz: u32,
+    pub threads_per_warp: u32,
+    pub threads_per_block: u32,
+    pub registers_per_block: u32,
+    /// Shared memory per block, bytes.
+    pub shared_per_block: u32,
+    pub warps_per_sm: u32,
+    pub blocks_per_sm: u32,
+    /// Shared memory per multiprocessor, bytes.
+    pub shared_per_sm: u32,
+    pub registers_per_sm: u32,
+}
+
+impl Limits {
+    /// Every limit, in the order of the fields (the GPU file's order).
+    pub fn values(&self) -> [u32; 10] {
+        [
+            self.l2_cache,
+            self.clock_khz,
+            self.threads_per_warp,
+            self.threads_per_block,
+            self.registers_per_block,
+            self.shared_per_block,
+            self.warps_per_sm,
+            self.blocks_per_sm,
+            self.shared_per_sm,
+            self.registers_per_sm,
+        ]
+    }
+
+    /// The limits [`Limits::values`] gave.
+    pub fn from_values(v: [u32; 10]) -> Limits {
+        let [l2_cache, clock_khz, threads_per_warp, threads_per_block, registers_per_block, shared_per_block, warps_per_sm, blocks_per_sm, shared_per_sm, registers_per_sm] =
+            v;
+        Limits {
+            l2_cache,
+            clock_khz,
+            threads_per_warp,
+            threads_per_block,
+            registers_per_block,
+            shared_per_block,
+            warps_per_sm,
+            blocks_per_sm,
+            shared_per_sm,
+            registers_per_sm,
+        }
+    }
 }
 
 /// An activity's kind, as the outputs name it.
@@ -297,6 +353,7 @@ mod tests {
                 compute_minor: 0,
                 memory: 150_000_000_000,
                 multiprocessors: 132,
+                limits: Limits::from_values([1, 2, 3, 4, 5, 6, 7, 8, 9, 1 << 31]),
             }),
         ];
         let mut bytes = GPU_MAGIC.to_vec();

@@ -5,7 +5,7 @@
 use super::cupti::{self, field, offset, Cupti};
 use crate::recording;
 use nvtxr_record_format::gpu::{
-    Activity, ApiCall, Device, GpuRecord, Peer, Tag, GPU_FILE, GPU_MAGIC,
+    Activity, ApiCall, Device, GpuRecord, Limits, Peer, Tag, GPU_FILE, GPU_MAGIC,
 };
 use std::collections::HashMap;
 use std::ffi::{c_char, c_void, CStr};
@@ -290,6 +290,18 @@ unsafe fn decode(
                     compute_minor: field(r, DEVICE_COMPUTE_MINOR),
                     memory: field(r, DEVICE_MEMORY),
                     multiprocessors: field(r, DEVICE_MULTIPROCESSORS),
+                    limits: Limits {
+                        l2_cache: field(r, DEVICE_L2_CACHE),
+                        clock_khz: field(r, DEVICE_CLOCK),
+                        threads_per_warp: field(r, DEVICE_THREADS_PER_WARP),
+                        threads_per_block: field(r, DEVICE_THREADS_PER_BLOCK),
+                        registers_per_block: field(r, DEVICE_REGISTERS_PER_BLOCK),
+                        shared_per_block: field(r, DEVICE_SHARED_PER_BLOCK),
+                        warps_per_sm: field(r, DEVICE_WARPS_PER_SM),
+                        blocks_per_sm: field(r, DEVICE_BLOCKS_PER_SM),
+                        shared_per_sm: field(r, DEVICE_SHARED_PER_SM),
+                        registers_per_sm: field(r, DEVICE_REGISTERS_PER_SM),
+                    },
                 }));
             }
             cupti::KIND_RUNTIME | cupti::KIND_DRIVER => {

@@ -112,6 +112,16 @@ pub mod offset {
 
     /// `CUpti_ActivityDevice6` (`CUPTI_ACTIVITY_KIND_DEVICE`).
     pub const DEVICE_MEMORY: usize = 16;
+    pub const DEVICE_L2_CACHE: usize = 28;
+    pub const DEVICE_THREADS_PER_WARP: usize = 32;
+    pub const DEVICE_CLOCK: usize = 36;
+    pub const DEVICE_WARPS_PER_SM: usize = 52;
+    pub const DEVICE_BLOCKS_PER_SM: usize = 56;
+    pub const DEVICE_SHARED_PER_SM: usize = 60;
+    pub const DEVICE_REGISTERS_PER_SM: usize = 64;
+    pub const DEVICE_REGISTERS_PER_BLOCK: usize = 68;
+    pub const DEVICE_SHARED_PER_BLOCK: usize = 72;
+    pub const DEVICE_THREADS_PER_BLOCK: usize = 76;
     pub const DEVICE_MULTIPROCESSORS: usize = 44;
     pub const DEVICE_COMPUTE_MAJOR: usize = 104;
     pub const DEVICE_COMPUTE_MINOR: usize = 108;
