@@ -13,7 +13,7 @@ use crate::model::{
 };
 use hashbrown::{HashMap, HashSet};
 use nvtxr_record_format::cupti::{COPY_KINDS, MEMORY_KINDS, PEER_TO_PEER};
-use nvtxr_record_format::gpu::Tag;
+use nvtxr_record_format::gpu::{Limits, Tag};
 use std::io::Result;
 
 /// Where the rows go.
@@ -271,14 +271,22 @@ impl<S: Store> Sink for Exporter<S> {
                 known(|d| d.compute_major.into()),
                 known(|d| d.compute_minor.into()),
             ];
-            // Nsight's clock is in Hz, CUPTI's in kHz; a limit CUPTI did
-            // not give (0) is NULL.
-            let mut limits = g.gpu.map(|d| d.limits.values().map(i64::from));
-            if let Some(l) = &mut limits {
-                l[1] *= 1000;
-            }
-            let limits = limits.unwrap_or_default();
-            row.extend(limits.map(|v| Value::Int((v != 0).then_some(v))));
+            // A limit CUPTI did not give (0) is NULL.
+            let limit =
+                |f: fn(&Limits) -> i64| Value::Int(g.gpu.map(|d| f(&d.limits)).filter(|v| *v != 0));
+            row.extend([
+                limit(|l| l.l2_cache.into()),
+                // Nsight's clock is in Hz, CUPTI's in kHz.
+                limit(|l| i64::from(l.clock_khz) * 1000),
+                limit(|l| l.threads_per_warp.into()),
+                limit(|l| l.threads_per_block.into()),
+                limit(|l| l.registers_per_block.into()),
+                limit(|l| l.shared_per_block.into()),
+                limit(|l| l.warps_per_sm.into()),
+                limit(|l| l.blocks_per_sm.into()),
+                limit(|l| l.shared_per_sm.into()),
+                limit(|l| l.registers_per_sm.into()),
+            ]);
             self.store.row(Some(p), &TARGET_INFO_GPU, &row)?;
         }
         let mut row = vec![
