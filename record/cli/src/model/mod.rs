@@ -171,6 +171,8 @@ pub struct Thread {
 pub struct Process {
     /// Unique in the trace: the pid, tagged with its recording's index.
     pub key: u64,
+    /// Its place among the trace's processes, from 0.
+    pub index: u32,
     /// Its pid in the trace: the pid, unless another recording has the same
     /// one (then a number above any Linux pid); 32 bits, as Perfetto reads them.
     pub trace_pid: u32,

@@ -231,6 +231,7 @@ impl Scan {
             *count.entry(p.pid).or_default() += 1;
         }
         for (i, p) in self.processes.iter_mut().enumerate() {
+            p.index = i as u32;
             p.trace_pid = if count[&p.pid] == 1 {
                 p.pid
             } else {
@@ -395,6 +396,7 @@ impl Scan {
                 Some(p) => p.dropped += header.dropped,
                 None => self.processes.push(Process {
                     key,
+                    index: 0,
                     trace_pid: pid,
                     recording,
                     pid,
