@@ -75,3 +75,14 @@ def installed_path():
     import nvtxr
 
     return os.path.dirname(os.path.dirname(nvtxr.__file__))
+
+
+def copy_part(parquet, to, part, *, query="SELECT * FROM read_parquet('{src}')", name=None):
+    """Copies one part of every table of a Parquet directory to the directory
+    `to` (as the part `name`, if given), each table through `query`."""
+    import duckdb
+
+    for table in os.listdir(parquet):
+        os.makedirs(to / table, exist_ok=True)
+        src = parquet / table / part
+        duckdb.sql(f"COPY ({query.format(src=src)}) TO '{to / table / (name or part)}' (FORMAT parquet)")

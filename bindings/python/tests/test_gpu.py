@@ -17,7 +17,7 @@ import textwrap
 
 import pytest
 
-from conftest import artifact
+from conftest import artifact, copy_part
 
 PROGRAM = """
 import ctypes
@@ -153,3 +153,93 @@ def test_torchrun_ranks_each_record_their_own_gpu_activity(tmp_path):
         assert k["args"]["launched by"]["range"] == f"rank {rank} step", k
         gpu = process_names[k["pid"]]
         assert gpu.startswith("GPU 0") and f"(rank {rank} (" in gpu, gpu
+
+
+KERNELS_PROGRAM = """
+import ctypes
+import os
+import nvtxr
+
+rank = int(os.environ["RANK"])
+fake = ctypes.CDLL(os.environ["FAKE_CUPTI"], mode=ctypes.RTLD_GLOBAL)
+fake.fake_launch_ns.argtypes = [ctypes.c_uint32, ctypes.c_char_p, ctypes.c_uint32, ctypes.c_uint64]
+ctypes.CDLL(os.environ["CUDA_INJECTION64_PATH"]).InitializeInjection()
+a, b = b"_Z1av", b"_Z1bv"  # live until CUPTI's buffers are read, at exit
+for step, ns in enumerate([[1000, 3000], [6000, 10000]][rank]):
+    with nvtxr.annotate("step"):
+        fake.fake_launch_ns(2 * step + 1, a, 7, ns)
+        with nvtxr.annotate("inner"):
+            fake.fake_launch_ns(2 * step + 2, b, 7, [500, 700][step])
+"""
+
+
+def test_kernel_recipes_add_up_across_ranks_and_keep_equal_pids_of_two_hosts_apart(tmp_path):
+    """`gpu_kernels` and `kernels_by_range` over two ranks' Parquet parts
+    whose kernels' means differ: the figures of one pass over every kernel.
+    Then a third part, rank 0's files as another host would have written
+    them (same pid, correlation ids and string ids): each recipe counts its
+    work once, as DuckDB reads all three parts in one query."""
+    pytest.importorskip("duckdb")
+    from nvtxr import recipes
+
+    nvtxr = artifact("NVTXR_COMMAND")
+    (tmp_path / "train.py").write_text(textwrap.dedent(KERNELS_PROGRAM))
+    env = {k: v for k, v in os.environ.items() if k not in ("NVTX_INJECTION64_PATH", "CUDA_INJECTION64_PATH")}
+    env["NVTXR_CUPTI"] = artifact("FAKE_CUPTI")
+    parquet = tmp_path / "pq"
+    for rank in range(2):
+        run = subprocess.run(
+            [nvtxr, "record", "-q", "-o", str(tmp_path / f"r{rank}.json"), "--parquet", str(parquet),
+             "--", sys.executable, "train.py"],
+            cwd=tmp_path, env={**env, "RANK": str(rank), "WORLD_SIZE": "2"},
+            capture_output=True, text=True, timeout=300,
+        )
+        assert run.returncode == 0, run.stdout + run.stderr
+
+    def sample(values):
+        mean = sum(values) / len(values)
+        return len(values), sum(values), mean, min(values), max(values), \
+            (sum((v - mean) ** 2 for v in values) / (len(values) - 1)) ** 0.5
+
+    a, b = [1000, 3000, 6000, 10000], [500, 700, 500, 700]
+
+    def figures(table, *key):
+        rows = {}
+        for r in table.itertuples():
+            rows[tuple(getattr(r, k) for k in key)] = (r.ranks, (r.instances, r.total, r.avg, r.min, r.max, r.stddev))
+        return rows
+
+    kernels = figures(recipes.gpu_kernels(parquet, engine="duckdb"), "kernel")
+    assert kernels.keys() == {("a()",), ("b()",)}, kernels
+    assert kernels[("a()",)][0] == 2
+    assert kernels[("a()",)][1] == pytest.approx(sample(a))
+    assert kernels[("b()",)][1] == pytest.approx(sample(b))
+    by_range = figures(recipes.kernels_by_range(parquet, engine="duckdb"), "range", "kernel")
+    assert by_range.keys() == {("step", "a()"), ("inner", "b()")}, by_range
+    assert by_range[("step", "a()")] == (2, pytest.approx(sample(a)))
+    assert by_range[("inner", "b()")] == (2, pytest.approx(sample(b)))
+    projection = {r.range: (r.instances, r.kernels) for r in recipes.gpu_projection(parquet, engine="duckdb").itertuples()}
+    assert projection == {"step": (4, 8), "inner": (4, 4)}, projection
+
+    # Rank 0's part again, as written on another host.
+    copy_part(parquet, parquet, "rank-00000.parquet", name="rank-00000-elsewhere.parquet",
+              query="SELECT * REPLACE ('elsewhere' AS host) FROM read_parquet('{src}')")
+    kernels = figures(recipes.gpu_kernels(parquet, engine="duckdb"), "kernel")
+    assert kernels[("a()",)] == (3, pytest.approx(sample(a + a[:2])))
+    by_range = figures(recipes.kernels_by_range(parquet, engine="duckdb"), "range", "kernel")
+    assert by_range[("inner", "b()")] == (3, pytest.approx(sample(b + b[:2])))
+    projection = {r.range: (r.instances, r.kernels) for r in recipes.gpu_projection(parquet, engine="duckdb").itertuples()}
+    assert projection == {"step": (6, 12), "inner": (6, 6)}, projection
+
+    # Dask, one task per part, gives the same answers.
+    distributed = pytest.importorskip("distributed")
+    import pandas
+
+    calls = [recipes.gpu_projection, recipes.gpu_kernels, recipes.kernels_by_range]
+    local = [call(parquet, engine="duckdb") for call in calls]
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1",
+                                  dashboard_address=None, processes=True) as cluster, \
+            distributed.Client(cluster):
+        on_dask = [call(parquet) for call in calls]
+    for call, here, there in zip(calls, local, on_dask):
+        pandas.testing.assert_frame_equal(there, here, check_dtype=False, obj=call.__name__)

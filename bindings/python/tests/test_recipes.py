@@ -15,7 +15,7 @@ import warnings
 
 import pytest
 
-from conftest import artifact
+from conftest import artifact, copy_part
 
 duckdb = pytest.importorskip("duckdb")
 pandas = pytest.importorskip("pandas")
@@ -195,14 +195,6 @@ def test_gpu_projection_is_empty_without_gpu_work(job):
     from nvtxr import recipes
 
     assert len(recipes.gpu_projection(parquet, engine="duckdb")) == 0
-
-
-def copy_part(parquet, to, part, *, query="SELECT * FROM read_parquet('{src}')"):
-    """Copies one part of every table to the directory `to`, each through `query`."""
-    for table in os.listdir(parquet):
-        os.makedirs(to / table, exist_ok=True)
-        src = parquet / table / part
-        duckdb.sql(f"COPY ({query.format(src=src)}) TO '{to / table / part}' (FORMAT parquet)")
 
 
 def test_ties_pick_the_highest_rank_in_every_column(job, tmp_path):

@@ -11,7 +11,12 @@ Each recipe takes the Parquet directory and returns a pandas DataFrame:
 - :func:`summary`: Nsight's ``nvtx_sum`` table across ranks: per range, the
   mean, min and max of each rank's total time;
 - :func:`gpu_projection`: per range, the GPU work its launches caused, as
-  Nsight's ``nvtx_gpu_proj_sum``.
+  Nsight's ``nvtx_gpu_proj_sum``;
+- :func:`gpu_kernels`: per kernel, its time across ranks, as Nsight's
+  ``cuda_gpu_kern_sum``;
+- :func:`kernels_by_range`: per range and kernel, the kernels each range
+  launched (the innermost range open around the launch), as Nsight's
+  ``nvtx_kern_sum``.
 
 Each runs on DuckDB on this machine, or, when a Dask client is active
 (``distributed.Client(...)``) or ``engine="dask"`` is given, on the Dask
@@ -32,7 +37,8 @@ Needs ``duckdb`` and ``pandas`` (``pip install duckdb pandas``); Dask's
 import os
 import warnings
 
-__all__ = ["pace", "stragglers", "summary", "gpu_projection", "RecipeError", "PartialRankWarning"]
+__all__ = ["pace", "stragglers", "summary", "gpu_projection", "gpu_kernels", "kernels_by_range",
+           "RecipeError", "PartialRankWarning"]
 
 
 class RecipeError(ValueError):
@@ -53,15 +59,17 @@ _COLUMNS = {
                         "droppedEvents": "BIGINT", "openRanges": "BIGINT"},
     "CUPTI_ACTIVITY_KIND_RUNTIME": {"start": "BIGINT", "globalTid": "BIGINT", "correlationId": "BIGINT"},
     "CUPTI_ACTIVITY_KIND_KERNEL": {"start": "BIGINT", "end": "BIGINT", "correlationId": "BIGINT",
-                                   "globalPid": "BIGINT"},
+                                   "globalPid": "BIGINT", "demangledName": "BIGINT"},
     "CUPTI_ACTIVITY_KIND_MEMCPY": {"start": "BIGINT", "end": "BIGINT", "correlationId": "BIGINT",
                                    "globalPid": "BIGINT"},
     "CUPTI_ACTIVITY_KIND_MEMSET": {"start": "BIGINT", "end": "BIGINT", "correlationId": "BIGINT",
                                    "globalPid": "BIGINT"},
+    "StringIds": {"id": "BIGINT", "value": "VARCHAR"},
 }
 _NVTX = ["NVTX_EVENTS", "NVTXR_PROCESSES"]
 _GPU = _NVTX + ["CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_KERNEL",
                 "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"]
+_KERNELS = _NVTX + ["CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_KERNEL", "StringIds"]
 
 # A process: its rank (NULL outside a parallel launcher), host and pid
 # (with the recording's index above it in a merged report).
@@ -70,6 +78,10 @@ _PROCESS = "rank, host, (globalTid >> 24) & 16777215 AS pid"
 # Per part, then across parts: each recipe is a query over one part's
 # tables (views of the table's names) giving per-rank rows, and a query over
 # the union of those rows (`partial`). Ranges: push/pop (59) and start/end (60).
+# A view may hold many parts (DuckDB on one machine reads them all at once):
+# its `part` column (the file's name) keeps them apart wherever rows are
+# joined, since two hosts' processes may have the same pid (and ids and
+# correlation ids), and each part numbers its strings anew.
 _PACE_PART = f"""
 SELECT {_PROCESS},
        row_number() OVER (PARTITION BY rank, host, globalTid >> 24 ORDER BY start, "end") AS iteration,
@@ -105,24 +117,35 @@ SELECT range, count(*) AS ranks, sum(instances)::BIGINT AS instances, sum(total)
 FROM partial GROUP BY range ORDER BY total DESC, range
 """
 
-_GPU_PART = f"""
-WITH ranges AS (
-    SELECT rank, host, globalTid, text, start, "end"
+# The ranges a launch can be under: push/pop ranges, and start/end ranges
+# that ended on the thread that started them.
+_RANGES = """
+ranges AS (
+    SELECT part, rank, host, globalTid, text, start, "end"
     FROM NVTX_EVENTS
-    WHERE eventType = 59 OR (eventType = 60 AND endGlobalTid = globalTid)),
-work AS (
-    SELECT start, "end", correlationId, globalPid, 1 AS kernel FROM CUPTI_ACTIVITY_KIND_KERNEL
-    UNION ALL SELECT start, "end", correlationId, globalPid, 0 FROM CUPTI_ACTIVITY_KIND_MEMCPY
-    UNION ALL SELECT start, "end", correlationId, globalPid, 0 FROM CUPTI_ACTIVITY_KIND_MEMSET),
+    WHERE eventType = 59 OR (eventType = 60 AND endGlobalTid = globalTid))"""
+# Each launch (an API record) with the GPU work it caused (`work`: start,
+# end, correlationId, globalPid and more), on the launching thread.
+_LAUNCHED = """
 launched AS (
-    SELECT l.start AS launched, l.globalTid, w.start, w."end", w.kernel
+    SELECT l.part, l.start AS launched, l.globalTid, w.* EXCLUDE (part, correlationId, globalPid)
     FROM CUPTI_ACTIVITY_KIND_RUNTIME l JOIN work w
-      ON w.correlationId = l.correlationId AND w.globalPid = (l.globalTid >> 24) << 24)
-SELECT {_PROCESS.replace('globalTid', 'r.globalTid')}, r.text AS range, r.start, r."end",
+      ON w.part = l.part AND w.correlationId = l.correlationId
+     AND w.globalPid = (l.globalTid >> 24) << 24)"""
+_IN_RANGE = """
+  ON w.part = r.part AND w.globalTid = r.globalTid AND w.launched >= r.start AND w.launched <= r."end" """
+
+_GPU_PART = f"""
+WITH {_RANGES},
+work AS (
+    SELECT part, start, "end", correlationId, globalPid, 1 AS kernel FROM CUPTI_ACTIVITY_KIND_KERNEL
+    UNION ALL SELECT part, start, "end", correlationId, globalPid, 0 FROM CUPTI_ACTIVITY_KIND_MEMCPY
+    UNION ALL SELECT part, start, "end", correlationId, globalPid, 0 FROM CUPTI_ACTIVITY_KIND_MEMSET),
+{_LAUNCHED}
+SELECT r.part, {_PROCESS.replace('globalTid', 'r.globalTid')}, r.text AS range, r.start, r."end",
        min(w.start) AS gpu_start, max(w."end") AS gpu_end, sum(w.kernel)::BIGINT AS kernels,
        count(*) AS gpu_ops
-FROM ranges r JOIN launched w
-  ON w.globalTid = r.globalTid AND w.launched >= r.start AND w.launched <= r."end"
+FROM ranges r JOIN launched w {_IN_RANGE}
 GROUP BY ALL
 """
 _GPU_PROJECTION = """
@@ -130,6 +153,55 @@ SELECT range, count(*) AS instances, sum("end" - start)::BIGINT AS range_time,
        sum(gpu_end - gpu_start)::BIGINT AS projected_time, sum(kernels)::BIGINT AS kernels,
        sum(gpu_ops)::BIGINT AS gpu_ops
 FROM partial GROUP BY range ORDER BY projected_time DESC, range
+"""
+
+# Kernels with their names (this part's strings), one row each (`kernel_row`).
+_NAMED = """
+work AS (
+    SELECT k.part, row_number() OVER () AS kernel_row, k.correlationId, k.globalPid,
+           k."end" - k.start AS duration, s.value AS kernel
+    FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.part = k.part AND s.id = k.demangledName)"""
+# Per process and group: the figures that add up across processes (count,
+# total, min, max, and the sum of squared deviations from the mean for the
+# standard deviation); the median does not, and is left out.
+_FIGURES = """count(*) AS instances, sum(duration)::BIGINT AS total, avg(duration) AS mean,
+       min(duration) AS min, max(duration) AS max, var_pop(duration) * count(*) AS m2"""
+_GPU_KERNELS_PART = f"""
+WITH {_NAMED}
+SELECT part, (globalPid >> 24) & 16777215 AS pid, kernel, {_FIGURES}
+FROM work GROUP BY ALL
+"""
+# Each launch's kernels under its innermost range: the latest to start of
+# those open around it on its thread (of two starting together, the one
+# ending first).
+_KERNELS_BY_RANGE_PART = f"""
+WITH {_RANGES}, {_NAMED}, {_LAUNCHED},
+innermost AS (
+    SELECT w.part, w.globalTid, w.kernel_row, any_value(w.kernel) AS kernel,
+           any_value(w.duration) AS duration, arg_max(r.text, row(r.start, -r."end")) AS range
+    FROM launched w JOIN ranges r {_IN_RANGE}
+    GROUP BY w.part, w.globalTid, w.kernel_row)
+SELECT part, (globalTid >> 24) & 16777215 AS pid, range, kernel, {_FIGURES}
+FROM innermost GROUP BY ALL
+"""
+
+
+def _kernel_figures(groups):
+    """The combining query of per-process kernel figures grouped by `groups`:
+    the processes that ran each group, and its figures over all of them
+    (the standard deviation a sample's, from the per-process means and
+    squared deviations, as one pass over every kernel would give it; 0 for
+    one instance, as the terminal summary has it)."""
+    return f"""
+WITH g AS (
+    SELECT *, sum(total) OVER w / sum(instances) OVER w AS grand
+    FROM partial WINDOW w AS (PARTITION BY {groups}))
+SELECT {groups}, count(*) AS ranks, sum(instances)::BIGINT AS instances, sum(total)::BIGINT AS total,
+       sum(total) / sum(instances) AS avg, min(min) AS min, max(max) AS max,
+       CASE WHEN sum(instances) > 1
+            THEN sqrt((sum(m2) + sum(instances * (mean - grand) ^ 2)) / (sum(instances) - 1))
+            ELSE 0.0 END AS stddev
+FROM g GROUP BY {groups} ORDER BY total DESC, {groups}
 """
 
 
@@ -166,6 +238,25 @@ def gpu_projection(parquet_dir, *, engine=None):
     ranges' launches included; a start/end range holds the launches of the
     thread that started it, when it ended on that thread."""
     return _run(parquet_dir, _GPU, _GPU_PART, _GPU_PROJECTION, {}, engine)
+
+
+def gpu_kernels(parquet_dir, *, engine=None):
+    """Nsight's ``cuda_gpu_kern_sum`` across ranks: per kernel (its demangled
+    name), the ``ranks`` (processes) that ran it, its ``instances``, ``total``
+    time, ``avg``, ``min``, ``max`` and ``stddev`` (ns; a sample's standard
+    deviation over every instance, 0 for one); largest total first. No
+    median: it does not add up across ranks."""
+    return _run(parquet_dir, _KERNELS, _GPU_KERNELS_PART, _kernel_figures("kernel"), {}, engine)
+
+
+def kernels_by_range(parquet_dir, *, engine=None):
+    """Nsight's ``nvtx_kern_sum`` across ranks: per range name and kernel, the
+    kernels launched inside that range as the innermost one open on the
+    launching thread (push/pop, or start/end ended on the thread that started
+    it), with the figures of :func:`gpu_kernels`; largest total first.
+    Kernels launched outside every range are left out."""
+    return _run(parquet_dir, _KERNELS, _KERNELS_BY_RANGE_PART, _kernel_figures("range, kernel"), {},
+                engine)
 
 
 def _run(parquet_dir, tables, part_sql, combine_sql, parameters, engine):
@@ -264,7 +355,9 @@ def _part(parquet_dir, parts, *, tables, sql, parameters):
     with _connect() as db:
         for table in tables:
             files = ", ".join(_quoted(os.path.join(parquet_dir, table, part)) for part in parts)
-            db.execute(f'CREATE VIEW "{table}" AS SELECT * FROM read_parquet([{files}])')
+            db.execute(f'CREATE VIEW "{table}" AS SELECT * EXCLUDE (filename), '
+                       f'parse_filename(filename, true) AS part '
+                       f'FROM read_parquet([{files}], filename = true)')
         rows = db.execute(sql, parameters).df()
         partial = []
         for part in parts:

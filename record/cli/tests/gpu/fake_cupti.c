@@ -385,9 +385,15 @@ void fake_sync(int q, uint32_t correlation, uint32_t context, uint32_t stream, u
 }
 
 /* A kernel launched through cudaLaunchKernel on the calling thread (device
- * 0, context 1, 20 us), for scripts that do not spell CUPTI's numbers (the
- * Python tests). `name` must live until the buffer is completed. */
-void fake_launch(uint32_t correlation, const char *name, uint32_t stream) {
+ * 0, context 1), running `ns`, for scripts that do not spell CUPTI's
+ * numbers (the Python tests). `name` must live until the buffer is
+ * completed. */
+void fake_launch_ns(uint32_t correlation, const char *name, uint32_t stream, uint64_t ns) {
     fake_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, correlation, 10000);
-    fake_kernel(0, correlation, name, 0, 1, stream, 0, 20000);
+    fake_kernel(0, correlation, name, 0, 1, stream, 0, ns);
+}
+
+/* fake_launch_ns of a 20 us kernel. */
+void fake_launch(uint32_t correlation, const char *name, uint32_t stream) {
+    fake_launch_ns(correlation, name, stream, 20000);
 }
