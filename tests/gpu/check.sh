@@ -21,6 +21,9 @@
 #     a CUDA graph's two kernels, each under the range around its launch.
 #  4. Pictures' sources: HTML timelines of the kernels program and of three
 #     steps of the loop (kernels.html, steps.html).
+#  5. A program that is itself a CUPTI client: the loop under torch.profiler
+#     (Kineto), under `nvtxr record`: the kernels each of the two got, and
+#     what either said.
 set -u
 G=${NVTXR_BIN:-target/release}; N=$G/nvtxr
 LOOP=${LOOP:-../shared/gpu/train_loop.py}; STEPS=${STEPS:-300}
@@ -130,6 +133,10 @@ print("graph: kernels under 'graph' in the JSON:", sum(1 for k in kernels if k["
       "of", len(kernels), "; flows from the launch:", sum(1 for e in events if e["ph"] == "s"),
       "started,", len({e["id"] for e in events if e["ph"] == "f"}), "distinct ends")
 PY
+# torch.profiler inside the program: 5 warm-up steps, then 50 profiled (532 kernels a step).
+"$N" record -q -o "$OUT/both.pftrace" --sqlite "$OUT/both.sqlite" -- python3 "$LOOP" kineto 50 "$OUT/both.json" > "$OUT/both.log" 2>&1
+echo "torch.profiler under nvtxr record: exit $?; nvtxr's kernels $(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL').fetchone()[0])" "$OUT/both.sqlite" 2>&1 | tail -1); torch.profiler's kernels $(python3 -c "import json,sys; print(sum(1 for e in json.load(open(sys.argv[1]))['traceEvents'] if e.get('cat') == 'kernel'))" "$OUT/both.json" 2>&1 | tail -1)"
+grep -i 'cupti\|nvtxr\|kineto\|warn' "$OUT/both.log" | head -8
 python3 $L plain "$STEPS" > "$OUT/plain2.log" 2>&1
 python3 $L nvtx "$STEPS" > "$OUT/nvtx2.log" 2>&1
 "$N" record -q -o "$OUT/gpu-only2.pftrace" -- python3 $L plain "$STEPS" > "$OUT/gpu-only2.log" 2>&1
