@@ -174,6 +174,64 @@ fn nvtxr_view_shows_a_row_per_gpu_stream() {
 }
 
 #[test]
+fn a_graph_of_more_nodes_than_packed_flow_ids_hold_keeps_one_flow_per_node() {
+    // 303 nodes: the first 256 flows' ids are packed, the rest hashed
+    // (`perfetto/gpu.rs`); every one still runs from the launch to its node.
+    let rec = nvtxr_harness::work_dir().join(format!("gpu-big-graph-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&rec);
+    let keep = ["--keep", rec.to_str().unwrap()];
+    let env = [("GRAPH_LAUNCH", "1"), ("GRAPH_EXTRA_NODES", "300")];
+    let (dir, out) = run("big-graph", &keep, &env);
+    assert!(out.status.success(), "{}", text(&out));
+    let pftrace = dir.join("t.pftrace");
+    let reported = report(&pftrace, &rec);
+    assert!(reported.status.success(), "{}", text(&reported));
+    // Checked by perfetto_check.py: every flow ended was started, before its end.
+    let lines = perfetto_events(&pftrace);
+    let ids = |v: &serde_json::Value| -> Vec<u64> {
+        let mut ids: Vec<u64> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        ids.sort();
+        ids
+    };
+    let instant = lines
+        .iter()
+        .find(|e| e["kind"] == "flow" && e["name"] == "cudaGraphLaunch")
+        .expect("the launch's instant");
+    let starts = ids(&instant["args"]["flow_ids"]);
+    let ends = ids(&serde_json::Value::from(
+        lines
+            .iter()
+            .filter(|e| e["kind"] == "slice" && e["args"]["correlation"] == 12)
+            .flat_map(|e| e["flow_ends"].as_array().unwrap().clone())
+            .collect::<Vec<_>>(),
+    ));
+    assert_eq!(ends.len(), 303);
+    assert_eq!(starts, ends);
+    let mut distinct = ends.clone();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 303);
+    assert_eq!(ends.iter().filter(|&&id| id >= 1 << 63).count(), 303 - 256);
+    // The JSON's flows too: one from the launch to each node (`<pid>.c12`,
+    // then `.<nth>`).
+    let trace = load(&dir.join("trace.json"));
+    let events = trace["traceEvents"].as_array().unwrap();
+    let graph_flows = |ph: &str| {
+        events
+            .iter()
+            .filter(|e| {
+                e["ph"] == ph && e["id"].as_str().and_then(|id| id.split('.').nth(1)) == Some("c12")
+            })
+            .count()
+    };
+    assert_eq!((graph_flows("s"), graph_flows("f")), (303, 303));
+}
+
+#[test]
 fn each_node_of_a_graph_launch_has_its_flow_from_the_launch_and_its_range() {
     let rec = nvtxr_harness::work_dir().join(format!("gpu-graph-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&rec);

@@ -23,7 +23,8 @@
  * With GRAPH_LAUNCH=1, a CUDA graph launched as well, inside "graph": one
  * cudaGraphLaunch whose three nodes (two kernels and a set) carry its
  * correlation id, as CUPTI records a graph's work, and their graph (5) and
- * node ids (0x100000001 up).
+ * node ids (0x100000001 up); GRAPH_EXTRA_NODES=N gives it N more kernel
+ * nodes (`extra()`, 500 ns each).
  *
  * With PEER_COPY=1, a copy from GPU 1 to GPU 0 as well, inside
  * "exchange": cudaMemcpyPeerAsync and CUPTI's peer-to-peer record of it.
@@ -235,6 +236,11 @@ int main(void) {
         kernel(2, 12, "_Z5node2v", 0, 1, 7, 90000, 30000);
         graph_node(5, 0x100000003ull);
         set(2, 12, 0, 4096, 0, 1, 7, 120000, 2000);
+        const char *extra = getenv("GRAPH_EXTRA_NODES");
+        for (int i = 0; extra && i < atoi(extra); i++) {
+            graph_node(5, 0x100000004ull + (uint64_t)i);
+            kernel(2, 12, "_Z5extrav", 0, 1, 7, 130000 + 1000 * (uint64_t)i, 500);
+        }
         graph_node(0, 0);
         nvtxRangePop();
     }
