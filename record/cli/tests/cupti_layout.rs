@@ -94,6 +94,14 @@ fn cupti_layout() {
         ),
         ("offsetof(CUpti_ActivityKernel13, graphId)", "KERNEL_GRAPH"),
         (
+            "offsetof(CUpti_ActivityKernel13, launchType)",
+            "KERNEL_LAUNCH_TYPE",
+        ),
+        (
+            "offsetof(CUpti_ActivityKernel13, shmemLimitConfig)",
+            "KERNEL_SHARED_LIMIT",
+        ),
+        (
             "offsetof(CUpti_ActivityMemcpy7, graphNodeId)",
             "MEMCPY_GRAPH_NODE",
         ),
@@ -314,7 +322,7 @@ fn cupti_layout() {
             let (now, then) = oldest.iter().find(|(now, _)| expr.contains(now))?;
             Some((expr.replace(now, then), name))
         }))
-        // The copy and memory kinds the outputs name, by their enumerators.
+        // The CUPTI enumerators the outputs name, by their names.
         .chain(kinds().map(|(_, enumerator)| (enumerator.to_string(), enumerator)))
         .collect();
     // The tool's numbers, and the recording format's (the copy kinds).
@@ -364,9 +372,17 @@ fn cupti_layout() {
     }
 }
 
-/// Each copy kind and memory kind the recording format names, by number
-/// and CUPTI's enumerator.
+/// Each CUPTI enumerator the recording format gives Nsight's id of (copy
+/// and memory kinds, synchronization types, launch types, shared memory
+/// limits), by CUPTI's number and name.
 fn kinds() -> impl Iterator<Item = (u32, &'static str)> {
-    use nvtxr_record_format::cupti::{COPY_KINDS, MEMORY_KINDS};
-    (COPY_KINDS.iter().chain(&MEMORY_KINDS)).map(|&(id, enumerator, _)| (id, enumerator))
+    use nvtxr_record_format::cupti::*;
+    let tables: [&[NsightEnum]; 5] = [
+        &COPY_KINDS,
+        &MEMORY_KINDS,
+        &SYNC_TYPES,
+        &LAUNCH_TYPES,
+        &SHARED_LIMITS,
+    ];
+    tables.into_iter().flatten().filter_map(|r| r.cupti)
 }

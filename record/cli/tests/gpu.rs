@@ -428,6 +428,61 @@ fn an_nsight_style_gpu_trace_names_every_activity_as_the_json_does() {
             ("[CUDA memset]", Some("Device"), None),
         ]
     );
+    // SQL that spells Nsight's numbers: its memory kinds (one below
+    // CUPTI's: 1 pinned, 2 device, 0 pageable), copy kinds (CUPTI's).
+    let copies: Vec<(i64, i64, i64)> = db
+        .prepare("SELECT copyKind, srcKind, dstKind FROM CUPTI_ACTIVITY_KIND_MEMCPY ORDER BY correlationId")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(copies, [(1, 1, 2), (2, 2, 0)]);
+    // A kernel's launch type and shared memory limit, found by Nsight's
+    // enumerator names: the cooperative launch (correlation 9) opted into
+    // more shared memory, the others regular with the default limit; the
+    // cache configuration not written.
+    let launches: Vec<(i64, String, String, Option<i64>)> = db
+        .prepare(
+            "SELECT k.correlationId, t.name, l.name, k.cacheConfig FROM CUPTI_ACTIVITY_KIND_KERNEL k
+               JOIN ENUM_CUDA_KERNEL_LAUNCH_TYPE t ON t.id = k.launchType
+               JOIN ENUM_CUDA_SHARED_MEM_LIMIT_CONFIG l ON l.id = k.sharedMemoryLimitConfig
+              ORDER BY 1",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(launches.len(), 6, "{launches:?}");
+    for (correlation, launch, limit, cache) in &launches {
+        let expected = match correlation {
+            9 => ("COOPERATIVE_SINGLE_DEVICE", "OPTIN"),
+            _ => ("REGULAR", "DEFAULT"),
+        };
+        assert_eq!(
+            (launch.as_str(), limit.as_str(), *cache),
+            (
+                &*format!("CUDA_KERNEL_LAUNCH_TYPE_{}", expected.0),
+                &*format!("CUDA_SHARED_MEM_LIMIT_{}", expected.1),
+                None
+            ),
+        );
+    }
+    // The kernel table's first 28 columns in the order of Nsight's export,
+    // for SQL (and scripts) that read them by position.
+    let columns: Vec<String> = db
+        .prepare("SELECT name FROM pragma_table_info('CUPTI_ACTIVITY_KIND_KERNEL')")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let nsight = "start end deviceId contextId greenContextId streamId correlationId globalPid
+        demangledName shortName mangledName launchType cacheConfig registersPerThread gridX gridY
+        gridZ blockX blockY blockZ staticSharedMemory dynamicSharedMemory localMemoryPerThread
+        localMemoryTotal gridId sharedMemoryExecuted graphNodeId sharedMemoryLimitConfig";
+    assert_eq!(columns[..28], nsight.split_whitespace().collect::<Vec<_>>());
     // Each kernel's local memory, grid id (one per kernel) and shared
     // memory set by the driver, as the test CUPTI gave them.
     let (kernels, memory, grids, shared): (i64, i64, i64, i64) = db

@@ -3,16 +3,18 @@
 //! rows of [`super`]'s tables, handed to a [`Store`] (SQLite or Parquet).
 
 use super::{
-    global_pid, global_tid, short_name, Table, Value, CATEGORY, DOMAIN_CREATE, ENUM_MEMCPY_OPER,
-    ENUM_MEM_KIND, EVENT_TYPES, EVENT_TYPE_ROWS, KERNEL, MARK, MEMCPY, MEMSET, NVTXR_PROCESSES,
-    NVTX_EVENTS, PROCESSES, PUSH_POP, RUNTIME, RUNTIME_CLASS, SESSION_START, START_END,
-    SYNCHRONIZATION, TARGET_INFO_GPU, THREAD_NAMES,
+    global_pid, global_tid, short_name, Table, Value, CATEGORY, DOMAIN_CREATE, ENUMERATIONS,
+    EVENT_TYPES, EVENT_TYPE_ROWS, KERNEL, MARK, MEMCPY, MEMSET, NVTXR_PROCESSES, NVTX_EVENTS,
+    PROCESSES, PUSH_POP, RUNTIME, RUNTIME_CLASS, SESSION_START, START_END, SYNCHRONIZATION,
+    TARGET_INFO_GPU, THREAD_NAMES,
 };
 use crate::model::{
     Details, GpuEvent, Launch, Mark, Payload, Process, Range, Scan, Sink, Style, Thread,
 };
 use hashbrown::{HashMap, HashSet};
-use nvtxr_record_format::cupti::{COPY_KINDS, MEMORY_KINDS, PEER_TO_PEER};
+use nvtxr_record_format::cupti::{
+    nsight_id, NsightEnum, LAUNCH_TYPES, MEMORY_KINDS, PEER_TO_PEER, SHARED_LIMITS,
+};
 use nvtxr_record_format::gpu::{Limits, Tag};
 use std::io::Result;
 
@@ -66,12 +68,9 @@ impl<S: Store> Exporter<S> {
                 &[Value::int(id), Value::text(name), Value::text(label)],
             )?;
         }
-        for (table, rows) in [
-            (&ENUM_MEMCPY_OPER, &COPY_KINDS[..]),
-            (&ENUM_MEM_KIND, &MEMORY_KINDS[..]),
-        ] {
-            for &(id, name, label) in rows {
-                let row = [Value::int(id), Value::text(name), Value::text(label)];
+        for (table, rows) in &ENUMERATIONS {
+            for r in *rows {
+                let row = [Value::int(r.id), Value::text(r.name), Value::text(r.label)];
                 store.row(None, table, &row)?;
             }
         }
@@ -311,10 +310,14 @@ impl<S: Store> Sink for Exporter<S> {
                         self.store.string_id(p, g.name)?,
                         self.store.string_id(p, short_name(g.name))?,
                         self.store.string_id(p, g.mangled)?,
-                        a.registers.into(),
                     ]
                     .map(Value::int),
                 );
+                row.extend([
+                    nsight(&LAUNCH_TYPES, a.launch_type),
+                    Value::Int(None),
+                    Value::int(a.registers),
+                ]);
                 row.extend(a.grid.iter().chain(&a.block).map(|&v| Value::int(v)));
                 row.extend([Value::int(a.static_shared), Value::int(a.dynamic_shared)]);
                 row.extend([
@@ -323,19 +326,16 @@ impl<S: Store> Sink for Exporter<S> {
                     Value::int(a.grid_id),
                     Value::int(a.shared_executed),
                 ]);
-                row.extend([node, graph]);
+                row.extend([node, nsight(&SHARED_LIMITS, a.shared_limit), graph]);
                 &KERNEL
             }
             Some(Tag::Memcpy) => {
-                row.extend(
-                    [
-                        a.bytes as i64,
-                        a.copy_kind.into(),
-                        a.src_kind.into(),
-                        a.dst_kind.into(),
-                    ]
-                    .map(Value::int),
-                );
+                row.extend([
+                    Value::int(a.bytes as i64),
+                    Value::int(a.copy_kind),
+                    memory(a.src_kind),
+                    memory(a.dst_kind),
+                ]);
                 // A peer-to-peer copy's ends (NULL for other copies).
                 let p = &a.peer;
                 let ends = [p.src_device, p.src_context, p.dst_device, p.dst_context];
@@ -349,7 +349,7 @@ impl<S: Store> Sink for Exporter<S> {
                     Value::int(a.copy_kind),
                     Value::int(a.bytes as i64),
                     node,
-                    Value::int(a.src_kind),
+                    memory(a.src_kind),
                 ]);
                 &MEMSET
             }
@@ -378,4 +378,15 @@ impl<S: Store> Sink for Exporter<S> {
         ];
         self.store.row(Some(p), &NVTXR_PROCESSES, &row)
     }
+}
+
+/// CUPTI's number of an enumeration as Nsight's id of it (see
+/// [`nsight_id`]); NULL when the recording has none.
+fn nsight(rows: &[NsightEnum], cupti: Option<u8>) -> Value<'static> {
+    Value::Int(cupti.and_then(|v| nsight_id(rows, v.into())).map(i64::from))
+}
+
+/// A memory kind as Nsight numbers it (`ENUM_CUDA_MEM_KIND`).
+fn memory(cupti: u16) -> Value<'static> {
+    Value::Int(nsight_id(&MEMORY_KINDS, cupti.into()).map(i64::from))
 }

@@ -11,8 +11,10 @@
 //! rows of `ENUM_NSYS_EVENT_TYPE`, and the CUDA tables
 //! `CUPTI_ACTIVITY_KIND_KERNEL`, `_MEMCPY`, `_MEMSET`, `_SYNCHRONIZATION`,
 //! `_RUNTIME` and `TARGET_INFO_GPU` (the columns nvtxr knows, names through
-//! `StringIds`) with the enumerations Nsight's reports join them with
-//! (`ENUM_CUDA_MEMCPY_OPER`, `ENUM_CUDA_MEM_KIND`); nothing of NVIDIA's
+//! `StringIds`) with the enumerations they refer to, Nsight's rows
+//! (`ENUM_CUDA_MEMCPY_OPER`, `ENUM_CUDA_MEM_KIND`, `ENUM_CUPTI_SYNC_TYPE`,
+//! `ENUM_CUDA_KERNEL_LAUNCH_TYPE`, `ENUM_CUDA_SHARED_MEM_LIMIT_CONFIG`:
+//! [`nvtxr_record_format::cupti::NsightEnum`]); nothing of NVIDIA's
 //! tables is changed or added to. What nvtxr knows besides goes in a table
 //! of its own, `NVTXR_PROCESSES` (rank, world size, host, command line,
 //! recording).
@@ -34,6 +36,9 @@
 pub mod export;
 
 use crate::model::Process;
+use nvtxr_record_format::cupti::{
+    NsightEnum, COPY_KINDS, LAUNCH_TYPES, MEMORY_KINDS, SHARED_LIMITS, SYNC_TYPES,
+};
 
 /// A column's type: SQLite's `INTEGER`, `REAL`, `TEXT`; Parquet's 64-bit
 /// integer, double, UTF-8 string.
@@ -228,6 +233,10 @@ pub const KERNEL: Table = Table {
         int_required("demangledName"),
         int_required("shortName"),
         int("mangledName"),
+        int("launchType"),
+        // NULL: whether Nsight writes CUPTI's requested or executed cache
+        // configuration is not known here.
+        int("cacheConfig"),
         int_required("registersPerThread"),
         int_required("gridX"),
         int_required("gridY"),
@@ -242,6 +251,7 @@ pub const KERNEL: Table = Table {
         int_required("gridId"),
         int("sharedMemoryExecuted"),
         int("graphNodeId"),
+        int("sharedMemoryLimitConfig"),
         int("graphId"),
     ],
     keyed: false,
@@ -290,28 +300,41 @@ pub const RUNTIME: Table = Table {
     keyed: false,
 };
 
-/// Nsight's names of CUPTI's copy kinds and memory kinds (`id`, `name`,
-/// `label`), which its reports join copies and sets with.
-pub const ENUM_MEMCPY_OPER: Table = Table {
-    name: "ENUM_CUDA_MEMCPY_OPER",
-    columns: &[int_required("id"), text("name"), text("label")],
-    keyed: true,
-};
-pub const ENUM_MEM_KIND: Table = Table {
-    name: "ENUM_CUDA_MEM_KIND",
-    columns: &[int_required("id"), text("name"), text("label")],
-    keyed: true,
-};
+/// An enumeration's table (`id`, `name`, `label`), which Nsight's reports
+/// join activity rows with.
+const fn enumeration(name: &'static str) -> Table {
+    const COLUMNS: &[Column] = &[int_required("id"), text("name"), text("label")];
+    Table {
+        name,
+        columns: COLUMNS,
+        keyed: true,
+    }
+}
+
+/// Every enumeration's table, with its rows.
+pub const ENUMERATIONS: [(Table, &[NsightEnum]); 5] = [
+    (enumeration("ENUM_CUDA_MEMCPY_OPER"), &COPY_KINDS),
+    (enumeration("ENUM_CUDA_MEM_KIND"), &MEMORY_KINDS),
+    (enumeration("ENUM_CUPTI_SYNC_TYPE"), &SYNC_TYPES),
+    (enumeration("ENUM_CUDA_KERNEL_LAUNCH_TYPE"), &LAUNCH_TYPES),
+    (
+        enumeration("ENUM_CUDA_SHARED_MEM_LIMIT_CONFIG"),
+        &SHARED_LIMITS,
+    ),
+];
 
 /// Every table, in the order they are created.
-pub const TABLES: [&Table; 15] = [
+pub const TABLES: [&Table; 18] = [
     &STRING_IDS,
     &THREAD_NAMES,
     &PROCESSES,
     &SESSION_START,
     &EVENT_TYPES,
-    &ENUM_MEMCPY_OPER,
-    &ENUM_MEM_KIND,
+    &ENUMERATIONS[0].0,
+    &ENUMERATIONS[1].0,
+    &ENUMERATIONS[2].0,
+    &ENUMERATIONS[3].0,
+    &ENUMERATIONS[4].0,
     &NVTX_EVENTS,
     &NVTXR_PROCESSES,
     &TARGET_INFO_GPU,

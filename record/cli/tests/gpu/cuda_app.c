@@ -68,6 +68,7 @@ static void (*device)(int, uint32_t, const char *, uint32_t, uint32_t, uint64_t,
 static void (*complete)(int);
 static void (*drop)(size_t);
 static void (*graph_node)(uint32_t, uint64_t);
+static void (*kernel_launch)(uint8_t, uint32_t);
 static void (*peer_copy)(int, uint32_t, uint64_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
                          uint32_t, uint64_t, uint64_t);
 
@@ -171,6 +172,7 @@ int main(void) {
     *(void **)&complete = load(fake, "fake_complete");
     *(void **)&drop = load(fake, "fake_drop");
     *(void **)&graph_node = load(fake, "fake_graph_node");
+    *(void **)&kernel_launch = load(fake, "fake_kernel_launch");
     *(void **)&peer_copy = load(fake, "fake_peer_copy");
     const char *execed = getenv("EXECED");
     if (execed && *execed == '1') return after_exec();
@@ -224,7 +226,10 @@ int main(void) {
     nvtxRangePushA("tail");
     nvtxRangeId_t last = nvtxRangeStartA("last");
     api(RUNTIME, LAUNCH_KERNEL, 9, 20000);
+    /* A cooperative launch, with the shared memory limit opted into. */
+    kernel_launch(CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE, CUPTI_FUNC_SHMEM_LIMIT_OPTIN);
     kernel(2, 9, "_Z4gemmPKfS0_Pfi", 0, 1, 7, 0, 50000);
+    kernel_launch(CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR, CUPTI_FUNC_SHMEM_LIMIT_DEFAULT);
     nvtxRangeEnd(last);
     nvtxRangePop();
     if (graph) {

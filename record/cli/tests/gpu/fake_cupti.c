@@ -289,6 +289,17 @@ void fake_graph_node(uint32_t graph, uint64_t node) {
     graph_node_id = node;
 }
 
+/* The launch type (CUpti_ActivityLaunchType) and shared memory limit
+ * (CUpti_FuncShmemLimitConfig) of the kernels scripted next (0, 0: a
+ * regular launch with the default limit). */
+static uint8_t launch_type;
+static CUpti_FuncShmemLimitConfig shared_limit;
+
+void fake_kernel_launch(uint8_t type, uint32_t limit) {
+    launch_type = type;
+    shared_limit = (CUpti_FuncShmemLimitConfig)limit;
+}
+
 /* A kernel that starts `delay_ns` from now on the GPU's clock and runs `ns`. */
 void fake_kernel(int q, uint32_t correlation, const char *name, uint32_t device, uint32_t context,
                  uint32_t stream, uint64_t delay_ns, uint64_t ns) {
@@ -312,6 +323,7 @@ void fake_kernel(int q, uint32_t correlation, const char *name, uint32_t device,
     r.sharedMemoryExecuted = 8192;
     r.name = name;
     r.graphId = graph_id; r.graphNodeId = graph_node_id;
+    r.launchType = launch_type; r.shmemLimitConfig = shared_limit;
     enqueue(q, &r, sizeof r);
 }
 

@@ -1,20 +1,29 @@
 //! Reading a GPU file's records: in order, or one again at its position.
 
-use super::{Activity, ApiCall, Device, GpuRecord, Limits, Peer, Tag, GPU_MAGIC, GPU_MAGIC_V1};
+use super::{
+    Activity, ApiCall, Device, GpuRecord, Limits, Peer, Tag, GPU_MAGIC, GPU_MAGIC_V1, GPU_MAGIC_V2,
+};
 use crate::cupti::PEER_TO_PEER;
 use crate::varint::unzigzag;
 use std::borrow::Cow;
 
-/// Reads the records of a GPU file's bytes (its magic first, of either
+/// Reads the records of a GPU file's bytes (its magic first, of any
 /// version); stops at the first record cut short or unknown. `Err` when
 /// the magic is wrong.
 pub fn decode_gpu(bytes: &[u8]) -> Result<GpuRecords<'_>, String> {
-    let (bytes, v2) = match bytes.split_at_checked(GPU_MAGIC.len()) {
-        Some((magic, rest)) if magic == GPU_MAGIC => (rest, true),
-        Some((magic, rest)) if magic == GPU_MAGIC_V1 => (rest, false),
-        _ => return Err("not a GPU activity file (bad magic)".into()),
-    };
-    Ok(GpuRecords { bytes, at: 0, v2 })
+    let (magic, bytes) = bytes
+        .split_at_checked(GPU_MAGIC.len())
+        .ok_or("not a GPU activity file (too short)")?;
+    let version = [GPU_MAGIC_V1, GPU_MAGIC_V2, GPU_MAGIC]
+        .iter()
+        .position(|m| m == magic)
+        .ok_or("not a GPU activity file (bad magic)")? as u8
+        + 1;
+    Ok(GpuRecords {
+        bytes,
+        at: 0,
+        version,
+    })
 }
 
 /// The records of a GPU file, in order.
@@ -22,11 +31,12 @@ pub fn decode_gpu(bytes: &[u8]) -> Result<GpuRecords<'_>, String> {
 pub struct GpuRecords<'a> {
     bytes: &'a [u8],
     at: usize,
-    /// A [`GPU_MAGIC`] file, not a [`GPU_MAGIC_V1`] one: kernels, copies
-    /// and sets end with their graph node, kernels then with their local
+    /// The file's version: from 2 ([`GPU_MAGIC_V2`]), kernels, copies and
+    /// sets end with their graph node, kernels then with their local
     /// memory, grid id and shared memory, peer-to-peer copies with their
-    /// ends, devices with their limits.
-    v2: bool,
+    /// ends, devices with their limits; from 3 ([`GPU_MAGIC`]), kernels
+    /// then with their launch type and shared memory limit.
+    version: u8,
 }
 
 impl<'a> GpuRecords<'a> {
@@ -63,6 +73,13 @@ impl<'a> GpuRecords<'a> {
     fn i32(&mut self) -> Option<i32> {
         i32::try_from(unzigzag(self.varint()?)).ok()
     }
+    /// A byte written plus one, 0 standing for unknown.
+    fn known(&mut self) -> Option<Option<u8>> {
+        match self.varint()? {
+            0 => Some(None),
+            v => Some(Some(u8::try_from(v - 1).ok()?)),
+        }
+    }
     fn text(&mut self) -> Option<Cow<'a, str>> {
         let n = usize::try_from(self.varint()?).ok()?;
         let s = self.bytes.get(self.at..self.at.checked_add(n)?)?;
@@ -72,7 +89,7 @@ impl<'a> GpuRecords<'a> {
 
     /// A kernel's, copy's or set's graph node and graph (see `encode`).
     fn graph_node(&mut self, a: &mut Activity) -> Option<()> {
-        if self.v2 {
+        if self.version >= 2 {
             a.graph_node = self.varint()?;
             if a.graph_node != 0 {
                 a.graph = self.u32()?;
@@ -106,11 +123,15 @@ impl<'a> GpuRecords<'a> {
                         a.static_shared = self.i32()?;
                         a.dynamic_shared = self.i32()?;
                         self.graph_node(&mut a)?;
-                        if self.v2 {
+                        if self.version >= 2 {
                             a.local_per_thread = self.u32()?;
                             a.local_total = self.u32()?;
                             a.grid_id = unzigzag(self.varint()?);
                             a.shared_executed = self.u32()?;
+                        }
+                        if self.version >= 3 {
+                            a.launch_type = self.known()?;
+                            a.shared_limit = self.known()?;
                         }
                     }
                     Tag::Memcpy | Tag::Memset => {
@@ -119,7 +140,7 @@ impl<'a> GpuRecords<'a> {
                         a.src_kind = u16::try_from(self.varint()?).ok()?;
                         a.dst_kind = u16::try_from(self.varint()?).ok()?;
                         self.graph_node(&mut a)?;
-                        if self.v2 && tag == Tag::Memcpy && a.copy_kind == PEER_TO_PEER {
+                        if self.version >= 2 && tag == Tag::Memcpy && a.copy_kind == PEER_TO_PEER {
                             a.peer = Peer {
                                 src_device: self.u32()?,
                                 src_context: self.u32()?,
@@ -156,7 +177,7 @@ impl<'a> GpuRecords<'a> {
                     multiprocessors: self.u32()?,
                     limits: Limits::default(),
                 };
-                if self.v2 {
+                if self.version >= 2 {
                     let mut limits = [0; 10];
                     for v in &mut limits {
                         *v = self.u32()?;

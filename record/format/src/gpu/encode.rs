@@ -43,6 +43,10 @@ impl GpuRecord<'_> {
                         varint(out, a.local_total.into());
                         varint(out, zigzag(a.grid_id));
                         varint(out, a.shared_executed.into());
+                        // Each plus one: 0 when unknown.
+                        for v in [a.launch_type, a.shared_limit] {
+                            varint(out, v.map_or(0, |v| u64::from(v) + 1));
+                        }
                     }
                     Some(Tag::Memcpy | Tag::Memset) => {
                         varint(out, a.bytes);

@@ -2,9 +2,11 @@
 //! an image's [`GPU_FILE`].
 //!
 //! The file is [`GPU_MAGIC`] followed by records, each a tag byte ([`Tag`])
-//! and LEB128 varints (strings: a varint length and UTF-8). Files written
-//! before graph nodes and peer-to-peer copies' ends were recorded
-//! ([`GPU_MAGIC_V1`]) are read as well: their work is in no graph. Every time is
+//! and LEB128 varints (strings: a varint length and UTF-8). Files of the
+//! earlier versions are read as well: written before kernels' launch types
+//! and shared memory limits ([`GPU_MAGIC_V2`]: unknown), or before graph
+//! nodes and peer-to-peer copies' ends ([`GPU_MAGIC_V1`]: their work is in
+//! no graph). Every time is
 //! CUPTI's: CLOCK_MONOTONIC ns when CUPTI took the tool's clock, else its
 //! own, which a [`Tag::Clock`] record's offset (before the activities)
 //! places on CLOCK_MONOTONIC; an activity's end is written as its duration. The tool
@@ -17,8 +19,9 @@
 //! ranges.
 //!
 //! The numbers kept as they are (copy kinds, memory kinds, synchronization
-//! types) are CUPTI's (`cupti_activity.h`); [`crate::cupti`] names them as
-//! Nsight Systems does.
+//! types, launch types, shared memory limits) are CUPTI's
+//! (`cupti_activity.h`); [`crate::cupti`] gives Nsight Systems' ids and
+//! names of them.
 
 mod decode;
 mod encode;
@@ -29,7 +32,11 @@ use std::borrow::Cow;
 /// An image's GPU activity file.
 pub const GPU_FILE: &str = "gpu";
 /// First bytes of a [`GPU_FILE`].
-pub const GPU_MAGIC: [u8; 8] = *b"NVTXRGP2";
+pub const GPU_MAGIC: [u8; 8] = *b"NVTXRGP3";
+/// First bytes of a [`GPU_FILE`] written before kernels' launch types and
+/// shared memory limits were recorded (a kernel's record ends with the
+/// shared memory the driver set).
+pub const GPU_MAGIC_V2: [u8; 8] = *b"NVTXRGP2";
 /// First bytes of a [`GPU_FILE`] written before graph nodes and peer-to-peer
 /// copies' ends were recorded (a kernel's, copy's and set's record ends
 /// before its graph node).
@@ -126,6 +133,11 @@ pub struct Activity {
     pub local_total: u32,
     pub grid_id: i64,
     pub shared_executed: u32,
+    /// Kernels: CUPTI's `launchType` (`CUpti_ActivityLaunchType`) and
+    /// `shmemLimitConfig` (`CUpti_FuncShmemLimitConfig`); `None` in files
+    /// written before they were recorded.
+    pub launch_type: Option<u8>,
+    pub shared_limit: Option<u8>,
     /// Copies and sets.
     pub bytes: u64,
     /// Copies: CUPTI's `CUpti_ActivityMemcpyKind`; sets: the value.
@@ -286,11 +298,16 @@ mod tests {
             local_total: 1 << 22,
             grid_id: 1 << 40,
             shared_executed: 102_400,
+            launch_type: Some(1),
+            shared_limit: Some(1),
             ..Activity::default()
         };
         let node = Activity {
             graph_node: 1 << 33,
             graph: 7,
+            // As read from an older file: unknown.
+            launch_type: None,
+            shared_limit: None,
             ..kernel
         };
         let copy = Activity {
@@ -382,7 +399,7 @@ mod tests {
         assert!(decode_gpu(b"NVTXRCK2").is_err());
     }
 
-    /// Damaged files of either version: read up to the damage, never a
+    /// Damaged files of any version: read up to the damage, never a
     /// panic (random bytes after the magic, each record read again at its
     /// position).
     #[test]
@@ -395,12 +412,7 @@ mod tests {
             state
         };
         for round in 0..20_000 {
-            let mut bytes = if round % 2 == 0 {
-                GPU_MAGIC
-            } else {
-                GPU_MAGIC_V1
-            }
-            .to_vec();
+            let mut bytes = [GPU_MAGIC, GPU_MAGIC_V2, GPU_MAGIC_V1][round % 3].to_vec();
             let len = next() % 64;
             for _ in 0..len {
                 // Mostly tags and small varints, as a file's bytes are.
@@ -425,6 +437,31 @@ mod tests {
                 assert!(records.record_at(at).is_some());
             }
         }
+    }
+
+    /// A kernel of the second version (no launch type, no shared memory
+    /// limit) is read with both unknown.
+    #[test]
+    fn a_second_version_kernel_is_read_with_its_launch_type_unknown() {
+        let kernel = Activity {
+            tag: Tag::Kernel as u8,
+            start: 5,
+            end: 9,
+            correlation: 3,
+            name: 1,
+            ..Activity::default()
+        };
+        let mut v3 = GPU_MAGIC.to_vec();
+        GpuRecord::Activity(kernel).encode(&mut v3);
+        // The same record without its last two fields.
+        let mut v2 = GPU_MAGIC_V2.to_vec();
+        v2.extend(&v3[GPU_MAGIC.len()..v3.len() - 2]);
+        GpuRecord::Dropped(2).encode(&mut v2);
+        let decoded: Vec<_> = decode_gpu(&v2).unwrap().collect();
+        assert_eq!(
+            decoded,
+            [GpuRecord::Activity(kernel), GpuRecord::Dropped(2)]
+        );
     }
 
     /// A file of the first version (no graph nodes) is read as written.

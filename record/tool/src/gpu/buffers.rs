@@ -215,6 +215,9 @@ unsafe fn decode(
                 a.local_total = field(r, KERNEL_LOCAL_TOTAL);
                 a.grid_id = field(r, KERNEL_GRID_ID);
                 a.shared_executed = field(r, KERNEL_SHARED_EXECUTED);
+                a.launch_type = Some(field(r, KERNEL_LAUNCH_TYPE));
+                // A `CUpti_FuncShmemLimitConfig`: 0 or 1.
+                a.shared_limit = u8::try_from(field::<u32>(r, KERNEL_SHARED_LIMIT)).ok();
                 a.graph_node = field(r, KERNEL_GRAPH_NODE);
                 a.graph = field(r, KERNEL_GRAPH);
             }

@@ -61,6 +61,8 @@ pub mod offset {
     pub const KERNEL_GRID_ID: usize = 96;
     pub const KERNEL_NAME: usize = 104;
     pub const KERNEL_SHARED_EXECUTED: usize = 140;
+    pub const KERNEL_LAUNCH_TYPE: usize = 136;
+    pub const KERNEL_SHARED_LIMIT: usize = 152;
     pub const KERNEL_GRAPH_NODE: usize = 144;
     pub const KERNEL_GRAPH: usize = 156;
 
