@@ -469,20 +469,51 @@ fn an_nsight_style_gpu_trace_names_every_activity_as_the_json_does() {
             ),
         );
     }
-    // The kernel table's first 28 columns in the order of Nsight's export,
-    // for SQL (and scripts) that read them by position.
-    let columns: Vec<String> = db
-        .prepare("SELECT name FROM pragma_table_info('CUPTI_ACTIVITY_KIND_KERNEL')")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
-    let nsight = "start end deviceId contextId greenContextId streamId correlationId globalPid
-        demangledName shortName mangledName launchType cacheConfig registersPerThread gridX gridY
-        gridZ blockX blockY blockZ staticSharedMemory dynamicSharedMemory localMemoryPerThread
-        localMemoryTotal gridId sharedMemoryExecuted graphNodeId sharedMemoryLimitConfig";
-    assert_eq!(columns[..28], nsight.split_whitespace().collect::<Vec<_>>());
+    // The CUDA tables' columns in the order of Nsight's export (2024.6),
+    // for SQL and scripts that read them by position; the kernel table
+    // then has the columns later versions added (`graphId`).
+    let activity = "start end deviceId contextId greenContextId streamId correlationId globalPid";
+    let nsight = [
+        (
+            "CUPTI_ACTIVITY_KIND_KERNEL",
+            format!(
+                "{activity} demangledName shortName mangledName launchType cacheConfig
+                 registersPerThread gridX gridY gridZ blockX blockY blockZ staticSharedMemory
+                 dynamicSharedMemory localMemoryPerThread localMemoryTotal gridId
+                 sharedMemoryExecuted graphNodeId sharedMemoryLimitConfig"
+            ),
+        ),
+        (
+            "CUPTI_ACTIVITY_KIND_MEMCPY",
+            format!(
+                "{activity} bytes copyKind deprecatedSrcId srcKind dstKind srcDeviceId
+                 srcContextId dstDeviceId dstContextId migrationCause graphNodeId virtualAddress"
+            ),
+        ),
+        (
+            "CUPTI_ACTIVITY_KIND_MEMSET",
+            format!("{activity} value bytes graphNodeId memKind"),
+        ),
+        (
+            "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+            format!("{activity} syncType eventId"),
+        ),
+        (
+            "CUPTI_ACTIVITY_KIND_RUNTIME",
+            "start end eventClass globalTid correlationId nameId returnValue callchainId".into(),
+        ),
+    ];
+    for (table, theirs) in nsight {
+        let columns: Vec<String> = db
+            .prepare(&format!("SELECT name FROM pragma_table_info('{table}')"))
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let theirs: Vec<&str> = theirs.split_whitespace().collect();
+        assert_eq!(columns[..theirs.len()], theirs, "{table}");
+    }
     // Each kernel's local memory, grid id (one per kernel) and shared
     // memory set by the driver, as the test CUPTI gave them.
     let (kernels, memory, grids, shared): (i64, i64, i64, i64) = db

@@ -246,6 +246,7 @@ impl<S: Store> Sink for Exporter<S> {
             Value::int(l.correlation),
             Value::int(name),
             Value::int(0),
+            Value::Int(None),
         ];
         self.store.row(Some(p), &RUNTIME, &row)
     }
@@ -333,6 +334,7 @@ impl<S: Store> Sink for Exporter<S> {
                 row.extend([
                     Value::int(a.bytes as i64),
                     Value::int(a.copy_kind),
+                    Value::Int(None),
                     memory(a.src_kind),
                     memory(a.dst_kind),
                 ]);
@@ -341,7 +343,7 @@ impl<S: Store> Sink for Exporter<S> {
                 let ends = [p.src_device, p.src_context, p.dst_device, p.dst_context];
                 let peer = a.copy_kind == PEER_TO_PEER;
                 row.extend(ends.map(|v| Value::Int(peer.then_some(v.into()))));
-                row.push(node);
+                row.extend([Value::Int(None), node, Value::Int(None)]);
                 &MEMCPY
             }
             Some(Tag::Memset) => {

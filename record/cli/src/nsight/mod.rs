@@ -261,13 +261,19 @@ pub const MEMCPY: Table = Table {
     columns: activity![
         int_required("bytes"),
         int_required("copyKind"),
+        // NULL: deprecated in Nsight's export for srcDeviceId.
+        int("deprecatedSrcId"),
         int("srcKind"),
         int("dstKind"),
         int("srcDeviceId"),
         int("srcContextId"),
         int("dstDeviceId"),
         int("dstContextId"),
+        // NULL: unified memory's migrations are not recorded.
+        int("migrationCause"),
         int("graphNodeId"),
+        // NULL: a unified memory migration's pages.
+        int("virtualAddress"),
     ],
     keyed: false,
 };
@@ -296,6 +302,8 @@ pub const RUNTIME: Table = Table {
         int("correlationId"),
         int_required("nameId"),
         int_required("returnValue"),
+        // NULL: no backtraces are recorded.
+        int("callchainId"),
     ],
     keyed: false,
 };
