@@ -335,8 +335,8 @@ impl<S: Store> Sink for Exporter<S> {
                     Value::int(a.bytes as i64),
                     Value::int(a.copy_kind),
                     Value::Int(None),
-                    memory(a.src_kind),
-                    memory(a.dst_kind),
+                    nsight(&MEMORY_KINDS, Some(a.src_kind)),
+                    nsight(&MEMORY_KINDS, Some(a.dst_kind)),
                 ]);
                 // A peer-to-peer copy's ends (NULL for other copies).
                 let p = &a.peer;
@@ -351,7 +351,7 @@ impl<S: Store> Sink for Exporter<S> {
                     Value::int(a.copy_kind),
                     Value::int(a.bytes as i64),
                     node,
-                    memory(a.src_kind),
+                    nsight(&MEMORY_KINDS, Some(a.src_kind)),
                 ]);
                 &MEMSET
             }
@@ -384,11 +384,6 @@ impl<S: Store> Sink for Exporter<S> {
 
 /// CUPTI's number of an enumeration as Nsight's id of it (see
 /// [`nsight_id`]); NULL when the recording has none.
-fn nsight(rows: &[NsightEnum], cupti: Option<u8>) -> Value<'static> {
+fn nsight(rows: &[NsightEnum], cupti: Option<impl Into<u32>>) -> Value<'static> {
     Value::Int(cupti.and_then(|v| nsight_id(rows, v.into())).map(i64::from))
-}
-
-/// A memory kind as Nsight numbers it (`ENUM_CUDA_MEM_KIND`).
-fn memory(cupti: u16) -> Value<'static> {
-    Value::Int(nsight_id(&MEMORY_KINDS, cupti.into()).map(i64::from))
 }
