@@ -105,10 +105,15 @@ const fn row(
 /// The id Nsight writes for CUPTI's number `cupti` of the enumeration
 /// `rows`: its row's, else the row labelled `Unknown`, else none.
 pub fn nsight_id(rows: &[NsightEnum], cupti: u32) -> Option<u32> {
-    (rows.iter())
-        .find(|r| r.cupti.is_some_and(|(n, _)| n == cupti))
+    row_of(rows, cupti)
         .or_else(|| rows.iter().find(|r| r.label == "Unknown"))
         .map(|r| r.id)
+}
+
+/// The row of `rows` that CUPTI's number `cupti` is written as.
+fn row_of(rows: &[NsightEnum], cupti: u32) -> Option<&NsightEnum> {
+    rows.iter()
+        .find(|r| r.cupti.is_some_and(|(n, _)| n == cupti))
 }
 
 // The enumerations below are Nsight Systems' (2024.6's SQLite export, schema
@@ -339,9 +344,7 @@ pub const SHARED_LIMITS: [NsightEnum; 2] = [
 
 /// A copy kind's label (see [`COPY_KINDS`]).
 pub fn copy_kind_name(kind: u32) -> &'static str {
-    (COPY_KINDS.iter())
-        .find(|r| r.cupti.is_some_and(|(n, _)| n == kind))
-        .map_or("Unknown", |r| r.label)
+    row_of(&COPY_KINDS, kind).map_or("Unknown", |r| r.label)
 }
 
 /// CUPTI's `CUpti_ActivitySynchronizationType`, named.
