@@ -15,7 +15,8 @@
 #     loop bound by the GPU hides from the step time shows there.
 #  2. The GPU alone's cost, split (tests/gpu/cupti_probe.c): the loop with
 #     no ranges under an injection library that asks CUPTI for the tool's
-#     records one part at a time, beside the tool itself.
+#     records one part at a time, beside the tool itself (and without its
+#     flushing thread).
 #  3. tests/gpu/nvtxr_kernels.cu under `nvtxr record`: each kernel with the
 #     ranges open at its launch (from the SQLite tables); tests/gpu/graph_kernels.cu:
 #     a CUDA graph's two kernels, each under the range around its launch.
@@ -93,6 +94,8 @@ if probe && [ -n "$cupti" ]; then
     done
     NVTXR_CUPTI="$cupti" "$N" record -q -o "$OUT/split-gpu.pftrace" -- python3 $L plain "$STEPS" > "$OUT/split-gpu.log" 2>&1
     split "nvtxr record (the tool: all of the above, written to its GPU file)" split-gpu
+    NVTXR_CUPTI="$cupti" "$N" record -q --gpu-flush-interval 0 -o "$OUT/split-noflush.pftrace" -- python3 $L plain "$STEPS" > "$OUT/split-noflush.log" 2>&1
+    split "nvtxr record --gpu-flush-interval 0 (no flushing thread)" split-noflush
     python3 $L plain "$STEPS" > "$OUT/split-plain2.log" 2>&1
     split "no tool, again" split-plain2
 else

@@ -72,19 +72,8 @@ enum Command {
         /// %h and %p expanded), for `nvtxr report` to merge with others.
         #[arg(long, value_name = "DIR")]
         keep: Option<PathBuf>,
-        /// Record GPU activity through CUPTI (kernels, copies, sets, and the
-        /// CUDA calls that launched them or waited, each under the NVTX range
-        /// open around it): `auto` when the program uses CUDA and libcupti is
-        /// found (else one warning line), `on` to make a missing libcupti an
-        /// error before the program runs, `off` not to.
-        #[arg(long, value_enum, default_value_t = record::Gpu::Auto)]
-        gpu: record::Gpu,
-        /// Also record CUPTI's synchronization records (what each stream,
-        /// event or context wait waited on, as GPU rows). They cost about a
-        /// third of a step in a launch-bound PyTorch loop (docs/gpu.md);
-        /// without them the synchronizing calls are still recorded, as calls.
-        #[arg(long)]
-        gpu_syncs: bool,
+        #[command(flatten)]
+        gpu: record::GpuOptions,
         /// The command to run, after `--` (an unknown option before it is an
         /// error, not the command).
         #[arg(required = true, trailing_var_arg = true)]
@@ -149,12 +138,11 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
             command,
             keep,
             gpu,
-            gpu_syncs,
         } => {
             let keep = keep.as_deref().map(expand).transpose();
             match (outputs.expanded(), keep) {
                 (Ok(outputs), Ok(keep)) => {
-                    record::run(&command, &outputs, wait, keep.as_deref(), gpu, gpu_syncs)
+                    record::run(&command, &outputs, wait, keep.as_deref(), &gpu)
                 }
                 (Err(e), _) | (_, Err(e)) => failed(&e, 2),
             }

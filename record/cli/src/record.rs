@@ -5,6 +5,7 @@
 use crate::outputs::Outputs;
 use crate::report::{report, RankOptions};
 use crate::signals;
+use nvtxr_record_format::gpu::{GPU_FLUSH_DEFAULT_MS, GPU_FLUSH_VAR, GPU_SYNCS_VAR};
 use nvtxr_record_format::time::{clock_choice, CLOCK_VAR};
 use std::ffi::OsString;
 use std::io::Write;
@@ -188,6 +189,31 @@ pub enum Wait {
     Primary,
 }
 
+/// `nvtxr record`'s GPU options.
+#[derive(Debug, clap::Args)]
+pub struct GpuOptions {
+    /// Record GPU activity through CUPTI (kernels, copies, sets, and the
+    /// CUDA calls that launched them or waited, each under the NVTX range
+    /// open around it): `auto` when the program uses CUDA and libcupti is
+    /// found (else one warning line), `on` to make a missing libcupti an
+    /// error before the program runs, `off` not to.
+    #[arg(long, value_enum, default_value_t = Gpu::Auto)]
+    pub gpu: Gpu,
+    /// Also record CUPTI's synchronization records (what each stream,
+    /// event or context wait waited on, as GPU rows). They cost about a
+    /// third of a step in a launch-bound PyTorch loop (docs/gpu.md);
+    /// without them the synchronizing calls are still recorded, as calls.
+    #[arg(long)]
+    pub gpu_syncs: bool,
+    /// Milliseconds between the hand-overs of CUPTI's completed records
+    /// while the program runs: a process that ends without running its
+    /// exit handlers (killed, `_exit`, `exec`) loses at most about this
+    /// much of its GPU activity. 0: only as CUPTI's buffers fill (4 MiB,
+    /// some 16,000 kernels) and at exit.
+    #[arg(long, value_name = "MS", default_value_t = GPU_FLUSH_DEFAULT_MS)]
+    pub gpu_flush_interval: u64,
+}
+
 /// `nvtxr record --gpu`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Gpu {
@@ -240,8 +266,7 @@ pub fn run(
     outputs: &Outputs,
     wait: Wait,
     keep: Option<&Path>,
-    gpu: Gpu,
-    gpu_syncs: bool,
+    options: &GpuOptions,
 ) -> u8 {
     let shown = command[0].to_string_lossy().into_owned();
     let refuse = |code: u8, e: String| {
@@ -263,7 +288,7 @@ pub fn run(
     let other_injection = std::env::var_os(nvtxr_record_format::gpu::CUDA_INJECTION_VAR)
         .filter(|v| !v.is_empty())
         .map(|v| PathBuf::from(v).display().to_string());
-    let gpu = match (gpu, &other_injection) {
+    let gpu = match (options.gpu, &other_injection) {
         (Gpu::On, Some(other)) => {
             return refuse(
                 2,
@@ -296,10 +321,8 @@ pub fn run(
         .env(nvtx_protocol::INJECTION_PATH_VAR, &tool.path)
         .env(nvtxr_record_format::DIR_VAR, raw.path())
         .env(nvtxr_record_format::gpu::GPU_VAR, gpu.as_str())
-        .env(
-            nvtxr_record_format::gpu::GPU_SYNCS_VAR,
-            if gpu_syncs { "1" } else { "0" },
-        );
+        .env(GPU_SYNCS_VAR, if options.gpu_syncs { "1" } else { "0" })
+        .env(GPU_FLUSH_VAR, options.gpu_flush_interval.to_string());
     // The CUDA driver loads the same library at cuInit (see the tool's `gpu`).
     if gpu != Gpu::Off {
         child.env(nvtxr_record_format::gpu::CUDA_INJECTION_VAR, &tool.path);

@@ -6,7 +6,8 @@
 //! synchronization, buffers out of order, 2 dropped records, a kernel
 //! launched from another thread, one from a thread that makes no NVTX call,
 //! a call that is not traced, a buffer flushed at exit, a process that
-//! execs (`EXEC_AGAIN=1`). (Each output's GPU rows and flows, a CUDA
+//! execs (`EXEC_AGAIN=1`), one killed with records waiting in CUPTI
+//! (`KILL_AFTER_MS`). (Each output's GPU rows and flows, a CUDA
 //! graph's launch among them: `gpu_outputs.rs`; Nsight's SQL over the
 //! SQLite tables: `gpu_nsight.rs`; when GPU recording cannot work, or a
 //! CUPTI cannot record launches alone: `gpu_cannot.rs`.)
@@ -308,6 +309,60 @@ fn a_process_that_execs_keeps_each_images_launches_with_their_own_kernels() {
         )
         .unwrap();
     assert_eq!(unmatched, 0, "each kernel joins exactly one launch");
+}
+
+#[test]
+fn a_process_killed_keeps_what_the_flushing_thread_handed_over() {
+    // SIGKILL runs no exit handler: the last buffer and the launches wait
+    // in CUPTI's buffers until the tool's thread asks for them.
+    let kill = [("KILL_AFTER_MS", "1000")];
+    let (dir, out) = run("killed", &["--gpu-flush-interval", "200"], &kill);
+    assert_eq!(out.status.code(), Some(137), "{}", text(&out));
+    assert_eq!(kernels(&load(&dir.join("trace.json"))), scripted_kernels());
+    // With no flushing thread, the buffers the script completed are all
+    // there is: the last kernel's buffer is lost.
+    let (dir, out) = run("killed-unflushed", &["--gpu-flush-interval", "0"], &kill);
+    assert_eq!(out.status.code(), Some(137), "{}", text(&out));
+    let mut expected = scripted_kernels();
+    expected.retain(|k| k.1 != "last");
+    assert_eq!(kernels(&load(&dir.join("trace.json"))), expected);
+}
+
+#[test]
+fn the_tools_threads_leave_every_signal_to_the_programs_threads() {
+    // A signal sent to the process goes to a thread that does not block
+    // it: never to the chunk helper or the GPU flusher.
+    let (_, out) = run(
+        "threads",
+        &["--gpu-flush-interval", "1000"],
+        &[("SHOW_TOOL_THREADS", "1")],
+    );
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut names = Vec::new();
+    for line in shown.lines().filter(|l| l.starts_with("nvtxr-")) {
+        let (name, mask) = line.split_once(' ').unwrap();
+        let mask = u64::from_str_radix(mask.trim(), 16).unwrap();
+        for signal in [
+            libc::SIGHUP,
+            libc::SIGINT,
+            libc::SIGUSR1,
+            libc::SIGALRM,
+            libc::SIGTERM,
+            libc::SIGCHLD,
+            libc::SIGPROF,
+        ] {
+            assert_ne!(
+                mask & 1 << (signal - 1),
+                0,
+                "{name} takes signal {signal}: {shown}"
+            );
+        }
+        names.push(name.to_string());
+    }
+    names.sort();
+    assert_eq!(names, ["nvtxr-gpu", "nvtxr-record"], "{shown}");
 }
 
 #[test]

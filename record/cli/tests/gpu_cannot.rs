@@ -251,6 +251,20 @@ fn cupti_failing_mid_run_is_one_line_and_the_rest_is_recorded() {
     assert_eq!(nvtx(&dir), nvtx(&normal));
     let trace = load(&dir.join("trace.json"));
     assert!(kernels(&trace).len() < scripted_kernels().len(), "{said}");
+    // The flushing thread's flush failing: said once, the thread stops.
+    let env = [("FAKE_CUPTI_FLUSH_FAILS", "1"), ("KILL_AFTER_MS", "600")];
+    let (_, out) = run(
+        "periodic-flush-fails",
+        &["--gpu-flush-interval", "100"],
+        &env,
+    );
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(137), "{said}");
+    assert_eq!(
+        said.matches("GPU activity records handed over at exit only from here on: cuptiActivityFlushAll: CUPTI_ERROR_UNKNOWN (999)").count(),
+        1,
+        "{said}"
+    );
 }
 
 #[test]

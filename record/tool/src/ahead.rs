@@ -68,10 +68,7 @@ pub fn start() {
     }
     // On an error the threads make their own (and say why they cannot).
     let _ = fill_wanted();
-    let started = std::thread::Builder::new()
-        .name("nvtxr-record".into())
-        .spawn(helper);
-    if started.is_ok() {
+    if crate::spawn_thread("nvtxr-record", helper).is_ok() {
         HELPER_PID.store(std::process::id(), Ordering::Release);
     }
 }

@@ -64,6 +64,28 @@ pub(crate) fn setup() -> bool {
     })
 }
 
+/// Starts one of the tool's own threads, named `name`, with every signal
+/// blocked in it: a signal sent to the process goes to one of the
+/// program's threads, whose handlers expect it there, never to the tool's.
+pub(crate) fn spawn_thread(
+    name: &str,
+    body: impl FnOnce() + Send + 'static,
+) -> std::io::Result<()> {
+    // SAFETY: a signal set is plain data; sigfillset fills it.
+    let mut all: libc::sigset_t = unsafe { std::mem::zeroed() };
+    let mut before = all;
+    // SAFETY: a valid set, then this thread's own mask swapped for it.
+    unsafe {
+        libc::sigfillset(&mut all);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &all, &mut before);
+    }
+    // The new thread starts with the mask in force here.
+    let started = std::thread::Builder::new().name(name.into()).spawn(body);
+    // SAFETY: this thread's mask back as it was.
+    unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &before, std::ptr::null_mut()) };
+    started.map(drop)
+}
+
 pub(crate) fn say(what: std::fmt::Arguments) {
     let _ = writeln!(std::io::stderr(), "nvtxr record: {what}");
 }

@@ -40,6 +40,11 @@ pub fn run(name: &str, extra: &[&str], env: &[(&str, &str)]) -> (PathBuf, std::p
     let mut args = vec!["--sqlite"];
     let sqlite = dir.join("trace.sqlite").display().to_string();
     args.push(&sqlite);
+    // Buffers handed over when the script says (and at exit), unless the
+    // test says otherwise.
+    if !extra.contains(&"--gpu-flush-interval") {
+        args.extend(["--gpu-flush-interval", "0"]);
+    }
     args.extend(extra);
     let out = record(&dir, &args, &[app.to_str().unwrap()], &env);
     (dir, out)

@@ -32,14 +32,24 @@
  * With EXEC_AGAIN=1, the program hands its buffers over and then execs
  * itself: the new image initializes CUDA anew and its CUPTI counts
  * correlation ids from 1 again, launching "after_exec()" inside "after
- * exec" with the id the first image's first launch had. */
+ * exec" with the id the first image's first launch had.
+ *
+ * With KILL_AFTER_MS=N, the program kills itself with SIGKILL N ms after
+ * its script, running no exit handler: what CUPTI still holds then is
+ * lost unless the tool's flushing thread has handed it over.
+ *
+ * With SHOW_TOOL_THREADS=1, it prints each of the tool's threads (named
+ * "nvtxr-...") and the signals blocked in it, as /proc says: "NAME MASK". */
 #include <cupti.h>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <nvtx3/nvToolsExt.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -103,6 +113,29 @@ static void *silent(void *arg) {
      * its name then), as when CUPTI's buffer fills. */
     complete(API_QUEUE);
     return NULL;
+}
+
+/* Prints "NAME SIGBLK" for each thread of this process named "nvtxr-...". */
+static void show_tool_threads(void) {
+    DIR *tasks = opendir("/proc/self/task");
+    struct dirent *t;
+    while (tasks && (t = readdir(tasks))) {
+        char path[300], name[64] = "", line[256];
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", t->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        if (!fgets(name, sizeof name, f)) name[0] = 0;
+        fclose(f);
+        name[strcspn(name, "\n")] = 0;
+        if (strncmp(name, "nvtxr-", 6) != 0) continue;
+        snprintf(path, sizeof path, "/proc/self/task/%s/status", t->d_name);
+        f = fopen(path, "r");
+        while (f && fgets(line, sizeof line, f))
+            if (strncmp(line, "SigBlk:", 7) == 0) printf("%s %s", name, line + 8);
+        if (f) fclose(f);
+    }
+    if (tasks) closedir(tasks);
+    fflush(stdout);
 }
 
 /* cuInit: the driver loads the injection library and calls its InitializeInjection. */
@@ -265,6 +298,13 @@ int main(void) {
         setenv("EXECED", "1", 1);
         execl("/proc/self/exe", "cuda_app", (char *)NULL);
         return 3;
+    }
+    const char *show = getenv("SHOW_TOOL_THREADS");
+    if (show && *show == '1') show_tool_threads();
+    const char *kill_after = getenv("KILL_AFTER_MS");
+    if (kill_after) {
+        usleep((useconds_t)atoi(kill_after) * 1000);
+        kill(getpid(), SIGKILL);
     }
     /* Queue 2 is completed by the tool's flush at exit. */
     return 0;

@@ -44,6 +44,14 @@ pub const GPU_MAGIC_V1: [u8; 8] = *b"NVTXRGP1";
 /// The variable carrying `nvtxr record --gpu-syncs` to the tool (`1`: CUPTI's
 /// synchronization records too).
 pub const GPU_SYNCS_VAR: &str = "NVTXR_GPU_SYNCS";
+/// The variable carrying `nvtxr record --gpu-flush-interval` to the tool:
+/// milliseconds between the hand-overs of CUPTI's completed records while
+/// the program runs (`0`: at exit, and as CUPTI's buffers fill, only).
+pub const GPU_FLUSH_VAR: &str = "NVTXR_GPU_FLUSH_MS";
+/// The interval of [`GPU_FLUSH_VAR`] when none is given: a process that
+/// ends without its exit handlers (killed, `_exit`, `exec`) loses at most
+/// about this much of its GPU activity.
+pub const GPU_FLUSH_DEFAULT_MS: u64 = 1000;
 /// The variable naming the CUPTI library to load (`nvtxr record` and the tool).
 pub const CUPTI_VAR: &str = "NVTXR_CUPTI";
 /// The variable carrying `nvtxr record --gpu` to the tool (`on`, `off`, `auto`).

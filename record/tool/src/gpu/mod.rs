@@ -21,6 +21,10 @@
 //!   events by time, which finds the ranges open around the launch.
 //! - CUPTI hands filled activity buffers to [`buffers`] on its own thread;
 //!   they are appended to the image's `gpu` file, times on CLOCK_MONOTONIC.
+//! - A thread of the tool asks CUPTI for its completed records every
+//!   `nvtxr record --gpu-flush-interval` (a second by default), and the
+//!   exit handler for all of them: a process that ends without exit
+//!   handlers (killed, `_exit`, `exec`) loses at most the last interval's.
 //!
 //! Whatever fails (no libcupti, another profiler subscribed, an error) is
 //! one line on stderr and no GPU records: the NVTX recording and the program
@@ -33,16 +37,22 @@ use crate::{clock, say};
 use cupti::Cupti;
 use nvtx_protocol::boundary::guard_with;
 use nvtxr_record_format::cupti::cupti_candidates;
-use nvtxr_record_format::gpu::{GpuRecord, GPU_SYNCS_VAR, GPU_VAR};
+use nvtxr_record_format::gpu::{
+    GpuRecord, GPU_FLUSH_DEFAULT_MS, GPU_FLUSH_VAR, GPU_SYNCS_VAR, GPU_VAR,
+};
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock, PoisonError};
+use std::time::Duration;
 
 /// The loaded CUPTI, once attached.
 static CUPTI: OnceLock<Cupti> = OnceLock::new();
 /// Set once everything is enabled: before (or after a failure on the way)
 /// callbacks and buffers record nothing, so a warning's "not recorded" holds.
 static ACTIVE: AtomicBool = AtomicBool::new(false);
+/// Held while CUPTI flushes; set once the flush at exit has run, after
+/// which no other does (CUPTI and the driver are being torn down).
+static EXITED: Mutex<bool> = Mutex::new(false);
 
 /// Whether GPU activity is being recorded.
 fn active() -> bool {
@@ -160,7 +170,42 @@ fn attach() -> Result<(), String> {
     // SAFETY: registers an `extern "C"` handler with no preconditions.
     unsafe { libc::atexit(flush_at_exit) };
     ACTIVE.store(true, Ordering::Release);
+    let interval = std::env::var(GPU_FLUSH_VAR)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(GPU_FLUSH_DEFAULT_MS);
+    if interval > 0 {
+        let every = Duration::from_millis(interval);
+        if let Err(e) = crate::spawn_thread("nvtxr-gpu", move || flush_every(every)) {
+            say(format_args!(
+                "GPU activity records handed over at exit only: cannot start a thread: {e}"
+            ));
+        }
+    }
     Ok(())
+}
+
+/// Which records a flush asks CUPTI for.
+#[derive(Clone, Copy, PartialEq)]
+enum Flush {
+    /// Those whose records are complete, while the program runs.
+    Completed,
+    /// All of them, at exit: the last flush.
+    Last,
+}
+
+/// The flushing thread: CUPTI's completed records every `interval`, until
+/// CUPTI fails (said once: the records then wait for the flush at exit).
+fn flush_every(interval: Duration) {
+    loop {
+        std::thread::sleep(interval);
+        if let Err(why) = flush(Flush::Completed) {
+            say(format_args!(
+                "GPU activity records handed over at exit only from here on: {why}"
+            ));
+            return;
+        }
+    }
 }
 
 /// An API's id in the GPU file: CUPTI's callback domain and id.
@@ -214,7 +259,11 @@ fn trace_apis(cupti: &Cupti) -> bool {
 }
 
 extern "C" fn flush_at_exit() {
-    flush();
+    if let Err(why) = flush(Flush::Last) {
+        say(format_args!(
+            "GPU activity records lost: {why}; the records CUPTI still held are left out"
+        ));
+    }
 }
 
 /// In a forked child: the parent's CUPTI session is the parent's. The
@@ -227,21 +276,28 @@ pub fn after_fork_in_child() {
     ACTIVE.store(false, Ordering::Release);
 }
 
-/// Hands every buffer CUPTI holds to [`buffers`] (at exit, and in tests).
-pub fn flush() {
+/// Asks CUPTI to hand its buffers to [`buffers`] (`what` says which); `Err`
+/// says why it could not. Nothing once the flush at exit has run, or in a
+/// forked child (which never takes the lock a parent's thread may have held).
+fn flush(what: Flush) -> Result<(), String> {
     if !active() {
-        return;
+        return Ok(());
     }
-    if let Some(cupti) = CUPTI.get() {
-        // SAFETY: CUPTI's documented call.
-        let r = unsafe { (cupti.flush_all)(cupti::FLUSH_FORCED) };
-        if r != cupti::SUCCESS {
-            say(format_args!(
-                "GPU activity records lost: {}; the records CUPTI still held are left out",
-                cupti.error("cuptiActivityFlushAll", r)
-            ));
-        }
+    let mut exited = EXITED.lock().unwrap_or_else(PoisonError::into_inner);
+    let Some(cupti) = CUPTI.get().filter(|_| !*exited) else {
+        return Ok(());
+    };
+    *exited = what == Flush::Last;
+    let flag = match what {
+        Flush::Completed => 0,
+        Flush::Last => cupti::FLUSH_FORCED,
+    };
+    // SAFETY: CUPTI's documented call.
+    let r = unsafe { (cupti.flush_all)(flag) };
+    if r != cupti::SUCCESS {
+        return Err(cupti.error("cuptiActivityFlushAll", r));
     }
+    Ok(())
 }
 
 /// CUPTI's clock: CLOCK_MONOTONIC ns, the clock the recording converts to.
