@@ -196,6 +196,8 @@ enum Flush {
 
 /// The flushing thread: CUPTI's completed records every `interval`, until
 /// CUPTI fails (said once: the records then wait for the flush at exit).
+/// CUPTI's header describes this use of its default flush: "Default flush
+/// can be done at a regular interval in a separate thread."
 fn flush_every(interval: Duration) {
     loop {
         std::thread::sleep(interval);
