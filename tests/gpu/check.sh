@@ -25,6 +25,8 @@
 #  5. A program that is itself a CUPTI client: the loop under torch.profiler
 #     (Kineto), under `nvtxr record`: the kernels each of the two got, and
 #     what either said.
+#  6. The loop killed by SIGKILL after 20 s: the kernels the flushing
+#     thread handed over, and how long before the end the last one ends.
 set -u
 G=${NVTXR_BIN:-target/release}; N=$G/nvtxr
 LOOP=${LOOP:-../shared/gpu/train_loop.py}; STEPS=${STEPS:-300}
@@ -140,6 +142,16 @@ PY
 "$N" record -q -o "$OUT/both.pftrace" --sqlite "$OUT/both.sqlite" -- python3 "$LOOP" kineto 50 "$OUT/both.json" > "$OUT/both.log" 2>&1
 echo "torch.profiler under nvtxr record: exit $?; nvtxr's kernels $(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL').fetchone()[0])" "$OUT/both.sqlite" 2>&1 | tail -1); torch.profiler's kernels $(python3 -c "import json,sys; print(sum(1 for e in json.load(open(sys.argv[1]))['traceEvents'] if e.get('cat') == 'kernel'))" "$OUT/both.json" 2>&1 | tail -1)"
 grep -i 'cupti\|nvtxr\|kineto\|warn' "$OUT/both.log" | head -8
+# A process killed by SIGKILL mid-run (no exit handler): the GPU records the
+# flushing thread handed over, up to the last second.
+"$N" record -q --sqlite "$OUT/killed.sqlite" -- bash -c "python3 $LOOP nvtx 100000 & p=\$!; sleep 20; kill -9 \$p; wait" > "$OUT/killed.log" 2>&1
+python3 - "$OUT/killed.sqlite" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+kernels, last = db.execute("SELECT count(*), max(end) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()
+nvtx = db.execute("SELECT max(coalesce(end, start)) FROM NVTX_EVENTS").fetchone()[0]
+print(f"killed after 20 s: {kernels} kernels, the last ending {(nvtx - (last or 0)) / 1e9:.2f} s before the last NVTX event")
+PY
 python3 $L plain "$STEPS" > "$OUT/plain2.log" 2>&1
 python3 $L nvtx "$STEPS" > "$OUT/nvtx2.log" 2>&1
 "$N" record -q -o "$OUT/gpu-only2.pftrace" -- python3 $L plain "$STEPS" > "$OUT/gpu-only2.log" 2>&1
