@@ -18,11 +18,15 @@ use common::cuda::*;
 use common::{load, text};
 use std::path::{Path, PathBuf};
 
+/// The warning of a process that ended without its exit handlers.
+const UNEXITED: &str = "ended without running its exit handlers (killed, `_exit` or `exec`): the GPU activity CUPTI still held then is missing";
+
 #[test]
 fn every_kernel_copy_and_sync_is_under_the_range_that_launched_it() {
     let (dir, out) = run("all", &["--gpu-syncs"], &[]);
     let said = text(&out);
     assert!(out.status.success(), "{said}");
+    assert!(!said.contains(UNEXITED), "{said}");
     assert!(
         said.contains("CUPTI dropped 2 GPU activity records"),
         "{said}"
@@ -294,7 +298,10 @@ fn a_process_that_execs_keeps_each_images_launches_with_their_own_kernels() {
     // The new image's correlation ids start over at 1: its launch must
     // meet its own kernel, not the first image's of the same id.
     let (dir, out) = run("exec", &[], &[("EXEC_AGAIN", "1")]);
-    assert!(out.status.success(), "{}", text(&out));
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    // The first image ran no exit handler.
+    assert_eq!(said.matches(UNEXITED).count(), 1, "{said}");
     let mut expected = scripted_kernels();
     expected.push(kernel("after_exec()", "after exec", 0, 7));
     expected.sort();
@@ -317,12 +324,17 @@ fn a_process_killed_keeps_what_the_flushing_thread_handed_over() {
     // in CUPTI's buffers until the tool's thread asks for them.
     let kill = [("KILL_AFTER_MS", "1000")];
     let (dir, out) = run("killed", &["--gpu-flush-interval", "200"], &kill);
-    assert_eq!(out.status.code(), Some(137), "{}", text(&out));
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(137), "{said}");
     assert_eq!(kernels(&load(&dir.join("trace.json"))), scripted_kernels());
+    // Said, as it cannot be known what CUPTI still held.
+    assert_eq!(said.matches(UNEXITED).count(), 1, "{said}");
     // With no flushing thread, the buffers the script completed are all
     // there is: the last kernel's buffer is lost.
     let (dir, out) = run("killed-unflushed", &["--gpu-flush-interval", "0"], &kill);
-    assert_eq!(out.status.code(), Some(137), "{}", text(&out));
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(137), "{said}");
+    assert_eq!(said.matches(UNEXITED).count(), 1, "{said}");
     let mut expected = scripted_kernels();
     expected.retain(|k| k.1 != "last");
     assert_eq!(kernels(&load(&dir.join("trace.json"))), expected);

@@ -43,6 +43,10 @@ pub struct Gpu {
     pub gpus: HashMap<u32, Device<'static>>,
     /// Records CUPTI said it dropped.
     pub dropped: u64,
+    /// Images that recorded GPU activity and ended without running their
+    /// exit handlers (killed, `_exit`, `exec`): what CUPTI held then is
+    /// missing.
+    pub unexited: usize,
     /// The offset added to CUPTI's own clock's times (CLOCK_MONOTONIC minus
     /// CUPTI's, measured once by the tool), when CUPTI could not read
     /// CLOCK_MONOTONIC itself.
@@ -124,6 +128,8 @@ impl Gpu {
             Some(offset) => t.saturating_add_signed(offset),
             None => t,
         };
+        let held = (self.activities.len(), self.calls.len());
+        let mut exited = false;
         loop {
             let position = records.position() as u64;
             let Some(r) = records.next() else { break };
@@ -163,7 +169,12 @@ impl Gpu {
                 GpuRecord::Clock { measured, offset } => {
                     self.measured_offset = measured.then_some(offset)
                 }
+                GpuRecord::Exited => exited = true,
             }
+        }
+        let recorded = held != (self.activities.len(), self.calls.len());
+        if recorded && records.marks_exit() && !exited {
+            self.unexited += 1;
         }
         let unread = records.unread();
         self.files.push(map);

@@ -217,6 +217,16 @@ pub fn scan(dirs: &[PathBuf]) -> std::io::Result<Scan> {
                 gpu.dropped
             ));
         }
+        if gpu.unexited > 0 {
+            let times = match gpu.unexited {
+                1 => String::new(),
+                n => format!(" {n} times (each `exec` is one)"),
+            };
+            scan.warnings.push(format!(
+                "process {} ended without running its exit handlers{times} (killed, `_exit` or `exec`): the GPU activity CUPTI still held then is missing (at most its last `--gpu-flush-interval`)",
+                key & 0xffff_ffff,
+            ));
+        }
     }
     scan.place();
     Ok(scan)

@@ -2,6 +2,7 @@
 
 use super::{
     Activity, ApiCall, Device, GpuRecord, Limits, Peer, Tag, GPU_MAGIC, GPU_MAGIC_V1, GPU_MAGIC_V2,
+    GPU_MAGIC_V3,
 };
 use crate::cupti::PEER_TO_PEER;
 use crate::varint::unzigzag;
@@ -14,7 +15,7 @@ pub fn decode_gpu(bytes: &[u8]) -> Result<GpuRecords<'_>, String> {
     let (magic, bytes) = bytes
         .split_at_checked(GPU_MAGIC.len())
         .ok_or("not a GPU activity file (too short)")?;
-    let version = [GPU_MAGIC_V1, GPU_MAGIC_V2, GPU_MAGIC]
+    let version = [GPU_MAGIC_V1, GPU_MAGIC_V2, GPU_MAGIC_V3, GPU_MAGIC]
         .iter()
         .position(|m| m == magic)
         .ok_or("not a GPU activity file (bad magic)")? as u8
@@ -34,12 +35,19 @@ pub struct GpuRecords<'a> {
     /// The file's version: from 2 ([`GPU_MAGIC_V2`]), kernels, copies and
     /// sets end with their graph node, kernels then with their local
     /// memory, grid id and shared memory, peer-to-peer copies with their
-    /// ends, devices with their limits; from 3 ([`GPU_MAGIC`]), kernels
-    /// then with their launch type and shared memory limit.
+    /// ends, devices with their limits; from 3 ([`GPU_MAGIC_V3`]), kernels
+    /// then with their launch type and shared memory limit; from 4
+    /// ([`GPU_MAGIC`]), the tool marks its process's exit ([`Tag::Exited`]).
     version: u8,
 }
 
 impl<'a> GpuRecords<'a> {
+    /// Whether a missing [`Tag::Exited`] record says the image ended
+    /// without its exit handlers (files of version 4 on).
+    pub fn marks_exit(&self) -> bool {
+        self.version >= 4
+    }
+
     /// Bytes after the last whole record (a file cut by a crash, or damage).
     pub fn unread(&self) -> usize {
         self.bytes.len() - self.at
@@ -197,6 +205,7 @@ impl<'a> GpuRecords<'a> {
                 })
             }
             Tag::ThreadName => GpuRecord::ThreadName(self.u32()?, self.text()?),
+            Tag::Exited => GpuRecord::Exited,
         })
     }
 }

@@ -112,6 +112,7 @@ impl GpuRecord<'_> {
                 varint(out, c.end.saturating_sub(c.start));
                 varint(out, c.correlation.into());
             }
+            GpuRecord::Exited => out.push(Tag::Exited as u8),
             GpuRecord::ThreadName(tid, name) => {
                 out.push(Tag::ThreadName as u8);
                 varint(out, (*tid).into());

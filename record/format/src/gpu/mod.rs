@@ -3,7 +3,9 @@
 //!
 //! The file is [`GPU_MAGIC`] followed by records, each a tag byte ([`Tag`])
 //! and LEB128 varints (strings: a varint length and UTF-8). Files of the
-//! earlier versions are read as well: written before kernels' launch types
+//! earlier versions are read as well: written before the exit marker
+//! ([`GPU_MAGIC_V3`]: whether the process ran its exit handlers is not
+//! known), before kernels' launch types
 //! and shared memory limits ([`GPU_MAGIC_V2`]: unknown), or before graph
 //! nodes and peer-to-peer copies' ends ([`GPU_MAGIC_V1`]: their work is in
 //! no graph). Every time is
@@ -32,7 +34,9 @@ use std::borrow::Cow;
 /// An image's GPU activity file.
 pub const GPU_FILE: &str = "gpu";
 /// First bytes of a [`GPU_FILE`].
-pub const GPU_MAGIC: [u8; 8] = *b"NVTXRGP3";
+pub const GPU_MAGIC: [u8; 8] = *b"NVTXRGP4";
+/// First bytes of a [`GPU_FILE`] written before [`Tag::Exited`] records.
+pub const GPU_MAGIC_V3: [u8; 8] = *b"NVTXRGP3";
 /// First bytes of a [`GPU_FILE`] written before kernels' launch types and
 /// shared memory limits were recorded (a kernel's record ends with the
 /// shared memory the driver set).
@@ -92,6 +96,11 @@ pub enum Tag {
     /// A thread that made traced calls: its id and the OS's name for it
     /// (for a thread that makes no NVTX call, which has no other).
     ThreadName = 12,
+    /// The process ran its exit handlers, the tool's among them, which
+    /// asked CUPTI for every record it still held. A file of this version
+    /// without one, from a tool that recorded, is of an image that ended
+    /// otherwise (killed, `_exit`, `exec`): what CUPTI held then is missing.
+    Exited = 13,
 }
 
 impl Tag {
@@ -110,6 +119,7 @@ impl Tag {
             10 => Tag::Device,
             11 => Tag::Api,
             12 => Tag::ThreadName,
+            13 => Tag::Exited,
             _ => return None,
         })
     }
@@ -187,6 +197,7 @@ pub enum GpuRecord<'a> {
     Device(Device<'a>),
     Api(ApiCall),
     ThreadName(u32, Cow<'a, str>),
+    Exited,
 }
 
 /// A traced CUDA API call (a launch, copy, set, graph launch or
@@ -370,6 +381,7 @@ mod tests {
                 correlation: 77,
             }),
             GpuRecord::ThreadName(4242, "pt_autograd_0".into()),
+            GpuRecord::Exited,
             GpuRecord::Dropped(12),
             GpuRecord::Device(Device {
                 id: 1,
@@ -420,7 +432,8 @@ mod tests {
             state
         };
         for round in 0..20_000 {
-            let mut bytes = [GPU_MAGIC, GPU_MAGIC_V2, GPU_MAGIC_V1][round % 3].to_vec();
+            let magic = [GPU_MAGIC, GPU_MAGIC_V3, GPU_MAGIC_V2, GPU_MAGIC_V1][round % 4];
+            let mut bytes = magic.to_vec();
             let len = next() % 64;
             for _ in 0..len {
                 // Mostly tags and small varints, as a file's bytes are.
@@ -445,6 +458,17 @@ mod tests {
                 assert!(records.record_at(at).is_some());
             }
         }
+    }
+
+    /// Only files of the fourth version on say, by a missing exit marker,
+    /// that their image ended without its exit handlers.
+    #[test]
+    fn only_the_fourth_version_marks_exits() {
+        let marks = |magic: [u8; 8]| decode_gpu(&magic).unwrap().marks_exit();
+        assert!(marks(GPU_MAGIC));
+        assert!(![GPU_MAGIC_V3, GPU_MAGIC_V2, GPU_MAGIC_V1]
+            .into_iter()
+            .any(marks));
     }
 
     /// A kernel of the second version (no launch type, no shared memory

@@ -95,6 +95,11 @@ pub fn clock(record: GpuRecord) {
     write(&[record]);
 }
 
+/// Marks the process's exit: its exit handlers ran (CUPTI was asked for its last records).
+pub fn exited() {
+    write(&[GpuRecord::Exited]);
+}
+
 /// Names a traced API.
 pub fn name_api(id: u64, name: &str) {
     write(&[GpuRecord::ApiName(id, name.into())]);

@@ -261,11 +261,16 @@ fn trace_apis(cupti: &Cupti) -> bool {
 }
 
 extern "C" fn flush_at_exit() {
+    // A forked child's handler (inherited) writes nothing to its parent's file.
+    if !active() {
+        return;
+    }
     if let Err(why) = flush(Flush::Last) {
         say(format_args!(
             "GPU activity records lost: {why}; the records CUPTI still held are left out"
         ));
     }
+    buffers::exited();
 }
 
 /// In a forked child: the parent's CUPTI session is the parent's. The
