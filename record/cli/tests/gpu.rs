@@ -294,6 +294,17 @@ fn forked_children_record_their_own_gpu_work_and_never_the_parents() {
 }
 
 #[test]
+fn a_kernel_name_whose_memory_is_reused_for_another_is_read_anew() {
+    let (dir, out) = run("reused-name", &[], &[("NAME_REUSED", "1")]);
+    assert!(out.status.success(), "{}", text(&out));
+    let mut expected = scripted_kernels();
+    expected.push(kernel("first()", "reused", 0, 7));
+    expected.push(kernel("second()", "reused", 0, 7));
+    expected.sort();
+    assert_eq!(kernels(&load(&dir.join("trace.json"))), expected);
+}
+
+#[test]
 fn a_process_that_execs_keeps_each_images_launches_with_their_own_kernels() {
     // The new image's correlation ids start over at 1: its launch must
     // meet its own kernel, not the first image's of the same id.

@@ -29,6 +29,10 @@
  * With PEER_COPY=1, a copy from GPU 1 to GPU 0 as well, inside
  * "exchange": cudaMemcpyPeerAsync and CUPTI's peer-to-peer record of it.
  *
+ * With NAME_REUSED=1, two kernels inside "reused" whose names CUPTI gives
+ * at the same address, freed and reused in between (as when a module is
+ * unloaded and another loaded): "first()", then "second()".
+ *
  * With EXEC_AGAIN=1, the program hands its buffers over and then execs
  * itself: the new image initializes CUDA anew and its CUPTI counts
  * correlation ids from 1 again, launching "after_exec()" inside "after
@@ -280,6 +284,19 @@ int main(void) {
             kernel(2, 12, "_Z5extrav", 0, 1, 7, 130000 + 1000 * (uint64_t)i, 500);
         }
         graph_node(0, 0);
+        nvtxRangePop();
+    }
+    const char *reused = getenv("NAME_REUSED");
+    if (reused && *reused == '1') {
+        static char name[32];
+        nvtxRangePushA("reused");
+        strcpy(name, "_Z5firstv");
+        api(RUNTIME, LAUNCH_KERNEL, 14, 20000);
+        kernel(2, 14, name, 0, 1, 7, 140000, 1000);
+        complete(2);
+        strcpy(name, "_Z6secondv");
+        api(RUNTIME, LAUNCH_KERNEL, 15, 20000);
+        kernel(2, 15, name, 0, 1, 7, 150000, 1000);
         nvtxRangePop();
     }
     const char *peer = getenv("PEER_COPY");

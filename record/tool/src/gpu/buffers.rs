@@ -7,7 +7,10 @@ use crate::recording;
 use nvtxr_record_format::gpu::{
     Activity, ApiCall, Device, GpuRecord, Limits, Peer, Tag, GPU_FILE, GPU_MAGIC,
 };
-use std::collections::HashMap;
+// hashbrown's maps: per record, a name's or thread's lookup with std's
+// SipHash was a tenth of the tool's work on a buffer.
+use hashbrown::{HashMap, HashSet};
+use std::borrow::Cow;
 use std::ffi::{c_char, c_void, CStr};
 use std::io::Write;
 use std::sync::{Mutex, OnceLock};
@@ -22,7 +25,12 @@ const ALIGN: usize = 8;
 struct Output {
     file: std::fs::File,
     names: HashMap<String, u32>,
-    threads: std::collections::HashSet<u32>,
+    /// Each kernel name's id by CUPTI's pointer to it (shared by every
+    /// record of the kernel), with the text it pointed to: a record's name
+    /// is found without hashing or validating it, and still checked, as
+    /// an unloaded module's names may be freed and the memory reused.
+    by_pointer: HashMap<usize, (u32, Box<[u8]>)>,
+    threads: HashSet<u32>,
     /// A write failed: said once, nothing more written.
     failed: bool,
     /// CUPTI could not hand over a buffer's records: said once.
@@ -47,6 +55,7 @@ pub fn create() -> Result<(), String> {
     let _ = OUTPUT.set(Mutex::new(Output {
         file,
         names: HashMap::new(),
+        by_pointer: HashMap::new(),
         threads: Default::default(),
         failed: false,
         lost: false,
@@ -357,12 +366,23 @@ impl Output {
     /// # Safety
     /// `name` is NULL or NUL-terminated.
     unsafe fn kernel_name(&mut self, name: *const c_char, bytes: &mut Vec<u8>) -> u32 {
-        let text = if name.is_null() {
-            "(unnamed kernel)".into()
-        } else {
-            // SAFETY: the caller upholds this function's `# Safety` contract.
-            unsafe { CStr::from_ptr(name) }.to_string_lossy()
-        };
+        if name.is_null() {
+            return self.named("(unnamed kernel)".into(), bytes);
+        }
+        // SAFETY: the caller upholds this function's `# Safety` contract.
+        let text = unsafe { CStr::from_ptr(name) }.to_bytes();
+        match self.by_pointer.get(&(name as usize)) {
+            Some((id, seen)) if **seen == *text => *id,
+            _ => {
+                let id = self.named(String::from_utf8_lossy(text), bytes);
+                self.by_pointer.insert(name as usize, (id, text.into()));
+                id
+            }
+        }
+    }
+
+    /// The id of a kernel's name, written to `bytes` when new.
+    fn named(&mut self, text: Cow<str>, bytes: &mut Vec<u8>) -> u32 {
         if let Some(id) = self.names.get(&*text) {
             return *id;
         }
