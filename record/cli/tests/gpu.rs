@@ -7,7 +7,7 @@
 //! launched from another thread, one from a thread that makes no NVTX call,
 //! a call that is not traced, a buffer flushed at exit, a process that
 //! execs (`EXEC_AGAIN=1`), one killed with records waiting in CUPTI
-//! (`KILL_AFTER_MS`). (Each output's GPU rows and flows, a CUDA
+//! (`LINGER_MS`, `KILL`). (Each output's GPU rows and flows, a CUDA
 //! graph's launch among them: `gpu_outputs.rs`; Nsight's SQL over the
 //! SQLite tables: `gpu_nsight.rs`; when GPU recording cannot work, or a
 //! CUPTI cannot record launches alone: `gpu_cannot.rs`.)
@@ -333,7 +333,7 @@ fn a_process_that_execs_keeps_each_images_launches_with_their_own_kernels() {
 fn a_process_killed_keeps_what_the_flushing_thread_handed_over() {
     // SIGKILL runs no exit handler: the last buffer and the launches wait
     // in CUPTI's buffers until the tool's thread asks for them.
-    let kill = [("KILL_AFTER_MS", "1000")];
+    let kill = [("LINGER_MS", "1000"), ("KILL", "1")];
     let (dir, out) = run("killed", &["--gpu-flush-interval", "200"], &kill);
     let said = text(&out);
     assert_eq!(out.status.code(), Some(137), "{said}");

@@ -252,7 +252,11 @@ fn cupti_failing_mid_run_is_one_line_and_the_rest_is_recorded() {
     let trace = load(&dir.join("trace.json"));
     assert!(kernels(&trace).len() < scripted_kernels().len(), "{said}");
     // The flushing thread's flush failing: said once, the thread stops.
-    let env = [("FAKE_CUPTI_FLUSH_FAILS", "1"), ("KILL_AFTER_MS", "600")];
+    let env = [
+        ("FAKE_CUPTI_FLUSH_FAILS", "1"),
+        ("LINGER_MS", "600"),
+        ("KILL", "1"),
+    ];
     let (_, out) = run(
         "periodic-flush-fails",
         &["--gpu-flush-interval", "100"],
@@ -265,6 +269,26 @@ fn cupti_failing_mid_run_is_one_line_and_the_rest_is_recorded() {
         1,
         "{said}"
     );
+    // A periodic flush that never returns: the exit waits for it a while,
+    // then ends as it would, said in one line (CUPTI's records lost).
+    let env = [("FAKE_CUPTI_FLUSH_HANGS", "1"), ("LINGER_MS", "600")];
+    let (dir, out) = run(
+        "periodic-flush-hangs",
+        &["--gpu-flush-interval", "100"],
+        &env,
+    );
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert_eq!(
+        said.matches("GPU activity records lost: the periodic cuptiActivityFlushAll has not returned in 2 s; the records CUPTI still held are left out").count(),
+        1,
+        "{said}"
+    );
+    assert!(
+        !said.contains("ended without running its exit handlers"),
+        "{said}"
+    );
+    assert_eq!(nvtx(&dir), nvtx(&normal));
 }
 
 #[test]

@@ -38,9 +38,10 @@
  * correlation ids from 1 again, launching "after_exec()" inside "after
  * exec" with the id the first image's first launch had.
  *
- * With KILL_AFTER_MS=N, the program kills itself with SIGKILL N ms after
- * its script, running no exit handler: what CUPTI still holds then is
- * lost unless the tool's flushing thread has handed it over.
+ * With LINGER_MS=N, the program waits N ms after its script before it
+ * exits (the tool's flushing thread at work meanwhile); with KILL=1 as
+ * well, it then kills itself with SIGKILL, running no exit handler: what
+ * CUPTI still holds then is lost unless that thread has handed it over.
  *
  * With SHOW_TOOL_THREADS=1, it prints each of the tool's threads (named
  * "nvtxr-...") and the signals blocked in it, as /proc says: "NAME MASK". */
@@ -318,11 +319,10 @@ int main(void) {
     }
     const char *show = getenv("SHOW_TOOL_THREADS");
     if (show && *show == '1') show_tool_threads();
-    const char *kill_after = getenv("KILL_AFTER_MS");
-    if (kill_after) {
-        usleep((useconds_t)atoi(kill_after) * 1000);
-        kill(getpid(), SIGKILL);
-    }
+    const char *linger = getenv("LINGER_MS");
+    if (linger) usleep((useconds_t)atoi(linger) * 1000);
+    const char *kill_self = getenv("KILL");
+    if (kill_self && *kill_self == '1') kill(getpid(), SIGKILL);
     /* Queue 2 is completed by the tool's flush at exit. */
     return 0;
 }

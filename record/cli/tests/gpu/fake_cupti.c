@@ -12,7 +12,8 @@
  * FAKE_CUPTI_RECORD_FAILS=N makes cuptiActivityGetNextRecord fail on the
  * Nth record it is asked for (once), as on a record it cannot read;
  * FAKE_CUPTI_FLUSH_FAILS=1 makes cuptiActivityFlushAll fail, handing
- * nothing over; FAKE_CUPTI_VERSION=N makes cuptiGetVersion say N (an
+ * nothing over; FAKE_CUPTI_FLUSH_HANGS=1 makes its default flush (flag 0,
+ * not the forced one) never return; FAKE_CUPTI_VERSION=N makes cuptiGetVersion say N (an
  * older CUPTI's version). */
 #include <cupti.h>
 #include <pthread.h>
@@ -201,8 +202,9 @@ void fake_complete(int q) {
 /* Every queued record is complete (its times are set when it is queued),
  * so the default flush (flag 0) hands over what the forced one does. */
 CUptiResult cuptiActivityFlushAll(uint32_t flag) {
-    (void)flag;
     if (getenv("FAKE_CUPTI_FLUSH_FAILS")) return CUPTI_ERROR_UNKNOWN;
+    if (flag == 0 && getenv("FAKE_CUPTI_FLUSH_HANGS"))
+        for (;;) pause();
     for (int q = 0; q < QUEUES; q++)
         if (queued[q]) fake_complete(q);
     return CUPTI_SUCCESS;

@@ -104,9 +104,16 @@ pub fn clock(record: GpuRecord) {
     write(&[record]);
 }
 
-/// Marks the process's exit: its exit handlers ran (CUPTI was asked for its last records).
+/// Marks the process's exit: its exit handlers ran (CUPTI was asked for
+/// its last records). Not when the file stays locked (a thread stuck
+/// writing): the exit goes on.
 pub fn exited() {
-    write(&[GpuRecord::Exited]);
+    let Some(output) = OUTPUT.get() else { return };
+    if let Some(mut output) = super::lock_at_exit(output) {
+        let mut bytes = Vec::new();
+        GpuRecord::Exited.encode(&mut bytes);
+        output.append(&bytes);
+    }
 }
 
 /// Names a traced API.
@@ -155,6 +162,9 @@ unsafe extern "C" fn completed(
 
 /// Reads a filled buffer's records and appends them to the GPU file.
 ///
+/// CUPTI is called first, with no lock of ours held: a flush on another
+/// thread may hold CUPTI's own while it calls back here for the file's.
+///
 /// # Safety
 /// `buffer` holds `valid` bytes of CUPTI activity records.
 unsafe fn read(context: *mut c_void, stream: u32, buffer: *mut u8, valid: usize) {
@@ -164,8 +174,7 @@ unsafe fn read(context: *mut c_void, stream: u32, buffer: *mut u8, valid: usize)
     if !super::active() {
         return;
     }
-    let mut output = output.lock().unwrap_or_else(|e| e.into_inner());
-    let mut bytes = Vec::with_capacity(valid / 4);
+    let mut records = Vec::new();
     let mut record: *mut u8 = std::ptr::null_mut();
     let end = loop {
         // SAFETY: CUPTI's documented loop over a completed buffer.
@@ -173,20 +182,28 @@ unsafe fn read(context: *mut c_void, stream: u32, buffer: *mut u8, valid: usize)
         if r != cupti::SUCCESS {
             break r;
         }
-        // SAFETY: CUPTI returned a record of its buffer.
+        records.push(record.cast_const());
+    };
+    let mut dropped = 0usize;
+    // SAFETY: CUPTI's documented call, for the buffer's context and stream.
+    if unsafe { (cupti.dropped)(context, stream, &mut dropped) } != cupti::SUCCESS {
+        dropped = 0;
+    }
+    let mut output = output.lock().unwrap_or_else(|e| e.into_inner());
+    let mut bytes = Vec::with_capacity(valid / 4);
+    for record in records {
+        // SAFETY: CUPTI returned a record of its buffer, still ours.
         if let Some(r) = unsafe { decode(record, &mut output, &mut bytes) } {
             r.encode(&mut bytes);
         }
-    };
+    }
     if end != cupti::ERROR_MAX_LIMIT_REACHED && !std::mem::replace(&mut output.lost, true) {
         crate::say(format_args!(
             "GPU activity records lost: {}; the rest of that buffer is left out (said once)",
             cupti.error("cuptiActivityGetNextRecord", end)
         ));
     }
-    let mut dropped = 0usize;
-    // SAFETY: CUPTI's documented call, for the buffer's context and stream.
-    if unsafe { (cupti.dropped)(context, stream, &mut dropped) } == cupti::SUCCESS && dropped > 0 {
+    if dropped > 0 {
         GpuRecord::Dropped(dropped as u64).encode(&mut bytes);
     }
     output.append(&bytes);

@@ -42,7 +42,7 @@ use nvtxr_record_format::gpu::{
 };
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError, TryLockError};
 use std::time::Duration;
 
 /// The loaded CUPTI, once attached.
@@ -53,6 +53,9 @@ static ACTIVE: AtomicBool = AtomicBool::new(false);
 /// Held while CUPTI flushes; set once the flush at exit has run, after
 /// which no other does (CUPTI and the driver are being torn down).
 static EXITED: Mutex<bool> = Mutex::new(false);
+/// How long the exit handler waits for a periodic flush still running
+/// (one that never returns must not hang the program's exit).
+const EXIT_WAIT: Duration = Duration::from_secs(2);
 
 /// Whether GPU activity is being recorded.
 fn active() -> bool {
@@ -201,7 +204,11 @@ enum Flush {
 fn flush_every(interval: Duration) {
     loop {
         std::thread::sleep(interval);
-        if let Err(why) = flush(Flush::Completed) {
+        if !active() {
+            return;
+        }
+        let exited = EXITED.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Err(why) = flush(Flush::Completed, exited) {
             say(format_args!(
                 "GPU activity records handed over at exit only from here on: {why}"
             ));
@@ -265,10 +272,22 @@ extern "C" fn flush_at_exit() {
     if !active() {
         return;
     }
-    if let Err(why) = flush(Flush::Last) {
+    let lost = |why: &dyn std::fmt::Display| {
         say(format_args!(
             "GPU activity records lost: {why}; the records CUPTI still held are left out"
-        ));
+        ))
+    };
+    // A periodic flush stuck in CUPTI is given up on after a while.
+    match lock_at_exit(&EXITED) {
+        Some(exited) => {
+            if let Err(why) = flush(Flush::Last, exited) {
+                lost(&why);
+            }
+        }
+        None => lost(&format_args!(
+            "the periodic cuptiActivityFlushAll has not returned in {} s",
+            EXIT_WAIT.as_secs()
+        )),
     }
     buffers::exited();
 }
@@ -283,14 +302,11 @@ pub fn after_fork_in_child() {
     ACTIVE.store(false, Ordering::Release);
 }
 
-/// Asks CUPTI to hand its buffers to [`buffers`] (`what` says which); `Err`
-/// says why it could not. Nothing once the flush at exit has run, or in a
-/// forked child (which never takes the lock a parent's thread may have held).
-fn flush(what: Flush) -> Result<(), String> {
-    if !active() {
-        return Ok(());
-    }
-    let mut exited = EXITED.lock().unwrap_or_else(PoisonError::into_inner);
+/// Asks CUPTI to hand its buffers to [`buffers`] (`what` says which),
+/// holding [`EXITED`]'s lock; `Err` says why it could not. Nothing once the
+/// flush at exit has run. (Never called in a forked child, which never
+/// takes the lock a parent's thread may have held.)
+fn flush(what: Flush, mut exited: MutexGuard<bool>) -> Result<(), String> {
     let Some(cupti) = CUPTI.get().filter(|_| !*exited) else {
         return Ok(());
     };
@@ -305,6 +321,22 @@ fn flush(what: Flush) -> Result<(), String> {
         return Err(cupti.error("cuptiActivityFlushAll", r));
     }
     Ok(())
+}
+
+/// `m`'s lock, waited for at most [`EXIT_WAIT`]: at exit, where a thread
+/// stuck holding it must not hang the program.
+fn lock_at_exit<T>(m: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
+    let until = std::time::Instant::now() + EXIT_WAIT;
+    loop {
+        match m.try_lock() {
+            Ok(guard) => return Some(guard),
+            Err(TryLockError::Poisoned(e)) => return Some(e.into_inner()),
+            Err(TryLockError::WouldBlock) if std::time::Instant::now() < until => {
+                std::thread::sleep(Duration::from_millis(1))
+            }
+            Err(TryLockError::WouldBlock) => return None,
+        }
+    }
 }
 
 /// CUPTI's clock: CLOCK_MONOTONIC ns, the clock the recording converts to.
