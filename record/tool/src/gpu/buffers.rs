@@ -174,7 +174,8 @@ unsafe fn read(context: *mut c_void, stream: u32, buffer: *mut u8, valid: usize)
     if !super::active() {
         return;
     }
-    let mut records = Vec::new();
+    // A record is 32 bytes or more; most are a kernel's, over 100.
+    let mut records = Vec::with_capacity(valid / 64);
     let mut record: *mut u8 = std::ptr::null_mut();
     let end = loop {
         // SAFETY: CUPTI's documented loop over a completed buffer.
