@@ -204,9 +204,6 @@ enum Flush {
 fn flush_every(interval: Duration) {
     loop {
         std::thread::sleep(interval);
-        if !active() {
-            return;
-        }
         let exited = EXITED.lock().unwrap_or_else(PoisonError::into_inner);
         if let Err(why) = flush(Flush::Completed, exited) {
             say(format_args!(
