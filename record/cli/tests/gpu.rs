@@ -352,6 +352,46 @@ fn a_process_killed_keeps_what_the_flushing_thread_handed_over() {
 }
 
 #[test]
+fn flushes_racing_the_programs_own_buffers_lose_and_double_nothing() {
+    // The benchmark's loop hands over a buffer a step while the flushing
+    // thread asks for one every millisecond: every record once.
+    let include = format!("-I{}", nvtxr_harness::cupti_include().display());
+    let program = nvtxr_harness::compile_c(
+        "gpu_loop.c",
+        nvtxr_harness::Producer::NvidiaHeader,
+        &[&include, "-ldl"],
+    );
+    let cupti = nvtxr_harness::fake_cupti().display().to_string();
+    let dir = common::scratch_in("gpu", "racing-flushes");
+    let db = dir.join("t.sqlite");
+    let args = [
+        "--sqlite",
+        db.to_str().unwrap(),
+        "--gpu-flush-interval",
+        "1",
+    ];
+    let env = [
+        ("NVTXR_CUPTI", cupti.as_str()),
+        ("FAKE_CUPTI", cupti.as_str()),
+    ];
+    let out = common::record(&dir, &args, &[program.to_str().unwrap(), "2000"], &env);
+    assert!(out.status.success(), "{}", text(&out));
+    let db = rusqlite::Connection::open(&db).unwrap();
+    let count = |table: &str| -> i64 {
+        let q = format!("SELECT count(*), count(DISTINCT correlationId) FROM {table}");
+        let (all, distinct): (i64, i64) = db
+            .query_row(&q, [], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap();
+        assert_eq!(all, distinct, "{table}: a record written twice");
+        all
+    };
+    // Per step 36 kernels, a copy and 38 traced calls (gpu_loop.c).
+    assert_eq!(count("CUPTI_ACTIVITY_KIND_KERNEL"), 2000 * 36);
+    assert_eq!(count("CUPTI_ACTIVITY_KIND_MEMCPY"), 2000);
+    assert_eq!(count("CUPTI_ACTIVITY_KIND_RUNTIME"), 2000 * 38);
+}
+
+#[test]
 fn the_tools_threads_leave_every_signal_to_the_programs_threads() {
     // A signal sent to the process goes to a thread that does not block
     // it: never to the chunk helper or the GPU flusher.
