@@ -30,7 +30,7 @@ static void (*kernel)(int, uint32_t, const char *, uint32_t, uint32_t, uint32_t,
 static void (*copy)(int, uint32_t, uint8_t, uint64_t, uint32_t, uint32_t, uint32_t, uint64_t, uint64_t);
 static void (*sync_)(int, uint32_t, uint32_t, uint32_t, uint64_t);
 static void (*context)(int, uint32_t, uint32_t);
-static void (*device)(int, uint32_t, const char *, uint32_t, uint32_t, uint64_t, uint32_t);
+static void (*device)(int, uint32_t, const char *, uint32_t, uint32_t, uint64_t, uint32_t, uint8_t);
 static void (*complete)(int);
 
 static void *load(void *library, const char *name) {
@@ -80,7 +80,7 @@ int main(int argc, char **argv) {
         if (!initialize) { fprintf(stderr, "gpu_loop: no InitializeInjection in %s\n", injection); return 3; }
         initialize();
     }
-    device(0, 0, "NVIDIA H200", 9, 0, 150ull << 30, 132);
+    device(0, 0, "NVIDIA H200", 9, 0, 150ull << 30, 132, 0);
     context(0, 1, 0);
     for (long s = 0; s < steps; s++) {
         nvtxRangePushA("step");

@@ -118,7 +118,12 @@ q = ("SELECT s.value, r.start FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s
      "JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId ORDER BY k.start")
 for name, launch in db.execute(q):
     print(f"{name}: launched inside {sum(1 for s, e in ranges if s <= launch <= e)} open range(s)")
+# The GPU as CUPTI and the driver's files describe it (the UUID and bus
+# location as `nvidia-smi -q` shows them), and the process's device mapped to it.
+print(db.execute("SELECT id, name, uuid, busLocation, memoryBandwidth, asyncEngines, maxIPC FROM TARGET_INFO_GPU").fetchall())
+print(db.execute("SELECT gpuId, cudaId, uuid, numMultiprocessors FROM TARGET_INFO_CUDA_DEVICE").fetchall())
 PY
+nvidia-smi --query-gpu=index,uuid,pci.bus_id --format=csv,noheader 2>&1 | head -2
 # A CUDA graph launched inside a range: each node under it, with a flow of its own.
 "$nvcc" -O2 -Iinclude tests/gpu/graph_kernels.cu -L"$G" -lnvtxr \
     -Xlinker -rpath="$(cd "$G" && pwd)" -o "$OUT/graph" > "$OUT/nvcc-graph.log" 2>&1 || tail -5 "$OUT/nvcc-graph.log"

@@ -241,9 +241,31 @@ fn cupti_layout() {
             "CONTEXT_DEVICE",
         ),
         (
+            "offsetof(CUpti_ActivityDevice6, globalMemoryBandwidth)",
+            "DEVICE_BANDWIDTH",
+        ),
+        (
             "offsetof(CUpti_ActivityDevice6, globalMemorySize)",
             "DEVICE_MEMORY",
         ),
+        (
+            "offsetof(CUpti_ActivityDevice6, constantMemorySize)",
+            "DEVICE_CONSTANT_MEMORY",
+        ),
+        (
+            "offsetof(CUpti_ActivityDevice6, numMemcpyEngines)",
+            "DEVICE_COPY_ENGINES",
+        ),
+        ("offsetof(CUpti_ActivityDevice6, maxIPC)", "DEVICE_MAX_IPC"),
+        (
+            "offsetof(CUpti_ActivityDevice6, maxBlockDimX)",
+            "DEVICE_BLOCK_DIMS",
+        ),
+        (
+            "offsetof(CUpti_ActivityDevice6, maxGridDimX)",
+            "DEVICE_GRID_DIMS",
+        ),
+        ("offsetof(CUpti_ActivityDevice6, uuid)", "DEVICE_UUID"),
         (
             "offsetof(CUpti_ActivityDevice6, numMultiprocessors)",
             "DEVICE_MULTIPROCESSORS",

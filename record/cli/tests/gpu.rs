@@ -169,6 +169,46 @@ fn every_kernel_copy_and_sync_is_under_the_range_that_launched_it() {
             (1, "NVIDIA H100 80GB HBM3".to_string(), 80 << 30, 132, 9, 0)
         ]
     );
+    // The rest of CUPTI's description, as Nsight's columns have it (the
+    // bus location NULL: no NVIDIA driver here to read it from).
+    type Described = (String, Option<String>, Option<String>, i64, i64, i64, i64);
+    let described: Described = db
+        .query_row(
+            "SELECT uuid, busLocation, chipName, memoryBandwidth, constantMemory,
+                    maxBlockDimZ * 1000 + maxIPC * 100 + asyncEngines, maxGridDimX
+               FROM TARGET_INFO_GPU WHERE id = 1",
+            [],
+            |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                ))
+            },
+        )
+        .unwrap();
+    assert_eq!(
+        described,
+        (
+            "9d5b0000-0000-0000-0000-000000000001".to_string(),
+            None,
+            None,
+            4_800_000_000_000,
+            65536,
+            64_402,
+            (1 << 31) - 1
+        )
+    );
+    // Each CUDA device of the process is the GPU of its number.
+    let uuid = |n: u8| format!("9d5b0000-0000-0000-0000-00000000000{n}");
+    assert_eq!(
+        cuda_devices(&db),
+        [(0, 0, uuid(0), 132, 0), (1, 1, uuid(1), 132, 0)]
+    );
 
     // The summary's GPU tables.
     for line in [
@@ -242,6 +282,44 @@ fn syncs(dir: &Path) -> (Vec<(String, String)>, i64) {
     (calls, records)
 }
 
+/// `TARGET_INFO_CUDA_DEVICE`: (gpuId, cudaId, uuid, numMultiprocessors,
+/// the row's process as its index among the pids, in order).
+fn cuda_devices(db: &rusqlite::Connection) -> Vec<(i64, i64, String, i64, usize)> {
+    let rows: Vec<(i64, i64, i64, String, i64, i64)> = db
+        .prepare(
+            "SELECT gpuId, cudaId, pid, uuid, numMultiprocessors, globalPid
+               FROM TARGET_INFO_CUDA_DEVICE ORDER BY pid, cudaId",
+        )
+        .unwrap()
+        .query_map([], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+            ))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let mut pids: Vec<i64> = rows.iter().map(|r| r.2).collect();
+    pids.dedup();
+    rows.into_iter()
+        .map(|(gpu, cuda, pid, uuid, sms, global)| {
+            assert_eq!((global >> 24) & 0xFF_FFFF, pid);
+            (
+                gpu,
+                cuda,
+                uuid,
+                sms,
+                pids.iter().position(|p| *p == pid).unwrap(),
+            )
+        })
+        .collect()
+}
+
 #[test]
 fn synchronizing_calls_are_recorded_and_cuptis_sync_records_only_when_asked() {
     let sync_call = vec![("cudaStreamSynchronize".to_string(), "epoch".to_string())];
@@ -291,6 +369,39 @@ fn forked_children_record_their_own_gpu_work_and_never_the_parents() {
             .unwrap()
     };
     assert_ne!(gpu_pid("child()"), gpu_pid("relu(float*, int)"));
+    // The child's device 0 is its parent's GPU 1 (as under
+    // CUDA_VISIBLE_DEVICES=1): one row per GPU, and the child's device
+    // mapped to the parent's second, as Nsight's tables say it.
+    let db = rusqlite::Connection::open(dir.join("trace.sqlite")).unwrap();
+    let gpus: i64 = db
+        .query_row("SELECT count(*) FROM TARGET_INFO_GPU", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(gpus, 2);
+    let uuid = |n: u8| format!("9d5b0000-0000-0000-0000-00000000000{n}");
+    let mut devices = cuda_devices(&db);
+    // The parent's pid is the lower (forked after it).
+    devices.sort_by_key(|d| (d.4, d.1));
+    assert_eq!(
+        devices,
+        [
+            (0, 0, uuid(0), 132, 0),
+            (1, 1, uuid(1), 132, 0),
+            (1, 0, uuid(1), 132, 1)
+        ]
+    );
+    let child_kernel_gpu: String = db
+        .query_row(
+            "SELECT g.name FROM CUPTI_ACTIVITY_KIND_KERNEL k
+               JOIN StringIds s ON s.id = k.shortName
+               JOIN TARGET_INFO_CUDA_DEVICE c
+                 ON c.pid = (k.globalPid >> 24) & 16777215 AND c.cudaId = k.deviceId
+               JOIN TARGET_INFO_GPU g ON g.id = c.gpuId
+              WHERE s.value = 'child'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(child_kernel_gpu, "NVIDIA H100 80GB HBM3");
 }
 
 #[test]

@@ -188,8 +188,9 @@ fn an_nsight_style_gpu_trace_names_every_activity_as_the_json_does() {
         .prepare(
             "SELECT k.deviceId, g.maxRegistersPerSm / (k.registersPerThread * k.blockX * k.blockY * k.blockZ),
                     g.clockRate, g.l2CacheSize
-               FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN TARGET_INFO_GPU g
-                 ON g.id = k.deviceId AND g.globalPid = k.globalPid
+               FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN TARGET_INFO_CUDA_DEVICE c
+                 ON c.pid = (k.globalPid >> 24) & 16777215 AND c.cudaId = k.deviceId
+               JOIN TARGET_INFO_GPU g ON g.id = c.gpuId
               GROUP BY 1, 2, 3, 4 ORDER BY 1",
         )
         .unwrap()

@@ -162,10 +162,7 @@ impl Gpu {
                     drop(self.thread_names.insert(tid, name.into()))
                 }
                 GpuRecord::Dropped(n) => self.dropped += n,
-                GpuRecord::Device(d) => {
-                    let name = d.name.into_owned().into();
-                    let _ = self.gpus.insert(d.id, Device { name, ..d });
-                }
+                GpuRecord::Device(d) => drop(self.gpus.insert(d.id, d.into_owned())),
                 GpuRecord::Clock { measured, offset } => {
                     self.measured_offset = measured.then_some(offset)
                 }

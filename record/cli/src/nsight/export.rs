@@ -2,11 +2,12 @@
 //! range, mark, thread name, process, CUDA call and GPU activity becomes
 //! rows of [`super`]'s tables, handed to a [`Store`] (SQLite or Parquet).
 
+use super::gpus::Gpus;
 use super::{
     global_pid, global_tid, short_name, Table, Value, CATEGORY, DOMAIN_CREATE, ENUMERATIONS,
     EVENT_TYPES, EVENT_TYPE_ROWS, KERNEL, MARK, MEMCPY, MEMSET, NVTXR_PROCESSES, NVTX_EVENTS,
     PROCESSES, PUSH_POP, RUNTIME, RUNTIME_CLASS, SESSION_START, START_END, SYNCHRONIZATION,
-    TARGET_INFO_GPU, THREAD_NAMES,
+    THREAD_NAMES,
 };
 use crate::model::{
     Details, GpuEvent, Launch, Mark, Payload, Process, Range, Scan, Sink, Style, Thread,
@@ -15,7 +16,7 @@ use hashbrown::{HashMap, HashSet};
 use nvtxr_record_format::cupti::{
     nsight_id, NsightEnum, LAUNCH_TYPES, MEMORY_KINDS, PEER_TO_PEER, SHARED_LIMITS,
 };
-use nvtxr_record_format::gpu::{Limits, Tag};
+use nvtxr_record_format::gpu::Tag;
 use std::io::Result;
 
 /// Where the rows go.
@@ -46,8 +47,7 @@ pub struct Exporter<S> {
     domains: HashMap<u64, HashMap<String, i64>>,
     /// Categories named so far, by (process, domainId, id).
     categories: HashSet<(u64, i64, u32)>,
-    /// GPUs in `TARGET_INFO_GPU`, by (globalPid, device).
-    gpus: HashSet<(i64, u32)>,
+    gpus: Gpus,
     /// The current process's ranges still open at its end.
     open_ranges: i64,
 }
@@ -79,7 +79,7 @@ impl<S: Store> Exporter<S> {
             origin: scan.origin,
             domains: HashMap::new(),
             categories: HashSet::new(),
-            gpus: HashSet::new(),
+            gpus: Gpus::default(),
             open_ranges: 0,
         })
     }
@@ -252,43 +252,11 @@ impl<S: Store> Sink for Exporter<S> {
     }
 
     /// A kernel, copy, set or synchronization: a row of its table (and its
-    /// device's `TARGET_INFO_GPU` row the first time).
+    /// device's rows the first time: [`Gpus`]).
     fn gpu(&mut self, p: &Process, g: &GpuEvent) -> Result<()> {
         let a = g.activity;
         let gpid = global_pid(p);
-        if self.gpus.insert((gpid, a.device)) {
-            let known = |f: fn(&nvtxr_record_format::gpu::Device) -> i64| Value::Int(g.gpu.map(f));
-            let name = match g.gpu.filter(|d| !d.name.is_empty()) {
-                Some(d) => d.name.to_string(),
-                None => format!("GPU {}", a.device),
-            };
-            let mut row = vec![
-                Value::int(a.device),
-                Value::text(&name),
-                Value::int(gpid),
-                known(|d| d.memory as i64),
-                known(|d| d.multiprocessors.into()),
-                known(|d| d.compute_major.into()),
-                known(|d| d.compute_minor.into()),
-            ];
-            // A limit CUPTI did not give (0) is NULL.
-            let limit =
-                |f: fn(&Limits) -> i64| Value::Int(g.gpu.map(|d| f(&d.limits)).filter(|v| *v != 0));
-            row.extend([
-                limit(|l| l.l2_cache.into()),
-                // Nsight's clock is in Hz, CUPTI's in kHz.
-                limit(|l| i64::from(l.clock_khz) * 1000),
-                limit(|l| l.threads_per_warp.into()),
-                limit(|l| l.threads_per_block.into()),
-                limit(|l| l.registers_per_block.into()),
-                limit(|l| l.shared_per_block.into()),
-                limit(|l| l.warps_per_sm.into()),
-                limit(|l| l.blocks_per_sm.into()),
-                limit(|l| l.shared_per_sm.into()),
-                limit(|l| l.registers_per_sm.into()),
-            ]);
-            self.store.row(Some(p), &TARGET_INFO_GPU, &row)?;
-        }
+        self.gpus.meet(&mut self.store, p, a.device, g.gpu)?;
         let mut row = vec![
             Value::int(self.time(a.start)),
             Value::int(self.time(a.end)),

@@ -10,14 +10,15 @@
 //! `PROCESSES`, `TARGET_INFO_SESSION_START_TIME`, `NVTX_EVENTS` and the NVTX
 //! rows of `ENUM_NSYS_EVENT_TYPE`, and the CUDA tables
 //! `CUPTI_ACTIVITY_KIND_KERNEL`, `_MEMCPY`, `_MEMSET`, `_SYNCHRONIZATION`,
-//! `_RUNTIME` and `TARGET_INFO_GPU` (the columns nvtxr knows, names through
-//! `StringIds`) with the enumerations they refer to, Nsight's rows
-//! (`ENUM_CUDA_MEMCPY_OPER`, `ENUM_CUDA_MEM_KIND`, `ENUM_CUPTI_SYNC_TYPE`,
-//! `ENUM_CUDA_KERNEL_LAUNCH_TYPE`, `ENUM_CUDA_SHARED_MEM_LIMIT_CONFIG`:
+//! `_RUNTIME`, `TARGET_INFO_GPU` and `TARGET_INFO_CUDA_DEVICE` (the columns
+//! nvtxr knows, names through `StringIds`) with the enumerations they refer
+//! to, Nsight's rows (`ENUM_CUDA_MEMCPY_OPER`, `ENUM_CUDA_MEM_KIND`,
+//! `ENUM_CUPTI_SYNC_TYPE`, `ENUM_CUDA_KERNEL_LAUNCH_TYPE`,
+//! `ENUM_CUDA_SHARED_MEM_LIMIT_CONFIG`:
 //! [`nvtxr_record_format::cupti::NsightEnum`]); nothing of NVIDIA's
-//! tables is changed or added to. What nvtxr knows besides goes in a table
-//! of its own, `NVTXR_PROCESSES` (rank, world size, host, command line,
-//! recording).
+//! tables is changed, and one column added (`TARGET_INFO_CUDA_DEVICE`'s
+//! `globalPid`, last). What nvtxr knows besides goes in a table of its own,
+//! `NVTXR_PROCESSES` (rank, world size, host, command line, recording).
 //!
 //! - Times are ns from the start of the session (the trace's first event).
 //! - `globalTid` is serialized as Nsight serializes it: the pid in bits
@@ -34,6 +35,7 @@
 //!   (`json_extract(jsonText, '$.bytes')`).
 
 pub mod export;
+mod gpus;
 
 use crate::model::Process;
 use nvtxr_record_format::cupti::{
@@ -186,13 +188,23 @@ pub const NVTXR_PROCESSES: Table = Table {
     ],
     keyed: false,
 };
+/// One row per GPU (one GPU used by several processes, or several ranks
+/// of a merged report, is one row when CUPTI gave its UUID), as Nsight's;
+/// which GPU each process's CUDA device is goes in [`CUDA_DEVICES`].
 pub const TARGET_INFO_GPU: Table = Table {
     name: "TARGET_INFO_GPU",
     columns: &[
         int_required("id"),
         text("name"),
-        int("globalPid"),
+        // The PCI bus location, as the NVIDIA driver shows it (NULL where
+        // its files were not there to read), and the UUID, without `GPU-`.
+        text("busLocation"),
+        text("uuid"),
+        // NULL: CUPTI's records do not name the chip.
+        text("chipName"),
         int("totalMemory"),
+        // Bytes per second (CUPTI's kB/s times 1000).
+        int("memoryBandwidth"),
         int("smCount"),
         int("computeMajor"),
         int("computeMinor"),
@@ -207,6 +219,32 @@ pub const TARGET_INFO_GPU: Table = Table {
         int("maxBlocksPerSm"),
         int("maxShmemPerSm"),
         int("maxRegistersPerSm"),
+        int("constantMemory"),
+        int("maxIPC"),
+        int("asyncEngines"),
+        int("maxBlockDimX"),
+        int("maxBlockDimY"),
+        int("maxBlockDimZ"),
+        int("maxGridDimX"),
+        int("maxGridDimY"),
+        int("maxGridDimZ"),
+    ],
+    keyed: false,
+};
+/// Nsight's `TARGET_INFO_CUDA_DEVICE`: each process's CUDA device (the
+/// `deviceId` of its rows) and the GPU it is (`TARGET_INFO_GPU.id`; a
+/// process under `CUDA_VISIBLE_DEVICES` numbers its GPUs from 0). Its last
+/// column is nvtxr's: the process as the CUDA tables serialize it, which
+/// tells apart two ranks of a merged report with the same pid.
+pub const CUDA_DEVICES: Table = Table {
+    name: "TARGET_INFO_CUDA_DEVICE",
+    columns: &[
+        int("gpuId"),
+        int_required("cudaId"),
+        int_required("pid"),
+        text("uuid"),
+        int("numMultiprocessors"),
+        int("globalPid"),
     ],
     keyed: false,
 };
@@ -332,7 +370,7 @@ pub const ENUMERATIONS: [(Table, &[NsightEnum]); 5] = [
 ];
 
 /// Every table, in the order they are created.
-pub const TABLES: [&Table; 18] = [
+pub const TABLES: [&Table; 19] = [
     &STRING_IDS,
     &THREAD_NAMES,
     &PROCESSES,
@@ -346,6 +384,7 @@ pub const TABLES: [&Table; 18] = [
     &NVTX_EVENTS,
     &NVTXR_PROCESSES,
     &TARGET_INFO_GPU,
+    &CUDA_DEVICES,
     &KERNEL,
     &MEMCPY,
     &MEMSET,

@@ -79,7 +79,7 @@ static void (*copy)(int, uint32_t, uint8_t, uint64_t, uint32_t, uint32_t, uint32
 static void (*set)(int, uint32_t, uint32_t, uint64_t, uint32_t, uint32_t, uint32_t, uint64_t, uint64_t);
 static void (*sync_)(int, uint32_t, uint32_t, uint32_t, uint64_t);
 static void (*context)(int, uint32_t, uint32_t);
-static void (*device)(int, uint32_t, const char *, uint32_t, uint32_t, uint64_t, uint32_t);
+static void (*device)(int, uint32_t, const char *, uint32_t, uint32_t, uint64_t, uint32_t, uint8_t);
 static void (*complete)(int);
 static void (*drop)(size_t);
 static void (*graph_node)(uint32_t, uint64_t);
@@ -169,6 +169,8 @@ static void forked(void (*child)(void)) {
 
 static void child_with_its_own_cuda(void) {
     if (!inject()) exit(3);
+    /* Its device 0 is the parent's GPU 1, as under CUDA_VISIBLE_DEVICES=1. */
+    device(0, 0, "NVIDIA H100 80GB HBM3", 9, 0, 80ull << 30, 132, 1);
     context(0, 1, 0);
     nvtxRangePushA("child work");
     api(RUNTIME, LAUNCH_KERNEL, 1, 20000);
@@ -217,8 +219,8 @@ int main(void) {
 
     if (forks) forked(child_with_its_own_cuda);
     if (!inject()) return 3;
-    device(0, 0, "NVIDIA H200", 9, 0, 150ull << 30, 132);
-    device(0, 1, "NVIDIA H100 80GB HBM3", 9, 0, 80ull << 30, 132);
+    device(0, 0, "NVIDIA H200", 9, 0, 150ull << 30, 132, 0);
+    device(0, 1, "NVIDIA H100 80GB HBM3", 9, 0, 80ull << 30, 132, 1);
     context(0, 1, 0);
     context(0, 2, 1);
 

@@ -248,13 +248,18 @@ void fake_api(int domain, int cbid, uint32_t correlation, uint64_t busy_ns) {
 }
 
 /* A GPU's description, as CUPTI gives it when the device activity kind is
- * enabled. `name` must live until the buffer is completed. */
+ * enabled: the process's device `id`, the machine's GPU `physical` (its
+ * UUID, 9d5b0000-0000-0000-0000-00000000000N for N = physical). `name`
+ * must live until the buffer is completed. */
 void fake_device(int q, uint32_t id, const char *name, uint32_t major, uint32_t minor,
-                 uint64_t memory, uint32_t multiprocessors) {
+                 uint64_t memory, uint32_t multiprocessors, uint8_t physical) {
     CUpti_ActivityDevice6 r;
     memset(&r, 0, sizeof r);
     r.kind = CUPTI_ACTIVITY_KIND_DEVICE;
     r.id = id;
+    r.uuid.bytes[0] = (char)0x9d;
+    r.uuid.bytes[1] = 0x5b;
+    r.uuid.bytes[15] = (char)physical;
     r.name = name;
     r.computeCapabilityMajor = major;
     r.computeCapabilityMinor = minor;
@@ -271,6 +276,12 @@ void fake_device(int q, uint32_t id, const char *name, uint32_t major, uint32_t 
     r.maxBlocksPerMultiprocessor = 32;
     r.maxSharedMemoryPerMultiprocessor = 233472;
     r.maxRegistersPerMultiprocessor = 65536;
+    r.globalMemoryBandwidth = 4800000000ull; /* kB/s */
+    r.constantMemorySize = 65536;
+    r.maxIPC = 4;
+    r.numMemcpyEngines = 2;
+    r.maxBlockDimX = 1024; r.maxBlockDimY = 1024; r.maxBlockDimZ = 64;
+    r.maxGridDimX = 2147483647; r.maxGridDimY = 65535; r.maxGridDimZ = 65535;
     enqueue(q, &r, sizeof r);
 }
 

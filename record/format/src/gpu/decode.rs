@@ -2,7 +2,7 @@
 
 use super::{
     Activity, ApiCall, Device, GpuRecord, Limits, Peer, Tag, GPU_MAGIC, GPU_MAGIC_V1, GPU_MAGIC_V2,
-    GPU_MAGIC_V3,
+    GPU_MAGIC_V3, GPU_MAGIC_V4, LIMITS, LIMITS_V2,
 };
 use crate::cupti::PEER_TO_PEER;
 use crate::varint::unzigzag;
@@ -15,10 +15,16 @@ pub fn decode_gpu(bytes: &[u8]) -> Result<GpuRecords<'_>, String> {
     let (magic, bytes) = bytes
         .split_at_checked(GPU_MAGIC.len())
         .ok_or("not a GPU activity file (too short)")?;
-    let version = [GPU_MAGIC_V1, GPU_MAGIC_V2, GPU_MAGIC_V3, GPU_MAGIC]
-        .iter()
-        .position(|m| m == magic)
-        .ok_or("not a GPU activity file (bad magic)")? as u8
+    let version = [
+        GPU_MAGIC_V1,
+        GPU_MAGIC_V2,
+        GPU_MAGIC_V3,
+        GPU_MAGIC_V4,
+        GPU_MAGIC,
+    ]
+    .iter()
+    .position(|m| m == magic)
+    .ok_or("not a GPU activity file (bad magic)")? as u8
         + 1;
     Ok(GpuRecords {
         bytes,
@@ -37,7 +43,9 @@ pub struct GpuRecords<'a> {
     /// memory, grid id and shared memory, peer-to-peer copies with their
     /// ends, devices with their limits; from 3 ([`GPU_MAGIC_V3`]), kernels
     /// then with their launch type and shared memory limit; from 4
-    /// ([`GPU_MAGIC`]), the tool marks its process's exit ([`Tag::Exited`]).
+    /// ([`GPU_MAGIC_V4`]), the tool marks its process's exit
+    /// ([`Tag::Exited`]); from 5 ([`GPU_MAGIC`]), devices end with nine
+    /// more limits, their UUID, bus location and bandwidth.
     version: u8,
 }
 
@@ -183,14 +191,22 @@ impl<'a> GpuRecords<'a> {
                     compute_minor: self.u32()?,
                     memory: self.varint()?,
                     multiprocessors: self.u32()?,
-                    limits: Limits::default(),
+                    ..Device::default()
                 };
-                if self.version >= 2 {
-                    let mut limits = [0; 10];
-                    for v in &mut limits {
-                        *v = self.u32()?;
-                    }
-                    d.limits = Limits::from_values(limits);
+                let held = match self.version {
+                    1 => 0,
+                    2..=4 => LIMITS_V2,
+                    _ => LIMITS,
+                };
+                let mut limits = [0; LIMITS];
+                for v in &mut limits[..held] {
+                    *v = self.u32()?;
+                }
+                d.limits = Limits::from_values(limits);
+                if self.version >= 5 {
+                    d.uuid = self.text()?;
+                    d.bus = self.text()?;
+                    d.bandwidth_kbs = self.varint()?;
                 }
                 GpuRecord::Device(d)
             }

@@ -103,6 +103,9 @@ impl GpuRecord<'_> {
                 for v in d.limits.values() {
                     varint(out, v.into());
                 }
+                string(out, &d.uuid);
+                string(out, &d.bus);
+                varint(out, d.bandwidth_kbs);
             }
             GpuRecord::Api(c) => {
                 out.push(Tag::Api as u8);

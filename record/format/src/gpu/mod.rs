@@ -3,9 +3,10 @@
 //!
 //! The file is [`GPU_MAGIC`] followed by records, each a tag byte ([`Tag`])
 //! and LEB128 varints (strings: a varint length and UTF-8). Files of the
-//! earlier versions are read as well: written before the exit marker
-//! ([`GPU_MAGIC_V3`]: whether the process ran its exit handlers is not
-//! known), before kernels' launch types
+//! earlier versions are read as well: written before a GPU's UUID, bus
+//! location and further sizes ([`GPU_MAGIC_V4`]: not known), before the
+//! exit marker ([`GPU_MAGIC_V3`]: whether the process ran its exit
+//! handlers is not known), before kernels' launch types
 //! and shared memory limits ([`GPU_MAGIC_V2`]: unknown), or before graph
 //! nodes and peer-to-peer copies' ends ([`GPU_MAGIC_V1`]: their work is in
 //! no graph). Every time is
@@ -34,7 +35,10 @@ use std::borrow::Cow;
 /// An image's GPU activity file.
 pub const GPU_FILE: &str = "gpu";
 /// First bytes of a [`GPU_FILE`].
-pub const GPU_MAGIC: [u8; 8] = *b"NVTXRGP4";
+pub const GPU_MAGIC: [u8; 8] = *b"NVTXRGP5";
+/// First bytes of a [`GPU_FILE`] written before a [`Device`]'s UUID, bus
+/// location, bandwidth and the limits after its first ten.
+pub const GPU_MAGIC_V4: [u8; 8] = *b"NVTXRGP4";
 /// First bytes of a [`GPU_FILE`] written before [`Tag::Exited`] records.
 pub const GPU_MAGIC_V3: [u8; 8] = *b"NVTXRGP3";
 /// First bytes of a [`GPU_FILE`] written before kernels' launch types and
@@ -88,7 +92,8 @@ pub enum Tag {
     /// 1 and the offset added to CUPTI's times, measured once.
     Clock = 9,
     /// A GPU: its id, name, compute capability (major, minor), global
-    /// memory in bytes and multiprocessors.
+    /// memory in bytes, multiprocessors, [`Limits`], UUID, bus location and
+    /// memory bandwidth.
     Device = 10,
     /// A traced API call: its API's id ([`Tag::ApiName`]), thread (the
     /// kernel's id, `gettid`), start, duration and correlation id.
@@ -225,6 +230,44 @@ pub struct Device<'a> {
     pub memory: u64,
     pub multiprocessors: u32,
     pub limits: Limits,
+    /// Its UUID, as `nvidia-smi -L` shows it without `GPU-`
+    /// ([`uuid_text`]): the same GPU's in every process, on any host; empty
+    /// where not known (files before version 5).
+    pub uuid: Cow<'a, str>,
+    /// Its PCI bus location, as the NVIDIA driver shows it
+    /// (`0000:19:00.0`); empty where the tool could not read it.
+    pub bus: Cow<'a, str>,
+    /// Global memory bandwidth, kB/s (CUPTI's); 0 where not known.
+    pub bandwidth_kbs: u64,
+}
+
+impl Device<'_> {
+    /// The same description, owning its texts.
+    pub fn into_owned(self) -> Device<'static> {
+        Device {
+            name: self.name.into_owned().into(),
+            uuid: self.uuid.into_owned().into(),
+            bus: self.bus.into_owned().into(),
+            ..self
+        }
+    }
+}
+
+/// A UUID's 16 bytes as `nvidia-smi -L` writes them after `GPU-`
+/// (`2d5b5b7a-0a1c-...`: hex, grouped 8-4-4-4-12); empty for all zero (a
+/// CUPTI that gave none).
+pub fn uuid_text(bytes: &[u8; 16]) -> String {
+    if bytes.iter().all(|b| *b == 0) {
+        return String::new();
+    }
+    let mut text = String::with_capacity(36);
+    for (i, b) in bytes.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            text.push('-');
+        }
+        text.push_str(&format!("{b:02x}"));
+    }
+    text
 }
 
 /// A GPU's sizes and limits, as CUPTI's device record gives them (what an
@@ -244,11 +287,27 @@ pub struct Limits {
     /// Shared memory per multiprocessor, bytes.
     pub shared_per_sm: u32,
     pub registers_per_sm: u32,
+    /// Memory for `__constant__` variables, bytes.
+    pub constant_memory: u32,
+    /// Instructions a multiprocessor issues per cycle at most.
+    pub max_ipc: u32,
+    /// Copy engines (asynchronous engines).
+    pub copy_engines: u32,
+    /// A block's and a grid's largest x, y, z.
+    pub block_dims: [u32; 3],
+    pub grid_dims: [u32; 3],
 }
+
+/// How many [`Limits`] a [`Tag::Device`] record holds: files of versions
+/// 2 to 4 hold the first [`LIMITS_V2`].
+pub const LIMITS: usize = 19;
+pub const LIMITS_V2: usize = 10;
 
 impl Limits {
     /// Every limit, in the order of the fields (the GPU file's order).
-    pub fn values(&self) -> [u32; 10] {
+    pub fn values(&self) -> [u32; LIMITS] {
+        let [bx, by, bz] = self.block_dims;
+        let [gx, gy, gz] = self.grid_dims;
         [
             self.l2_cache,
             self.clock_khz,
@@ -260,12 +319,21 @@ impl Limits {
             self.blocks_per_sm,
             self.shared_per_sm,
             self.registers_per_sm,
+            self.constant_memory,
+            self.max_ipc,
+            self.copy_engines,
+            bx,
+            by,
+            bz,
+            gx,
+            gy,
+            gz,
         ]
     }
 
     /// The limits [`Limits::values`] gave.
-    pub fn from_values(v: [u32; 10]) -> Limits {
-        let [l2_cache, clock_khz, threads_per_warp, threads_per_block, registers_per_block, shared_per_block, warps_per_sm, blocks_per_sm, shared_per_sm, registers_per_sm] =
+    pub fn from_values(v: [u32; LIMITS]) -> Limits {
+        let [l2_cache, clock_khz, threads_per_warp, threads_per_block, registers_per_block, shared_per_block, warps_per_sm, blocks_per_sm, shared_per_sm, registers_per_sm, constant_memory, max_ipc, copy_engines, bx, by, bz, gx, gy, gz] =
             v;
         Limits {
             l2_cache,
@@ -278,6 +346,11 @@ impl Limits {
             blocks_per_sm,
             shared_per_sm,
             registers_per_sm,
+            constant_memory,
+            max_ipc,
+            copy_engines,
+            block_dims: [bx, by, bz],
+            grid_dims: [gx, gy, gz],
         }
     }
 }

@@ -96,7 +96,10 @@ fn gpu_records_round_trip_and_stop_at_a_cut() {
             compute_minor: 0,
             memory: 150_000_000_000,
             multiprocessors: 132,
-            limits: Limits::from_values([1, 2, 3, 4, 5, 6, 7, 8, 9, 1 << 31]),
+            limits: Limits::from_values(std::array::from_fn(|i| 1 << i)),
+            uuid: uuid_text(&[0xd5; 16]).into(),
+            bus: "0000:19:00.0".into(),
+            bandwidth_kbs: 4_800_000_000,
         }),
     ];
     let mut bytes = GPU_MAGIC.to_vec();
@@ -138,7 +141,13 @@ fn damaged_files_are_read_without_a_panic() {
         state
     };
     for round in 0..20_000 {
-        let magic = [GPU_MAGIC, GPU_MAGIC_V3, GPU_MAGIC_V2, GPU_MAGIC_V1][round % 4];
+        let magic = [
+            GPU_MAGIC,
+            GPU_MAGIC_V4,
+            GPU_MAGIC_V3,
+            GPU_MAGIC_V2,
+            GPU_MAGIC_V1,
+        ][round % 5];
         let mut bytes = magic.to_vec();
         let len = next() % 64;
         for _ in 0..len {
@@ -171,7 +180,7 @@ fn damaged_files_are_read_without_a_panic() {
 #[test]
 fn only_the_fourth_version_marks_exits() {
     let marks = |magic: [u8; 8]| decode_gpu(&magic).unwrap().marks_exit();
-    assert!(marks(GPU_MAGIC));
+    assert!(marks(GPU_MAGIC) && marks(GPU_MAGIC_V4));
     assert!(![GPU_MAGIC_V3, GPU_MAGIC_V2, GPU_MAGIC_V1]
         .into_iter()
         .any(marks));
@@ -222,4 +231,35 @@ fn a_first_version_file_is_read() {
     GpuRecord::Dropped(2).encode(&mut v1);
     let decoded: Vec<_> = decode_gpu(&v1).unwrap().collect();
     assert_eq!(decoded, [GpuRecord::Activity(copy), GpuRecord::Dropped(2)]);
+}
+
+/// A device of the fourth version (ten limits, no UUID, bus location or
+/// bandwidth) is read with those unknown.
+#[test]
+fn a_fourth_version_device_is_read_with_its_uuid_unknown() {
+    let device = Device {
+        id: 1,
+        name: "NVIDIA H100".into(),
+        compute_major: 9,
+        memory: 80 << 30,
+        multiprocessors: 132,
+        limits: Limits::from_values(std::array::from_fn(|i| if i < LIMITS_V2 { 7 } else { 0 })),
+        ..Device::default()
+    };
+    let mut v5 = GPU_MAGIC.to_vec();
+    GpuRecord::Device(device.clone()).encode(&mut v5);
+    // The same record without the nine limits after the tenth (zero, one
+    // byte each), the UUID and bus location (empty) and the bandwidth (0).
+    let mut v4 = GPU_MAGIC_V4.to_vec();
+    v4.extend(&v5[GPU_MAGIC.len()..v5.len() - (LIMITS - LIMITS_V2) - 3]);
+    GpuRecord::Dropped(2).encode(&mut v4);
+    let decoded: Vec<_> = decode_gpu(&v4).unwrap().collect();
+    assert_eq!(decoded, [GpuRecord::Device(device), GpuRecord::Dropped(2)]);
+}
+
+#[test]
+fn a_uuid_is_written_as_nvidia_smi_writes_it() {
+    let bytes: [u8; 16] = std::array::from_fn(|i| (i as u8) * 17);
+    assert_eq!(uuid_text(&bytes), "00112233-4455-6677-8899-aabbccddeeff");
+    assert_eq!(uuid_text(&[0; 16]), "");
 }

@@ -5,7 +5,7 @@
 use super::cupti::{self, field, offset, Cupti};
 use crate::recording;
 use nvtxr_record_format::gpu::{
-    Activity, ApiCall, Device, GpuRecord, Limits, Peer, Tag, GPU_FILE, GPU_MAGIC,
+    uuid_text, Activity, ApiCall, Device, GpuRecord, Limits, Peer, Tag, GPU_FILE, GPU_MAGIC,
 };
 // hashbrown's maps: per record, a name's or thread's lookup with std's
 // SipHash was a tenth of the tool's work on a buffer.
@@ -318,6 +318,7 @@ unsafe fn decode(
                 } else {
                     CStr::from_ptr(name).to_string_lossy().into_owned()
                 };
+                let uuid = uuid_text(&field(r, DEVICE_UUID));
                 return Some(GpuRecord::Device(Device {
                     id: field(r, DEVICE_ID),
                     name: name.into(),
@@ -336,7 +337,15 @@ unsafe fn decode(
                         blocks_per_sm: field(r, DEVICE_BLOCKS_PER_SM),
                         shared_per_sm: field(r, DEVICE_SHARED_PER_SM),
                         registers_per_sm: field(r, DEVICE_REGISTERS_PER_SM),
+                        constant_memory: field(r, DEVICE_CONSTANT_MEMORY),
+                        max_ipc: field(r, DEVICE_MAX_IPC),
+                        copy_engines: field(r, DEVICE_COPY_ENGINES),
+                        block_dims: field(r, DEVICE_BLOCK_DIMS),
+                        grid_dims: field(r, DEVICE_GRID_DIMS),
                     },
+                    bus: super::bus::bus_location(&uuid).into(),
+                    uuid: uuid.into(),
+                    bandwidth_kbs: field(r, DEVICE_BANDWIDTH),
                 }));
             }
             cupti::KIND_RUNTIME | cupti::KIND_DRIVER => {

@@ -113,10 +113,14 @@ pub mod offset {
     pub const CONTEXT_DEVICE: usize = 8;
 
     /// `CUpti_ActivityDevice6` (`CUPTI_ACTIVITY_KIND_DEVICE`).
+    pub const DEVICE_BANDWIDTH: usize = 8;
     pub const DEVICE_MEMORY: usize = 16;
+    pub const DEVICE_CONSTANT_MEMORY: usize = 24;
     pub const DEVICE_L2_CACHE: usize = 28;
     pub const DEVICE_THREADS_PER_WARP: usize = 32;
     pub const DEVICE_CLOCK: usize = 36;
+    pub const DEVICE_COPY_ENGINES: usize = 40;
+    pub const DEVICE_MAX_IPC: usize = 48;
     pub const DEVICE_WARPS_PER_SM: usize = 52;
     pub const DEVICE_BLOCKS_PER_SM: usize = 56;
     pub const DEVICE_SHARED_PER_SM: usize = 60;
@@ -124,10 +128,15 @@ pub mod offset {
     pub const DEVICE_REGISTERS_PER_BLOCK: usize = 68;
     pub const DEVICE_SHARED_PER_BLOCK: usize = 72;
     pub const DEVICE_THREADS_PER_BLOCK: usize = 76;
+    /// A block's largest x, y, z (three `uint32_t`), then a grid's.
+    pub const DEVICE_BLOCK_DIMS: usize = 80;
+    pub const DEVICE_GRID_DIMS: usize = 92;
     pub const DEVICE_MULTIPROCESSORS: usize = 44;
     pub const DEVICE_COMPUTE_MAJOR: usize = 104;
     pub const DEVICE_COMPUTE_MINOR: usize = 108;
     pub const DEVICE_ID: usize = 112;
+    /// `CUuuid`: 16 bytes.
+    pub const DEVICE_UUID: usize = 120;
     pub const DEVICE_NAME: usize = 136;
 
     pub const API_CBID: usize = 4;

@@ -31,6 +31,7 @@
 //! go on as they would.
 
 mod buffers;
+mod bus;
 mod cupti;
 
 use crate::{clock, say};
