@@ -91,3 +91,44 @@ pub fn scripted_kernels() -> Vec<Kernel> {
         kernel("relu(float*, int)", "backward", 1, 13),
     ]
 }
+
+/// The warning of a process that ended without its exit handlers.
+pub const UNEXITED: &str = "ended without running its exit handlers (killed, `_exit` or `exec`): the GPU activity CUPTI still held then is missing";
+
+/// `TARGET_INFO_CUDA_DEVICE`: (gpuId, cudaId, uuid, numMultiprocessors,
+/// the row's process as its index among the pids, in order).
+pub fn cuda_devices(db: &rusqlite::Connection) -> Vec<(i64, i64, String, i64, usize)> {
+    let rows: Vec<(i64, i64, i64, String, i64, i64)> = db
+        .prepare(
+            "SELECT gpuId, cudaId, pid, uuid, numMultiprocessors, globalPid
+               FROM TARGET_INFO_CUDA_DEVICE ORDER BY pid, cudaId",
+        )
+        .unwrap()
+        .query_map([], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+            ))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let mut pids: Vec<i64> = rows.iter().map(|r| r.2).collect();
+    pids.dedup();
+    rows.into_iter()
+        .map(|(gpu, cuda, pid, uuid, sms, global)| {
+            assert_eq!((global >> 24) & 0xFF_FFFF, pid);
+            (
+                gpu,
+                cuda,
+                uuid,
+                sms,
+                pids.iter().position(|p| *p == pid).unwrap(),
+            )
+        })
+        .collect()
+}
