@@ -15,7 +15,7 @@
 mod common;
 
 use common::cuda::*;
-use common::{load, text};
+use common::{load, record_command, scratch_in, text};
 use std::path::Path;
 
 #[test]
@@ -289,6 +289,43 @@ fn synchronizing_calls_are_recorded_and_cuptis_sync_records_only_when_asked() {
     let (dir, out) = run("syncs", &["--gpu-syncs"], &[]);
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(syncs(&dir), (sync_call, 1));
+}
+
+/// A program that loaded libcupti itself (as PyTorch does, for its
+/// profiler) has its copy used, not one found elsewhere: one CUPTI per
+/// process.
+#[test]
+fn a_libcupti_the_program_loaded_is_the_one_used() {
+    let (cupti, app) = built();
+    let dir = scratch_in("gpu", "loaded-cupti");
+    // The test CUPTI under libcupti's name, in a folder nothing searches,
+    // loaded by the program; other copies, which load and have every entry
+    // point but drive no launch, where the toolkit's would be and beside
+    // it under a newer version's name (found first in its folder).
+    let own = dir.join("own/libcupti.so.13");
+    let toolkit = dir.join("toolkit");
+    let others = [
+        dir.join("own/libcupti.so.13.9"),
+        toolkit.join("lib64/libcupti.so.13"),
+    ];
+    for copy in [&own, &others[0], &others[1]] {
+        std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+        std::fs::copy(cupti, copy).unwrap();
+    }
+    let out = record_command(
+        &dir,
+        &["--gpu-flush-interval", "0"],
+        &[app.to_str().unwrap()],
+    )
+    .env_remove("NVTXR_CUPTI")
+    .env("FAKE_CUPTI", &own)
+    .env("CUDA_HOME", &toolkit)
+    .output()
+    .unwrap();
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(!said.contains("GPU activity not recorded"), "{said}");
+    assert_eq!(kernels(&load(&dir.join("trace.json"))), scripted_kernels());
 }
 
 #[test]

@@ -6,19 +6,36 @@
 use crate::gpu::CUPTI_VAR;
 
 /// Where to look for libcupti, in order: `NVTXR_CUPTI` alone when it is
-/// set; else beside the CUDA libraries the program loaded (`loaded`: their
-/// folders; the toolkit's and PyPI's `nvidia-*` layouts); the CUDA toolkit
+/// set; else [`search`]'s places.
+pub fn cupti_candidates(loaded: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
+    match std::env::var_os(CUPTI_VAR).filter(|v| !v.is_empty()) {
+        Some(named) => vec![named.into()],
+        None => search(loaded),
+    }
+}
+
+/// Whether a file is a libcupti (`libcupti.so`, `libcupti.so.13`, ...).
+fn is_cupti(path: &std::path::Path) -> bool {
+    (path.file_name().and_then(|n| n.to_str())).is_some_and(|n| n.starts_with("libcupti.so"))
+}
+
+/// Where to look for libcupti without `NVTXR_CUPTI`, in order, given the
+/// CUDA libraries the program loaded (`loaded`: their files): a libcupti
+/// it loaded itself (PyTorch's, for its profiler: one CUPTI per process,
+/// as a second copy would attach to the driver anew); beside the others
+/// (the toolkit's and PyPI's `nvidia-*` layouts); the CUDA toolkit
 /// (`CUDA_HOME`, `CUDA_PATH`, `/usr/local/cuda`); the active virtual
 /// environment's `nvidia-cuda-cupti`; then the loader's own path (bare
 /// names, for `dlopen` to search).
-pub fn cupti_candidates(loaded: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
+fn search(loaded: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
     use std::path::PathBuf;
-    if let Some(named) = std::env::var_os(CUPTI_VAR).filter(|v| !v.is_empty()) {
-        return vec![PathBuf::from(named)];
-    }
+    let mut found: Vec<PathBuf> = loaded.iter().filter(|p| is_cupti(p)).cloned().collect();
     let mut dirs: Vec<PathBuf> = Vec::new();
-    for dir in loaded {
-        dirs.push(dir.clone());
+    for dir in loaded.iter().filter_map(|p| p.parent()) {
+        if dirs.iter().any(|d| d == dir) {
+            continue;
+        }
+        dirs.push(dir.to_path_buf());
         dirs.push(dir.join("../extras/CUPTI/lib64"));
         dirs.push(dir.join("../../cuda_cupti/lib"));
     }
@@ -45,19 +62,13 @@ pub fn cupti_candidates(loaded: &[std::path::PathBuf]) -> Vec<std::path::PathBuf
             }
         }
     }
-    let mut found = Vec::new();
     for dir in dirs {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };
-        let mut here: Vec<PathBuf> = entries
-            .flatten()
+        let mut here: Vec<PathBuf> = (entries.flatten())
             .map(|e| e.path())
-            .filter(|p| {
-                p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with("libcupti.so"))
-            })
+            .filter(|p| is_cupti(p))
             .collect();
         // The newest version first.
         here.sort();
@@ -360,6 +371,47 @@ pub fn sync_type_name(kind: u32) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
+    #[test]
+    fn a_libcupti_the_program_loaded_comes_first_then_those_beside_its_cuda() {
+        let dir = tempfile::tempdir().unwrap();
+        let (pip, toolkit) = (dir.path().join("cu13/lib"), dir.path().join("lib64"));
+        for (folder, files) in [
+            (&pip, &["libcudart.so.13", "libcupti.so.13"][..]),
+            (
+                &toolkit,
+                &["libcupti.so.12", "libcupti.so.13", "libcuda.so.1"],
+            ),
+        ] {
+            std::fs::create_dir_all(folder).unwrap();
+            for f in files {
+                std::fs::write(folder.join(f), b"").unwrap();
+            }
+        }
+        let loaded = [
+            toolkit.join("libcuda.so.1"),
+            pip.join("libcupti.so.13"),
+            pip.join("libcudart.so.13"),
+        ];
+        let found = super::search(&loaded);
+        // The loaded one, then beside the first library loaded (the
+        // newest first), each once; bare names last.
+        assert_eq!(
+            found[..3],
+            [
+                pip.join("libcupti.so.13"),
+                toolkit.join("libcupti.so.13"),
+                toolkit.join("libcupti.so.12"),
+            ]
+        );
+        assert!(
+            !found[1..].contains(&pip.join("libcupti.so.13")),
+            "{found:?}"
+        );
+        assert_eq!(found.last(), Some(&PathBuf::from("libcupti.so")));
+    }
+
     use super::*;
 
     #[test]

@@ -88,7 +88,7 @@ fn attach() -> Result<(), String> {
         return Ok(());
     }
     buffers::create()?;
-    let cupti = Cupti::load(&cupti_candidates(&cuda_library_dirs()))?;
+    let cupti = Cupti::load(&cupti_candidates(&loaded_cuda_libraries()))?;
     let cupti = CUPTI.get_or_init(|| cupti);
     let mut version = 0;
     // SAFETY: CUPTI's documented call, with a value to fill.
@@ -345,26 +345,20 @@ unsafe extern "C" fn monotonic_ns() -> u64 {
 /// The subscriber's callback: none is enabled, so it is never called.
 unsafe extern "C" fn no_callback(_: *mut c_void, _: u32, _: u32, _: *const c_void) {}
 
-/// The folders of the CUDA libraries this process has loaded (where
-/// libcupti usually lies too).
-fn cuda_library_dirs() -> Vec<std::path::PathBuf> {
+/// The CUDA libraries this process has loaded (libcudart, libcuda, and
+/// libcupti when the program loaded it itself), each file once.
+fn loaded_cuda_libraries() -> Vec<std::path::PathBuf> {
     let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
-    let mut dirs = Vec::new();
-    for line in maps.lines() {
-        let Some(path) = line.split_whitespace().nth(5) else {
-            continue;
-        };
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    for path in maps.lines().filter_map(|l| l.split_whitespace().nth(5)) {
         let path = std::path::Path::new(path);
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if name.starts_with("libcudart.so") || name.starts_with("libcuda.so") {
-            if let Some(dir) = path.parent() {
-                if !dirs.iter().any(|d: &std::path::PathBuf| d == dir) {
-                    dirs.push(dir.to_path_buf());
-                }
-            }
+        let cuda = ["libcudart.so", "libcuda.so", "libcupti.so"];
+        if cuda.iter().any(|c| name.starts_with(c)) && !files.iter().any(|f| f == path) {
+            files.push(path.to_path_buf());
         }
     }
-    dirs
+    files
 }
 
 #[cfg(test)]
