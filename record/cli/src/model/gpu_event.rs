@@ -291,11 +291,51 @@ pub fn gpu_pid(p: &super::Process, device: u32) -> u32 {
     0x6000_0000 | (p.trace_pid & 0xf_ffff) << 8 | (device & 0xff)
 }
 
-/// The label of a process's GPU: `GPU 0: NVIDIA H200 (process)`, or
-/// without its name when CUPTI gave none.
+/// The label of a process's GPU: `GPU 0: NVIDIA H200 at 0000:19:00.0
+/// (process)`, its bus location telling apart the GPUs that processes
+/// under `CUDA_VISIBLE_DEVICES` all call 0; without the name or the bus
+/// location when not known.
 pub fn gpu_label(p: &super::Process, device: u32, gpu: Option<&Device>) -> String {
-    match gpu.filter(|g| !g.name.is_empty()) {
-        Some(g) => format!("GPU {device}: {} ({})", g.name, p.label()),
-        None => format!("GPU {device} ({})", p.label()),
+    let mut label = format!("GPU {device}");
+    if let Some(g) = gpu.filter(|g| !g.name.is_empty()) {
+        label += &format!(": {}", g.name);
+    }
+    if let Some(g) = gpu.filter(|g| !g.bus.is_empty()) {
+        label += &format!(" at {}", g.bus);
+    }
+    label + &format!(" ({})", p.label())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_gpus_label_says_what_is_known_of_it() {
+        let p = super::super::Process {
+            pid: 7,
+            rank: Some(3),
+            host: "node1".into(),
+            ..Default::default()
+        };
+        let h200 = Device {
+            name: "NVIDIA H200".into(),
+            bus: "0000:19:00.0".into(),
+            ..Default::default()
+        };
+        let label = |gpu: Option<&Device>| gpu_label(&p, 0, gpu);
+        assert_eq!(
+            label(Some(&h200)),
+            "GPU 0: NVIDIA H200 at 0000:19:00.0 (rank 3 (node1:7))"
+        );
+        let unplaced = Device {
+            bus: "".into(),
+            ..h200.clone()
+        };
+        assert_eq!(
+            label(Some(&unplaced)),
+            "GPU 0: NVIDIA H200 (rank 3 (node1:7))"
+        );
+        assert_eq!(label(None), "GPU 0 (rank 3 (node1:7))");
     }
 }
