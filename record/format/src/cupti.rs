@@ -6,7 +6,13 @@
 use crate::gpu::CUPTI_VAR;
 
 /// Where to look for libcupti, in order: `NVTXR_CUPTI` alone when it is
-/// set; else [`search`]'s places.
+/// set; else, given the CUDA libraries the program loaded (`loaded`: their
+/// files), a libcupti it loaded itself (PyTorch's, for its profiler: one
+/// CUPTI per process, as a second copy would attach to the driver anew);
+/// beside the others (the toolkit's and PyPI's `nvidia-*` layouts); the
+/// CUDA toolkit (`CUDA_HOME`, `CUDA_PATH`, `/usr/local/cuda`); the active
+/// virtual environment's `nvidia-cuda-cupti`; then the loader's own path
+/// (bare names, for `dlopen` to search).
 pub fn cupti_candidates(loaded: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
     match std::env::var_os(CUPTI_VAR).filter(|v| !v.is_empty()) {
         Some(named) => vec![named.into()],
@@ -19,14 +25,7 @@ fn is_cupti(path: &std::path::Path) -> bool {
     (path.file_name().and_then(|n| n.to_str())).is_some_and(|n| n.starts_with("libcupti.so"))
 }
 
-/// Where to look for libcupti without `NVTXR_CUPTI`, in order, given the
-/// CUDA libraries the program loaded (`loaded`: their files): a libcupti
-/// it loaded itself (PyTorch's, for its profiler: one CUPTI per process,
-/// as a second copy would attach to the driver anew); beside the others
-/// (the toolkit's and PyPI's `nvidia-*` layouts); the CUDA toolkit
-/// (`CUDA_HOME`, `CUDA_PATH`, `/usr/local/cuda`); the active virtual
-/// environment's `nvidia-cuda-cupti`; then the loader's own path (bare
-/// names, for `dlopen` to search).
+/// [`cupti_candidates`]'s places after `NVTXR_CUPTI`.
 fn search(loaded: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
     use std::path::PathBuf;
     let mut found: Vec<PathBuf> = loaded.iter().filter(|p| is_cupti(p)).cloned().collect();
