@@ -313,3 +313,30 @@ fn a_cupti_that_refuses_peer_copies_records_the_rest_and_says_so() {
     let copies: Vec<_> = copies.filter(|e| e["cat"] == "memcpy").collect();
     assert_eq!(copies.len(), 2, "the two copies within one GPU");
 }
+
+/// A program that is itself a CUPTI client, as PyTorch's profiler is one
+/// (`cuda_app.c`'s `ANOTHER_CLIENT`, after Kineto's source): what CUPTI
+/// handed it of the tool's is said lost, in one line, and the tool's exit
+/// calls none of its callbacks, gone by then (they abort).
+#[test]
+fn another_cupti_client_in_the_program_is_said_and_never_called_at_exit() {
+    let (dir, out) = run("another-client", &[], &[("ANOTHER_CLIENT", "1")]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    let lines: Vec<_> = (said.lines())
+        .filter(|l| l.contains("another CUPTI client in the program"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{said}");
+    assert!(
+        lines[0].contains("CUPTI handed it 2 of the tool's buffers"),
+        "{said}"
+    );
+    // `taken()` and `profiled()` went to the other client in the tool's
+    // buffers; `after()` was launched with kernel records off.
+    let trace = load(&dir.join("trace.json"));
+    assert_eq!(kernels(&trace), [kernel("before()", "before", 0, 7)]);
+    let ranges = (trace["traceEvents"].as_array().unwrap().iter())
+        .filter(|e| e["cat"] == "nvtx")
+        .count();
+    assert_eq!(ranges, 3, "every NVTX range");
+}

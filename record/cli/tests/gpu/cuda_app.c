@@ -44,7 +44,18 @@
  * CUPTI still holds then is lost unless that thread has handed it over.
  *
  * With SHOW_TOOL_THREADS=1, it prints each of the tool's threads (named
- * "nvtxr-...") and the signals blocked in it, as /proc says: "NAME MASK". */
+ * "nvtxr-...") and the signals blocked in it, as /proc says: "NAME MASK".
+ *
+ * With ANOTHER_CLIENT=1, a script of its own: the program is itself a
+ * CUPTI client, as PyTorch's profiler (Kineto) is one, doing what Kineto's
+ * source does: "before()" handed to the tool; "taken()" launched into the
+ * tool's buffer; then a profiler session that registers its own buffer
+ * callbacks and enables kernel records ("profiled()"), flushes (CUPTI
+ * hands it every buffer, the tool's too, which it leaves alone as
+ * unknown) and disables them; "after()" launched with kernel records off,
+ * its call's record in a buffer of the other client's. An exit handler
+ * registered after the tool's marks the client gone, as a destroyed C++
+ * singleton: its callbacks abort if CUPTI calls them after that. */
 #include <cupti.h>
 #include <dirent.h>
 #include <dlfcn.h>
@@ -143,6 +154,22 @@ static void show_tool_threads(void) {
     fflush(stdout);
 }
 
+/* Another CUPTI client in the program (ANOTHER_CLIENT=1, as Kineto). */
+static void *fake;
+static int other_gone;
+static void CUPTIAPI other_requested(uint8_t **buffer, size_t *size, size_t *max_records) {
+    if (other_gone) abort();
+    *buffer = malloc(1 << 16);
+    *size = 1 << 16;
+    *max_records = 0;
+}
+/* Kineto keeps its own buffers' records and leaves others' alone. */
+static void CUPTIAPI other_completed(CUcontext c, uint32_t stream, uint8_t *buffer, size_t size, size_t valid) {
+    (void)c; (void)stream; (void)buffer; (void)size; (void)valid;
+    if (other_gone) abort();
+}
+static void other_is_gone(void) { other_gone = 1; }
+
 /* cuInit: the driver loads the injection library and calls its InitializeInjection. */
 static int inject(void) {
     const char *injection = getenv("CUDA_INJECTION64_PATH");
@@ -194,13 +221,49 @@ static int after_exec(void) {
     return 0;
 }
 
+static int with_another_client(void) {
+    CUptiResult (*subscribe)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *) = load(fake, "cuptiSubscribe");
+    CUptiResult (*callbacks)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc) =
+        load(fake, "cuptiActivityRegisterCallbacks");
+    CUptiResult (*enable)(CUpti_ActivityKind) = load(fake, "cuptiActivityEnable");
+    CUptiResult (*disable)(CUpti_ActivityKind) = load(fake, "cuptiActivityDisable");
+    CUptiResult (*flush)(uint32_t) = load(fake, "cuptiActivityFlushAll");
+    if (!inject()) return 3;
+    context(0, 1, 0);
+    nvtxRangePushA("before");
+    api(RUNTIME, LAUNCH_KERNEL, 1, 20000);
+    kernel(0, 1, "_Z6beforev", 0, 1, 7, 0, 10000);
+    complete(0);
+    complete(API_QUEUE);
+    api(RUNTIME, LAUNCH_KERNEL, 2, 20000);
+    kernel(0, 2, "_Z5takenv", 0, 1, 7, 20000, 10000);
+    nvtxRangePop();
+    /* The session: its subscription refused (the tool holds CUPTI). */
+    CUpti_SubscriberHandle s;
+    if (subscribe(&s, NULL, NULL) == CUPTI_SUCCESS) return 3;
+    callbacks(other_requested, other_completed);
+    enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    nvtxRangePushA("profiled");
+    api(RUNTIME, LAUNCH_KERNEL, 3, 20000);
+    kernel(0, 3, "_Z8profiledv", 0, 1, 7, 40000, 10000);
+    nvtxRangePop();
+    flush(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    nvtxRangePushA("after");
+    api(RUNTIME, LAUNCH_KERNEL, 4, 20000);
+    kernel(0, 4, "_Z5afterv", 0, 1, 7, 60000, 10000);
+    nvtxRangePop();
+    atexit(other_is_gone);
+    return 0;
+}
+
 int main(void) {
     const char *fork_children = getenv("FORK_CHILDREN");
     int forks = fork_children && *fork_children == '1';
     const char *graph_launch = getenv("GRAPH_LAUNCH");
     int graph = graph_launch && *graph_launch == '1';
     const char *cupti = getenv("FAKE_CUPTI");
-    void *fake = cupti ? dlopen(cupti, RTLD_NOW | RTLD_GLOBAL) : NULL;
+    fake = cupti ? dlopen(cupti, RTLD_NOW | RTLD_GLOBAL) : NULL;
     if (!fake) { fprintf(stderr, "cuda_app: cannot load the test CUPTI\n"); return 3; }
     *(void **)&api = load(fake, "fake_api");
     *(void **)&kernel = load(fake, "fake_kernel");
@@ -216,6 +279,8 @@ int main(void) {
     *(void **)&peer_copy = load(fake, "fake_peer_copy");
     const char *execed = getenv("EXECED");
     if (execed && *execed == '1') return after_exec();
+    const char *another = getenv("ANOTHER_CLIENT");
+    if (another && *another == '1') return with_another_client();
 
     if (forks) forked(child_with_its_own_cuda);
     if (!inject()) return 3;

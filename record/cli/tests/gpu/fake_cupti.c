@@ -14,7 +14,12 @@
  * FAKE_CUPTI_FLUSH_FAILS=1 makes cuptiActivityFlushAll fail, handing
  * nothing over; FAKE_CUPTI_FLUSH_HANGS=1 makes its default flush (flag 0,
  * not the forced one) never return; FAKE_CUPTI_VERSION=N makes cuptiGetVersion say N (an
- * older CUPTI's version). */
+ * older CUPTI's version).
+ *
+ * As CUPTI does, it asks for a queue's buffer when the queue's first record
+ * comes, from the buffer callbacks registered then, and hands it back to
+ * those registered when it is completed: another client that registers its
+ * own (cuda_app.c's ANOTHER_CLIENT) gets the buffers lent before. */
 #include <cupti.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -41,6 +46,12 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 #define API_QUEUE (QUEUES - 1)
 static uint8_t queue[QUEUES][QUEUE_BYTES];
 static size_t queued[QUEUES];
+/* The buffer each queue's records will be handed back in: asked for when
+ * its first record comes, from the buffer callbacks registered then (as
+ * CUPTI asks for a buffer ahead), handed back to those registered when it
+ * is completed (another client may have registered its own meanwhile). */
+static uint8_t *held[QUEUES];
+static size_t held_size[QUEUES];
 static size_t dropped_for_next;
 
 static uint64_t monotonic(void) {
@@ -132,6 +143,12 @@ CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
     return CUPTI_SUCCESS;
 }
 
+CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind) {
+    if ((unsigned)kind >= CUPTI_ACTIVITY_KIND_COUNT) return CUPTI_ERROR_INVALID_KIND;
+    kind_enabled[kind] = 0;
+    return CUPTI_SUCCESS;
+}
+
 CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc request, CUpti_BuffersCallbackCompleteFunc complete) {
     request_buffer = request;
     complete_buffer = complete;
@@ -179,16 +196,24 @@ CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext context, uint32_t stream
     return CUPTI_SUCCESS;
 }
 
+/* Queue `q`'s buffer, asked for if it has none (the lock held). */
+static void hold(int q) {
+    size_t max;
+    if (!held[q] && request_buffer) request_buffer(&held[q], &held_size[q], &max);
+}
+
 /* Hands queue `q`'s records to the tool in one buffer. */
 void fake_complete(int q) {
     pthread_mutex_lock(&lock);
+    hold(q);
     if (!request_buffer) { /* no tool registered: the records are lost, as with no profiler */
         queued[q] = 0;
         pthread_mutex_unlock(&lock);
         return;
     }
-    uint8_t *buffer; size_t size, max;
-    request_buffer(&buffer, &size, &max);
+    uint8_t *buffer = held[q];
+    size_t size = held_size[q];
+    held[q] = NULL;
     size_t n = queued[q];
     if (buffer && size >= n) memcpy(buffer, queue[q], n);
     queued[q] = 0;
@@ -218,6 +243,7 @@ static void enqueue(int q, const void *record, size_t size) {
     pthread_mutex_unlock(&lock);
     if (full) fake_complete(q);
     pthread_mutex_lock(&lock);
+    hold(q);
     memcpy(queue[q] + queued[q], record, size);
     queued[q] += size;
     pthread_mutex_unlock(&lock);
@@ -318,6 +344,7 @@ void fake_kernel_launch(uint8_t type, uint32_t limit) {
 /* A kernel that starts `delay_ns` from now on the GPU's clock and runs `ns`. */
 void fake_kernel(int q, uint32_t correlation, const char *name, uint32_t device, uint32_t context,
                  uint32_t stream, uint64_t delay_ns, uint64_t ns) {
+    if (!kind_enabled[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL]) return;
     CUpti_ActivityKernel13 r;
     memset(&r, 0, sizeof r);
     r.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;

@@ -13,6 +13,7 @@ use hashbrown::{HashMap, HashSet};
 use std::borrow::Cow;
 use std::ffi::{c_char, c_void, CStr};
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 /// Bytes in each buffer handed to CUPTI (4 MiB lost no record on the
@@ -38,6 +39,14 @@ struct Output {
 }
 
 static OUTPUT: OnceLock<Mutex<Output>> = OnceLock::new();
+/// The buffers lent to CUPTI and not yet handed back, by address (a few:
+/// CUPTI fills one per thread or stream at a time). CUPTI hands a buffer
+/// back to whichever callbacks are registered then, and another CUPTI
+/// client in the program (PyTorch's profiler, Kineto) registers its own
+/// (`docs/gpu.md`, "When it cannot").
+static LENT: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+/// CUPTI handed the tool a buffer it never lent: another client's.
+static FOREIGN: AtomicBool = AtomicBool::new(false);
 static CUPTI: OnceLock<&'static Cupti> = OnceLock::new();
 /// The traced APIs' ids, sorted: the API records kept.
 static TRACED: OnceLock<Vec<u64>> = OnceLock::new();
@@ -66,12 +75,39 @@ pub fn create() -> Result<(), String> {
 /// Hands CUPTI the buffer callbacks (after [`create`]).
 pub fn open(cupti: &'static Cupti) -> Result<(), String> {
     let _ = CUPTI.set(cupti);
+    register(cupti)
+}
+
+fn register(cupti: &Cupti) -> Result<(), String> {
     // SAFETY: CUPTI's documented call; both callbacks live for good.
     let r = unsafe { (cupti.register_callbacks)(requested, completed) };
     if r != cupti::SUCCESS {
         return Err(cupti.error("cuptiActivityRegisterCallbacks", r));
     }
     Ok(())
+}
+
+/// At exit, before the last flush: the tool's callbacks registered again,
+/// so that CUPTI hands what it still holds to them, not to another
+/// client's, which may be gone by then (a C++ singleton destroyed by the
+/// exit handlers that ran before this one).
+pub fn reclaim() {
+    if let Some(cupti) = CUPTI.get() {
+        let _ = register(cupti);
+    }
+}
+
+/// After the last flush: what another CUPTI client took, when one did (one
+/// of its buffers came back here), as a line to say; `None` otherwise. A
+/// buffer of the tool's still lent went to it, its records with it.
+pub fn taken() -> Option<String> {
+    if !FOREIGN.load(Ordering::Relaxed) {
+        return None;
+    }
+    let lent = LENT.lock().unwrap_or_else(|e| e.into_inner()).len();
+    Some(format!(
+        "another CUPTI client in the program (PyTorch's profiler, for one) registered its own buffer callbacks, and CUPTI handed it {lent} of the tool's buffers: the GPU activity in them, and what CUPTI recorded for it instead, is missing"
+    ))
 }
 
 /// Writes records to the GPU file (in one `write`).
@@ -132,6 +168,11 @@ unsafe extern "C" fn requested(buffer: *mut *mut u8, size: *mut usize, max_recor
     let layout = std::alloc::Layout::from_size_align(BUFFER, ALIGN).expect("a valid layout");
     // SAFETY: a non-zero size.
     let b = unsafe { std::alloc::alloc(layout) };
+    if !b.is_null() {
+        LENT.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(b as usize);
+    }
     // SAFETY: CUPTI passes three pointers to fill.
     unsafe {
         *buffer = b;
@@ -149,6 +190,17 @@ unsafe extern "C" fn completed(
     valid: usize,
 ) {
     if buffer.is_null() {
+        return;
+    }
+    // Another client's buffer (handed here after `reclaim`): neither read
+    // nor freed, as its memory is its owner's.
+    let ours = {
+        let mut lent = LENT.lock().unwrap_or_else(|e| e.into_inner());
+        let at = lent.iter().position(|b| *b == buffer as usize);
+        at.map(|at| lent.swap_remove(at)).is_some()
+    };
+    if !ours {
+        FOREIGN.store(true, Ordering::Relaxed);
         return;
     }
     nvtx_protocol::boundary::guard((), || {

@@ -278,8 +278,12 @@ extern "C" fn flush_at_exit() {
     // A periodic flush stuck in CUPTI is given up on after a while.
     match lock_at_exit(&EXITED) {
         Some(exited) => {
+            buffers::reclaim();
             if let Err(why) = flush(Flush::Last, exited) {
                 lost(&why);
+            }
+            if let Some(taken) = buffers::taken() {
+                say(format_args!("GPU activity records lost: {taken}"));
             }
         }
         None => lost(&format_args!(
