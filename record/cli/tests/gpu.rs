@@ -175,17 +175,7 @@ fn every_kernel_copy_and_sync_is_under_the_range_that_launched_it() {
                     maxBlockDimZ * 1000 + maxIPC * 100 + asyncEngines, maxGridDimX
                FROM TARGET_INFO_GPU WHERE id = 1",
             [],
-            |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                    r.get(6)?,
-                ))
-            },
+            |r| r.try_into(),
         )
         .unwrap();
     assert_eq!(

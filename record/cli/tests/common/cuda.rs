@@ -104,16 +104,7 @@ pub fn cuda_devices(db: &rusqlite::Connection) -> Vec<(i64, i64, String, i64, us
                FROM TARGET_INFO_CUDA_DEVICE ORDER BY pid, cudaId",
         )
         .unwrap()
-        .query_map([], |r| {
-            Ok((
-                r.get(0)?,
-                r.get(1)?,
-                r.get(2)?,
-                r.get(3)?,
-                r.get(4)?,
-                r.get(5)?,
-            ))
-        })
+        .query_map([], |r| r.try_into())
         .unwrap()
         .map(Result::unwrap)
         .collect();
