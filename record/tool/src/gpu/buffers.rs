@@ -105,9 +105,11 @@ pub fn taken() -> Option<String> {
         return None;
     }
     let lent = LENT.lock().unwrap_or_else(|e| e.into_inner()).len();
-    Some(format!(
-        "another CUPTI client in the program (PyTorch's profiler, for one) registered its own buffer callbacks, and CUPTI handed it {lent} of the tool's buffers: the GPU activity in them, and what CUPTI recorded for it instead, is missing"
-    ))
+    let client = "another CUPTI client in the program (PyTorch's profiler, for one) registered its own buffer callbacks";
+    Some(match lent {
+        0 => format!("{client}: what CUPTI recorded for it instead of the tool is missing"),
+        n => format!("{client}, and CUPTI handed it {n} of the tool's buffers: the GPU activity in them, and what CUPTI recorded for it instead, is missing"),
+    })
 }
 
 /// Writes records to the GPU file (in one `write`).
