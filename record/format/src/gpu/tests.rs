@@ -198,17 +198,22 @@ fn a_second_version_kernel_is_read_with_its_launch_type_unknown() {
         name: 1,
         ..Activity::default()
     };
-    let mut v3 = GPU_MAGIC.to_vec();
-    GpuRecord::Activity(kernel).encode(&mut v3);
+    let record = GpuRecord::Activity(kernel);
     // The same record without its last two fields.
-    let mut v2 = GPU_MAGIC_V2.to_vec();
-    v2.extend(&v3[GPU_MAGIC.len()..v3.len() - 2]);
-    GpuRecord::Dropped(2).encode(&mut v2);
-    let decoded: Vec<_> = decode_gpu(&v2).unwrap().collect();
-    assert_eq!(
-        decoded,
-        [GpuRecord::Activity(kernel), GpuRecord::Dropped(2)]
-    );
+    assert_read_as_older(GPU_MAGIC_V2, record, 2);
+}
+
+/// A file of an older version (`magic`) holding `record`, written as
+/// today's without its last `cut` bytes, then another record: both are
+/// read as written (what the older version lacks unknown in `record`).
+fn assert_read_as_older(magic: [u8; 8], record: GpuRecord, cut: usize) {
+    let mut now = Vec::new();
+    record.encode(&mut now);
+    let mut older = magic.to_vec();
+    older.extend(&now[..now.len() - cut]);
+    GpuRecord::Dropped(2).encode(&mut older);
+    let decoded: Vec<_> = decode_gpu(&older).unwrap().collect();
+    assert_eq!(decoded, [record, GpuRecord::Dropped(2)]);
 }
 
 /// A file of the first version (no graph nodes) is read as written.
@@ -246,15 +251,11 @@ fn a_fourth_version_device_is_read_with_its_uuid_unknown() {
         limits: Limits::from_values(std::array::from_fn(|i| if i < LIMITS_V2 { 7 } else { 0 })),
         ..Device::default()
     };
-    let mut v5 = GPU_MAGIC.to_vec();
-    GpuRecord::Device(device.clone()).encode(&mut v5);
+    let record = GpuRecord::Device(device);
     // The same record without the nine limits after the tenth (zero, one
     // byte each), the UUID and bus location (empty) and the bandwidth (0).
-    let mut v4 = GPU_MAGIC_V4.to_vec();
-    v4.extend(&v5[GPU_MAGIC.len()..v5.len() - (LIMITS - LIMITS_V2) - 3]);
-    GpuRecord::Dropped(2).encode(&mut v4);
-    let decoded: Vec<_> = decode_gpu(&v4).unwrap().collect();
-    assert_eq!(decoded, [GpuRecord::Device(device), GpuRecord::Dropped(2)]);
+    let cut = (LIMITS - LIMITS_V2) + 3;
+    assert_read_as_older(GPU_MAGIC_V4, record, cut);
 }
 
 #[test]
