@@ -24,6 +24,9 @@ impl Sink for Moments<'_> {
         }
         Ok(())
     }
+    fn wants_gpu(&self) -> bool {
+        false
+    }
 }
 
 /// What an alignment did to one recording.
@@ -116,6 +119,9 @@ impl Sink for Durations<'_> {
     }
     fn mark(&mut self, _: &Process, _: &Mark) -> std::io::Result<()> {
         Ok(())
+    }
+    fn wants_gpu(&self) -> bool {
+        false
     }
 }
 

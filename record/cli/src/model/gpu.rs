@@ -1,17 +1,30 @@
-//! GPU activity in a recording: what each image's `gpu` file holds, read by
-//! the scan (its times placed on the trace's timeline by the replay, which
-//! ties each kernel, copy and set to its launch: `launches.rs`).
+//! GPU activity in a recording: what each image's `gpu` file holds. The
+//! scan reads the first process's whole (most recordings have one process
+//! on a GPU), and surveys the others' for what it needs (threads, names,
+//! the time span, drops), keeping nothing per activity; a replay reads a
+//! surveyed process's again, whole ([`Gpu::load`]), when it comes to it.
+//! So a merged report of many ranks holds two ranks' GPU activity at a
+//! time, not every rank's. The replay places the times on the trace's
+//! timeline and ties each kernel, copy and set to its launch
+//! (`launches.rs`).
 
-use hashbrown::HashMap;
+use hashbrown::{HashMap, HashSet};
 use memmap2::Mmap;
 use nvtxr_record_format::cupti::{copy_kind_name, sync_type_name};
 use nvtxr_record_format::gpu::{decode_gpu, Activity, ApiCall, Device, GpuRecord, Tag, GPU_FILE};
 use std::borrow::Cow;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// One process's GPU activity.
+/// One process's GPU activity: read whole, or surveyed (its activities
+/// and calls counted, not kept; [`Gpu::load`] reads them).
 #[derive(Debug, Default)]
 pub struct Gpu {
+    /// Whether the activities and calls are kept.
+    pub(super) whole: bool,
+    /// Each image's folder, and the bytes of its GPU file the survey read
+    /// (a replay reads as many: a file still being written reads as the
+    /// scan found it).
+    folders: Vec<(PathBuf, usize)>,
     /// Its images' GPU files, mapped: an activity is read from its record
     /// when an output needs it, not held (its 104 bytes, for every
     /// activity of the process, were most of a GPU recording's conversion:
@@ -31,6 +44,10 @@ pub struct Gpu {
     /// The traced API calls (launches), by thread then start (after
     /// [`Gpu::seal`]); times CLOCK_MONOTONIC ns, placed by the replay.
     pub calls: Vec<ApiCall>,
+    /// The threads that made traced calls.
+    pub callers: HashSet<u32>,
+    /// The GPU times of the activities, first and last (CLOCK_MONOTONIC ns).
+    span: Option<(u64, u64)>,
     pub kernel_names: HashMap<u32, String>,
     /// The traced APIs' names, by id, without CUPTI's version suffix
     /// (`cudaLaunchKernel`, not `cudaLaunchKernel_v7000`).
@@ -89,10 +106,35 @@ const BYTES_PER_RECORD: usize = 20;
 const POSITION_BITS: u32 = 48;
 
 impl Gpu {
-    /// Reads an image's GPU file, adding to `self`: `None` when the image
-    /// has none, else the bytes left unread after its last whole record (a
-    /// file cut short by a crash).
-    pub(super) fn read(&mut self, folder: &Path) -> Result<Option<usize>, String> {
+    /// A process's GPU activity, before its files are read: kept `whole`,
+    /// or surveyed.
+    pub(super) fn new(whole: bool) -> Gpu {
+        Gpu {
+            whole,
+            ..Gpu::default()
+        }
+    }
+
+    /// A surveyed process's activities and calls, read from the files the
+    /// survey read (as far as it read them), sorted and indexed.
+    pub(super) fn load(&self) -> Result<Gpu, String> {
+        let mut gpu = Gpu::new(true);
+        for (folder, length) in &self.folders {
+            gpu.read(folder, Some(*length))?;
+        }
+        gpu.seal();
+        Ok(gpu)
+    }
+
+    /// Reads an image's GPU file (its first `length` bytes, when given),
+    /// adding to `self`: `None` when the image has none, else the bytes
+    /// left unread after its last whole record (a file cut short by a
+    /// crash).
+    pub(super) fn read(
+        &mut self,
+        folder: &Path,
+        length: Option<usize>,
+    ) -> Result<Option<usize>, String> {
         let path = folder.join(GPU_FILE);
         let failed = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
         let file = match std::fs::File::open(&path) {
@@ -109,7 +151,8 @@ impl Gpu {
                 &"more GPU files, or a larger one, than a report reads",
             ));
         }
-        let mut records = decode_gpu(&map).map_err(|e| failed(&e))?;
+        let length = length.unwrap_or(map.len()).min(map.len());
+        let mut records = decode_gpu(&map[..length]).map_err(|e| failed(&e))?;
         let (base, names) = (self.last_correlation, self.last_name);
         let mut correlation = |c: u32| {
             let c = c.wrapping_add(base);
@@ -121,31 +164,46 @@ impl Gpu {
         // doubling copies and touches twice what is used (the kernel
         // providing memory was a quarter of a conversion). Should the
         // system refuse that much, they grow as they need.
-        let likely = map.len() / BYTES_PER_RECORD;
-        let _ = self.activities.try_reserve(likely);
-        let _ = self.calls.try_reserve(likely);
+        if self.whole {
+            let likely = length / BYTES_PER_RECORD;
+            let _ = self.activities.try_reserve(likely);
+            let _ = self.calls.try_reserve(likely);
+        }
         let on_monotonic = |t: u64, offset: Option<i64>| match offset {
             Some(offset) => t.saturating_add_signed(offset),
             None => t,
         };
-        let held = (self.activities.len(), self.calls.len());
-        let mut exited = false;
+        let (mut recorded, mut exited) = (false, false);
         loop {
             let position = records.position() as u64;
             let Some(r) = records.next() else { break };
             match r {
-                GpuRecord::Activity(a) => self.activities.push(Slot {
-                    start: on_monotonic(a.start, self.measured_offset),
-                    end: on_monotonic(a.end, self.measured_offset),
-                    record: file_index << POSITION_BITS | position,
-                    correlation: correlation(a.correlation),
-                    tag: a.tag,
-                }),
+                GpuRecord::Activity(a) => {
+                    recorded = true;
+                    let start = on_monotonic(a.start, self.measured_offset);
+                    let end = on_monotonic(a.end, self.measured_offset);
+                    let (first, last) = self.span.get_or_insert((start, end));
+                    (*first, *last) = ((*first).min(start), (*last).max(end));
+                    let correlation = correlation(a.correlation);
+                    if self.whole {
+                        self.activities.push(Slot {
+                            start,
+                            end,
+                            record: file_index << POSITION_BITS | position,
+                            correlation,
+                            tag: a.tag,
+                        })
+                    }
+                }
                 GpuRecord::Api(mut c) => {
+                    recorded = true;
                     c.start = on_monotonic(c.start, self.measured_offset);
                     c.end = on_monotonic(c.end, self.measured_offset);
                     c.correlation = correlation(c.correlation);
-                    self.calls.push(c)
+                    self.callers.insert(c.tid);
+                    if self.whole {
+                        self.calls.push(c)
+                    }
                 }
                 GpuRecord::KernelName(id, name) => {
                     let id = id.wrapping_add(names);
@@ -169,19 +227,21 @@ impl Gpu {
                 GpuRecord::Exited => exited = true,
             }
         }
-        let recorded = held != (self.activities.len(), self.calls.len());
         if recorded && records.marks_exit() && !exited {
             self.unexited += 1;
         }
         let unread = records.unread();
-        self.files.push(map);
-        self.name_bases.push(names);
+        self.folders.push((folder.to_path_buf(), length));
+        if self.whole {
+            self.files.push(map);
+            self.name_bases.push(names);
+        }
         Ok(Some(unread))
     }
 
     /// Whether the process recorded nothing of its GPU.
     pub(super) fn is_empty(&self) -> bool {
-        self.activities.is_empty() && self.apis.is_empty()
+        self.span.is_none() && self.apis.is_empty()
     }
 
     /// Sorts the activities by start and indexes them (after every image is read).
@@ -251,9 +311,7 @@ impl Gpu {
 
     /// The GPU times of the activities, first and last (CLOCK_MONOTONIC ns).
     pub(super) fn span(&self) -> Option<(u64, u64)> {
-        let first = self.activities.iter().map(|a| a.start).min()?;
-        let last = self.activities.iter().map(|a| a.end).max()?;
-        Some((first, last))
+        self.span
     }
 
     /// What an activity is called: a kernel's (mangled) name, a copy's
@@ -349,18 +407,33 @@ mod tests {
             device: 2,
         };
         let second = folder(&[clock, context, kernel(50, 1), sync], &[Tag::Kernel as u8]);
-        let mut gpu = Gpu::default();
-        assert_eq!(gpu.read(first.path()), Ok(Some(0)));
-        assert_eq!(gpu.read(second.path()), Ok(Some(1)));
-        assert_eq!(gpu.read(&first.path().join("none")), Ok(None));
-        gpu.seal();
-        let read: Vec<_> = (0..gpu.activity_count()).map(|i| gpu.activity(i)).collect();
-        let seen: Vec<_> = (read.iter())
-            .map(|a| (a.start, a.end, a.correlation, a.grid[0], a.device))
-            .collect();
+        let mut whole = Gpu::new(true);
+        let mut survey = Gpu::new(false);
+        for gpu in [&mut whole, &mut survey] {
+            assert_eq!(gpu.read(first.path(), None), Ok(Some(0)));
+            assert_eq!(gpu.read(second.path(), None), Ok(Some(1)));
+            assert_eq!(gpu.read(&first.path().join("none"), None), Ok(None));
+        }
+        whole.seal();
+        // The survey keeps no activity; it knows their span.
+        assert_eq!(survey.activity_count(), 0);
+        assert_eq!(survey.span(), Some((100, 1070)));
+        // Loaded, it reads as far as the survey did: not a record appended since.
+        let mut grown = std::fs::read(first.path().join(GPU_FILE)).unwrap();
+        kernel(5000, 3).encode(&mut grown);
+        std::fs::write(first.path().join(GPU_FILE), grown).unwrap();
+        let loaded = survey.load().unwrap();
+        let seen = |gpu: &Gpu| -> Vec<_> {
+            (0..gpu.activity_count())
+                .map(|i| gpu.activity(i))
+                .map(|a| (a.start, a.end, a.correlation, a.grid[0], a.device))
+                .collect()
+        };
+        assert_eq!(seen(&loaded), seen(&whole));
+        let gpu = loaded;
         // The second image's ids follow the first's (1 and 2 read as 3 and 4).
         assert_eq!(
-            seen,
+            seen(&gpu),
             [
                 (100, 110, 2, 2, 0),
                 (300, 310, 1, 1, 0),

@@ -210,6 +210,12 @@ pub trait Sink {
     fn wants_begin(&self) -> bool {
         false
     }
+    /// Whether the sink wants the GPU activity: its launches, activities
+    /// and the ranges' projections onto the GPU (sinks that only time
+    /// ranges and marks spare the replay reading it).
+    fn wants_gpu(&self) -> bool {
+        true
+    }
     /// A push/pop range that will be kept, at its push: before the ranges
     /// nested in it and the marks inside it. `range` follows at its pop.
     fn begin(

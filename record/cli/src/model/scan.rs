@@ -8,6 +8,8 @@ use nvtxr_record_format::{Kind, ProcessHeader, Record};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicUsize;
+use std::sync::{Arc, Mutex};
 
 /// Names a process needs to resolve its events; a forked child falls back to its parent's.
 #[derive(Default)]
@@ -116,8 +118,14 @@ pub struct Scan {
     pub warnings: Vec<String>,
     /// Records in every chunk read (a replay's amount of work).
     pub records: u64,
-    /// GPU activity, by process key (processes that recorded some).
+    /// GPU activity, by process key (processes that recorded some): the
+    /// first's whole, the others' surveyed (see `gpu.rs`).
     pub gpu: HashMap<u64, Gpu>,
+    /// The surveyed processes whose GPU activity replays loaded last, by
+    /// key, kept for the next replays (the summary's runs beside the trace's).
+    pub(super) loaded: Mutex<Vec<(u64, Arc<Gpu>)>>,
+    /// The replays running (as many processes are kept in `loaded`).
+    pub(super) replays: AtomicUsize,
 }
 
 /// The first pass over recording directories: one directory, or several to
@@ -152,6 +160,8 @@ pub fn scan(dirs: &[PathBuf]) -> std::io::Result<Scan> {
         warnings: Vec::new(),
         records: 0,
         gpu: HashMap::new(),
+        loaded: Mutex::new(Vec::new()),
+        replays: AtomicUsize::new(0),
     };
     let mut threads: BTreeMap<u64, Vec<ChunkPart>> = BTreeMap::new();
     for (recording, dir) in dirs.iter().enumerate() {
@@ -188,7 +198,7 @@ pub fn scan(dirs: &[PathBuf]) -> std::io::Result<Scan> {
         // Threads that launched GPU work but made no NVTX call.
         let gpu = scan.gpu.get(&process.key);
         if let Some(gpu) = gpu {
-            let mut callers: Vec<u32> = gpu.calls.iter().map(|c| c.tid).collect();
+            let mut callers: Vec<u32> = gpu.callers.iter().copied().collect();
             callers.sort_unstable();
             callers.dedup();
             callers.retain(|t| grouped.binary_search_by_key(t, |(tid, _)| *tid).is_err());
@@ -209,7 +219,9 @@ pub fn scan(dirs: &[PathBuf]) -> std::io::Result<Scan> {
         scan.chunks.push(grouped);
     }
     for (key, gpu) in &mut scan.gpu {
-        gpu.seal();
+        if gpu.whole {
+            gpu.seal();
+        }
         if gpu.dropped > 0 {
             scan.warnings.push(format!(
                 "process {}: CUPTI dropped {} GPU activity records (they are missing from the GPU rows)",
@@ -379,8 +391,10 @@ impl Scan {
                     });
                 }
             }
-            let gpu = self.gpu.entry(key).or_default();
-            match gpu.read(&folder) {
+            // The first process with GPU activity read whole, the others surveyed.
+            let whole = self.gpu.is_empty();
+            let gpu = self.gpu.entry(key).or_insert_with(|| Gpu::new(whole));
+            match gpu.read(&folder, None) {
                 Ok(Some(unread)) if unread > 0 => self.skipped.push(format!(
                     "{}: {unread} bytes of GPU activity cannot be read (a damaged or truncated file); the records before them are kept",
                     folder.join(nvtxr_record_format::gpu::GPU_FILE).display()

@@ -14,6 +14,9 @@ impl Sink for Tee<'_> {
     fn wants_begin(&self) -> bool {
         self.first.wants_begin() || self.second.wants_begin()
     }
+    fn wants_gpu(&self) -> bool {
+        self.first.wants_gpu() || self.second.wants_gpu()
+    }
     fn begin(&mut self, p: &Process, tid: u32, details: &Details, start: u64) -> Result<()> {
         // Only to those that asked: the others may not expect it.
         for sink in [&mut *self.first, &mut *self.second] {
