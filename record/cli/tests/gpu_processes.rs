@@ -148,5 +148,28 @@ fn ranks_recorded_apart_merge_with_each_ranks_gpus() {
         .map(|e| e["pid"].as_u64().unwrap())
         .collect();
     assert_eq!(launch_pids.len(), 2, "{launch_pids:?}");
+    // Aligned on a range (a replay that reads no GPU activity), with the
+    // summary beside the trace (two replays, each reading the second rank's
+    // activity when it comes to it): the same kernels, and each rank's GPU
+    // work projected onto the ranges.
+    let aligned = keep.join("aligned.json");
+    let mut args = vec![
+        "report",
+        "--align-on",
+        "step",
+        "-o",
+        aligned.to_str().unwrap(),
+    ];
+    args.extend(ranks.iter().map(|r| r.to_str().unwrap()));
+    let out = common::nvtxr(&args, &[]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert_eq!(kernels(&load(&aligned)), each_rank);
+    let row = said
+        .lines()
+        .find(|l| l.starts_with(":step") && l.split_whitespace().count() == 7)
+        .unwrap_or_else(|| panic!(":step in {said}"));
+    // Each rank's :step holds 3 kernels, 6 activities.
+    assert_eq!(row.split_whitespace().collect::<Vec<_>>()[5..], ["6", "12"]);
     std::fs::remove_dir_all(keep).unwrap();
 }
