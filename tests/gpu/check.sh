@@ -20,6 +20,10 @@
 #  3. tests/gpu/nvtxr_kernels.cu under `nvtxr record`: each kernel with the
 #     ranges open at its launch (from the SQLite tables); tests/gpu/graph_kernels.cu:
 #     a CUDA graph's two kernels, each under the range around its launch.
+#     PyTorch's kernels under nvtxr's Python ranges, the pip way: the wheel
+#     (NVTXR_WHEEL, staged by stage.sh) installed into a folder of its own,
+#     its `nvtxr record` recording tests/gpu/torch_ranges.py; each kernel
+#     with the innermost range open on its thread at its launch.
 #  4. Pictures' sources: HTML timelines of the kernels program and of three
 #     steps of the loop (kernels.html, steps.html).
 #  5. A program that is itself a CUPTI client: the loop under torch.profiler
@@ -143,6 +147,37 @@ print("graph: kernels under 'graph' in the JSON:", sum(1 for k in kernels if k["
       "of", len(kernels), "; flows from the launch:", sum(1 for e in events if e["ph"] == "s"),
       "started,", len({e["id"] for e in events if e["ph"] == "f"}), "distinct ends")
 PY
+# PyTorch kernels under nvtxr.annotate and torch.cuda.nvtx ranges, recorded
+# by the wheel's own `nvtxr record` (what `pip install nvtxr` gives).
+if [ -n "${NVTXR_WHEEL:-}" ]; then
+    site=$(mktemp -d)
+    python3 -m pip install -q --no-index --no-deps --target "$site" "$NVTXR_WHEEL" > "$OUT/wheel.log" 2>&1
+    PYTHONPATH="$site" "$site/bin/nvtxr" record -q -o "$OUT/ranges.json" --sqlite "$OUT/ranges.sqlite" \
+        -- python3 tests/gpu/torch_ranges.py > "$OUT/ranges.log" 2>&1
+    echo "wheel's nvtxr record (torch_ranges.py) exit $?: $(tr '\n' ' ' < "$OUT/ranges.log" | cut -c1-300)"
+    python3 - "$OUT/ranges.sqlite" <<'PY'
+import collections, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+# Each kernel with the innermost NVTX range open on its launching thread at its launch.
+q = ("SELECT s.value, (SELECT coalesce(n.text, (SELECT value FROM StringIds WHERE id = n.textId)) "
+     "FROM NVTX_EVENTS n WHERE n.globalTid = r.globalTid AND n.end IS NOT NULL "
+     "AND n.start <= r.start AND r.start <= n.end ORDER BY n.end - n.start LIMIT 1) "
+     "FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName "
+     "JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId ORDER BY k.start")
+try:
+    rows = db.execute(q).fetchall()
+except sqlite3.Error as e:
+    sys.exit(f"Python ranges: no kernel recorded ({e})")
+under = collections.defaultdict(collections.Counter)
+for kernel, range_ in rows:
+    under[range_ or "(no range)"][kernel] += 1
+print("Python ranges (expected: matmul's, add's and reference's kernels each under its range):")
+for range_, kernels in under.items():
+    print(f"  {range_}: " + ", ".join(f"{k} x{n}" for k, n in kernels.items()))
+PY
+else
+    echo "Python ranges skipped: no NVTXR_WHEEL"
+fi
 # torch.profiler inside the program: 5 warm-up steps, then 50 profiled (532 kernels a step).
 "$N" record -q -o "$OUT/both.pftrace" --sqlite "$OUT/both.sqlite" -- python3 "$LOOP" kineto 50 "$OUT/both.json" > "$OUT/both.log" 2>&1
 echo "torch.profiler under nvtxr record: exit $?; nvtxr's kernels $(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL').fetchone()[0])" "$OUT/both.sqlite" 2>&1 | tail -1); torch.profiler's kernels $(python3 -c "import json,sys; print(sum(1 for e in json.load(open(sys.argv[1]))['traceEvents'] if e.get('cat') == 'kernel'))" "$OUT/both.json" 2>&1 | tail -1)"

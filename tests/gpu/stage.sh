@@ -22,10 +22,16 @@ cp "$S/bin/libnvtxr.so" "$S/bin/libnvtxr.so.0.1"
 gcc -shared -fPIC -O2 -I target/harness/cupti/nvidia/cu13/include tests/gpu/cupti_probe.c -ldl \
     -o "$S/bin/libcupti_probe.so"
 cp ../shared/gpu/train_loop.py "$S/"
+# The Python wheel (`nvtxr` and its `nvtxr record`), built by maturin in the
+# tests' own virtual environment (the harness's).
+eval "$(cargo run -q -p nvtxr-harness --bin artifacts)"
+"$PYTHON" -m pip install -q --disable-pip-version-check "maturin>=1.5,<2"
+PYTHON=$PYTHON cargo xtask wheel --out "$S" > /dev/null
 cat > "$S/run.sh" <<'RUN'
 # The GPU check on the device machine, from the repository root (staged by tests/gpu/stage.sh).
 here=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-$(mktemp -d)}
-NVTXR_BIN=$here/bin LOOP=$here/train_loop.py OUT=$OUT bash tests/gpu/check.sh 2>&1 | tee "$OUT/check.log"
+NVTXR_BIN=$here/bin LOOP=$here/train_loop.py NVTXR_WHEEL=$(ls "$here"/nvtxr-*.whl) OUT=$OUT \
+    bash tests/gpu/check.sh 2>&1 | tee "$OUT/check.log"
 RUN
 du -sh "$S"

@@ -1,6 +1,6 @@
 """GPU check: PyTorch kernels inside nvtxr's Python ranges (and, as the
-reference, inside torch.cuda.nvtx's). Run by tests/gpu/check.sh under
-Nsight Compute and under `nvtxr record`."""
+reference, inside torch.cuda.nvtx's). Run by tests/gpu/check.sh under the
+wheel's `nvtxr record`."""
 
 import sys
 
