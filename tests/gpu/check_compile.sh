@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# nvtxr's ranges inside torch.compile on a GPU (see check.sh for how to run
-# it; it needs the nvtxr wheel in $ART and the machine's PyTorch).
+# nvtxr's ranges inside torch.compile on a GPU (run by check_ncu.sh, or
+# alone; it needs the nvtxr wheel in $ART, the machine's PyTorch and ncu).
 set -u
 ART=${ART:?set ART to the folder with the release artifacts}
 OUT=${OUT:-$(mktemp -d)}

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Stages the GPU check (check.sh) for the device tool, which copies the
-# working tree to the GPU machine but neither the ignored build folders nor
-# ../shared: the release binaries, stripped, and the PyTorch loop go to the
-# ignored target/gpucheck, with run.sh. Then, with the device tool: `run`
-# with carry ["target/gpucheck"] and the command
-# `OUT=$OUT bash target/gpucheck/run.sh` (it prints the tables; $OUT comes
-# back with every log, the traces and the HTML timelines).
+# Stages the GPU check for the device tool, which copies the working tree
+# to the GPU machine but neither the ignored build folders nor ../shared:
+# the release binaries and NVTX drop-ins, stripped, the Python wheel and the
+# PyTorch loop go to the ignored target/gpucheck, with run.sh (check.sh,
+# then check_ncu.sh). Then, with the device tool: `run` with carry
+# ["target/gpucheck"] and the command `OUT=$OUT bash target/gpucheck/run.sh`
+# (it prints the tables; $OUT comes back with every log, the traces and the
+# HTML timelines).
 set -eu
 cd "$(dirname "$0")/../.."
 eval "$(cargo xtask artifacts)"
@@ -16,6 +17,9 @@ for f in nvtxr libnvtxr_record.so libnvtxr.so; do
     strip -o "$S/bin/$f" "$NVTXR_LIB_DIR/$f"
 done
 cp "$S/bin/libnvtxr.so" "$S/bin/libnvtxr.so.0.1"
+for f in libnvtx3interop.so.1 libnvToolsExt.so.1; do
+    strip -o "$S/bin/$f" "$NVTXR_LIB_DIR/compat/$f"
+done
 # The cost split's CUPTI probe, built against NVIDIA's CUPTI headers from
 # PyPI (which `artifacts` unpacked for the test CUPTI), should the device
 # machine have no C compiler.
@@ -26,12 +30,15 @@ cp ../shared/gpu/train_loop.py "$S/"
 # tests' own virtual environment (the harness's).
 eval "$(cargo run -q -p nvtxr-harness --bin artifacts)"
 "$PYTHON" -m pip install -q --disable-pip-version-check "maturin>=1.5,<2"
-PYTHON=$PYTHON cargo xtask wheel --out "$S" > /dev/null
+PYTHON=$PYTHON cargo xtask wheel --out "$S/bin" > /dev/null
 cat > "$S/run.sh" <<'RUN'
 # The GPU check on the device machine, from the repository root (staged by tests/gpu/stage.sh).
 here=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-$(mktemp -d)}
-NVTXR_BIN=$here/bin LOOP=$here/train_loop.py NVTXR_WHEEL=$(ls "$here"/nvtxr-*.whl) OUT=$OUT \
+NVTXR_BIN=$here/bin LOOP=$here/train_loop.py NVTXR_WHEEL=$(ls "$here"/bin/nvtxr-*.whl) OUT=$OUT \
     bash tests/gpu/check.sh 2>&1 | tee "$OUT/check.log"
+# Last: nvtxr's ranges under Nsight Compute (what a run cut short by its
+# time limit may lose).
+ART=$here/bin OUT=$OUT bash tests/gpu/check_ncu.sh 2>&1 | tee "$OUT/check_ncu.log"
 RUN
 du -sh "$S"
