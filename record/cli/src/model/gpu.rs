@@ -3,8 +3,8 @@
 //! on a GPU), and surveys the others' for what it needs (threads, names,
 //! the time span, drops), keeping nothing per activity; a replay reads a
 //! surveyed process's again, whole ([`Gpu::load`]), when it comes to it.
-//! So a merged report of many ranks holds two ranks' GPU activity at a
-//! time, not every rank's. The replay places the times on the trace's
+//! So a merged report of many ranks holds the first rank's GPU activity
+//! and one more per replay running (`Scan::load_gpu`), not every rank's. The replay places the times on the trace's
 //! timeline and ties each kernel, copy and set to its launch
 //! (`launches.rs`).
 
