@@ -4,7 +4,7 @@
 //! the time span, drops), keeping nothing per activity; a replay reads a
 //! surveyed process's again, whole ([`Gpu::load`]), when it comes to it.
 //! So a merged report of many ranks holds the first rank's GPU activity
-//! and one more per replay running (`Scan::load_gpu`), not every rank's. The replay places the times on the trace's
+//! and one more per replay running (`shared.rs`), not every rank's. The replay places the times on the trace's
 //! timeline and ties each kernel, copy and set to its launch
 //! (`launches.rs`).
 

@@ -24,6 +24,7 @@ mod open;
 mod replay;
 mod resolve;
 mod scan;
+mod shared;
 mod tee;
 
 pub use filter::{Filter, Selection};

@@ -7,14 +7,11 @@ use super::open::{Stacks, Started};
 use super::resolve::Resolver;
 use super::scan::{key, Image, Scan};
 use super::{
-    add_fields, parse_fields, Details, Fields, Filter, Gpu, Mark, Process, Range, Selection, Sink,
-    Style,
+    add_fields, parse_fields, Details, Fields, Filter, Mark, Process, Range, Selection, Sink, Style,
 };
 use hashbrown::HashMap;
 use nvtxr_record_format::{Kind, Record};
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, PoisonError};
 
 /// A record as decoded from its chunk.
 pub(super) type Decoded<'a> = Record<Cow<'a, str>>;
@@ -37,28 +34,6 @@ impl Scan {
             chain.push(parent);
         }
         chain
-    }
-
-    /// Surveyed process `key`'s GPU activity, loaded for a replay (see
-    /// [`Gpu::load`]). As many processes as replays run are kept, the
-    /// last loaded, so that replays side by side (the trace's and the
-    /// summary's), one a process ahead of the other, read each once.
-    fn load_gpu(&self, key: u64, survey: &Gpu) -> std::io::Result<Arc<Gpu>> {
-        let mut kept = self.loaded.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((_, gpu)) = kept.iter().find(|(k, _)| *k == key) {
-            return Ok(Arc::clone(gpu));
-        }
-        // Let go of the oldest before the next is read.
-        let keep = self.replays.load(Ordering::Relaxed).max(1);
-        while kept.len() >= keep {
-            drop(kept.remove(0));
-        }
-        let gpu = survey
-            .load()
-            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
-        let gpu = Arc::new(gpu);
-        kept.push((key, Arc::clone(&gpu)));
-        Ok(gpu)
     }
 
     /// The windows of the capture range, if one is selected (a pass of its own).
@@ -110,7 +85,8 @@ impl Scan {
     /// The second pass: every range and mark `filter` keeps, to `sink`;
     /// returns the number of events kept (a range is two).
     pub fn replay(&self, filter: &Filter, sink: &mut dyn Sink) -> std::io::Result<usize> {
-        let _running = Running::start(&self.replays);
+        // Counted among the replays sharing the surveyed processes' GPU activity.
+        let _replaying = sink.wants_gpu().then(|| self.shared.replay());
         let mut events = 0;
         let wants_begin = sink.wants_begin();
         let mut map = None;
@@ -137,7 +113,7 @@ impl Scan {
                 Some(_) if !sink.wants_gpu() => None,
                 Some(gpu) if gpu.whole => Some(gpu),
                 Some(survey) => {
-                    loaded = self.load_gpu(process.key, survey)?;
+                    loaded = self.shared.take(process.key, survey)?;
                     Some(&*loaded)
                 }
                 None => None,
@@ -307,22 +283,6 @@ impl Scan {
             sink.process_end(process)?;
         }
         Ok(events)
-    }
-}
-
-/// A replay, counted in [`Scan::replays`] while it runs.
-struct Running<'a>(&'a AtomicUsize);
-
-impl<'a> Running<'a> {
-    fn start(replays: &'a AtomicUsize) -> Self {
-        replays.fetch_add(1, Ordering::Relaxed);
-        Running(replays)
-    }
-}
-
-impl Drop for Running<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
     }
 }
 

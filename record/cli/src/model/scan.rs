@@ -1,6 +1,7 @@
 //! The first pass: what a recording holds besides its ranges and marks.
 
 use super::files::{invalid, read_chunk, read_file};
+use super::shared::SharedGpu;
 use super::{Gpu, Process, Thread};
 use hashbrown::HashMap;
 use nvtxr_record_format::time::{Anchor, Anchors, Converter, WallClock, WallPair};
@@ -8,8 +9,6 @@ use nvtxr_record_format::{Kind, ProcessHeader, Record};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicUsize;
-use std::sync::{Arc, Mutex};
 
 /// Names a process needs to resolve its events; a forked child falls back to its parent's.
 #[derive(Default)]
@@ -121,11 +120,8 @@ pub struct Scan {
     /// GPU activity, by process key (processes that recorded some): the
     /// first's whole, the others' surveyed (see `gpu.rs`).
     pub gpu: HashMap<u64, Gpu>,
-    /// The surveyed processes whose GPU activity replays loaded last, by
-    /// key, kept for the next replays (the summary's runs beside the trace's).
-    pub(super) loaded: Mutex<Vec<(u64, Arc<Gpu>)>>,
-    /// The replays running (as many processes are kept in `loaded`).
-    pub(super) replays: AtomicUsize,
+    /// The surveyed processes' GPU activity, as replays read it.
+    pub(super) shared: SharedGpu,
 }
 
 /// The first pass over recording directories: one directory, or several to
@@ -160,8 +156,7 @@ pub fn scan(dirs: &[PathBuf]) -> std::io::Result<Scan> {
         warnings: Vec::new(),
         records: 0,
         gpu: HashMap::new(),
-        loaded: Mutex::new(Vec::new()),
-        replays: AtomicUsize::new(0),
+        shared: SharedGpu::default(),
     };
     let mut threads: BTreeMap<u64, Vec<ChunkPart>> = BTreeMap::new();
     for (recording, dir) in dirs.iter().enumerate() {
