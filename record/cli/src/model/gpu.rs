@@ -1,10 +1,11 @@
 //! GPU activity in a recording: what each image's `gpu` file holds. The
-//! scan reads the first process's whole (most recordings have one process
-//! on a GPU), and surveys the others' for what it needs (threads, names,
-//! the time span, drops), keeping nothing per activity; a replay reads a
-//! surveyed process's again, whole ([`Gpu::load`]), when it comes to it.
-//! So a merged report of many ranks holds the first rank's GPU activity
-//! and one more per replay running (`shared.rs`), not every rank's. The replay places the times on the trace's
+//! scan reads a recording's first process's whole (most recordings have
+//! one process on a GPU), and surveys the others' and every merged rank's
+//! for what it needs (threads, names, the time span, drops), keeping
+//! nothing per activity; a replay reads a surveyed process's again, whole
+//! ([`Gpu::load`]), when it comes to it. So a merged report of many ranks
+//! holds one rank's GPU activity per replay running (`shared.rs`), not
+//! every rank's. The replay places the times on the trace's
 //! timeline and ties each kernel, copy and set to its launch
 //! (`launches.rs`).
 

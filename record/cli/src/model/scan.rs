@@ -161,7 +161,7 @@ pub fn scan(dirs: &[PathBuf]) -> std::io::Result<Scan> {
     let mut threads: BTreeMap<u64, Vec<ChunkPart>> = BTreeMap::new();
     for (recording, dir) in dirs.iter().enumerate() {
         let before = scan.processes.len();
-        let wall = scan.read_recording(recording, dir, &mut threads)?;
+        let wall = scan.read_recording(recording, dir, &mut threads, dirs.len() > 1)?;
         if scan.processes.len() == before {
             let why = format!(
                 "{}: no recorded process (not an nvtxr recording, or no process in it loaded the recording tool)",
@@ -285,12 +285,14 @@ pub(super) fn key(recording: usize, pid: u32) -> u64 {
 }
 
 impl Scan {
-    /// Reads one recording directory's images; returns its wall-clock pairs.
+    /// Reads one recording directory's images (`merging`: one of several
+    /// ranks'); returns its wall-clock pairs.
     fn read_recording(
         &mut self,
         recording: usize,
         dir: &Path,
         threads: &mut BTreeMap<u64, Vec<ChunkPart>>,
+        merging: bool,
     ) -> std::io::Result<WallClock> {
         let mut folders = Vec::new();
         for entry in std::fs::read_dir(dir).map_err(|e| invalid(dir, e.to_string()))? {
@@ -386,8 +388,9 @@ impl Scan {
                     });
                 }
             }
-            // The first process with GPU activity read whole, the others surveyed.
-            let whole = self.gpu.is_empty();
+            // A recording's first process with GPU activity read whole (most
+            // recordings have one); the others, and every rank merged, surveyed.
+            let whole = !merging && self.gpu.is_empty();
             let gpu = self.gpu.entry(key).or_insert_with(|| Gpu::new(whole));
             match gpu.read(&folder, None) {
                 Ok(Some(unread)) if unread > 0 => self.skipped.push(format!(
