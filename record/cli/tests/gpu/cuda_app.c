@@ -194,15 +194,21 @@ static void forked(void (*child)(void)) {
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) { fprintf(stderr, "cuda_app: a child failed\n"); exit(3); }
 }
 
+/* A launch (correlation id `id`) inside a range of its own: a kernel of
+ * 10 us on device 0's stream 7, from `start`. */
+static void launch_in(const char *range, uint32_t id, const char *name, uint64_t start) {
+    nvtxRangePushA(range);
+    api(RUNTIME, LAUNCH_KERNEL, id, 20000);
+    kernel(0, id, name, 0, 1, 7, start, 10000);
+    nvtxRangePop();
+}
+
 static void child_with_its_own_cuda(void) {
     if (!inject()) exit(3);
     /* Its device 0 is the parent's GPU 1, as under CUDA_VISIBLE_DEVICES=1. */
     device(0, 0, "NVIDIA H100 80GB HBM3", 9, 0, 80ull << 30, 132, 1);
     context(0, 1, 0);
-    nvtxRangePushA("child work");
-    api(RUNTIME, LAUNCH_KERNEL, 1, 20000);
-    kernel(0, 1, "_Z5childv", 0, 1, 7, 0, 10000);
-    nvtxRangePop();
+    launch_in("child work", 1, "_Z5childv", 0);
 }
 
 static void child_of_a_cuda_process(void) {
@@ -214,10 +220,7 @@ static void child_of_a_cuda_process(void) {
 static int after_exec(void) {
     if (!inject()) return 3;
     context(0, 1, 0);
-    nvtxRangePushA("after exec");
-    api(RUNTIME, LAUNCH_KERNEL, 1, 20000);
-    kernel(0, 1, "_Z10after_execv", 0, 1, 7, 0, 10000);
-    nvtxRangePop();
+    launch_in("after exec", 1, "_Z10after_execv", 0);
     return 0;
 }
 
@@ -243,16 +246,10 @@ static int with_another_client(void) {
     if (subscribe(&s, NULL, NULL) == CUPTI_SUCCESS) return 3;
     callbacks(other_requested, other_completed);
     enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    nvtxRangePushA("profiled");
-    api(RUNTIME, LAUNCH_KERNEL, 3, 20000);
-    kernel(0, 3, "_Z8profiledv", 0, 1, 7, 40000, 10000);
-    nvtxRangePop();
+    launch_in("profiled", 3, "_Z8profiledv", 40000);
     flush(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    nvtxRangePushA("after");
-    api(RUNTIME, LAUNCH_KERNEL, 4, 20000);
-    kernel(0, 4, "_Z5afterv", 0, 1, 7, 60000, 10000);
-    nvtxRangePop();
+    launch_in("after", 4, "_Z5afterv", 60000);
     atexit(other_is_gone);
     return 0;
 }
