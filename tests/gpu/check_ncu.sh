@@ -2,9 +2,9 @@
 # nvtxr's ranges under Nsight Compute (NVIDIA's own NVTX tool) on a real GPU:
 # ncu's --nvtx-include filters must select the same kernels through nvtxr's
 # loaders as through NVIDIA's; PyTorch's kernels selected by nvtxr.annotate
-# ranges; torch.compile's (check_compile.sh). Run after check.sh by the
-# staged run.sh (tests/gpu/stage.sh), or alone from the repository root on
-# a machine with a GPU, nvcc and ncu, with ART a folder holding
+# ranges; torch.compile's (check_compile.sh). Run by the staged `run.sh
+# ncu` (tests/gpu/stage.sh), or from the repository root on a machine
+# with a GPU, nvcc and ncu, with ART a folder holding
 # libnvtxr.so (and libnvtxr.so.0.1), libnvtx3interop.so.1,
 # libnvToolsExt.so.1, nvtxr, libnvtxr_record.so and the nvtxr wheel.
 # Prints one "ok"/"FAIL" line per check and exits 1 if any failed.

@@ -2,11 +2,12 @@
 # Stages the GPU check for the device tool, which copies the working tree
 # to the GPU machine but neither the ignored build folders nor ../shared:
 # the release binaries and NVTX drop-ins, stripped, the Python wheel and the
-# PyTorch loop go to the ignored target/gpucheck, with run.sh (check.sh,
-# then check_ncu.sh). Then, with the device tool: `run` with carry
-# ["target/gpucheck"] and the command `OUT=$OUT bash target/gpucheck/run.sh`
-# (it prints the tables; $OUT comes back with every log, the traces and the
-# HTML timelines).
+# PyTorch loop go to the ignored target/gpucheck, with run.sh. Then, with
+# the device tool: `run` with carry ["target/gpucheck"] and the command
+# `OUT=$OUT bash target/gpucheck/run.sh` (check.sh: it prints the tables;
+# $OUT comes back with every log, the traces and the HTML timelines); time
+# allowing, a second `run` with `OUT=$OUT bash target/gpucheck/run.sh ncu`
+# (check_ncu.sh, Nsight Compute's filters).
 set -eu
 cd "$(dirname "$0")/../.."
 eval "$(cargo xtask artifacts)"
@@ -32,13 +33,15 @@ eval "$(cargo run -q -p nvtxr-harness --bin artifacts)"
 "$PYTHON" -m pip install -q --disable-pip-version-check "maturin>=1.5,<2"
 PYTHON=$PYTHON cargo xtask wheel --out "$S/bin" > /dev/null
 cat > "$S/run.sh" <<'RUN'
-# The GPU check on the device machine, from the repository root (staged by tests/gpu/stage.sh).
+# The GPU check on the device machine, from the repository root (staged by
+# tests/gpu/stage.sh): check.sh, or with `ncu`, check_ncu.sh (a second run,
+# time allowing: each takes minutes).
 here=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-$(mktemp -d)}
-NVTXR_BIN=$here/bin LOOP=$here/train_loop.py NVTXR_WHEEL=$(ls "$here"/bin/nvtxr-*.whl) OUT=$OUT \
-    bash tests/gpu/check.sh 2>&1 | tee "$OUT/check.log"
-# Last: nvtxr's ranges under Nsight Compute (what a run cut short by its
-# time limit may lose).
-ART=$here/bin OUT=$OUT bash tests/gpu/check_ncu.sh 2>&1 | tee "$OUT/check_ncu.log"
+case "${1:-}" in
+ncu) ART=$here/bin OUT=$OUT bash tests/gpu/check_ncu.sh 2>&1 | tee "$OUT/check_ncu.log" ;;
+*) NVTXR_BIN=$here/bin LOOP=$here/train_loop.py NVTXR_WHEEL=$(ls "$here"/bin/nvtxr-*.whl) OUT=$OUT \
+    bash tests/gpu/check.sh 2>&1 | tee "$OUT/check.log" ;;
+esac
 RUN
 du -sh "$S"
