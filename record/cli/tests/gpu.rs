@@ -242,6 +242,63 @@ fn every_kernel_copy_and_sync_is_under_the_range_that_launched_it() {
     );
 }
 
+#[test]
+fn a_capture_range_keeps_the_launches_inside_it_and_their_work() {
+    let rec = nvtxr_harness::work_dir().join(format!("gpu-capture-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&rec);
+    let (dir, out) = run("capture", &["--keep", rec.to_str().unwrap()], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let json = dir.join("step.json");
+    let args = [
+        "report",
+        "-q",
+        "--capture-range",
+        "step",
+        "-o",
+        json.to_str().unwrap(),
+    ];
+    let out = common::nvtxr(&[&args[..], &[rec.to_str().unwrap()]].concat(), &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let trace = load(&json);
+    // The kernels launched inside `step` (not the worker's, the silent
+    // thread's or the tail's), each with its launch.
+    let gemm = "gemm(float const*, float const*, float*, int)";
+    assert_eq!(
+        kernels(&trace),
+        [
+            kernel(gemm, "backward", 1, 13),
+            kernel(gemm, "forward", 0, 7),
+            kernel("relu(float*, int)", "backward", 1, 13),
+        ]
+    );
+    let events = trace["traceEvents"].as_array().unwrap();
+    let step = events.iter().find(|e| e["name"] == "step").unwrap();
+    let (from, to) = (
+        step["ts"].as_f64().unwrap(),
+        step["ts"].as_f64().unwrap() + step["dur"].as_f64().unwrap(),
+    );
+    let launches: Vec<f64> = (events.iter())
+        .filter(|e| e["cat"] == "cuda_api")
+        .map(|e| e["ts"].as_f64().unwrap())
+        .collect();
+    // The launch, the copy and the launches, copy and set of `backward`.
+    assert_eq!(launches.len(), 6, "{launches:?}");
+    assert!(
+        launches.iter().all(|t| (from..=to).contains(t)),
+        "{launches:?} in {from}..{to}"
+    );
+    // Every flow left in has both its ends.
+    let ids = |ph: &str| -> std::collections::BTreeSet<String> {
+        (events.iter())
+            .filter(|e| e["ph"] == ph)
+            .map(|e| e["id"].to_string())
+            .collect()
+    };
+    assert_eq!(ids("s"), ids("f"));
+    assert_eq!(ids("s").len(), 6);
+    std::fs::remove_dir_all(&rec).unwrap();
+}
+
 /// What the rows of the NVTX range around each synchronizing call (by SQL
 /// over Nsight's tables) and the count of synchronization records are.
 fn syncs(dir: &Path) -> (Vec<(String, String)>, i64) {

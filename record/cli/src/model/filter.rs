@@ -61,9 +61,13 @@ impl Filter {
         };
         (self.include.is_empty() || self.include.iter().any(|i| i == name))
             && !self.exclude.iter().any(|e| e == name)
-            && self
-                .windows
-                .as_ref()
-                .is_none_or(|w| w.iter().any(|&(s, e)| s <= start && start <= e))
+            && self.keeps_time(start)
+    }
+
+    /// Whether what starts at `start` is inside the capture range (when
+    /// one is selected): a GPU launch, or an activity no launch was met for.
+    #[inline]
+    pub(super) fn keeps_time(&self, start: u64) -> bool {
+        (self.windows.as_ref()).is_none_or(|w| w.iter().any(|&(s, e)| s <= start && start <= e))
     }
 }

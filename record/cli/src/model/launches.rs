@@ -9,7 +9,7 @@ use super::gpu_event::RangeKey;
 use super::open::{innermost, Innermost, Stacks, Started};
 use super::resolve::Resolver;
 use super::scan::Placement;
-use super::{Gpu, GpuEvent, Launch, Launched, Process, RangeName, Sink};
+use super::{Filter, Gpu, GpuEvent, Launch, Launched, Process, RangeName, Sink};
 use hashbrown::HashMap;
 use nvtxr_record_format::gpu::Activity;
 
@@ -18,12 +18,15 @@ use nvtxr_record_format::gpu::Activity;
 pub(super) struct Launches<'g> {
     gpu: &'g Gpu,
     placement: &'g Placement,
+    /// The capture range: launches outside it are left out, with their work.
+    filter: &'g Filter,
     /// What each launch was, in the order met.
     launched: Vec<Met>,
     /// The innermost ranges of the launches, each name once.
     ranges: indexmap::IndexSet<RangeName, hashbrown::DefaultHashBuilder>,
     /// Per activity: its launch's index in `launched`, plus 1 (0: none
-    /// met), and its place among that launch's activities.
+    /// met; [`LEFT_OUT`]: its launch was outside the capture range), and
+    /// its place among that launch's activities.
     launch_of: Vec<(u32, u32)>,
     /// The last launch's correlation id (a driver call inside a runtime
     /// call, should CUPTI report both, is one launch).
@@ -35,6 +38,10 @@ pub(super) struct Launches<'g> {
     tid: u32,
     pending: std::ops::Range<usize>,
 }
+
+/// `Launches::launch_of`'s mark of an activity whose launch the capture
+/// range left out.
+const LEFT_OUT: u32 = u32::MAX;
 
 /// A launch met: its call's index in `Gpu::calls`, and its innermost
 /// range's index in `Launches::ranges` plus 1 (0: none); 8 bytes per
@@ -53,10 +60,11 @@ type OpenRanges<'o> = (
 );
 
 impl<'g> Launches<'g> {
-    pub(super) fn new(gpu: &'g Gpu, placement: &'g Placement) -> Self {
+    pub(super) fn new(gpu: &'g Gpu, placement: &'g Placement, filter: &'g Filter) -> Self {
         Launches {
             gpu,
             placement,
+            filter,
             // One per traced call at most: one allocation, not doubling.
             launched: Vec::with_capacity(gpu.calls.len()),
             ranges: Default::default(),
@@ -117,16 +125,21 @@ impl<'g> Launches<'g> {
             return Ok(());
         }
         self.last = Some(call.correlation);
+        let start = self.placement.place(call.start);
+        let kept = self.filter.keeps_time(start);
         self.caused.clear();
         for (nth, i) in self.gpu.caused_by(call.correlation).enumerate() {
             let a = self.gpu.slot(i);
             let placed = (self.placement.place(a.start), self.placement.place(a.end));
             self.caused.push(a.with_times(placed));
-            self.launch_of[i] = (self.launched.len() as u32 + 1, nth as u32);
+            self.launch_of[i] = match kept {
+                true => (self.launched.len() as u32 + 1, nth as u32),
+                false => (LEFT_OUT, 0),
+            };
         }
         let launch = Launch {
             tid: self.tid,
-            start: self.placement.place(call.start),
+            start,
             end: self.placement.place(call.end),
             correlation: call.correlation,
             api: self.gpu.api_name(call.api),
@@ -138,7 +151,9 @@ impl<'g> Launches<'g> {
                 project(&self.caused, std::iter::once(&mut open.gpu));
             }
         }
-        sink.launch(process, &launch)?;
+        if kept {
+            sink.launch(process, &launch)?;
+        }
         let met = self.launched.len();
         let range = match innermost(stacks, started_here, starts, met, resolve) {
             Some(Innermost::Pushed(d)) => {
@@ -182,15 +197,28 @@ impl<'g> Launches<'g> {
         }
     }
 
-    /// Every activity of the process, in start order, with its launch, to
-    /// `sink` (after the process's threads); returns their number.
+    /// Every activity of the process the capture range keeps (those of
+    /// the launches it kept, and those of no launch met that start inside
+    /// it), in start order, with its launch, to `sink` (after the
+    /// process's threads); returns their number.
     pub(super) fn activities(
         &self,
         sink: &mut dyn Sink,
         process: &Process,
     ) -> std::io::Result<usize> {
         let gpu = self.gpu;
+        let mut written = 0;
         for (i, &(launch, nth)) in self.launch_of.iter().enumerate() {
+            let launchless = launch == 0;
+            if launch == LEFT_OUT
+                || launchless
+                    && !self
+                        .filter
+                        .keeps_time(self.placement.place(gpu.slot(i).start))
+            {
+                continue;
+            }
+            written += 1;
             let a = gpu.activity(i);
             let activity = Activity {
                 start: self.placement.place(a.start),
@@ -211,6 +239,6 @@ impl<'g> Launches<'g> {
                 },
             )?;
         }
-        Ok(self.launch_of.len())
+        Ok(written)
     }
 }

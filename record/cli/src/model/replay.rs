@@ -119,7 +119,7 @@ impl Scan {
                 None => None,
             };
             let placement = &self.placements[process.recording];
-            let mut launches = gpu.map(|gpu| Launches::new(gpu, placement));
+            let mut launches = gpu.map(|gpu| Launches::new(gpu, placement, filter));
             for ((tid, chunks), thread) in threads.iter().zip(&process.threads) {
                 sink.thread_start(process, thread)?;
                 let mut stacks = Stacks::default();
