@@ -209,13 +209,12 @@ impl<'g> Launches<'g> {
         let gpu = self.gpu;
         let mut written = 0;
         for (i, &(launch, nth)) in self.launch_of.iter().enumerate() {
-            let launchless = launch == 0;
-            if launch == LEFT_OUT
-                || launchless
-                    && !self
-                        .filter
-                        .keeps_time(self.placement.place(gpu.slot(i).start))
-            {
+            let kept = match launch {
+                LEFT_OUT => false,
+                0 => (self.filter).keeps_time(self.placement.place(gpu.slot(i).start)),
+                _ => true,
+            };
+            if !kept {
                 continue;
             }
             written += 1;
