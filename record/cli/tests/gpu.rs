@@ -205,14 +205,7 @@ fn every_kernel_copy_and_sync_is_under_the_range_that_launched_it() {
     ] {
         assert!(said.contains(line), "{said}");
     }
-    let row = |range: &str| {
-        said.lines()
-            .find(|l| l.starts_with(range) && l.split_whitespace().count() == 7)
-            .unwrap_or_else(|| panic!("{range} in {said}"))
-            .split_whitespace()
-            .map(str::to_string)
-            .collect::<Vec<_>>()
-    };
+    let row = |range: &str| projection_row(&said, range);
     // :step holds forward's and backward's work: 3 kernels, 6 activities.
     assert_eq!(row(":step")[5..], ["3", "6"]);
     assert_eq!(row(":backward")[5..], ["2", "4"]);

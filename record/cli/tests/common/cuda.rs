@@ -92,6 +92,18 @@ pub fn scripted_kernels() -> Vec<Kernel> {
     ]
 }
 
+/// The cells of `range`'s row in the summary's projection onto the GPU
+/// (range, instances, range time, projected time, GPU busy time, kernels,
+/// GPU ops: seven cells).
+pub fn projection_row(said: &str, range: &str) -> Vec<String> {
+    said.lines()
+        .find(|l| l.starts_with(range) && l.split_whitespace().count() == 7)
+        .unwrap_or_else(|| panic!("{range} in {said}"))
+        .split_whitespace()
+        .map(str::to_string)
+        .collect()
+}
+
 /// The warning of a process that ended without its exit handlers.
 pub const UNEXITED: &str = "ended without running its exit handlers (killed, `_exit` or `exec`): the GPU activity CUPTI still held then is missing";
 
