@@ -28,8 +28,7 @@ gcc -shared -fPIC -O2 -I target/harness/cupti/nvidia/cu13/include tests/gpu/cupt
     -o "$S/bin/libcupti_probe.so"
 cp ../shared/gpu/train_loop.py "$S/"
 # The Python wheel (`nvtxr` and its `nvtxr record`), built by maturin in the
-# tests' own virtual environment (the harness's).
-eval "$(cargo run -q -p nvtxr-harness --bin artifacts)"
+# tests' own virtual environment (the harness's PYTHON, from `artifacts` above).
 "$PYTHON" -m pip install -q --disable-pip-version-check "maturin>=1.5,<2"
 PYTHON=$PYTHON cargo xtask wheel --out "$S/bin" > /dev/null
 cat > "$S/run.sh" <<'RUN'
