@@ -214,7 +214,7 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
     }
     written?;
     let events = replayed.expect("the trace was written, so replayed");
-    let (rows, marks, mut gpu) = match summary {
+    let (rows, marks, gpu) = match summary {
         Some(summary) => summary.map_err(&unreadable)?,
         None => (
             summary::Collector::default()
@@ -274,7 +274,8 @@ pub fn report(dirs: &[PathBuf], outputs: &Outputs, ranks: &RankOptions) -> Resul
         );
         summary::table(&rows, &outputs.format(), outputs.rows, &mut term).map_err(&unreadable)?;
         if !gpu.is_empty() {
-            say(&mut term, gpu.text(&outputs.format(), outputs.rows));
+            let text = gpu.text(&outputs.format(), outputs.rows);
+            say(&mut term, text.map_err(&unreadable)?);
         }
     }
     if let Some(table) = per_rank {

@@ -1,83 +1,24 @@
-//! The summary's statistics, exact at any size in bounded memory.
-//!
-//! [`Collector`] keeps each (style, domain, name) group's durations (8
-//! bytes each, so the median is exact). Past [`Collector::BUDGET`] bytes it
-//! sorts what it holds and writes it out as a run (see `runs`), then starts
-//! again; at the end the runs are merged group by group, each group's
-//! durations streamed in order from every run, so no group (not even one
-//! with 10^8 instances) is ever held whole. The rows are kept the same way:
-//! sorted runs past [`Rows::BUDGET`], merged as they are read.
+//! The summary's statistics, exact at any size in bounded memory: the
+//! ranges' durations by (style, domain, name) in [`Groups`], the rows
+//! from them in [`Rows`], both past their budgets in sorted runs on disk.
 
+use super::groups::{Groups, Key, KeyRef};
 use super::names::Grouping;
 use super::rows::Rows;
-use super::runs::{RunReader, RunWriter};
-use super::stats::Stats;
 use crate::model::{Mark, Process, Range, Sink, Style};
-use hashbrown::{DefaultHashBuilder, HashTable};
-use smallvec::SmallVec;
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
-use std::fs::File;
-use std::hash::BuildHasher;
-
-/// A group: how `nvtx_sum` tells ranges apart.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-struct Key {
-    style: Style,
-    domain: Box<str>,
-    name: Box<str>,
-}
-
-impl Key {
-    /// Its row's `domain:name`.
-    fn range(&self) -> String {
-        format!("{}:{}", self.domain, self.name)
-    }
-}
-
-/// A [`Key`] borrowed from a range: looked up without allocating.
-#[derive(Hash)]
-struct KeyRef<'a>(Style, &'a str, &'a str);
-
-impl KeyRef<'_> {
-    fn is(&self, k: &Key) -> bool {
-        self.0 == k.style && self.1 == &*k.domain && self.2 == &*k.name
-    }
-}
-
-#[derive(Default)]
-struct Group {
-    /// Its key's hash (the collector's `hasher`): runs are sorted by it,
-    /// then by the key.
-    hash: u64,
-    /// Inline while there is one (most names in a trace of distinct
-    /// names, "step 1", "step 2"...: no allocation for those).
-    durations: SmallVec<[u64; 1]>,
-    /// The first color its ranges had.
-    color: Option<u32>,
-}
+use std::collections::BTreeMap;
 
 /// What a replay leaves for the summary and the legend: the ranges' groups
-/// (see the module's comment) and the marks' names with their first color
-/// (at most [`Collector::MARK_NAMES`]).
+/// (how `nvtx_sum` tells ranges apart: style, domain and name) and the
+/// marks' names with their first color (at most [`Collector::MARK_NAMES`]).
 #[derive(Default)]
 pub struct Collector {
-    /// The groups held: `entries`' indices by their hash. (Indices keep
-    /// the table small; both are cleared, not freed, by a spill, so the
-    /// memory is made once: new memory is slow to fault in.)
-    table: HashTable<u32>,
-    entries: Vec<(Key, Group)>,
-    /// A spill's order of `entries` (hash, index), kept between spills.
-    order: Vec<(u64, u32)>,
-    /// The same in every run of one process.
-    hasher: DefaultHashBuilder,
-    /// The groups' bytes in memory, about.
-    bytes: usize,
-    runs: Vec<File>,
+    groups: Groups,
     /// Every duration's sum: the base of the time percentages.
     grand: u64,
     pub marks: BTreeMap<String, Option<u32>>,
-    /// Bytes past which groups go to a run ([`Collector::BUDGET`] if 0).
+    /// Bytes past which groups go to a run (the defaults if 0): the
+    /// groups' budget, and half of it the rows'.
     budget: usize,
     /// How ranges' names make their groups (see `names`).
     grouping: Grouping,
@@ -87,8 +28,7 @@ pub struct Collector {
 
 impl Sink for Collector {
     fn gpu(&mut self, _: &Process, g: &crate::model::GpuEvent) -> std::io::Result<()> {
-        self.gpu.activity(g, &self.grouping);
-        Ok(())
+        self.gpu.activity(g, &self.grouping)
     }
 
     fn range(&mut self, _: &Process, r: &Range) -> std::io::Result<()> {
@@ -96,60 +36,11 @@ impl Sink for Collector {
         let duration = r.end - r.start;
         self.grand = self.grand.saturating_add(duration);
         let grouped = self.grouping.name(&d.name, d.fields.as_deref());
-        let name: &str = &grouped;
         if let Some(p) = &d.gpu {
-            self.gpu.range(r, p, name);
+            self.gpu.range(r, p, &grouped);
         }
-        let key = KeyRef(r.style, &d.domain, name);
-        let hash = self.hasher.hash_one(&key);
-        let entries = &self.entries;
-        let found = self
-            .table
-            .find(hash, |&i| key.is(&entries[i as usize].0))
-            .copied();
-        let at = match found {
-            Some(i) => i as usize,
-            None => {
-                if self.entries.len() == Self::MANY {
-                    // A trace of many names ("step N" for every N): room for
-                    // as many as the budget holds, at once, rather than
-                    // growing by doubling, which moves every group each time.
-                    let more = (self.budget() / Self::GROUP_BYTES).saturating_sub(Self::MANY);
-                    self.entries.reserve(more);
-                    let entries = &self.entries;
-                    self.table.reserve(more, |&i| entries[i as usize].1.hash);
-                }
-                self.bytes += d.domain.len() + name.len() + Self::GROUP_BYTES;
-                let key = Key {
-                    style: r.style,
-                    domain: d.domain.as_str().into(),
-                    name: name.into(),
-                };
-                let i = self.entries.len();
-                self.entries.push((
-                    key,
-                    Group {
-                        hash,
-                        ..Group::default()
-                    },
-                ));
-                let entries = &self.entries;
-                self.table
-                    .insert_unique(hash, i as u32, |&j| entries[j as usize].1.hash);
-                i
-            }
-        };
-        let group = &mut self.entries[at].1;
-        group.color = group.color.or(d.color);
-        if group.durations.len() == group.durations.capacity() {
-            // The push moves them to the heap, or doubles it.
-            self.bytes += 8 * group.durations.capacity().max(2);
-        }
-        group.durations.push(duration);
-        if self.bytes > self.budget() {
-            self.spill()?;
-        }
-        Ok(())
+        let key = KeyRef(r.style as u8, &d.domain, &grouped);
+        self.groups.push(key, duration, d.color)
     }
 
     fn mark(&mut self, _: &Process, m: &Mark) -> std::io::Result<()> {
@@ -171,169 +62,28 @@ impl Collector {
         }
     }
 
-    /// Bytes of groups held before they go to a run.
-    pub const BUDGET: usize = 64 << 20;
-    /// A group's bytes in memory besides its names and durations, about.
-    const GROUP_BYTES: usize = 96;
-    /// Groups past which the table makes room for the budget's worth.
-    const MANY: usize = 1 << 16;
     /// Marks' names kept for the legend.
     pub const MARK_NAMES: usize = 500_000;
-
-    fn budget(&self) -> usize {
-        if self.budget == 0 {
-            Self::BUDGET
-        } else {
-            self.budget
-        }
-    }
-
-    /// Writes the groups held, sorted, as a run: per group its key, color,
-    /// count and sorted durations.
-    fn spill(&mut self) -> std::io::Result<()> {
-        // By hash first: most comparisons never read the names. What is
-        // sorted is each group's hash and place, not the groups, which are
-        // several times bigger to move.
-        let entries = &self.entries;
-        self.order.clear();
-        self.order.extend(
-            entries
-                .iter()
-                .enumerate()
-                .map(|(i, (_, g))| (g.hash, i as u32)),
-        );
-        self.order.sort_unstable_by(|a, b| {
-            a.0.cmp(&b.0)
-                .then_with(|| entries[a.1 as usize].0.cmp(&entries[b.1 as usize].0))
-        });
-        let mut run = RunWriter::new()?;
-        for &(_, i) in &self.order {
-            let (key, group) = &mut self.entries[i as usize];
-            group.durations.sort_unstable();
-            run.u64(group.hash)?;
-            run.u8(key.style as u8)?;
-            run.text(&key.domain)?;
-            run.text(&key.name)?;
-            run.color(group.color)?;
-            run.u64(group.durations.len() as u64)?;
-            for &d in &group.durations {
-                run.u64(d)?;
-            }
-        }
-        self.entries.clear();
-        self.table.clear();
-        self.runs.push(run.finish()?);
-        self.bytes = 0;
-        Ok(())
-    }
 
     /// One row per (style, domain, name), largest total first; only the
     /// first `keep` of them when that is all that is wanted (the terminal's
     /// table), though [`Rows::len`] counts every one.
-    pub fn rows(mut self, keep: Option<usize>) -> std::io::Result<Rows> {
+    pub fn rows(self, keep: Option<usize>) -> std::io::Result<Rows> {
         let mut rows = Rows::collect(self.budget / 2, keep);
-        if self.runs.is_empty() {
-            for (key, mut group) in std::mem::take(&mut self.entries) {
-                group.durations.sort_unstable();
-                let mut stats = Stats::new(group.durations.len() as u64);
-                group.durations.iter().for_each(|&d| stats.push(d));
-                rows.offer(stats.total, || {
-                    stats.row(key.style, key.range(), group.color, self.grand)
-                })?;
-            }
-            return rows.finish();
-        }
-        self.spill()?;
-        let mut readers: Vec<RunReader> = self.runs.iter().map(RunReader::new).collect();
-        // Each run's next group: its key, color and count, in the runs' order.
-        let mut next: BinaryHeap<Reverse<((u64, Key), usize)>> = BinaryHeap::new();
-        let mut heads: Vec<(Option<u32>, u64)> = vec![(None, 0); readers.len()];
-        for (i, reader) in readers.iter_mut().enumerate() {
-            if let Some(head) = group_head(reader)? {
-                heads[i] = (head.color, head.count);
-                next.push(Reverse((head.order, i)));
-            }
-        }
-        // Reused from group to group (most groups, one per distinct name,
-        // are in one run only, with one duration).
-        let mut parts = Vec::new();
-        let mut left: Vec<u64> = Vec::new();
-        let mut smallest: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
-        while let Some(Reverse((key, first))) = next.pop() {
-            parts.clear();
-            parts.push(first);
-            while next.peek().is_some_and(|Reverse((k, _))| *k == key) {
-                parts.push(next.pop().expect("peeked").0 .1);
-            }
-            parts.sort_unstable();
-            // The earliest run's color: the first in replay order.
-            let color = parts.iter().find_map(|&i| heads[i].0);
-            let mut stats = Stats::new(parts.iter().map(|&i| heads[i].1).sum());
-            if let [only] = parts[..] {
-                // Already in order.
-                for _ in 0..heads[only].1 {
-                    stats.push(readers[only].u64()?);
-                }
+        let grand = self.grand;
+        self.groups.each(|key: Key, color, stats| {
+            let style = if key.kind == Style::PushPop as u8 {
+                Style::PushPop
             } else {
-                // Merges the parts' sorted durations.
-                left.clear();
-                left.extend(parts.iter().map(|&i| heads[i].1));
-                for (p, &i) in parts.iter().enumerate() {
-                    if left[p] > 0 {
-                        left[p] -= 1;
-                        smallest.push(Reverse((readers[i].u64()?, p)));
-                    }
-                }
-                while let Some(Reverse((d, p))) = smallest.pop() {
-                    stats.push(d);
-                    if left[p] > 0 {
-                        left[p] -= 1;
-                        smallest.push(Reverse((readers[parts[p]].u64()?, p)));
-                    }
-                }
-            }
+                Style::StartEnd
+            };
             rows.offer(stats.total, || {
-                stats.row(key.1.style, key.1.range(), color, self.grand)
-            })?;
-            for &i in &parts {
-                if let Some(head) = group_head(&mut readers[i])? {
-                    heads[i] = (head.color, head.count);
-                    next.push(Reverse((head.order, i)));
-                }
-            }
-        }
+                let range = format!("{}:{}", key.first, key.second);
+                stats.row(style, range, color, grand)
+            })
+        })?;
         rows.finish()
     }
-}
-
-/// A group as a run starts it: where it goes in the runs' order (its hash,
-/// then its key), its color and its number of durations (which follow).
-struct Head {
-    order: (u64, Key),
-    color: Option<u32>,
-    count: u64,
-}
-
-/// A run's next group; `None` at its end.
-fn group_head(r: &mut RunReader) -> std::io::Result<Option<Head>> {
-    if r.done()? {
-        return Ok(None);
-    }
-    let hash = r.u64()?;
-    let style = match r.u8()? {
-        0 => Style::PushPop,
-        _ => Style::StartEnd,
-    };
-    let key = Key {
-        style,
-        domain: r.text()?.into(),
-        name: r.text()?.into(),
-    };
-    Ok(Some(Head {
-        order: (hash, key),
-        color: r.color()?,
-        count: r.u64()?,
-    }))
 }
 
 #[cfg(test)]
@@ -341,6 +91,7 @@ impl Collector {
     /// Exact names (many groups), past `budget` bytes to runs.
     fn with_budget(budget: usize) -> Collector {
         Collector {
+            groups: Groups::with_budget(budget),
             budget,
             grouping: Grouping::Exact,
             ..Collector::default()
@@ -407,7 +158,7 @@ mod tests {
             for r in &ranges {
                 c.range(&process, r).unwrap();
             }
-            let spilled = c.runs.len();
+            let spilled = c.groups.spilled();
             let rows = c.rows(keep).unwrap();
             let count = rows.len();
             (

@@ -4,27 +4,17 @@
 //! its first launched activity's start to its last's end), and the kernels
 //! grouped by the innermost range open at their launch (`nvtx_kern_sum`).
 
+use super::groups::{Groups, KeyRef};
 use super::names::Grouping;
-use super::stats::Stats;
 use super::{cells, grid, Format, Row};
 use crate::model::{GpuEvent, Projection, Range, RangeName, Style};
 use hashbrown::HashMap;
 use nvtxr_record_format::gpu::Tag;
 
-/// A kernel's durations (ns), in the order they came.
-type Durations = Vec<u64>;
-
-/// The figures of `durations` (sorted here) as the NVTX table's rows have
-/// them: `grand` the time of every kernel, for the share.
-fn figures(durations: &mut Durations, grand: u64) -> Row {
-    durations.sort_unstable();
-    let mut stats = Stats::new(durations.len() as u64);
-    for &d in durations.iter() {
-        stats.push(d);
-    }
-    // Style and range are the NVTX table's cells; these tables name their own.
-    stats.row(Style::PushPop, String::new(), None, grand)
-}
+/// The kinds of the kernels' groups: by kernel name (the kernel table),
+/// and by range and kernel name (the table by range).
+const KERNEL: u8 = 0;
+const BY_RANGE: u8 = 1;
 
 /// The cells of [`FIGURES`] columns of `row`.
 fn figure_cells(row: &Row, f: &Format) -> Vec<String> {
@@ -47,14 +37,15 @@ struct Projected {
     activities: u64,
 }
 
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct GpuSummary {
     ranges: HashMap<String, Projected>,
-    /// Kernels by range, then by name; each duration kept once, here or in
-    /// `unranged` (the kernel table merges them).
-    by_range: HashMap<String, HashMap<String, Durations>>,
-    /// Kernels launched outside every range, by name.
-    unranged: HashMap<String, Durations>,
+    /// The kernels' durations, each twice: under its name ([`KERNEL`]),
+    /// and under its launch's range and its name ([`BY_RANGE`]) when it
+    /// was launched inside a range. Past a budget, on disk.
+    kernels: Groups,
+    /// Every kernel's time: the base of the shares.
+    grand: u64,
     /// A range's group name, built here for each lookup.
     key: String,
     /// The range of the last kernel and its group name (most kernels share
@@ -78,27 +69,26 @@ impl GpuSummary {
 
     /// A kernel (other activities are not in these tables), under its
     /// launch's range grouped as the NVTX table's rows.
-    pub fn activity(&mut self, g: &GpuEvent, grouping: &Grouping) {
+    pub fn activity(&mut self, g: &GpuEvent, grouping: &Grouping) -> std::io::Result<()> {
         let a = g.activity;
         if a.tag != Tag::Kernel as u8 {
-            return;
+            return Ok(());
         }
         let ns = a.end - a.start;
-        let by_name = match g.launch.and_then(|l| l.range) {
-            Some(range) => {
-                let key = match &self.last_range {
-                    Some((last, key)) if last == range => key,
-                    _ => {
-                        self.set_key(range.domain(), &grouping.name(range.name(), None));
-                        let key = std::mem::take(&mut self.key);
-                        &self.last_range.insert((range.clone(), key)).1
-                    }
-                };
-                self.by_range.entry_ref(key).or_default()
-            }
-            None => &mut self.unranged,
-        };
-        by_name.entry_ref(g.name).or_default().push(ns);
+        self.grand = self.grand.saturating_add(ns);
+        self.kernels.push(KeyRef(KERNEL, "", g.name), ns, None)?;
+        if let Some(range) = g.launch.and_then(|l| l.range) {
+            let key = match &self.last_range {
+                Some((last, key)) if last == range => key,
+                _ => {
+                    self.set_key(range.domain(), &grouping.name(range.name(), None));
+                    let key = std::mem::take(&mut self.key);
+                    &self.last_range.insert((range.clone(), key)).1
+                }
+            };
+            self.kernels.push(KeyRef(BY_RANGE, key, g.name), ns, None)?;
+        }
+        Ok(())
     }
 
     /// `key` made `domain:name`, as the NVTX table names ranges.
@@ -110,29 +100,27 @@ impl GpuSummary {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.by_range.is_empty() && self.unranged.is_empty() && self.ranges.is_empty()
+        self.kernels.is_empty() && self.ranges.is_empty()
     }
 
     /// The tables as text, each at most `limit` rows (0: every one).
-    pub fn text(&mut self, f: &Format, limit: usize) -> String {
+    pub fn text(self, f: &Format, limit: usize) -> std::io::Result<String> {
         let take = |n: usize| if limit == 0 { n } else { n.min(limit) };
         let unit = f.unit.label();
         let figure_columns = || f.columns()[..FIGURES].to_vec();
-        let every = || self.by_range.values().chain([&self.unranged]).flatten();
-        let grand = every().flat_map(|(_, d)| d).sum::<u64>();
-        // Each kernel's durations under every range, merged one kernel at a time.
-        let mut merged: HashMap<&str, Vec<&Durations>> = HashMap::new();
-        for (name, durations) in every() {
-            merged.entry_ref(name.as_str()).or_default().push(durations);
-        }
-        let mut kernels: Vec<_> = (merged.into_iter())
-            .map(|(name, parts)| {
-                let mut all: Durations = parts.into_iter().flatten().copied().collect();
-                (name, figures(&mut all, grand))
-            })
-            .collect();
+        let mut kernels = Vec::new();
+        let mut pairs = Vec::new();
+        self.kernels.each(|key, _, stats| {
+            // Style and range are the NVTX table's cells; these tables name their own.
+            let row = stats.row(Style::PushPop, String::new(), None, self.grand);
+            match key.kind {
+                KERNEL => kernels.push((key.second, row)),
+                _ => pairs.push(((key.first, key.second), row)),
+            }
+            Ok(())
+        })?;
         let mut out = String::new();
-        kernels.sort_by(|a, b| b.1.total.cmp(&a.1.total).then(a.0.cmp(b.0)));
+        kernels.sort_by(|a, b| b.1.total.cmp(&a.1.total).then(a.0.cmp(&b.0)));
         let mut lines = vec![figure_columns()];
         lines[0].push("Kernel".to_string());
         for (name, row) in kernels.iter().take(take(kernels.len())) {
@@ -168,15 +156,10 @@ impl GpuSummary {
         out += "\nNVTX ranges projected onto the GPU (the work each launched, nested ranges included):\n\n";
         out += &grid(&lines, &[0]);
 
-        let mut pairs: Vec<_> = (self.by_range.iter_mut())
-            .flat_map(|(range, kernels)| {
-                (kernels.iter_mut()).map(move |(k, d)| ((range, k), figures(d, grand)))
-            })
-            .collect();
         pairs.sort_by(|a, b| {
-            (a.0 .0.cmp(b.0 .0))
+            (a.0 .0.cmp(&b.0 .0))
                 .then(b.1.total.cmp(&a.1.total))
-                .then(a.0 .1.cmp(b.0 .1))
+                .then(a.0 .1.cmp(&b.0 .1))
         });
         let mut lines = vec![vec!["Range".to_string(), "Kernel".to_string()]];
         lines[0].extend(figure_columns());
@@ -187,7 +170,7 @@ impl GpuSummary {
         }
         out += "\nGPU kernels by the NVTX range that launched them (the innermost):\n\n";
         out += &grid(&lines, &[0, 1]);
-        out
+        Ok(out)
     }
 }
 
@@ -197,55 +180,47 @@ mod tests {
     use crate::model::{Launched, RangeName};
     use nvtxr_record_format::gpu::Activity;
 
-    /// A kernel of `ns` launched under `range` of `domain`.
-    fn kernel(s: &mut GpuSummary, grouping: &Grouping, domain: &str, range: &str, ns: u64) {
+    /// Kernel `name` of `ns`, launched under `range` of `domain`, or
+    /// outside every range (`None`).
+    fn kernel(
+        s: &mut GpuSummary,
+        grouping: &Grouping,
+        range: Option<(&str, &str)>,
+        name: &str,
+        ns: u64,
+    ) {
         let activity = Activity {
             tag: Tag::Kernel as u8,
             end: ns,
             ..Default::default()
         };
-        let range = RangeName::new(domain, range);
+        let range = range.map(|(domain, range)| RangeName::new(domain, range));
         let launch = Launched {
             tid: 1,
             start: 0,
             api: "cudaLaunchKernel",
-            range: Some(&range),
+            range: range.as_ref(),
         };
-        s.activity(
-            &GpuEvent {
-                activity: &activity,
-                name: "k",
-                mangled: "k",
-                launch: Some(&launch),
-                nth: 0,
-                gpu: None,
-            },
-            grouping,
-        );
+        let g = GpuEvent {
+            activity: &activity,
+            name,
+            mangled: name,
+            launch: Some(&launch),
+            nth: 0,
+            gpu: None,
+        };
+        s.activity(&g, grouping).unwrap();
     }
 
     #[test]
     fn kernel_tables_have_the_nvtx_tables_figures_as_nsights_cuda_gpu_kern_sum() {
         let mut s = GpuSummary::default();
         for ns in [60, 10, 20] {
-            kernel(&mut s, &Grouping::Numbers, "", "step", ns);
+            kernel(&mut s, &Grouping::Numbers, Some(("", "step")), "k", ns);
         }
         // One more of the same kernel, launched outside every range.
-        let outside = Activity {
-            tag: Tag::Kernel as u8,
-            end: 30,
-            ..Default::default()
-        };
-        let g = GpuEvent {
-            activity: &outside,
-            name: "k",
-            mangled: "k",
-            launch: None,
-            nth: 0,
-            gpu: None,
-        };
-        s.activity(&g, &Grouping::Numbers);
-        let text = s.text(&Format::default(), 0);
+        kernel(&mut s, &Grouping::Numbers, None, "k", 30);
+        let text = s.text(&Format::default(), 0).unwrap();
         let rows: Vec<Vec<&str>> = (text.lines())
             .filter(|l| l.ends_with(" k") || l.contains(" k "))
             .map(|l| l.split_whitespace().collect())
@@ -270,11 +245,17 @@ mod tests {
                 ("a", "step 3"),
                 ("b", "fwd"),
             ] {
-                kernel(&mut s, &grouping, domain, range, 10);
+                kernel(&mut s, &grouping, Some((domain, range)), "k", 10);
             }
-            let mut rows = (s.by_range.iter())
-                .map(|(range, kernels)| (range.clone(), kernels["k"].len()))
-                .collect::<Vec<_>>();
+            let mut rows = Vec::new();
+            (s.kernels.each(|key, _, stats| {
+                let row = stats.row(Style::PushPop, String::new(), None, 1);
+                if key.kind == BY_RANGE {
+                    rows.push((key.first.to_string(), row.instances));
+                }
+                Ok(())
+            }))
+            .unwrap();
             rows.sort();
             rows
         };
@@ -292,5 +273,36 @@ mod tests {
                 row("b:fwd", 1)
             ]
         );
+    }
+
+    #[test]
+    fn kernels_past_the_budget_give_the_tables_held_ones_give() {
+        // Kernels of a few names under many ranges and none, durations in
+        // no order: held, and in many runs on disk.
+        let tables = |budget: usize| {
+            let mut s = GpuSummary {
+                kernels: Groups::with_budget(budget),
+                ..GpuSummary::default()
+            };
+            let mut x: u64 = 12345;
+            for i in 0..30_000u64 {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let name = format!("kernel_{}", x % 7);
+                let range = format!("layer {}", (x >> 8) % 50);
+                let range = (i % 5 != 0).then_some(("", range.as_str()));
+                kernel(&mut s, &Grouping::Exact, range, &name, (x >> 20) % 100_000);
+            }
+            let spilled = s.kernels.spilled();
+            (spilled, s.text(&Format::default(), 0).unwrap())
+        };
+        let (none, held) = tables(0);
+        let (spilled, runs) = tables(16 << 10);
+        assert_eq!(none, 0);
+        assert!(spilled > 5, "{spilled} runs");
+        assert_eq!(runs, held);
+        // Every kernel name, and every range with some of them.
+        assert_eq!(held.lines().filter(|l| l.contains(":layer ")).count(), 350);
     }
 }

@@ -4,6 +4,7 @@
 
 mod collect;
 mod gpu;
+mod groups;
 mod legend;
 mod names;
 mod rows;
