@@ -27,5 +27,8 @@ rm -rf target/sdist
 (cd bindings/python && "$PYTHON" -m maturin sdist -o ../../target/sdist >/dev/null)
 NVTXR_SDIST=$(ls "$PWD"/target/sdist/nvtxr-*.tar.gz)
 export NVTXR_WHEEL NVTXR_SDIST
+# torch.compile's and Dask's scratch files in the tests' own folder, not /tmp.
+export TORCHINDUCTOR_CACHE_DIR=$PWD/target/harness/torchinductor
+export DASK_TEMPORARY_DIRECTORY=$PWD/target/harness/dask
 cd bindings/python
 "$PYTHON" -m pytest -q tests

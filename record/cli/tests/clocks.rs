@@ -10,10 +10,10 @@ use common::text;
 use nvtxr_record_format::{
     encode, Chunk, Kind, ProcessHeader, Stamp, CHUNK_COMMITTED, CHUNK_HEADER,
 };
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> common::Scratch {
     common::scratch_in("ranks", name)
 }
 

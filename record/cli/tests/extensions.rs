@@ -7,10 +7,10 @@ use common::traces::{shown_in_json, shown_in_perfetto};
 use common::*;
 use nvtxr_harness::{compile_c, Producer};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> common::Scratch {
     scratch_in("record", name)
 }
 

@@ -237,8 +237,8 @@ fn every_kernel_copy_and_sync_is_under_the_range_that_launched_it() {
 
 #[test]
 fn a_capture_range_keeps_the_launches_inside_it_and_their_work() {
-    let rec = nvtxr_harness::work_dir().join(format!("gpu-capture-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&rec);
+    let kept = common::scratch_in("gpu", "capture-kept");
+    let rec = kept.join("rec");
     let (dir, out) = run("capture", &["--keep", rec.to_str().unwrap()], &[]);
     assert!(out.status.success(), "{}", text(&out));
     let json = dir.join("step.json");

@@ -12,8 +12,8 @@ use std::process::Command;
 
 #[test]
 fn the_perfetto_trace_has_every_activity_with_the_jsons_arguments() {
-    let rec = nvtxr_harness::work_dir().join(format!("gpu-perfetto-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&rec);
+    let kept = common::scratch_in("gpu", "perfetto-kept");
+    let rec = kept.join("rec");
     let keep = ["--gpu-syncs", "--keep", rec.to_str().unwrap()];
     let (dir, out) = run("perfetto", &keep, &[]);
     assert!(out.status.success(), "{}", text(&out));
@@ -76,7 +76,7 @@ fn get(port: u16, path: &str) -> serde_json::Value {
 
 #[test]
 fn nvtxr_view_shows_a_row_per_gpu_stream() {
-    let keep = nvtxr_harness::work_dir().join(format!("gpu-view-{}", std::process::id()));
+    let keep = common::scratch_in("gpu", "view-kept");
     let rec = keep.join("rec");
     let (_, out) = run("view", &["--keep", rec.to_str().unwrap()], &[]);
     assert!(out.status.success(), "{}", text(&out));
@@ -177,8 +177,8 @@ fn nvtxr_view_shows_a_row_per_gpu_stream() {
 fn a_graph_of_more_nodes_than_packed_flow_ids_hold_keeps_one_flow_per_node() {
     // 303 nodes: the first 256 flows' ids are packed, the rest hashed
     // (`perfetto/gpu.rs`); every one still runs from the launch to its node.
-    let rec = nvtxr_harness::work_dir().join(format!("gpu-big-graph-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&rec);
+    let kept = common::scratch_in("gpu", "big-graph-kept");
+    let rec = kept.join("rec");
     let keep = ["--keep", rec.to_str().unwrap()];
     let env = [("GRAPH_LAUNCH", "1"), ("GRAPH_EXTRA_NODES", "300")];
     let (dir, out) = run("big-graph", &keep, &env);
@@ -233,8 +233,8 @@ fn a_graph_of_more_nodes_than_packed_flow_ids_hold_keeps_one_flow_per_node() {
 
 #[test]
 fn each_node_of_a_graph_launch_has_its_flow_from_the_launch_and_its_range() {
-    let rec = nvtxr_harness::work_dir().join(format!("gpu-graph-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&rec);
+    let kept = common::scratch_in("gpu", "graph-kept");
+    let rec = kept.join("rec");
     let keep = ["--keep", rec.to_str().unwrap()];
     let (dir, out) = run("graph", &keep, &[("GRAPH_LAUNCH", "1")]);
     let said = text(&out);
@@ -386,8 +386,8 @@ fn each_node_of_a_graph_launch_has_its_flow_from_the_launch_and_its_range() {
 
 #[test]
 fn a_peer_to_peer_copy_has_its_two_gpus_in_every_output() {
-    let rec = nvtxr_harness::work_dir().join(format!("gpu-peer-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&rec);
+    let kept = common::scratch_in("gpu", "peer-kept");
+    let rec = kept.join("rec");
     let keep = ["--keep", rec.to_str().unwrap()];
     let (dir, out) = run("peer", &keep, &[("PEER_COPY", "1")]);
     assert!(out.status.success(), "{}", text(&out));

@@ -111,8 +111,7 @@ fn a_process_that_execs_keeps_each_images_launches_with_their_own_kernels() {
 fn ranks_recorded_apart_merge_with_each_ranks_gpus() {
     // Two runs, as two ranks of a job each under its own `nvtxr record`,
     // merged by `nvtxr report`.
-    let keep = nvtxr_harness::work_dir().join(format!("gpu-ranks-{}", std::process::id()));
-    std::fs::create_dir_all(&keep).unwrap();
+    let keep = common::scratch_in("gpu", "ranks-kept");
     let ranks: Vec<PathBuf> = (0..2).map(|r| keep.join(format!("rec.{r}"))).collect();
     let mut each_rank = Vec::new();
     for (r, rec) in ranks.iter().enumerate() {

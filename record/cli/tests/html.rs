@@ -4,9 +4,8 @@ mod common;
 
 use common::*;
 use nvtxr_harness::{compile_c, have_tool, Producer};
-use std::path::PathBuf;
 
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> common::Scratch {
     scratch_in("record", name)
 }
 
@@ -51,7 +50,7 @@ fn html_timeline_of_a_long_trace_draws_about_a_bar_per_pixel() {
 }
 
 /// Records `record_scenarios SCENARIO` with `--html` into `scratch(name)`.
-fn html_of(name: &str, scenario: &str) -> PathBuf {
+fn html_of(name: &str, scenario: &str) -> common::Scratch {
     let dir = scratch(name);
     let out = record(
         &dir,

@@ -7,10 +7,10 @@ mod common;
 
 use common::*;
 use nvtxr_harness::artifacts;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> common::Scratch {
     scratch_in("record", name)
 }
 

@@ -12,7 +12,7 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Command;
 
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> common::Scratch {
     common::scratch_in("ranks", name)
 }
 

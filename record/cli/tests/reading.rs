@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use std::path::{Path, PathBuf};
 
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> common::Scratch {
     scratch_in("record", name)
 }
 

@@ -8,10 +8,9 @@ mod common;
 use common::*;
 use nvtxr_harness::{artifacts, compile_c, have_tool, python_nvtx, Producer};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::process::Command;
 
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> common::Scratch {
     scratch_in("record", name)
 }
 

@@ -9,19 +9,18 @@ use common::view::*;
 use common::*;
 use nvtxr_harness::{compile_c, have_tool, Producer};
 use serde_json::Value;
-use std::path::PathBuf;
 
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> common::Scratch {
     scratch_in("view", name)
 }
 
-/// `nvtxr view` of a recording of `record_scenarios SCENARIO`, and the JSON
-/// trace's events.
-fn viewed(scenario: &str) -> (Server, Vec<Event>) {
+/// `nvtxr view` of a recording of `record_scenarios SCENARIO`, the JSON
+/// trace's events, and the folder they are in.
+fn viewed(scenario: &str) -> (Server, Vec<Event>, common::Scratch) {
     let dir = scratch(scenario);
     let exe = scenarios();
     let (rec, events) = recorded(&dir, &[exe.to_str().unwrap(), scenario]);
-    (view(&["-q", rec.to_str().unwrap()]), events)
+    (view(&["-q", rec.to_str().unwrap()]), events, dir)
 }
 
 /// The window's lanes of `row` as (start, end, name, ranges: None for an
@@ -48,7 +47,7 @@ fn lanes(answer: &Value, row: usize) -> Vec<(u64, u64, String, Option<u64>)> {
 
 #[test]
 fn zoomed_in_every_event_zoomed_out_bars_that_count_every_range() {
-    let (server, events) = viewed("many");
+    let (server, events, _dir) = viewed("many");
     let meta = server.get("/meta");
     let rows = meta["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 4, "a row per thread: {meta}");
@@ -217,7 +216,7 @@ fn a_full_tmpdir_is_a_clear_error() {
 /// said so.
 #[test]
 fn overlapping_start_end_ranges_on_lanes_of_their_own() {
-    let (server, events) = viewed("overlapping");
+    let (server, events, _dir) = viewed("overlapping");
     let meta = server.get("/meta");
     let rows = meta["rows"].as_array().unwrap();
     let row = rows
@@ -271,7 +270,7 @@ fn overlapping_start_end_ranges_on_lanes_of_their_own() {
 /// range: every range has its own payload.
 #[test]
 fn every_range_with_its_own_payload_and_color() {
-    let (server, events) = viewed("payloads");
+    let (server, events, _dir) = viewed("payloads");
     let end = server.get("/meta")["end"].as_u64().unwrap();
     let window = server.get(&format!("/window?t0=0&t1={end}&w=100000"));
     let mut ranges: Vec<&Event> = events.iter().filter(|e| e.ph == "X").collect();

@@ -7,10 +7,9 @@ mod common;
 use common::view::*;
 use common::*;
 use nvtxr_harness::{artifacts, have_tool};
-use std::path::PathBuf;
 use std::process::Command;
 
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> common::Scratch {
     scratch_in("view", name)
 }
 

@@ -30,7 +30,11 @@ pub fn built() -> &'static (PathBuf, PathBuf) {
     })
 }
 
-pub fn run(name: &str, extra: &[&str], env: &[(&str, &str)]) -> (PathBuf, std::process::Output) {
+pub fn run(
+    name: &str,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> (super::Scratch, std::process::Output) {
     let (cupti, app) = built();
     let dir = scratch_in("gpu", name);
     let cupti = cupti.display().to_string();

@@ -13,12 +13,44 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// A new empty directory for test NAME of the test file PREFIX.
-pub fn scratch_in(prefix: &str, name: &str) -> PathBuf {
+/// A new empty directory for test NAME of the test file PREFIX, under
+/// `target/harness`: removed when the test passes, kept to look at when
+/// it fails (a panic).
+pub fn scratch_in(prefix: &str, name: &str) -> Scratch {
     let dir = nvtxr_harness::work_dir().join(format!("{prefix}-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    Scratch(dir)
+}
+
+/// A test's scratch directory (see [`scratch_in`]).
+pub struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Scratch {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.as_os_str()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
 }
 
 /// `nvtxr record -o DIR/trace.json --json DIR/summary.json --exact-names
@@ -313,7 +345,7 @@ pub fn http_get(port: u16, host: &str, path: &str, headers: &str) -> (u16, Strin
 /// folder `name`: the trace `t.json`, the recording kept in `rec`. Returns
 /// the folder and what `nvtxr record` printed (the program's output
 /// included); the recording succeeded.
-pub fn recorded_program(source: &str, producer: Producer, name: &str) -> (PathBuf, Output) {
+pub fn recorded_program(source: &str, producer: Producer, name: &str) -> (Scratch, Output) {
     recorded_program_with(source, producer, name, &[])
 }
 
@@ -323,7 +355,7 @@ pub fn recorded_program_with(
     producer: Producer,
     name: &str,
     extra: &[&str],
-) -> (PathBuf, Output) {
+) -> (Scratch, Output) {
     let exe = compile_c(source, producer, extra);
     let dir = scratch_in("record", name);
     let out = nvtxr(
@@ -352,7 +384,7 @@ pub fn recorded_program_with(
 }
 
 /// `nvtxr record -q [extra] -- record_scenarios NAME`, with its trace's events.
-pub fn scenario(name: &str, extra: &[&str]) -> (Output, Vec<Event>, PathBuf) {
+pub fn scenario(name: &str, extra: &[&str]) -> (Output, Vec<Event>, Scratch) {
     let dir = scratch_in("record", name);
     let mut args = vec!["-q"];
     args.extend(extra);
