@@ -27,8 +27,9 @@ rm -rf target/sdist
 (cd bindings/python && "$PYTHON" -m maturin sdist -o ../../target/sdist >/dev/null)
 NVTXR_SDIST=$(ls "$PWD"/target/sdist/nvtxr-*.tar.gz)
 export NVTXR_WHEEL NVTXR_SDIST
-# torch.compile's and Dask's scratch files in the tests' own folder, not /tmp.
-export TORCHINDUCTOR_CACHE_DIR=$PWD/target/harness/torchinductor
-export DASK_TEMPORARY_DIRECTORY=$PWD/target/harness/dask
+# Every temporary file of the tests (pytest's, torch.compile's, Dask's,
+# torchrun's, nvtxr's) in their own folder, not /tmp.
+mkdir -p target/harness/tmp
+export TMPDIR=$PWD/target/harness/tmp
 cd bindings/python
 "$PYTHON" -m pytest -q tests

@@ -129,8 +129,6 @@ def test_torchrun_ranks_each_record_their_own_gpu_activity(tmp_path):
     (tmp_path / "train.py").write_text(textwrap.dedent(RANK_PROGRAM))
     env = {k: v for k, v in os.environ.items() if k not in ("NVTX_INJECTION64_PATH", "CUDA_INJECTION64_PATH")}
     env["NVTXR_CUPTI"] = cupti
-    # torchrun's log folder (torchelastic_*) in the test's own, not /tmp.
-    env["TMPDIR"] = str(tmp_path)
     run = subprocess.run(
         [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
          "--no-python", nvtxr, "record", "-q", "--keep", "rec.%q{RANK}", "-o", "run.%q{RANK}.pftrace",
