@@ -104,7 +104,9 @@ fn main() {
                 .arg(&script)
                 .arg(&parquet)
                 .arg(what)
-                .env("PYTHONPATH", &modules),
+                .env("PYTHONPATH", &modules)
+                // Dask's scratch folder in the benchmark's own, not /tmp.
+                .env("TMPDIR", &dir),
         )
     };
     println!();
