@@ -50,6 +50,44 @@ pub struct Calibration {
     pub anchor: Anchor,
 }
 
+impl Calibration {
+    /// The calibration's straight line: the ns of counter reading `ticks`
+    /// at the measured rate from the anchor (the reading itself on a
+    /// CLOCK_MONOTONIC recording). The recording tool gives CUPTI its
+    /// timestamps on this line, and the converter takes them back to
+    /// counter readings ([`Calibration::line_ticks`]), so that GPU times
+    /// and NVTX events are placed by one mapping (see [`Converter`]).
+    pub fn line_ns(&self, ticks: u64) -> u64 {
+        self.along(
+            ticks,
+            self.anchor.ticks,
+            self.anchor.ns,
+            1e9 / self.ticks_per_second,
+        )
+    }
+
+    /// The counter reading at `ns` on [`Calibration::line_ns`]'s line.
+    pub fn line_ticks(&self, ns: u64) -> u64 {
+        self.along(
+            ns,
+            self.anchor.ns,
+            self.anchor.ticks,
+            self.ticks_per_second / 1e9,
+        )
+    }
+
+    /// `to + (value - from) * rate`, the difference taken exactly, the
+    /// product to the unit below (so that it never decreases as `value`
+    /// grows, and costs no call: a conversion runs for every GPU time).
+    fn along(&self, value: u64, from: u64, to: u64, rate: f64) -> u64 {
+        if self.kind == Clock::Monotonic {
+            return value;
+        }
+        let moved = (value.wrapping_sub(from) as i64) as f64 * rate;
+        (to as i64).saturating_add(moved as i64).max(0) as u64
+    }
+}
+
 /// One (counter, CLOCK_MONOTONIC ns) pair.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Anchor {
@@ -60,6 +98,7 @@ pub struct Anchor {
 /// Maps recording-clock readings of one process onto CLOCK_MONOTONIC ns.
 #[derive(Debug, Clone)]
 pub struct Converter {
+    calibration: Calibration,
     kind: Clock,
     /// Sorted by ticks.
     anchors: Vec<Anchor>,
@@ -113,10 +152,19 @@ impl Converter {
             })
             .collect();
         Converter {
+            calibration: *calibration,
             kind: calibration.kind,
             anchors,
             segments,
         }
+    }
+
+    /// CLOCK_MONOTONIC ns for a time on the calibration's line (CUPTI's:
+    /// see [`Calibration::line_ns`]): taken back to its counter reading,
+    /// then placed as [`Converter::ns_near`] places that reading, so that it
+    /// keeps its order among the NVTX events' readings to the tick.
+    pub fn line_ns_near(&self, line: u64, segment: &mut usize) -> u64 {
+        self.ns_near(self.calibration.line_ticks(line), segment)
     }
 
     /// CLOCK_MONOTONIC ns for a reading: interpolated between the anchors
@@ -259,6 +307,37 @@ mod tests {
             ticks_per_second: 2e9,
             anchor,
         }
+    }
+
+    #[test]
+    fn the_calibrations_line_goes_both_ways() {
+        // A counter at 2.6 GHz read some days after boot.
+        let c = Calibration {
+            kind: Clock::Tsc,
+            ticks_per_second: 2.6e9 * (1.0 + 2e-4),
+            anchor: Anchor {
+                ticks: 900_000_000_000_000,
+                ns: 346_000_000_000_000,
+            },
+        };
+        for ticks in [
+            899_999_999_000_000,
+            900_000_000_000_000,
+            900_003_600_000_000_000,
+        ] {
+            let ns = c.line_ns(ticks);
+            assert!(c.line_ticks(ns).abs_diff(ticks) <= 2, "{ticks} -> {ns}");
+        }
+        // Ordered as the readings are, a tick apart.
+        let t = 900_000_123_456_789;
+        assert!(c.line_ns(t) <= c.line_ns(t + 3) && c.line_ns(t + 3) < c.line_ns(t + 6));
+        // On a CLOCK_MONOTONIC recording, the reading itself.
+        let m = Calibration {
+            kind: Clock::Monotonic,
+            ticks_per_second: 1e9,
+            anchor: Anchor { ticks: 5, ns: 5 },
+        };
+        assert_eq!((m.line_ns(123), m.line_ticks(123)), (123, 123));
     }
 
     #[test]

@@ -12,9 +12,13 @@
 use hashbrown::{HashMap, HashSet};
 use memmap2::Mmap;
 use nvtxr_record_format::cupti::{copy_kind_name, sync_type_name};
-use nvtxr_record_format::gpu::{decode_gpu, Activity, ApiCall, Device, GpuRecord, Tag, GPU_FILE};
+use nvtxr_record_format::gpu::{
+    decode_gpu, Activity, ApiCall, Device, GpuClock, GpuRecord, Tag, GPU_FILE,
+};
+use nvtxr_record_format::time::Converter;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// One process's GPU activity: read whole, or surveyed (its activities
 /// and calls counted, not kept; [`Gpu::load`] reads them).
@@ -22,10 +26,10 @@ use std::path::{Path, PathBuf};
 pub struct Gpu {
     /// Whether the activities and calls are kept.
     pub(super) whole: bool,
-    /// Each image's folder, and the bytes of its GPU file the survey read
-    /// (a replay reads as many: a file still being written reads as the
-    /// scan found it).
-    folders: Vec<(PathBuf, usize)>,
+    /// Each image's folder, the bytes of its GPU file the survey read (a
+    /// replay reads as many: a file still being written reads as the scan
+    /// found it), and its clock.
+    folders: Vec<(PathBuf, usize, Arc<Converter>)>,
     /// Its images' GPU files, mapped: an activity is read from its record
     /// when an output needs it, not held (its 104 bytes, for every
     /// activity of the process, were most of a GPU recording's conversion:
@@ -65,10 +69,6 @@ pub struct Gpu {
     /// exit handlers (killed, `_exit`, `exec`): what CUPTI held then is
     /// missing.
     pub unexited: usize,
-    /// The offset added to CUPTI's own clock's times (CLOCK_MONOTONIC minus
-    /// CUPTI's, measured once by the tool), when CUPTI could not read
-    /// CLOCK_MONOTONIC itself.
-    pub measured_offset: Option<i64>,
     /// Each kernel name demangled, by name id (see [`Gpu::seal`]).
     demangled: HashMap<u32, String>,
     /// (correlation id, activity index) of every activity, in that order.
@@ -120,21 +120,24 @@ impl Gpu {
     /// survey read (as far as it read them), sorted and indexed.
     pub(super) fn load(&self) -> Result<Gpu, String> {
         let mut gpu = Gpu::new(true);
-        for (folder, length) in &self.folders {
-            gpu.read(folder, Some(*length))?;
+        for (folder, length, clock) in &self.folders {
+            gpu.read(folder, Some(*length), clock)?;
         }
         gpu.seal();
         Ok(gpu)
     }
 
     /// Reads an image's GPU file (its first `length` bytes, when given),
-    /// adding to `self`: `None` when the image has none, else the bytes
-    /// left unread after its last whole record (a file cut short by a
-    /// crash).
+    /// adding to `self`, its times placed on CLOCK_MONOTONIC as its
+    /// [`GpuRecord::Clock`] says (CUPTI's times on the recording clock's
+    /// line: through the image's `clock`, as its NVTX events are): `None`
+    /// when the image has none, else the bytes left unread after its last
+    /// whole record (a file cut short by a crash).
     pub(super) fn read(
         &mut self,
         folder: &Path,
         length: Option<usize>,
+        clock: &Arc<Converter>,
     ) -> Result<Option<usize>, String> {
         let path = folder.join(GPU_FILE);
         let failed = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
@@ -170,9 +173,14 @@ impl Gpu {
             let _ = self.activities.try_reserve(likely);
             let _ = self.calls.try_reserve(likely);
         }
-        let on_monotonic = |t: u64, offset: Option<i64>| match offset {
-            Some(offset) => t.saturating_add_signed(offset),
-            None => t,
+        // Files of earlier tools without a clock record: CLOCK_MONOTONIC.
+        let mut mode = GpuClock::Monotonic;
+        // The anchors' segment of the last time placed (most come in order).
+        let mut segment = 0;
+        let mut on_monotonic = |t: u64, mode: GpuClock| match mode {
+            GpuClock::Monotonic => t,
+            GpuClock::Offset(offset) => t.saturating_add_signed(offset),
+            GpuClock::RecordingClock => clock.line_ns_near(t, &mut segment),
         };
         let (mut recorded, mut exited) = (false, false);
         loop {
@@ -181,8 +189,8 @@ impl Gpu {
             match r {
                 GpuRecord::Activity(a) => {
                     recorded = true;
-                    let start = on_monotonic(a.start, self.measured_offset);
-                    let end = on_monotonic(a.end, self.measured_offset);
+                    let start = on_monotonic(a.start, mode);
+                    let end = on_monotonic(a.end, mode);
                     let (first, last) = self.span.get_or_insert((start, end));
                     (*first, *last) = ((*first).min(start), (*last).max(end));
                     let correlation = correlation(a.correlation);
@@ -198,8 +206,8 @@ impl Gpu {
                 }
                 GpuRecord::Api(mut c) => {
                     recorded = true;
-                    c.start = on_monotonic(c.start, self.measured_offset);
-                    c.end = on_monotonic(c.end, self.measured_offset);
+                    c.start = on_monotonic(c.start, mode);
+                    c.end = on_monotonic(c.end, mode);
                     c.correlation = correlation(c.correlation);
                     self.callers.insert(c.tid);
                     if self.whole {
@@ -222,9 +230,7 @@ impl Gpu {
                 }
                 GpuRecord::Dropped(n) => self.dropped += n,
                 GpuRecord::Device(d) => drop(self.gpus.insert(d.id, d.into_owned())),
-                GpuRecord::Clock { measured, offset } => {
-                    self.measured_offset = measured.then_some(offset)
-                }
+                GpuRecord::Clock(clock) => mode = clock,
                 GpuRecord::Exited => exited = true,
             }
         }
@@ -232,7 +238,8 @@ impl Gpu {
             self.unexited += 1;
         }
         let unread = records.unread();
-        self.folders.push((folder.to_path_buf(), length));
+        self.folders
+            .push((folder.to_path_buf(), length, clock.clone()));
         if self.whole {
             self.files.push(map);
             self.name_bases.push(names);
@@ -360,6 +367,18 @@ fn without_version(name: &str) -> &str {
 mod tests {
     use super::*;
     use nvtxr_record_format::gpu::GPU_MAGIC;
+    use nvtxr_record_format::time::{Anchor, Calibration, Clock};
+
+    /// An image's clock on CLOCK_MONOTONIC itself.
+    fn monotonic() -> Arc<Converter> {
+        let anchor = Anchor { ticks: 0, ns: 0 };
+        let calibration = Calibration {
+            kind: Clock::Monotonic,
+            ticks_per_second: 1e9,
+            anchor,
+        };
+        Arc::new(Converter::new(&calibration, vec![]))
+    }
 
     /// A folder holding a GPU file of `records`, then `tail`'s bytes.
     fn folder(records: &[GpuRecord], tail: &[u8]) -> tempfile::TempDir {
@@ -386,6 +405,48 @@ mod tests {
     }
 
     #[test]
+    fn cuptis_times_on_the_recording_clocks_line_are_placed_as_the_nvtx_events_are() {
+        // A counter at a tick per ns by the calibration, which the anchors
+        // then bend: 2,000 ticks on, CLOCK_MONOTONIC had gone 2,100 ns.
+        let calibration = Calibration {
+            kind: Clock::Tsc,
+            ticks_per_second: 1e9,
+            anchor: Anchor {
+                ticks: 1000,
+                ns: 1000,
+            },
+        };
+        let bent = Anchor {
+            ticks: 3000,
+            ns: 3100,
+        };
+        let clock = Arc::new(Converter::new(&calibration, vec![bent]));
+        // A launch that CUPTI timed at counter reading 2,000, ten ticks
+        // after a push's reading, and its kernel at 2,500.
+        let call = GpuRecord::Api(ApiCall {
+            api: 1,
+            tid: 7,
+            start: calibration.line_ns(2000),
+            end: calibration.line_ns(2020),
+            correlation: 1,
+        });
+        let kernel = kernel(calibration.line_ns(2500), 1);
+        let dir = folder(
+            &[GpuRecord::Clock(GpuClock::RecordingClock), call, kernel],
+            &[],
+        );
+        let mut gpu = Gpu::new(true);
+        gpu.read(dir.path(), None, &clock).unwrap();
+        gpu.seal();
+        let push = clock.ns(1990);
+        assert_eq!(gpu.calls[0].start, clock.ns(2000));
+        assert!(gpu.calls[0].start > push);
+        // Taken for CLOCK_MONOTONIC, the launch would come before the push.
+        assert!(calibration.line_ns(2000) < push);
+        assert_eq!(gpu.activity(0).start, clock.ns(2500));
+    }
+
+    #[test]
     fn activities_of_several_files_are_read_back_from_their_records_in_start_order() {
         // A process's two images (it called exec): the second's GPU times
         // on CUPTI's own clock, its file cut short by a crash, its
@@ -399,10 +460,7 @@ mod tests {
             ..Default::default()
         });
         let first = folder(&[kernel(300, 1), kernel(100, 2)], &[]);
-        let clock = GpuRecord::Clock {
-            measured: true,
-            offset: 1000,
-        };
+        let clock = GpuRecord::Clock(GpuClock::Offset(1000));
         let context = GpuRecord::Context {
             context: 5,
             device: 2,
@@ -410,10 +468,11 @@ mod tests {
         let second = folder(&[clock, context, kernel(50, 1), sync], &[Tag::Kernel as u8]);
         let mut whole = Gpu::new(true);
         let mut survey = Gpu::new(false);
+        let on = monotonic();
         for gpu in [&mut whole, &mut survey] {
-            assert_eq!(gpu.read(first.path(), None), Ok(Some(0)));
-            assert_eq!(gpu.read(second.path(), None), Ok(Some(1)));
-            assert_eq!(gpu.read(&first.path().join("none"), None), Ok(None));
+            assert_eq!(gpu.read(first.path(), None, &on), Ok(Some(0)));
+            assert_eq!(gpu.read(second.path(), None, &on), Ok(Some(1)));
+            assert_eq!(gpu.read(&first.path().join("none"), None, &on), Ok(None));
         }
         whole.seal();
         // The survey keeps no activity; it knows their span.

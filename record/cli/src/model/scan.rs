@@ -9,6 +9,7 @@ use nvtxr_record_format::{Kind, ProcessHeader, Record};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Names a process needs to resolve its events; a forked child falls back to its parent's.
 #[derive(Default)]
@@ -48,7 +49,9 @@ impl Names {
 
 /// One process image's folder (`<pid>.<n>`: `exec` starts a new one).
 pub(super) struct Image {
-    pub(super) clock: Converter,
+    /// Its clock's readings placed on CLOCK_MONOTONIC (its GPU file's
+    /// times too: shared with the process's [`Gpu`]).
+    pub(super) clock: Arc<Converter>,
     /// Ids count from 1 again in each image a pid execs: this keeps them apart.
     pub(super) tag: u64,
     pub(super) recording: usize,
@@ -388,11 +391,12 @@ impl Scan {
                     });
                 }
             }
+            let clock = Arc::new(Converter::new(&header.calibration, anchors.into_vec()));
             // A recording's first process with GPU activity read whole (most
             // recordings have one); the others, and every rank merged, surveyed.
             let whole = !merging && self.gpu.is_empty();
             let gpu = self.gpu.entry(key).or_insert_with(|| Gpu::new(whole));
-            match gpu.read(&folder, None) {
+            match gpu.read(&folder, None, &clock) {
                 Ok(Some(unread)) if unread > 0 => self.skipped.push(format!(
                     "{}: {unread} bytes of GPU activity cannot be read (a damaged or truncated file); the records before them are kept",
                     folder.join(nvtxr_record_format::gpu::GPU_FILE).display()
@@ -403,7 +407,6 @@ impl Scan {
             if gpu.is_empty() {
                 self.gpu.remove(&key);
             }
-            let clock = Converter::new(&header.calibration, anchors.into_vec());
             for (ticks, ns) in readings {
                 wall.add(WallPair {
                     monotonic: clock.ns(ticks),

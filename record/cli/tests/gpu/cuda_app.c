@@ -67,7 +67,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #define RUNTIME CUPTI_CB_DOMAIN_RUNTIME_API
@@ -85,7 +84,7 @@
 #define HTOD CUPTI_ACTIVITY_MEMCPY_KIND_HTOD
 #define DTOH CUPTI_ACTIVITY_MEMCPY_KIND_DTOH
 
-static void (*fake_api)(int, int, uint32_t, uint64_t);
+static void (*api)(int, int, uint32_t, uint64_t);
 static void (*kernel)(int, uint32_t, const char *, uint32_t, uint32_t, uint32_t, uint64_t, uint64_t);
 static void (*copy)(int, uint32_t, uint8_t, uint64_t, uint32_t, uint32_t, uint32_t, uint64_t, uint64_t);
 static void (*set)(int, uint32_t, uint32_t, uint64_t, uint32_t, uint32_t, uint32_t, uint64_t, uint64_t);
@@ -103,21 +102,6 @@ static void *load(void *library, const char *name) {
     void *f = dlsym(library, name);
     if (!f) { fprintf(stderr, "cuda_app: no %s\n", name); exit(3); }
     return f;
-}
-
-/* A traced call, its record started 5 us after the script's step before
- * it. The recorder times NVTX calls by the time-stamp counter, placed on
- * CLOCK_MONOTONIC through anchors, and CUPTI's records on CLOCK_MONOTONIC:
- * the two agree to the anchors' error (tens of ns, up to a few hundred in
- * a recording's last millisecond; docs/gpu.md), so a call closer than that
- * to the range opened before it could be placed before it. The tests are
- * of what each launch is tied to, not of that error. */
-static void api(int domain, int cbid, uint32_t correlation, uint64_t busy_ns) {
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    do clock_gettime(CLOCK_MONOTONIC, &t);
-    while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 5000);
-    fake_api(domain, cbid, correlation, busy_ns);
 }
 
 /* Started on the main thread, ended by the worker: not projected (its
@@ -278,7 +262,7 @@ int main(void) {
     const char *cupti = getenv("FAKE_CUPTI");
     fake = cupti ? dlopen(cupti, RTLD_NOW | RTLD_GLOBAL) : NULL;
     if (!fake) { fprintf(stderr, "cuda_app: cannot load the test CUPTI\n"); return 3; }
-    *(void **)&fake_api = load(fake, "fake_api");
+    *(void **)&api = load(fake, "fake_api");
     *(void **)&kernel = load(fake, "fake_kernel");
     *(void **)&copy = load(fake, "fake_memcpy");
     *(void **)&set = load(fake, "fake_memset");

@@ -1,8 +1,8 @@
 //! Reading a GPU file's records: in order, or one again at its position.
 
 use super::{
-    Activity, ApiCall, Device, GpuRecord, Limits, Peer, Tag, GPU_MAGIC, GPU_MAGIC_V1, GPU_MAGIC_V2,
-    GPU_MAGIC_V3, GPU_MAGIC_V4, LIMITS, LIMITS_V2,
+    Activity, ApiCall, Device, GpuClock, GpuRecord, Limits, Peer, Tag, GPU_MAGIC, GPU_MAGIC_V1,
+    GPU_MAGIC_V2, GPU_MAGIC_V3, GPU_MAGIC_V4, GPU_MAGIC_V5, LIMITS, LIMITS_V2,
 };
 use crate::cupti::PEER_TO_PEER;
 use crate::varint::unzigzag;
@@ -20,6 +20,7 @@ pub fn decode_gpu(bytes: &[u8]) -> Result<GpuRecords<'_>, String> {
         GPU_MAGIC_V2,
         GPU_MAGIC_V3,
         GPU_MAGIC_V4,
+        GPU_MAGIC_V5,
         GPU_MAGIC,
     ]
     .iter()
@@ -44,8 +45,9 @@ pub struct GpuRecords<'a> {
     /// ends, devices with their limits; from 3 ([`GPU_MAGIC_V3`]), kernels
     /// then with their launch type and shared memory limit; from 4
     /// ([`GPU_MAGIC_V4`]), the tool marks its process's exit
-    /// ([`Tag::Exited`]); from 5 ([`GPU_MAGIC`]), devices end with nine
-    /// more limits, their UUID, bus location and bandwidth.
+    /// ([`Tag::Exited`]); from 5 ([`GPU_MAGIC_V5`]), devices end with nine
+    /// more limits, their UUID, bus location and bandwidth; from 6
+    /// ([`GPU_MAGIC`]), the clock may be [`GpuClock::RecordingClock`].
     version: u8,
 }
 
@@ -179,10 +181,16 @@ impl<'a> GpuRecords<'a> {
                 device: self.u32()?,
             },
             Tag::Dropped => GpuRecord::Dropped(self.varint()?),
-            Tag::Clock => GpuRecord::Clock {
-                measured: self.varint()? != 0,
-                offset: unzigzag(self.varint()?),
-            },
+            Tag::Clock => {
+                let mode = self.varint()?;
+                let offset = unzigzag(self.varint()?);
+                GpuRecord::Clock(match mode {
+                    0 => GpuClock::Monotonic,
+                    1 => GpuClock::Offset(offset),
+                    2 => GpuClock::RecordingClock,
+                    _ => return None,
+                })
+            }
             Tag::Device => {
                 let mut d = Device {
                     id: self.u32()?,

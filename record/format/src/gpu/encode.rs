@@ -1,6 +1,6 @@
 //! Writing the GPU file's records.
 
-use super::{Activity, GpuRecord, Tag};
+use super::{Activity, GpuClock, GpuRecord, Tag};
 use crate::cupti::PEER_TO_PEER;
 use crate::varint::{write as varint, zigzag};
 
@@ -86,10 +86,15 @@ impl GpuRecord<'_> {
                 out.push(Tag::Dropped as u8);
                 varint(out, *n);
             }
-            GpuRecord::Clock { measured, offset } => {
+            GpuRecord::Clock(clock) => {
                 out.push(Tag::Clock as u8);
-                varint(out, u64::from(*measured));
-                varint(out, zigzag(*offset));
+                let (mode, offset) = match clock {
+                    GpuClock::Monotonic => (0, 0),
+                    GpuClock::Offset(offset) => (1, *offset),
+                    GpuClock::RecordingClock => (2, 0),
+                };
+                varint(out, mode);
+                varint(out, zigzag(offset));
             }
             GpuRecord::Device(d) => {
                 out.push(Tag::Device as u8);

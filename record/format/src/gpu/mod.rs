@@ -3,16 +3,19 @@
 //!
 //! The file is [`GPU_MAGIC`] followed by records, each a tag byte ([`Tag`])
 //! and LEB128 varints (strings: a varint length and UTF-8). Files of the
-//! earlier versions are read as well: written before a GPU's UUID, bus
+//! earlier versions are read as well: written before CUPTI's times could
+//! be on the recording clock ([`GPU_MAGIC_V5`]), before a GPU's UUID, bus
 //! location and further sizes ([`GPU_MAGIC_V4`]: not known), before the
 //! exit marker ([`GPU_MAGIC_V3`]: whether the process ran its exit
 //! handlers is not known), before kernels' launch types
 //! and shared memory limits ([`GPU_MAGIC_V2`]: unknown), or before graph
 //! nodes and peer-to-peer copies' ends ([`GPU_MAGIC_V1`]: their work is in
 //! no graph). Every time is
-//! CUPTI's: CLOCK_MONOTONIC ns when CUPTI took the tool's clock, else its
-//! own, which a [`Tag::Clock`] record's offset (before the activities)
-//! places on CLOCK_MONOTONIC; an activity's end is written as its duration. The tool
+//! CUPTI's, in ns on the clock a [`Tag::Clock`] record (before the
+//! activities) names ([`GpuClock`]): the recording clock on its
+//! calibration's line when CUPTI took the tool's clock (mode 2; earlier
+//! tools wrote mode 0, CLOCK_MONOTONIC), else CUPTI's own plus a measured
+//! offset; an activity's end is written as its duration. The tool
 //! appends whole CUPTI buffers at a time, so a file cut short by a crash
 //! ends after its last whole record.
 //!
@@ -35,7 +38,12 @@ use std::borrow::Cow;
 /// An image's GPU activity file.
 pub const GPU_FILE: &str = "gpu";
 /// First bytes of a [`GPU_FILE`].
-pub const GPU_MAGIC: [u8; 8] = *b"NVTXRGP5";
+pub const GPU_MAGIC: [u8; 8] = *b"NVTXRGP6";
+/// First bytes of a [`GPU_FILE`] written before CUPTI's times could be on
+/// the recording clock ([`GpuClock::RecordingClock`]): the same records,
+/// a new version only so that readers of this one refuse such a file
+/// rather than take its times for CLOCK_MONOTONIC.
+pub const GPU_MAGIC_V5: [u8; 8] = *b"NVTXRGP5";
 /// First bytes of a [`GPU_FILE`] written before a [`Device`]'s UUID, bus
 /// location, bandwidth and the limits after its first ten.
 pub const GPU_MAGIC_V4: [u8; 8] = *b"NVTXRGP4";
@@ -87,9 +95,8 @@ pub enum Tag {
     Context = 7,
     /// CUPTI dropped records: their count.
     Dropped = 8,
-    /// How GPU times were placed on CLOCK_MONOTONIC: 0 when CUPTI read the
-    /// tool's clock itself (`cuptiActivityRegisterTimestampCallback`), else
-    /// 1 and the offset added to CUPTI's times, measured once.
+    /// How GPU times are placed on CLOCK_MONOTONIC ([`GpuClock`]): its
+    /// mode and an offset (0 but in mode 1).
     Clock = 9,
     /// A GPU: its id, name, compute capability (major, minor), global
     /// memory in bytes, multiprocessors, [`Limits`], UUID, bus location and
@@ -190,6 +197,23 @@ pub struct Peer {
     pub dst_context: u32,
 }
 
+/// How a GPU file's times are placed on CLOCK_MONOTONIC (its
+/// [`Tag::Clock`] record: a mode, 0, 1 or 2, and an offset).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GpuClock {
+    /// 0: CUPTI read CLOCK_MONOTONIC through the tool's callback (what
+    /// earlier versions of the tool recorded).
+    Monotonic,
+    /// 1: CUPTI read its own clock; the offset to CLOCK_MONOTONIC was
+    /// measured once and is added.
+    Offset(i64),
+    /// 2: CUPTI read the recording clock on its calibration's line
+    /// ([`Calibration::line_ns`](crate::time::Calibration::line_ns)): the
+    /// converter takes each time back to a counter reading and places it
+    /// through the image's anchors, as it places the NVTX events.
+    RecordingClock,
+}
+
 /// A record of the GPU file.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GpuRecord<'a> {
@@ -198,7 +222,7 @@ pub enum GpuRecord<'a> {
     ApiName(u64, Cow<'a, str>),
     Context { context: u32, device: u32 },
     Dropped(u64),
-    Clock { measured: bool, offset: i64 },
+    Clock(GpuClock),
     Device(Device<'a>),
     Api(ApiCall),
     ThreadName(u32, Cow<'a, str>),

@@ -64,10 +64,9 @@ fn gpu_records_round_trip_and_stop_at_a_cut() {
         ..Activity::default()
     };
     let records = vec![
-        GpuRecord::Clock {
-            measured: true,
-            offset: -42,
-        },
+        GpuRecord::Clock(GpuClock::Offset(-42)),
+        GpuRecord::Clock(GpuClock::RecordingClock),
+        GpuRecord::Clock(GpuClock::Monotonic),
         GpuRecord::KernelName(2, "_Z6kernelPfi".into()),
         GpuRecord::ApiName(2 << 32 | 211, "cudaLaunchKernel_v7000".into()),
         GpuRecord::Context {
@@ -143,11 +142,12 @@ fn damaged_files_are_read_without_a_panic() {
     for round in 0..20_000 {
         let magic = [
             GPU_MAGIC,
+            GPU_MAGIC_V5,
             GPU_MAGIC_V4,
             GPU_MAGIC_V3,
             GPU_MAGIC_V2,
             GPU_MAGIC_V1,
-        ][round % 5];
+        ][round % 6];
         let mut bytes = magic.to_vec();
         let len = next() % 64;
         for _ in 0..len {
@@ -180,7 +180,7 @@ fn damaged_files_are_read_without_a_panic() {
 #[test]
 fn only_the_fourth_version_marks_exits() {
     let marks = |magic: [u8; 8]| decode_gpu(&magic).unwrap().marks_exit();
-    assert!(marks(GPU_MAGIC) && marks(GPU_MAGIC_V4));
+    assert!(marks(GPU_MAGIC) && marks(GPU_MAGIC_V5) && marks(GPU_MAGIC_V4));
     assert!(![GPU_MAGIC_V3, GPU_MAGIC_V2, GPU_MAGIC_V1]
         .into_iter()
         .any(marks));

@@ -20,7 +20,8 @@
 //!   correlation id: the converter places it among that thread's NVTX
 //!   events by time, which finds the ranges open around the launch.
 //! - CUPTI hands filled activity buffers to [`buffers`] on its own thread;
-//!   they are appended to the image's `gpu` file, times on CLOCK_MONOTONIC.
+//!   they are appended to the image's `gpu` file, times on the recording
+//!   clock's line (see `recording_clock_ns`).
 //! - A thread of the tool asks CUPTI for its completed records every
 //!   `nvtxr record --gpu-flush-interval` (a second by default), and the
 //!   exit handler for all of them: a process that ends without exit
@@ -39,7 +40,7 @@ use cupti::Cupti;
 use nvtx_protocol::boundary::guard_with;
 use nvtxr_record_format::cupti::cupti_candidates;
 use nvtxr_record_format::gpu::{
-    GpuRecord, GPU_FLUSH_DEFAULT_MS, GPU_FLUSH_VAR, GPU_SYNCS_VAR, GPU_VAR,
+    GpuClock, GpuRecord, GPU_FLUSH_DEFAULT_MS, GPU_FLUSH_VAR, GPU_SYNCS_VAR, GPU_VAR,
 };
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -120,26 +121,22 @@ fn attach() -> Result<(), String> {
         return Err(cupti.error("cuptiSetThreadIdType", r));
     }
     buffers::open(cupti)?;
-    // GPU times on CLOCK_MONOTONIC: CUPTI reads it itself, or an offset to
-    // its own clock is measured once.
+    // GPU times on the recording clock's line, read by CUPTI itself, so that
+    // the converter places them through the same anchors as the NVTX
+    // events (to the tick: a launch right after a push stays inside it);
+    // or, should CUPTI refuse, an offset to its own clock measured once.
     let registered = cupti.register_timestamp.is_some_and(|f| {
         // SAFETY: CUPTI's documented call; the reader lives for good.
-        unsafe { f(monotonic_ns) == cupti::SUCCESS }
+        unsafe { f(recording_clock_ns) == cupti::SUCCESS }
     });
-    buffers::clock(if registered {
-        GpuRecord::Clock {
-            measured: false,
-            offset: 0,
-        }
+    buffers::clock(GpuRecord::Clock(if registered {
+        GpuClock::RecordingClock
     } else {
         let mut gpu = 0;
         // SAFETY: CUPTI's documented call, with a value to fill.
         unsafe { (cupti.get_timestamp)(&mut gpu) };
-        GpuRecord::Clock {
-            measured: true,
-            offset: clock::monotonic_ns() as i64 - gpu as i64,
-        }
-    });
+        GpuClock::Offset(clock::monotonic_ns() as i64 - gpu as i64)
+    }));
     let syncs = std::env::var(GPU_SYNCS_VAR).is_ok_and(|v| v == "1");
     let mut kinds = vec![
         cupti::KIND_DEVICE,
@@ -341,9 +338,17 @@ fn lock_at_exit<T>(m: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
     }
 }
 
-/// CUPTI's clock: CLOCK_MONOTONIC ns, the clock the recording converts to.
-unsafe extern "C" fn monotonic_ns() -> u64 {
-    clock::monotonic_ns()
+/// CUPTI's clock: the recording clock on its calibration's line
+/// (`Calibration::line_ns`), in ns as CUPTI wants them; the converter takes
+/// them back to counter readings and places them as it places the NVTX
+/// events. CUPTI asks only after [`attach`], which the recording's start
+/// (its calibration) comes before.
+unsafe extern "C" fn recording_clock_ns() -> u64 {
+    let now = clock::now();
+    match crate::recording::calibration() {
+        Some(calibration) => calibration.line_ns(now),
+        None => clock::monotonic_ns(),
+    }
 }
 
 /// The subscriber's callback: none is enabled, so it is never called.
