@@ -14,7 +14,9 @@
  *              launch calls the driver: are both recorded, at twice the cost?)
  *   subscribe  a cuptiSubscribe with no callback enabled (the tool holds
  *              CUPTI so)
- *   clock      CLOCK_MONOTONIC as CUPTI's clock (cuptiActivityRegisterTimestampCallback)
+ *   clock      CUPTI's clock given (cuptiActivityRegisterTimestampCallback) as the
+ *              tool gives it: the time-stamp counter on a straight line
+ *              measured over 200 us (CLOCK_MONOTONIC off x86-64)
  *   tid        API records with the system's thread ids (cuptiSetThreadIdType)
  * libcupti is dlopen'ed from PROBE_CUPTI (default "libcupti.so.13").
  * Build: gcc -shared -fPIC -O2 -I<CUPTI and CUDA includes> cupti_probe.c -ldl */
@@ -70,6 +72,28 @@ static uint64_t CUPTIAPI monotonic(void) {
     return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
+#if defined(__x86_64__)
+#include <x86intrin.h>
+/* The tool's clock for CUPTI: the counter on its calibration's line. */
+static uint64_t line_ticks, line_ns;
+static double ns_per_tick;
+
+static uint64_t CUPTIAPI counter_line(void) {
+    return line_ns + (uint64_t)((double)(__rdtsc() - line_ticks) * ns_per_tick);
+}
+
+static CUpti_TimestampCallbackFunc calibrated(void) {
+    line_ticks = __rdtsc();
+    line_ns = monotonic();
+    uint64_t now;
+    while ((now = monotonic()) < line_ns + 200000) {}
+    ns_per_tick = (double)(now - line_ns) / (double)(__rdtsc() - line_ticks);
+    return counter_line;
+}
+#else
+static CUpti_TimestampCallbackFunc calibrated(void) { return monotonic; }
+#endif
+
 static void CUPTIAPI no_callback(void *u, CUpti_CallbackDomain d, CUpti_CallbackId c, const void *data) {
     (void)u; (void)d; (void)c; (void)data;
 }
@@ -116,7 +140,7 @@ int InitializeInjection(void) {
     callbacks(requested, completed);
     if (wanted("clock")) {
         CUptiResult (*clock)(CUpti_TimestampCallbackFunc) = need(cupti, "cuptiActivityRegisterTimestampCallback");
-        if (clock && clock(monotonic) != CUPTI_SUCCESS) fprintf(stderr, "PROBE clock refused\n");
+        if (clock && clock(calibrated()) != CUPTI_SUCCESS) fprintf(stderr, "PROBE clock refused\n");
     }
     int runtime_only = wanted("runtime_apis");
     if (wanted("apis") || runtime_only) {
