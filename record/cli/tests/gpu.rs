@@ -237,9 +237,7 @@ fn every_kernel_copy_and_sync_is_under_the_range_that_launched_it() {
 
 #[test]
 fn a_capture_range_keeps_the_launches_inside_it_and_their_work() {
-    let kept = common::scratch_in("gpu", "capture-kept");
-    let rec = kept.join("rec");
-    let (dir, out) = run("capture", &["--keep", rec.to_str().unwrap()], &[]);
+    let (dir, rec, out) = run_kept("capture", &[], &[]);
     assert!(out.status.success(), "{}", text(&out));
     let json = dir.join("step.json");
     let args = [

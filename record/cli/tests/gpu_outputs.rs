@@ -12,10 +12,7 @@ use std::process::Command;
 
 #[test]
 fn the_perfetto_trace_has_every_activity_with_the_jsons_arguments() {
-    let kept = common::scratch_in("gpu", "perfetto-kept");
-    let rec = kept.join("rec");
-    let keep = ["--gpu-syncs", "--keep", rec.to_str().unwrap()];
-    let (dir, out) = run("perfetto", &keep, &[]);
+    let (dir, rec, out) = run_kept("perfetto", &["--gpu-syncs"], &[]);
     assert!(out.status.success(), "{}", text(&out));
     let trace = dir.join("t.pftrace");
     let reported = report(&trace, &rec);
@@ -76,9 +73,7 @@ fn get(port: u16, path: &str) -> serde_json::Value {
 
 #[test]
 fn nvtxr_view_shows_a_row_per_gpu_stream() {
-    let keep = common::scratch_in("gpu", "view-kept");
-    let rec = keep.join("rec");
-    let (_, out) = run("view", &["--keep", rec.to_str().unwrap()], &[]);
+    let (dir, rec, out) = run_kept("view", &[], &[]);
     assert!(out.status.success(), "{}", text(&out));
     let mut child = Command::new(&nvtxr_harness::artifacts().nvtxr)
         .args(["view", "-q", "--no-token"])
@@ -102,7 +97,7 @@ fn nvtxr_view_shows_a_row_per_gpu_stream() {
     let window = get(port, &format!("/window?t0=0&t1={}&w=4000", meta["end"]));
     // The served page draws each bar's flow from its launch.
     let drawn = nvtxr_harness::have_tool("chromium").then(|| {
-        let dom = common::dump_dom(&keep, &format!("http://127.0.0.1:{port}/"));
+        let dom = common::dump_dom(&dir, &format!("http://127.0.0.1:{port}/"));
         let svg = dom
             .split("<svg")
             .nth(1)
@@ -170,18 +165,14 @@ fn nvtxr_view_shows_a_row_per_gpu_stream() {
     let shown = window.to_string();
     assert!(shown.contains("gemm"), "{shown}");
     assert!(shown.contains("GPU activity"), "{shown}");
-    std::fs::remove_dir_all(keep).unwrap();
 }
 
 #[test]
 fn a_graph_of_more_nodes_than_packed_flow_ids_hold_keeps_one_flow_per_node() {
     // 303 nodes: the first 256 flows' ids are packed, the rest hashed
     // (`perfetto/gpu.rs`); every one still runs from the launch to its node.
-    let kept = common::scratch_in("gpu", "big-graph-kept");
-    let rec = kept.join("rec");
-    let keep = ["--keep", rec.to_str().unwrap()];
     let env = [("GRAPH_LAUNCH", "1"), ("GRAPH_EXTRA_NODES", "300")];
-    let (dir, out) = run("big-graph", &keep, &env);
+    let (dir, rec, out) = run_kept("big-graph", &[], &env);
     assert!(out.status.success(), "{}", text(&out));
     let pftrace = dir.join("t.pftrace");
     let reported = report(&pftrace, &rec);
@@ -233,10 +224,7 @@ fn a_graph_of_more_nodes_than_packed_flow_ids_hold_keeps_one_flow_per_node() {
 
 #[test]
 fn each_node_of_a_graph_launch_has_its_flow_from_the_launch_and_its_range() {
-    let kept = common::scratch_in("gpu", "graph-kept");
-    let rec = kept.join("rec");
-    let keep = ["--keep", rec.to_str().unwrap()];
-    let (dir, out) = run("graph", &keep, &[("GRAPH_LAUNCH", "1")]);
+    let (dir, rec, out) = run_kept("graph", &[], &[("GRAPH_LAUNCH", "1")]);
     let said = text(&out);
     assert!(out.status.success(), "{said}");
     let trace = load(&dir.join("trace.json"));
@@ -386,10 +374,7 @@ fn each_node_of_a_graph_launch_has_its_flow_from_the_launch_and_its_range() {
 
 #[test]
 fn a_peer_to_peer_copy_has_its_two_gpus_in_every_output() {
-    let kept = common::scratch_in("gpu", "peer-kept");
-    let rec = kept.join("rec");
-    let keep = ["--keep", rec.to_str().unwrap()];
-    let (dir, out) = run("peer", &keep, &[("PEER_COPY", "1")]);
+    let (dir, rec, out) = run_kept("peer", &[], &[("PEER_COPY", "1")]);
     assert!(out.status.success(), "{}", text(&out));
     let trace = load(&dir.join("trace.json"));
     let copy = trace["traceEvents"]

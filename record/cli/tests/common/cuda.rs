@@ -35,8 +35,31 @@ pub fn run(
     extra: &[&str],
     env: &[(&str, &str)],
 ) -> (super::Scratch, std::process::Output) {
-    let (cupti, app) = built();
+    record_app(scratch_in("gpu", name), extra, env)
+}
+
+/// [`run`], the recording kept (`--keep`) in its folder's `rec`, which is
+/// returned too.
+pub fn run_kept(
+    name: &str,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> (super::Scratch, PathBuf, std::process::Output) {
     let dir = scratch_in("gpu", name);
+    let rec = dir.join("rec");
+    let mut args = vec!["--keep", rec.to_str().unwrap()];
+    args.extend(extra);
+    let (dir, out) = record_app(dir, &args, env);
+    (dir, rec, out)
+}
+
+/// `cuda_app` under `nvtxr record` with the test CUPTI, its outputs in `dir`.
+fn record_app(
+    dir: super::Scratch,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> (super::Scratch, std::process::Output) {
+    let (cupti, app) = built();
     let cupti = cupti.display().to_string();
     let mut env = env.to_vec();
     env.push(("NVTXR_CUPTI", &cupti));
