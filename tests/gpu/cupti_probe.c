@@ -18,6 +18,9 @@
  *              tool gives it: the time-stamp counter on a straight line
  *              measured over 200 us (CLOCK_MONOTONIC off x86-64)
  *   tid        API records with the system's thread ids (cuptiSetThreadIdType)
+ *   overhead   CUPTI's records of its own overhead (CUPTI_ACTIVITY_KIND_OVERHEAD),
+ *              summed by kind (its instrumentation, buffer flushes, ...) and
+ *              printed at exit: where CUPTI itself says its time went
  * libcupti is dlopen'ed from PROBE_CUPTI (default "libcupti.so.13").
  * Build: gcc -shared -fPIC -O2 -I<CUPTI and CUDA includes> cupti_probe.c -ldl */
 #include <cupti.h>
@@ -34,6 +37,26 @@ static CUptiResult (*next_record)(uint8_t *, size_t, CUpti_Activity **);
 static CUptiResult (*flush_all)(uint32_t);
 static atomic_ulong activities, api_records, buffers;
 static unsigned long apis_enabled;
+/* CUPTI's overhead records by kind (CUpti_ActivityOverheadKind: the
+ * driver's compiler, 1, at slot 0; CUPTI's own kinds, n << 16, at slot n;
+ * any other in the last): how many, and their ns. */
+#define OVERHEAD_SLOTS 16
+static atomic_ulong overheads[OVERHEAD_SLOTS], overhead_ns[OVERHEAD_SLOTS];
+static const char *overhead_names[OVERHEAD_SLOTS] = {
+    "driver compiler", "buffer flush", "instrumentation", "resource", "module loading",
+    "lazy function loading", "command buffer full", "buffer request", "UVM init",
+    [OVERHEAD_SLOTS - 1] = "other",
+};
+
+static void count_overhead(const CUpti_Activity *r) {
+    /* Every version of the record begins as the first (CUpti_ActivityOverhead). */
+    const CUpti_ActivityOverhead *o = (const CUpti_ActivityOverhead *)r;
+    unsigned kind = (unsigned)o->overheadKind;
+    unsigned slot = kind == CUPTI_ACTIVITY_OVERHEAD_DRIVER_COMPILER ? 0 : kind >> 16;
+    if (slot >= OVERHEAD_SLOTS || (slot == 0 && kind != CUPTI_ACTIVITY_OVERHEAD_DRIVER_COMPILER)) slot = OVERHEAD_SLOTS - 1;
+    overheads[slot]++;
+    overhead_ns[slot] += o->end > o->start ? o->end - o->start : 0;
+}
 
 static void *need(void *cupti, const char *name) {
     void *f = dlsym(cupti, name);
@@ -60,6 +83,7 @@ static void CUPTIAPI completed(CUcontext context, uint32_t stream, uint8_t *buff
     CUpti_Activity *r = NULL;
     while (next_record(buffer, valid, &r) == CUPTI_SUCCESS) {
         if (r->kind == CUPTI_ACTIVITY_KIND_RUNTIME || r->kind == CUPTI_ACTIVITY_KIND_DRIVER) api_records++;
+        else if (r->kind == CUPTI_ACTIVITY_KIND_OVERHEAD) count_overhead(r);
         else activities++;
     }
     buffers++;
@@ -103,6 +127,11 @@ static void at_exit(void) {
     fprintf(stderr, "PROBE %s: %lu activity records, %lu API records (%lu APIs enabled), %lu buffers\n",
             getenv("PROBE") ? getenv("PROBE") : "", (unsigned long)activities,
             (unsigned long)api_records, apis_enabled, (unsigned long)buffers);
+    for (int i = 0; i < OVERHEAD_SLOTS; i++)
+        if (overheads[i])
+            fprintf(stderr, "PROBE overhead %s: %lu records, %lu ns\n",
+                    overhead_names[i] ? overhead_names[i] : "unnamed", (unsigned long)overheads[i],
+                    (unsigned long)overhead_ns[i]);
 }
 
 /* The tool's traced entry points: record/tool/src/gpu/cupti.rs's `traced`. */
@@ -161,6 +190,8 @@ int InitializeInjection(void) {
     };
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
         if (enable(kinds[i]) != CUPTI_SUCCESS) fprintf(stderr, "PROBE kind %d refused\n", (int)kinds[i]);
+    if (wanted("overhead") && enable(CUPTI_ACTIVITY_KIND_OVERHEAD) != CUPTI_SUCCESS)
+        fprintf(stderr, "PROBE overhead records refused\n");
     atexit(at_exit);
     return 1;
 }

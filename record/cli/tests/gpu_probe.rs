@@ -24,6 +24,7 @@ fn the_cupti_probe_gets_the_records_each_configuration_asks_for() {
         ("apis", 380, 7),
         ("apis,subscribe", 380, 7),
         ("apis,subscribe,clock,tid", 380, 7),
+        ("apis,subscribe,clock,tid,overhead", 380, 7),
     ] {
         let out = Command::new(&program)
             .arg("10")
@@ -39,5 +40,9 @@ fn the_cupti_probe_gets_the_records_each_configuration_asks_for() {
             "PROBE {parts}: 372 activity records, {api_records} API records ({apis} APIs enabled)"
         );
         assert!(said.contains(&expected), "{parts}: {said}");
+        // CUPTI's overhead records, summed by kind: the test CUPTI's one
+        // flush (at exit) says it took 1 us.
+        let overhead = said.contains("PROBE overhead buffer flush: 1 records, 1000 ns");
+        assert_eq!(overhead, parts.ends_with("overhead"), "{parts}: {said}");
     }
 }

@@ -174,6 +174,7 @@ static size_t record_size(const uint8_t *r) {
     case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(CUpti_ActivityContext4);
     case CUPTI_ACTIVITY_KIND_DEVICE: return sizeof(CUpti_ActivityDevice6);
     case CUPTI_ACTIVITY_KIND_RUNTIME: case CUPTI_ACTIVITY_KIND_DRIVER: return sizeof(CUpti_ActivityAPI);
+    case CUPTI_ACTIVITY_KIND_OVERHEAD: return sizeof(CUpti_ActivityOverhead3);
     default: abort(); /* a kind this double never queues: fail, never loop */
     }
 }
@@ -224,12 +225,27 @@ void fake_complete(int q) {
     pthread_mutex_unlock(&lock);
 }
 
+static void enqueue(int q, const void *record, size_t size);
+
 /* Every queued record is complete (its times are set when it is queued),
- * so the default flush (flag 0) hands over what the forced one does. */
+ * so the default flush (flag 0) hands over what the forced one does. With
+ * the overhead kind enabled, each flush hands over a record of its own
+ * overhead (1 us). */
 CUptiResult cuptiActivityFlushAll(uint32_t flag) {
     if (getenv("FAKE_CUPTI_FLUSH_FAILS")) return CUPTI_ERROR_UNKNOWN;
     if (flag == 0 && getenv("FAKE_CUPTI_FLUSH_HANGS"))
         for (;;) pause();
+    if (kind_enabled[CUPTI_ACTIVITY_KIND_OVERHEAD]) {
+        CUpti_ActivityOverhead3 r;
+        memset(&r, 0, sizeof r);
+        r.kind = CUPTI_ACTIVITY_KIND_OVERHEAD;
+        r.overheadKind = CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH;
+        r.objectKind = CUPTI_ACTIVITY_OBJECT_PROCESS;
+        r.objectId.pt.processId = (uint32_t)getpid();
+        r.start = gpu_now();
+        r.end = r.start + 1000;
+        enqueue(API_QUEUE, &r, sizeof r);
+    }
     for (int q = 0; q < QUEUES; q++)
         if (queued[q]) fake_complete(q);
     return CUPTI_SUCCESS;
