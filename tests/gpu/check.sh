@@ -16,7 +16,9 @@
 #  2. The GPU alone's cost, split (tests/gpu/cupti_probe.c): the loop with
 #     no ranges under an injection library that asks CUPTI for the tool's
 #     records one part at a time, beside the tool itself (and without its
-#     flushing thread); last, CUPTI's records of its own overhead, by kind.
+#     flushing thread); then CUPTI's records of its own overhead, by kind;
+#     last, the tool's parts with the subscriber let go at once (does
+#     holding CUPTI cost?).
 #  3. tests/gpu/nvtxr_kernels.cu under `nvtxr record`: each kernel with the
 #     ranges open at its launch (from the SQLite tables); tests/gpu/graph_kernels.cu:
 #     a CUDA graph's two kernels, each under the range around its launch.
@@ -93,7 +95,8 @@ if probe && [ -n "$cupti" ]; then
     python3 $L plain "$STEPS" > "$OUT/split-plain.log" 2>&1
     split() { m=$(ms "$OUT/$2.log"); echo "| $1 | $m | $(ratio "$m" "$(ms "$OUT/split-plain.log")") | $(cpu "$OUT/$2.log") | $(grep -o 'PROBE.*' "$OUT/$2.log" | tr '\n' ' ') |"; }
     split "no tool" split-plain
-    for parts in "" runtime_apis apis apis,subscribe apis,subscribe,clock apis,subscribe,clock,tid apis,subscribe,clock,tid,overhead; do
+    for parts in "" runtime_apis apis apis,subscribe apis,subscribe,clock apis,subscribe,clock,tid apis,subscribe,clock,tid,overhead \
+        apis,subscribe,unsubscribe,clock,tid; do
         CUDA_INJECTION64_PATH="$OUT/libcupti_probe.so" PROBE_CUPTI="$cupti" PROBE="$parts" \
             python3 $L plain "$STEPS" > "$OUT/probe-$parts.log" 2>&1
         split "kernel, copy, set records${parts:+ + $parts}" "probe-$parts"

@@ -14,6 +14,9 @@
  *              launch calls the driver: are both recorded, at twice the cost?)
  *   subscribe  a cuptiSubscribe with no callback enabled (the tool holds
  *              CUPTI so)
+ *   unsubscribe  with subscribe: the subscriber let go at once (cuptiUnsubscribe),
+ *              as a tool would that only checks no other profiler holds CUPTI:
+ *              does holding it cost?
  *   clock      CUPTI's clock given (cuptiActivityRegisterTimestampCallback) as the
  *              tool gives it: the time-stamp counter on a straight line
  *              measured over 200 us (CLOCK_MONOTONIC off x86-64)
@@ -159,8 +162,10 @@ int InitializeInjection(void) {
     if (!enable || !callbacks || !next_record || !flush_all) return 1;
     if (wanted("subscribe")) {
         CUptiResult (*subscribe)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *) = need(cupti, "cuptiSubscribe");
+        CUptiResult (*unsubscribe)(CUpti_SubscriberHandle) = need(cupti, "cuptiUnsubscribe");
         CUpti_SubscriberHandle s;
         if (subscribe && subscribe(&s, no_callback, NULL) != CUPTI_SUCCESS) fprintf(stderr, "PROBE subscribe refused\n");
+        else if (wanted("unsubscribe") && unsubscribe && unsubscribe(s) != CUPTI_SUCCESS) fprintf(stderr, "PROBE unsubscribe refused\n");
     }
     if (wanted("tid")) {
         CUptiResult (*tid)(CUpti_ActivityThreadIdType) = need(cupti, "cuptiSetThreadIdType");

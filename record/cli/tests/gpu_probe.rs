@@ -25,6 +25,7 @@ fn the_cupti_probe_gets_the_records_each_configuration_asks_for() {
         ("apis,subscribe", 380, 7),
         ("apis,subscribe,clock,tid", 380, 7),
         ("apis,subscribe,clock,tid,overhead", 380, 7),
+        ("apis,subscribe,unsubscribe,clock,tid", 380, 7),
     ] {
         let out = Command::new(&program)
             .arg("10")
@@ -40,6 +41,7 @@ fn the_cupti_probe_gets_the_records_each_configuration_asks_for() {
             "PROBE {parts}: 372 activity records, {api_records} API records ({apis} APIs enabled)"
         );
         assert!(said.contains(&expected), "{parts}: {said}");
+        assert!(!said.contains("refused"), "{parts}: {said}");
         // CUPTI's overhead records, summed by kind: the test CUPTI's one
         // flush (at exit) says it took 1 us.
         let overhead = said.contains("PROBE overhead buffer flush: 1 records, 1000 ns");

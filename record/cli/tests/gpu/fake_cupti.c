@@ -90,6 +90,12 @@ CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFun
     return CUPTI_SUCCESS;
 }
 
+CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber) {
+    if (!subscribed || subscriber != (CUpti_SubscriberHandle)&subscribed) return CUPTI_ERROR_INVALID_PARAMETER;
+    subscribed = 0;
+    return CUPTI_SUCCESS;
+}
+
 /* The names of the callbacks the scripts use, and some that are not traced. */
 static const char *callback_name(CUpti_CallbackDomain domain, uint32_t cbid) {
     if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) switch (cbid) {
