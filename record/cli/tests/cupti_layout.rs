@@ -361,8 +361,11 @@ fn cupti_layout() {
         })
         .chain(kinds().map(|(id, enumerator)| (enumerator, id as usize)))
         .collect();
-    let dir = nvtxr_harness::work_dir().join(format!("cupti-layout-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    // Removed when the test ends.
+    let dir = tempfile::Builder::new()
+        .prefix("cupti-layout-")
+        .tempdir_in(nvtxr_harness::work_dir())
+        .unwrap();
     let mut c = String::from(
         "#include <stddef.h>\n#include <stdio.h>\n#include <cupti.h>\n#include <cupti_activity_deprecated.h>\nint main(void) {\n",
     );
@@ -370,14 +373,14 @@ fn cupti_layout() {
         c += &format!("    printf(\"%zu\\n\", (size_t)({expr}));\n");
     }
     c += "    return 0;\n}\n";
-    std::fs::write(dir.join("layout.c"), c).unwrap();
-    let exe = dir.join("layout");
+    std::fs::write(dir.path().join("layout.c"), c).unwrap();
+    let exe = dir.path().join("layout");
     check(
         "gcc layout.c",
         Command::new("gcc")
             .arg("-I")
             .arg(cupti_include())
-            .arg(dir.join("layout.c"))
+            .arg(dir.path().join("layout.c"))
             .arg("-o")
             .arg(&exe)
             .output()
