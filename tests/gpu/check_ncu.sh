@@ -31,7 +31,8 @@ expect() {
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 "$ncu" --version | tail -1
-export PATH="$(dirname "$ncu"):$PATH"
+PATH="$(dirname "$ncu"):$PATH"
+export PATH
 NV=$(dirname "$nvcc")/../include
 cp "$ART"/libnvtx3interop.so.1 "$ART"/libnvToolsExt.so.1 "$ART"/libnvtxr.so* "$WORK"/
 "$nvcc" -O2 -I"$root/include" "$here/nvtxr_kernels.cu" -L"$WORK" -lnvtxr -Xlinker -rpath="$WORK" -o "$WORK/nvtxr" || fail "build nvtxr_kernels"
