@@ -99,7 +99,6 @@ pub struct Anchor {
 #[derive(Debug, Clone)]
 pub struct Converter {
     calibration: Calibration,
-    kind: Clock,
     /// Sorted by ticks.
     anchors: Vec<Anchor>,
     /// By the anchors' segments: segment i from anchor i - 1 (included, or
@@ -153,7 +152,6 @@ impl Converter {
             .collect();
         Converter {
             calibration: *calibration,
-            kind: calibration.kind,
             anchors,
             segments,
         }
@@ -177,7 +175,7 @@ impl Converter {
     /// previous reading fell in (updated): a thread's readings come in
     /// order, so most need no search.
     pub fn ns_near(&self, ticks: u64, segment: &mut usize) -> u64 {
-        if self.kind == Clock::Monotonic {
+        if self.calibration.kind == Clock::Monotonic {
             return ticks;
         }
         let fits = |s: &Segment| s.first <= ticks && ticks <= s.last;
